@@ -1,0 +1,64 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "StoreLedger",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "StoreLedgerCore", targets: ["StoreLedgerCore"]),
+    .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+    .executable(name: "storeledger", targets: ["storeledger"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+    .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+  ],
+  targets: [
+    .target(name: "StoreLedgerCore"),
+    .target(
+      name: "AppStoreVerification",
+      dependencies: [
+        "StoreLedgerCore",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+      ]
+    ),
+    .executableTarget(
+      name: "storeledger",
+      dependencies: [
+        "StoreLedgerCore",
+        "AppStoreVerification",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(
+      name: "VerificationBenchmark",
+      dependencies: [
+        "AppStoreVerification",
+        "StoreLedgerCore",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "X509", package: "swift-certificates"),
+      ],
+      path: "Benchmarks/VerificationBenchmark"
+    ),
+    .testTarget(name: "StoreLedgerCoreTests", dependencies: ["StoreLedgerCore"]),
+    .testTarget(
+      name: "AppStoreVerificationTests",
+      dependencies: [
+        "AppStoreVerification",
+        "StoreLedgerCore",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+      ]
+    ),
+    .testTarget(
+      name: "StoreLedgerCLITests",
+      dependencies: ["storeledger"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

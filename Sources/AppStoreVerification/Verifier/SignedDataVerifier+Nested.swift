@@ -1,0 +1,63 @@
+import StoreLedgerCore
+
+extension SignedDataVerifier {
+  /// Decodes the JWS nested in a notification at the notification's own trust level and
+  /// checks that each belongs to the notification's environment and bundle.
+  func nested<Trust: TrustLevel>(in outer: SignedData<ResponseBodyV2DecodedPayload, Trust>)
+    throws(VerificationError) -> SignedNotification<Trust>
+  {
+    let body = outer.payload
+    let transaction = try body.data?.signedTransactionInfo.map {
+      (jws) throws(VerificationError) in
+      try open(jws, as: JWSTransactionDecodedPayload.self, trust: Trust.self)
+    }
+    let renewalInfo = try body.data?.signedRenewalInfo.map {
+      (jws) throws(VerificationError) in
+      try open(jws, as: JWSRenewalInfoDecodedPayload.self, trust: Trust.self)
+    }
+    let appTransaction = try body.appData?.signedAppTransactionInfo.map {
+      (jws) throws(VerificationError) in
+      try open(jws, as: JWSAppTransactionDecodedPayload.self, trust: Trust.self)
+    }
+    for claims in [
+      transaction?.payload.identityClaims, renewalInfo?.payload.identityClaims,
+      appTransaction?.payload.identityClaims,
+    ].compactMap({ $0 }) {
+      try Self.checkNested(claims, belongsTo: body)
+    }
+    return SignedNotification(
+      notification: outer, transaction: transaction, renewalInfo: renewalInfo,
+      appTransaction: appTransaction)
+  }
+
+  private func open<Payload: AppStoreSignedPayload, Trust: TrustLevel>(
+    _ jws: String, as type: Payload.Type, trust: Trust.Type
+  ) throws(VerificationError) -> SignedData<Payload, Trust> {
+    let decoded: SignedData<Payload, Trust>
+    if Trust.self == AppleSigned.self {
+      let verified = try verify(jws, as: type)
+      decoded = SignedData(
+        payload: verified.payload, payloadJSON: verified.payloadJSON,
+        compactJWS: verified.compactJWS)
+    } else {
+      let unverified = try decodeUnverified(jws, as: type)
+      decoded = SignedData(
+        payload: unverified.payload, payloadJSON: unverified.payloadJSON,
+        compactJWS: unverified.compactJWS)
+    }
+    return decoded
+  }
+
+  private static func checkNested(
+    _ claims: IdentityClaims, belongsTo notification: ResponseBodyV2DecodedPayload
+  ) throws(VerificationError) {
+    guard claims.environment == notification.environment else {
+      throw VerificationError(
+        .environmentMismatch, "a nested JWS belongs to another environment than its notification")
+    }
+    if case .some(let bundleId) = claims.bundleId, bundleId != notification.bundleId {
+      throw VerificationError(
+        .bundleIdMismatch, "a nested JWS belongs to another bundle than its notification")
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import StoreLedgerCore
+
+/// Verifies every kind of data the App Store signs and decodes it.
+///
+/// Order of checks: compact form and header; `alg` ES256; the payload parses; it is not
+/// Xcode/LocalTesting data; the `x5c` chain validates to a trusted root at the validation
+/// time and carries Apple's markers; the ES256 signature verifies; identity matches.
+/// The payload is only returned once all of them pass. Safe to share between tasks.
+public final class SignedDataVerifier: Sendable {
+  public let configuration: VerifierConfiguration
+  let chains: ChainValidator
+
+  public init(configuration: VerifierConfiguration) throws(VerificationError) {
+    if configuration.environment == .production, configuration.appAppleId == nil {
+      throw VerificationError(
+        .invalidConfiguration, "a Production verifier needs the app's App Apple ID")
+    }
+    if let environment = configuration.environment, environment.isUnsigned,
+      !configuration.allowUnverifiedEnvironments
+    {
+      throw VerificationError(
+        .invalidConfiguration, "\(environment) data is never signed; allow unverified environments")
+    }
+    self.configuration = configuration
+    self.chains = ChainValidator(
+      roots: configuration.trustedRoots, cacheCapacity: configuration.chainCacheCapacity)
+  }
+
+  public func verifyTransaction(_ jws: String) throws(VerificationError) -> VerifiedTransaction {
+    try verify(jws, as: JWSTransactionDecodedPayload.self)
+  }
+
+  public func verifyRenewalInfo(_ jws: String) throws(VerificationError) -> VerifiedRenewalInfo {
+    try verify(jws, as: JWSRenewalInfoDecodedPayload.self)
+  }
+
+  public func verifyAppTransaction(_ jws: String) throws(VerificationError)
+    -> VerifiedAppTransaction
+  {
+    try verify(jws, as: JWSAppTransactionDecodedPayload.self)
+  }
+
+  public func verifyRealtimeRequest(_ jws: String) throws(VerificationError)
+    -> VerifiedRealtimeRequest
+  {
+    try verify(jws, as: DecodedRealtimeRequestBody.self)
+  }
+
+  /// Verifies a notification's `signedPayload` and every JWS nested in it.
+  ///
+  /// Nested data must also belong to the notification's own environment and bundle.
+  public func verifyNotification(_ signedPayload: String) throws(VerificationError)
+    -> VerifiedNotification
+  {
+    let outer = try verify(signedPayload, as: ResponseBodyV2DecodedPayload.self)
+    return try nested(in: outer)
+  }
+
+  /// Verifies one JWS of any payload type.
+  public func verify<Payload: AppStoreSignedPayload>(_ jws: String, as type: Payload.Type)
+    throws(VerificationError) -> SignedData<Payload, AppleSigned>
+  {
+    let token = try CompactJWS(jws)
+    let header = try Self.decodeHeader(token)
+    guard header.alg == JWSHeader.appStoreAlgorithm else {
+      throw VerificationError(.unsupportedAlgorithm, "alg must be ES256")
+    }
+    let payload = try Self.decodePayload(type, from: token)
+    if let environment = payload.identityClaims.environment, environment.isUnsigned {
+      throw VerificationError(
+        .unverifiedEnvironmentNotAllowed,
+        "\(environment) data is not signed by Apple and is only decoded on explicit request")
+    }
+    let key = try signingKey(header: header, at: validationDate(for: payload))
+    try Self.checkSignature(token, key: key)
+    try checkIdentity(payload.identityClaims)
+    return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
+  }
+
+  /// Decodes Xcode or LocalTesting data without any signature or chain check.
+  ///
+  /// Refused unless the configuration allows unverified environments, and refused for
+  /// Production and Sandbox data, which must go through the verifying calls.
+  public func decodeUnverified<Payload: AppStoreSignedPayload>(_ jws: String, as type: Payload.Type)
+    throws(VerificationError) -> SignedData<Payload, Unverified>
+  {
+    guard configuration.allowUnverifiedEnvironments else {
+      throw VerificationError(
+        .unverifiedEnvironmentNotAllowed, "decoding unverified data was not allowed")
+    }
+    let token = try CompactJWS(jws)
+    _ = try Self.decodeHeader(token)
+    let payload = try Self.decodePayload(type, from: token)
+    guard let environment = payload.identityClaims.environment, environment.isUnsigned else {
+      throw VerificationError(
+        .unverifiedEnvironmentNotAllowed,
+        "only Xcode and LocalTesting data may skip verification")
+    }
+    try checkIdentity(payload.identityClaims)
+    return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
+  }
+
+  /// Decodes an Xcode or LocalTesting notification and its nested JWS without checks.
+  public func decodeUnverifiedNotification(_ signedPayload: String) throws(VerificationError)
+    -> SignedNotification<Unverified>
+  {
+    let outer = try decodeUnverified(signedPayload, as: ResponseBodyV2DecodedPayload.self)
+    return try nested(in: outer)
+  }
+}
+
+extension AppStoreEnvironment {
+  /// Environments whose data Apple never signs with its production chain.
+  var isUnsigned: Bool { self == .xcode || self == .localTesting }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+
+/// Entry point. Usage errors exit with 2 (ArgumentParser's default is 64), failures of the
+/// work itself with 1, success with 0.
+@main
+enum StoreLedgerMain {
+  static func main() async {
+    do {
+      var command = try StoreLedgerCommand.parseAsRoot()
+      if var asyncCommand = command as? AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      if StoreLedgerCommand.exitCode(for: error) == .validationFailure {
+        FileHandle.standardError.write(
+          Data((StoreLedgerCommand.fullMessage(for: error) + "\n").utf8))
+        exit(2)
+      }
+      StoreLedgerCommand.exit(withError: error)
+    }
+  }
+}
+
+struct StoreLedgerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "storeledger",
+    abstract: "Event-sourced entitlements for Apple in-app purchases.",
+    discussion: """
+      Exit codes: 0 success, 1 the work failed (for example data that does not verify),
+      2 usage error.
+      """,
+    subcommands: [VerifyCommand.self])
+}
