@@ -63,22 +63,24 @@ extension SignedDataVerifier {
     }
   }
 
+  /// Bundle first, then App Apple ID, then environment: the order Apple's libraries report in.
   func checkIdentity(_ claims: IdentityClaims) throws(VerificationError) {
-    if let expected = configuration.environment, claims.environment != expected {
-      throw VerificationError(
-        .environmentMismatch, "the payload's environment is not \(expected)")
-    }
     if let expected = configuration.bundleId, case .some(let bundleId) = claims.bundleId,
       bundleId != expected
     {
       throw VerificationError(
         .bundleIdMismatch, "the payload's bundle id is not the configured one")
     }
-    if let expected = configuration.appAppleId, claims.environment == .production,
+    let isProduction = configuration.environment == .production || claims.environment == .production
+    if let expected = configuration.appAppleId, isProduction,
       case .some(let appAppleId) = claims.appAppleId, appAppleId != expected
     {
       throw VerificationError(
         .appAppleIdMismatch, "the payload's App Apple ID is not the configured one")
+    }
+    if let expected = configuration.environment, claims.environment != expected {
+      throw VerificationError(
+        .environmentMismatch, "the payload's environment is not \(expected)")
     }
   }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import StoreLedgerCore
+import Testing
+
+/// Decoding never fails because Apple added a value or a field; it fails only on wrong types.
+@Suite struct OpenDecodingTests {
+  let decoder = JSONDecoder()
+
+  @Test func unknownEnumerationValuesKeepTheirRawValue() throws {
+    let json = """
+      {"notificationType":"SOMETHING_NEW","subtype":"NEW_SUBTYPE","signedDate":1,
+       "data":{"environment":"Staging","status":9,"consumptionRequestReason":"NEW_REASON"}}
+      """
+    let body = try decoder.decode(ResponseBodyV2DecodedPayload.self, from: Data(json.utf8))
+    #expect(body.notificationType?.rawValue == "SOMETHING_NEW")
+    #expect(body.notificationType?.isKnown == false)
+    #expect(body.subtype?.rawValue == "NEW_SUBTYPE")
+    #expect(body.data?.environment?.rawValue == "Staging")
+    #expect(body.data?.status?.rawValue == 9)
+    #expect(body.data?.status?.isKnown == false)
+    #expect(body.data?.consumptionRequestReason?.rawValue == "NEW_REASON")
+  }
+
+  @Test func knownValuesReportKnown() {
+    #expect(NotificationType.didRenew.isKnown)
+    #expect(SubscriptionStatus(rawValue: 4) == .billingGracePeriod)
+    #expect(ProductType(rawValue: "Non-Renewing Subscription") == .nonRenewingSubscription)
+  }
+
+  @Test func unknownFieldsAreIgnoredByTheModel() throws {
+    let json = """
+      {"transactionId":"1","futureField":{"nested":[1,2,3]},"type":"Bundle Of Things",
+       "revocationType":"ASSIGNMENT_REVOCATION","inAppOwnershipType":"ORGANIZATION"}
+      """
+    let transaction = try decoder.decode(JWSTransactionDecodedPayload.self, from: Data(json.utf8))
+    #expect(transaction.transactionId == "1")
+    #expect(transaction.type?.rawValue == "Bundle Of Things")
+    #expect(transaction.revocationType?.rawValue == "ASSIGNMENT_REVOCATION")
+    #expect(transaction.inAppOwnershipType?.isKnown == false)
+  }
+
+  @Test func missingFieldsDecodeAsAbsent() throws {
+    let transaction = try decoder.decode(JWSTransactionDecodedPayload.self, from: Data("{}".utf8))
+    #expect(transaction == JWSTransactionDecodedPayload())
+  }
+
+  @Test func wrongTypeFailsDecoding() {
+    let json = #"{"data":{"appAppleId":"blue","bundleId":"com.example"}}"#
+    #expect(throws: DecodingError.self) {
+      try decoder.decode(ResponseBodyV2DecodedPayload.self, from: Data(json.utf8))
+    }
+  }
+
+  @Test func numericIdentifiersMustBeStrings() {
+    let json = #"{"transactionId":2000000141552796}"#
+    #expect(throws: DecodingError.self) {
+      try decoder.decode(JWSTransactionDecodedPayload.self, from: Data(json.utf8))
+    }
+  }
+
+  @Test func encodingRoundTripsEveryModelField() throws {
+    let original = try decoder.decode(
+      JWSRenewalInfoDecodedPayload.self, from: SharedFixtures.model("signedRenewalInfo.json"))
+    let again = try decoder.decode(
+      JWSRenewalInfoDecodedPayload.self, from: JSONEncoder().encode(original))
+    #expect(again == original)
+  }
+}
