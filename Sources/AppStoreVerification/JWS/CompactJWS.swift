@@ -10,10 +10,10 @@ struct CompactJWS {
 
   /// Splits `compact` into exactly three base64url segments and decodes each.
   ///
-  /// Surrounding whitespace is ignored (files and HTTP bodies often end in a newline);
-  /// anything else that is not base64url makes the token malformed.
+  /// Strict: any byte that is not base64url or one of the two dots, whitespace included,
+  /// makes the token malformed, so no two different strings verify as the same token.
   init(_ compact: String) throws(VerificationError) {
-    let token = Self.trimmed(Array(compact.utf8))
+    let token = Array(compact.utf8)
     var dots: [Int] = []
     for (index, byte) in token.enumerated() where byte == UInt8(ascii: ".") {
       dots.append(index)
@@ -39,16 +39,5 @@ struct CompactJWS {
     self.headerJSON = headerJSON
     self.payloadJSON = payloadJSON
     self.signature = signatureBytes
-  }
-
-  private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
-    func isSpace(_ byte: UInt8) -> Bool {
-      byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-    guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-      let last = bytes.lastIndex(where: { !isSpace($0) })
-    else { return [] }
-    if first == 0 && last == bytes.count - 1 { return bytes }
-    return Array(bytes[first...last])
   }
 }

@@ -1,0 +1,364 @@
+import Foundation
+import StoreLedgerCore
+import Testing
+
+@testable import AppStoreVerification
+
+/// One or more negative tests per error code, all with data signed by a test PKI.
+@Suite struct VerificationErrorTests {
+  let pki: TestPKI
+  let verifier: SignedDataVerifier
+
+  init() throws {
+    pki = try TestPKI()
+    verifier = try SignedSamples.verifier(pki)
+  }
+
+  func code(_ body: () throws -> Void) -> VerificationError.Code? {
+    do {
+      try body()
+      return nil
+    } catch let error as VerificationError {
+      return error.code
+    } catch {
+      return VerificationError.Code(rawValue: "unexpected \(type(of: error))")
+    }
+  }
+
+  func transactionCode(_ jws: String) -> VerificationError.Code? {
+    code { _ = try verifier.verifyTransaction(jws) }
+  }
+
+  @Test func theUntamperedSamplesVerify() throws {
+    let transaction = try verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
+    #expect(transaction.payload == SignedSamples.transaction())
+    #expect(
+      try verifier.verifyRenewalInfo(pki.sign(SignedSamples.renewalInfo())).payload
+        == SignedSamples.renewalInfo())
+    #expect(
+      try verifier.verifyAppTransaction(pki.sign(SignedSamples.appTransaction())).payload
+        == SignedSamples.appTransaction())
+    let notification = try verifier.verifyNotification(SignedSamples.signedNotification(pki))
+    #expect(notification.transaction?.payload == SignedSamples.transaction())
+    #expect(notification.renewalInfo?.payload == SignedSamples.renewalInfo())
+  }
+
+  @Test(arguments: [
+    "", "abc", "a.b", "a.b.c.d", "..", "a..c", ".b.c", "a.b.", "a b.c.d", "é.b.c", "a.b.c=",
+    "YQ.YQ.YQ==", "Y.Y.Y",
+  ])
+  func malformedCompactForm(jws: String) {
+    #expect(transactionCode(jws) == .malformedJWS)
+  }
+
+  @Test func nonCanonicalBase64IsMalformed() throws {
+    let jws = try pki.sign(SignedSamples.transaction())
+    // The last character of a 64-byte signature carries 4 data bits and 2 unused bits.
+    var characters = Array(jws)
+    let last = characters.count - 1
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    let index = alphabet.firstIndex(of: characters[last])!
+    characters[last] = alphabet[index ^ 0x01]
+    #expect(transactionCode(String(characters)) == .malformedJWS)
+  }
+
+  @Test func headerThatIsNotAJSONObjectIsMalformed() throws {
+    let jws = try pki.sign(SignedSamples.transaction())
+    for header in ["not json", "[1,2]", "{\"alg\":5}", ""] where !header.isEmpty {
+      let tampered = SignedSamples.replacingSegment(0, of: jws, with: Array(header.utf8))
+      #expect(transactionCode(tampered) == .malformedJWS, "\(header)")
+    }
+  }
+
+  @Test func missingX5CIsMalformed() throws {
+    let jws = try pki.sign(SignedSamples.transaction())
+    let header = Array(#"{"alg":"ES256"}"#.utf8)
+    #expect(
+      transactionCode(SignedSamples.replacingSegment(0, of: jws, with: header)) == .malformedJWS)
+  }
+
+  @Test(arguments: ["ES384", "none", "HS256", "es256", "RS256"])
+  func algorithmOtherThanES256IsUnsupported(alg: String) throws {
+    #expect(
+      transactionCode(try pki.sign(SignedSamples.transaction(), alg: alg)) == .unsupportedAlgorithm)
+  }
+
+  @Test func payloadThatIsNotJSONIsMalformed() {
+    #expect(transactionCode(pki.sign(payloadJSON: Array("not json".utf8))) == .malformedPayload)
+    #expect(transactionCode(pki.sign(payloadJSON: Array("[]".utf8))) == .malformedPayload)
+  }
+
+  @Test func payloadWithAWrongFieldTypeIsMalformed() {
+    let json = #"{"data":{"appAppleId":"blue","bundleId":"com.example.app"},"signedDate":1}"#
+    let jws = pki.sign(payloadJSON: Array(json.utf8))
+    #expect(code { _ = try verifier.verifyNotification(jws) } == .malformedPayload)
+  }
+
+  @Test func chainsOfOtherLengthsAreInvalid() throws {
+    let payload = SignedSamples.transaction()
+    let two = try pki.sign(payload, x5c: [pki.leafDER, pki.intermediateDER])
+    let four = try pki.sign(payload, x5c: pki.chain + [pki.rootDER])
+    let one = try pki.sign(payload, x5c: [pki.leafDER])
+    let none = try pki.sign(payload, x5c: [])
+    for jws in [two, four, one, none] {
+      #expect(transactionCode(jws) == .invalidCertificateChain)
+    }
+  }
+
+  @Test func certificatesThatDoNotParseAreInvalid() throws {
+    let payload = SignedSamples.transaction()
+    let garbage = try pki.sign(
+      payload, x5c: [Array("not a certificate".utf8), pki.intermediateDER, pki.rootDER])
+    #expect(transactionCode(garbage) == .invalidCertificateChain)
+    let header = Array(#"{"alg":"ES256","x5c":["!!!","AAAA","AAAA"]}"#.utf8)
+    let badBase64 = SignedSamples.replacingSegment(0, of: try pki.sign(payload), with: header)
+    #expect(transactionCode(badBase64) == .invalidCertificateChain)
+  }
+
+  @Test func leafFromAnotherIntermediateDoesNotLink() throws {
+    let other = try TestPKI()
+    let jws = try pki.sign(
+      SignedSamples.transaction(), x5c: [other.leafDER, pki.intermediateDER, pki.rootDER])
+    #expect(transactionCode(jws) == .invalidCertificateChain)
+  }
+
+  @Test func foreignRootIsUntrusted() throws {
+    let foreign = try TestPKI(options: TestPKIOptions(name: "Foreign"))
+    #expect(transactionCode(try foreign.sign(SignedSamples.transaction())) == .untrustedRoot)
+    // A chain that merely carries the trusted root as x5c[2] is still foreign.
+    let disguised = try foreign.sign(
+      SignedSamples.transaction(), x5c: [foreign.leafDER, foreign.intermediateDER, pki.rootDER])
+    #expect(transactionCode(disguised) == .untrustedRoot)
+  }
+
+  @Test func sameNamedRootWithAnotherKeyIsUntrusted() throws {
+    let impostor = try TestPKI()  // same names, other keys
+    #expect(transactionCode(try impostor.sign(SignedSamples.transaction())) == .untrustedRoot)
+  }
+
+  @Test func intermediateWithoutAppleMarkerIsRejected() throws {
+    let unmarked = try TestPKI(options: TestPKIOptions(intermediateHasAppleMarker: false))
+    let verifier = try SignedSamples.verifier(unmarked)
+    #expect(
+      code { _ = try verifier.verifyTransaction(unmarked.sign(SignedSamples.transaction())) }
+        == .missingAppleOID)
+  }
+
+  @Test func leafWithoutAppleMarkerIsRejected() throws {
+    let unmarked = try TestPKI(options: TestPKIOptions(leafHasAppleMarker: false))
+    let verifier = try SignedSamples.verifier(unmarked)
+    #expect(
+      code { _ = try verifier.verifyTransaction(unmarked.sign(SignedSamples.transaction())) }
+        == .missingAppleOID)
+  }
+
+  @Test func intermediateThatIsNotACertificateAuthorityIsRejected() throws {
+    let notCA = try TestPKI(options: TestPKIOptions(intermediateIsCertificateAuthority: false))
+    let verifier = try SignedSamples.verifier(notCA)
+    #expect(
+      code { _ = try verifier.verifyTransaction(notCA.sign(SignedSamples.transaction())) }
+        == .invalidCertificateChain)
+  }
+
+  @Test func leafExpiredAtSignedDateIsRejected() throws {
+    let expired = try TestPKI(
+      options: TestPKIOptions(
+        leafValidity: Date(
+          timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 1_700_000_000)))
+    let verifier = try SignedSamples.verifier(expired)
+    #expect(
+      code { _ = try verifier.verifyTransaction(expired.sign(SignedSamples.transaction())) }
+        == .certificateNotValidAtTime)
+  }
+
+  @Test func leafNotYetValidAtSignedDateIsRejected() throws {
+    let future = try TestPKI(
+      options: TestPKIOptions(
+        leafValidity: Date(
+          timeIntervalSince1970: 1_800_000_000)...Date(timeIntervalSince1970: 1_900_000_000)))
+    let verifier = try SignedSamples.verifier(future)
+    #expect(
+      code { _ = try verifier.verifyTransaction(future.sign(SignedSamples.transaction())) }
+        == .certificateNotValidAtTime)
+  }
+
+  @Test func authorityExpiredAtSignedDateIsRejected() throws {
+    let old = try TestPKI(
+      options: TestPKIOptions(
+        authorityValidity: Date(
+          timeIntervalSince1970: 1_500_000_000)...Date(timeIntervalSince1970: 1_700_000_000)))
+    let verifier = try SignedSamples.verifier(old)
+    #expect(
+      code { _ = try verifier.verifyTransaction(old.sign(SignedSamples.transaction())) }
+        == .certificateNotValidAtTime)
+  }
+
+  @Test func tamperedHeaderFailsTheSignature() throws {
+    let jws = try pki.sign(SignedSamples.transaction())
+    let header = SignedSamples.segment(0, of: jws)
+    let spaced = Array(
+      String(decoding: header, as: UTF8.self).replacingOccurrences(of: ":", with: ": ").utf8)
+    #expect(
+      transactionCode(SignedSamples.replacingSegment(0, of: jws, with: spaced)) == .invalidSignature
+    )
+  }
+
+  @Test func tamperedPayloadFailsTheSignature() throws {
+    let jws = try pki.sign(SignedSamples.transaction())
+    let payload = String(decoding: SignedSamples.segment(1, of: jws), as: UTF8.self)
+      .replacingOccurrences(of: "2000000000000002", with: "2000000000000003")
+    #expect(
+      transactionCode(SignedSamples.replacingSegment(1, of: jws, with: Array(payload.utf8)))
+        == .invalidSignature)
+  }
+
+  @Test func tamperedSignatureFails() throws {
+    let jws = try pki.sign(SignedSamples.transaction())
+    var signature = SignedSamples.segment(2, of: jws)
+    signature[10] ^= 0x01
+    #expect(
+      transactionCode(SignedSamples.replacingSegment(2, of: jws, with: signature))
+        == .invalidSignature)
+    #expect(
+      transactionCode(SignedSamples.replacingSegment(2, of: jws, with: Array(signature.prefix(63))))
+        == .invalidSignature)
+    #expect(
+      transactionCode(
+        SignedSamples.replacingSegment(2, of: jws, with: [UInt8](repeating: 0, count: 64)))
+        == .invalidSignature)
+  }
+
+  @Test func signatureByAnotherKeyFails() throws {
+    let other = try TestPKI()
+    let jws = try other.sign(SignedSamples.transaction(), x5c: pki.chain)
+    #expect(transactionCode(jws) == .invalidSignature)
+  }
+
+  @Test func bundleMismatch() throws {
+    #expect(
+      transactionCode(try pki.sign(SignedSamples.transaction(bundleId: "com.example.other")))
+        == .bundleIdMismatch)
+  }
+
+  @Test func environmentMismatch() throws {
+    #expect(
+      transactionCode(try pki.sign(SignedSamples.transaction(environment: .production)))
+        == .environmentMismatch)
+  }
+
+  @Test func appAppleIdMismatchInProduction() throws {
+    let production = try SignedSamples.verifier(pki, environment: .production)
+    var body = SignedSamples.notification(environment: .production, appAppleId: 42)
+    #expect(code { _ = try production.verifyNotification(pki.sign(body)) } == .appAppleIdMismatch)
+    body.data?.appAppleId = SignedSamples.appAppleId
+    #expect(code { _ = try production.verifyNotification(pki.sign(body)) } == nil)
+    var app = SignedSamples.appTransaction(environment: .production, appAppleId: 42)
+    #expect(code { _ = try production.verifyAppTransaction(pki.sign(app)) } == .appAppleIdMismatch)
+    app.appAppleId = SignedSamples.appAppleId
+    #expect(code { _ = try production.verifyAppTransaction(pki.sign(app)) } == nil)
+  }
+
+  @Test func appAppleIdIsNotCheckedInSandbox() throws {
+    let body = SignedSamples.notification(environment: .sandbox, appAppleId: 42)
+    #expect(code { _ = try verifier.verifyNotification(pki.sign(body)) } == nil)
+  }
+
+  @Test func nestedTransactionFromAnotherBundleIsRejected() throws {
+    let body = SignedSamples.notification(
+      signedTransactionInfo: try pki.sign(SignedSamples.transaction(bundleId: "com.example.other")))
+    let unconfigured = try SignedDataVerifier(
+      configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
+    #expect(code { _ = try verifier.verifyNotification(pki.sign(body)) } == .bundleIdMismatch)
+    #expect(code { _ = try unconfigured.verifyNotification(pki.sign(body)) } == .bundleIdMismatch)
+  }
+
+  @Test func nestedDataFromAnotherEnvironmentIsRejected() throws {
+    let unconfigured = try SignedDataVerifier(
+      configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
+    let transaction = SignedSamples.notification(
+      signedTransactionInfo: try pki.sign(SignedSamples.transaction(environment: .production)))
+    #expect(
+      code { _ = try unconfigured.verifyNotification(pki.sign(transaction)) }
+        == .environmentMismatch)
+    let renewal = SignedSamples.notification(
+      signedRenewalInfo: try pki.sign(SignedSamples.renewalInfo(environment: .production)))
+    #expect(
+      code { _ = try unconfigured.verifyNotification(pki.sign(renewal)) } == .environmentMismatch)
+  }
+
+  @Test func nestedJWSIsVerifiedOnItsOwn() throws {
+    let foreign = try TestPKI(options: TestPKIOptions(name: "Foreign"))
+    let foreignNested = SignedSamples.notification(
+      signedTransactionInfo: try foreign.sign(SignedSamples.transaction()))
+    #expect(code { _ = try verifier.verifyNotification(pki.sign(foreignNested)) } == .untrustedRoot)
+    let tampered = try pki.sign(SignedSamples.transaction())
+    var signature = SignedSamples.segment(2, of: tampered)
+    signature[0] ^= 0x80
+    let tamperedNested = SignedSamples.notification(
+      signedTransactionInfo: SignedSamples.replacingSegment(2, of: tampered, with: signature))
+    #expect(
+      code { _ = try verifier.verifyNotification(pki.sign(tamperedNested)) } == .invalidSignature)
+    let malformed = SignedSamples.notification(signedRenewalInfo: "not-a-jws")
+    #expect(code { _ = try verifier.verifyNotification(pki.sign(malformed)) } == .malformedJWS)
+  }
+
+  @Test func nestedAppTransactionOfRescindConsentIsVerified() throws {
+    var body = ResponseBodyV2DecodedPayload()
+    body.notificationType = .rescindConsent
+    body.signedDate = SignedSamples.signedDate
+    var appData = AppData()
+    appData.bundleId = SignedSamples.bundleId
+    appData.environment = .sandbox
+    appData.signedAppTransactionInfo = try pki.sign(SignedSamples.appTransaction())
+    body.appData = appData
+    let verified = try verifier.verifyNotification(pki.sign(body))
+    #expect(verified.appTransaction?.payload == SignedSamples.appTransaction())
+    body.appData?.signedAppTransactionInfo = try pki.sign(
+      SignedSamples.appTransaction(environment: .production))
+    #expect(code { _ = try verifier.verifyNotification(pki.sign(body)) } == .environmentMismatch)
+  }
+
+  @Test(arguments: [AppStoreEnvironment.xcode, .localTesting])
+  func unsignedEnvironmentsAreRejectedEvenWhenSigned(environment: AppStoreEnvironment) throws {
+    let unconfigured = try SignedDataVerifier(
+      configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
+    let jws = try pki.sign(SignedSamples.transaction(environment: environment))
+    #expect(
+      code { _ = try unconfigured.verifyTransaction(jws) } == .unverifiedEnvironmentNotAllowed)
+  }
+
+  @Test func inconsistentConfigurationsAreRejected() throws {
+    let productionWithoutAppId = code {
+      _ = try SignedDataVerifier(configuration: VerifierConfiguration(environment: .production))
+    }
+    #expect(productionWithoutAppId == .invalidConfiguration)
+    #expect(
+      code { _ = try SignedDataVerifier(configuration: VerifierConfiguration(environment: .xcode)) }
+        == .invalidConfiguration)
+    #expect(code { _ = try TrustedRoots(derEncoded: []) } == .invalidConfiguration)
+    #expect(code { _ = try TrustedRoots(derEncoded: [[1, 2, 3]]) } == .invalidConfiguration)
+    #expect(
+      code { _ = try TrustedRoots(pemEncoded: "-----BEGIN CERTIFICATE-----\nAAA\n") }
+        == .invalidConfiguration)
+  }
+
+  @Test func errorDescriptionsNeverContainPayloadData() throws {
+    let secretBundle = "com.secret.bundle"
+    var transaction = SignedSamples.transaction(bundleId: secretBundle)
+    transaction.transactionId = "9876543210123"
+    let errors: [VerificationError] = [
+      try #require(throws: VerificationError.self) {
+        try verifier.verifyTransaction(pki.sign(transaction))
+      },
+      try #require(throws: VerificationError.self) {
+        try verifier.verifyTransaction(
+          pki.sign(SignedSamples.transaction(environment: .production)))
+      },
+    ]
+    for error in errors {
+      #expect(!error.description.contains(secretBundle))
+      #expect(!error.description.contains("9876543210123"))
+      #expect(!error.description.contains("7e3fb20b"))
+    }
+  }
+}
