@@ -43,7 +43,7 @@ enum BenchmarkInput {
 }
 
 /// The raw ES256 verification of the same JWS: the ceiling the verifier is measured against.
-struct RawSignature {
+struct RawP256Signature {
   let key: P256.Signing.PublicKey
   let signature: P256.Signing.ECDSASignature
   let signingInput: [UInt8]

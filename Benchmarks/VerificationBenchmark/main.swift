@@ -1,45 +1,18 @@
 // Verification throughput on one core: warm chain cache, cold (full chain every time), and
-// the raw P-256 ECDSA verify ceiling, all measured in the same run.
+// the raw ECDSA ceilings, all measured in the same run.
 //
-//   swift run -c release VerificationBenchmark [--seconds S] [--jws FILE]
+//   swift run -c release VerificationBenchmark [--seconds S] [--rounds R] [--jws FILE]
+//   VerificationBenchmark --only INDEX --iterations N   (run one case; see scripts/bench)
 //
 // Without --jws it signs a full, realistic transaction with the test PKI (P-256 leaf,
 // P-384 intermediate and root, as Apple's chain); with --jws it verifies that file
 // (for example a real Apple-signed transaction) at its signedDate against Apple's root.
+//
+// The cases run interleaved in short slices, round after round, and each figure is the
+// median over rounds, so a neighbour's load on this shared machine hits every case alike;
+// ratios are taken within each round.
 import AppStoreVerification
-import Crypto
 import Foundation
-
-struct Measurement {
-  let name: String
-  let operations: Int
-  let seconds: Double
-  var perSecond: Double { Double(operations) / seconds }
-}
-
-func measure(_ name: String, seconds budget: Double, _ body: () throws -> Void) rethrows
-  -> Measurement
-{
-  for _ in 0..<200 { try body() }
-  var best = 0.0
-  var result = Measurement(name: name, operations: 0, seconds: 1)
-  for _ in 0..<3 {
-    let start = DispatchTime.now().uptimeNanoseconds
-    var operations = 0
-    var elapsed = 0.0
-    repeat {
-      for _ in 0..<100 { try body() }
-      operations += 100
-      elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    } while elapsed < budget / 3
-    let run = Measurement(name: name, operations: operations, seconds: elapsed)
-    if run.perSecond > best {
-      best = run.perSecond
-      result = run
-    }
-  }
-  return result
-}
 
 func argument(_ name: String) -> String? {
   guard let index = CommandLine.arguments.firstIndex(of: name),
@@ -48,45 +21,56 @@ func argument(_ name: String) -> String? {
   return CommandLine.arguments[index + 1]
 }
 
-let budget = Double(argument("--seconds") ?? "3") ?? 3
+let budget = Double(argument("--seconds") ?? "20") ?? 20
+let rounds = Int(argument("--rounds") ?? "10") ?? 10
 let (jws, roots, source) = try BenchmarkInput.load(path: argument("--jws"))
 
 let warmVerifier = try SignedDataVerifier(
   configuration: VerifierConfiguration(trustedRoots: roots))
 let coldVerifier = try SignedDataVerifier(
   configuration: VerifierConfiguration(trustedRoots: roots, chainCacheCapacity: nil))
-let raw = try RawSignature(jws: jws)
-
-print("input: \(source), \(jws.utf8.count) bytes of JWS")
-if argument("--profile-warm") != nil {
-  // A long warm-only run, for a profiler to attach to.
-  for _ in 0..<Int(argument("--profile-warm")!)! { _ = try warmVerifier.verifyTransaction(jws) }
-  exit(0)
-}
+let p256 = try RawP256Signature(jws: jws)
 let p384 = RawP384Signature()
-let results = [
-  try measure("raw P-256 ECDSA verify", seconds: budget) { try raw.verify() },
-  try measure("raw P-384 ECDSA verify", seconds: budget) { try p384.verify() },
-  try measure("verified JWS, warm chain cache", seconds: budget) {
+
+/// The loop callgrind counts (scripts/bench collects only inside this function).
+@inline(never)
+func measuredLoop(_ benchmark: BenchmarkCase, iterations: Int) throws {
+  for _ in 0..<iterations { try benchmark.body() }
+}
+
+let cases = [
+  BenchmarkCase(name: "raw P-256 ECDSA verify (ES256)") { try p256.verify() },
+  BenchmarkCase(name: "raw P-384 ECDSA verify") { try p384.verify() },
+  BenchmarkCase(name: "verified JWS, warm chain cache") {
     _ = try warmVerifier.verifyTransaction(jws)
   },
-  try measure("verified JWS, cold (full chain)", seconds: budget) {
+  BenchmarkCase(name: "verified JWS, cold (full chain)") {
     _ = try coldVerifier.verifyTransaction(jws)
   },
 ]
-let ceiling = results[0].perSecond
-let coldCeiling = 1 / (1 / results[0].perSecond + 2 / results[1].perSecond)
-for result in results {
-  let line =
-    result.name.padding(toLength: 34, withPad: " ", startingAt: 0)
-    + String(
-      format: "%10.0f /s   %7.1f µs   %.2f× raw ES256", result.perSecond,
-      1e6 / result.perSecond, result.perSecond / ceiling)
-  print(line)
+if let only = argument("--only").flatMap(Int.init) {
+  // One case, a fixed number of times and nothing else: for a profiler or for counting
+  // instructions under callgrind (scripts/bench), which are immune to a neighbour's load.
+  try measuredLoop(cases[only], iterations: Int(argument("--iterations") ?? "1000") ?? 1000)
+  exit(0)
 }
-let (warm, cold) = (results[2].perSecond, results[3].perSecond)
-print(String(format: "warm / cold: %.1f×", warm / cold))
+
+let report = try InterleavedRun(cases: cases, rounds: rounds, seconds: budget).run()
+
+print("input: \(source), \(jws.utf8.count) bytes of JWS; \(rounds) rounds, one thread")
+for (index, benchmark) in cases.enumerated() {
+  let rate = report.medianRate(index)
+  print(
+    benchmark.name.padding(toLength: 34, withPad: " ", startingAt: 0)
+      + String(format: "%9.0f /s  %8.1f µs", rate, 1e6 / rate))
+}
+let warmToRaw = report.medianRatio { $0[2] / $0[0] }
+let coldCeiling = report.medianRatio { 1 / (1 / $0[0] + 2 / $0[1]) }
+let coldToCeiling = report.medianRatio { $0[3] / (1 / (1 / $0[0] + 2 / $0[1])) }
+let warmToCold = report.medianRatio { $0[2] / $0[3] }
+print(String(format: "warm / raw ES256:                  %.2f", warmToRaw))
+print(String(format: "warm / cold:                       %.1f×", warmToCold))
 print(
   String(
-    format: "cold ceiling (1 P-256 + 2 P-384 verifies): %.0f /s; cold reaches %.2f of it",
-    coldCeiling, cold / coldCeiling))
+    format: "cold ceiling (1 P-256 + 2 P-384):  %.0f /s; cold reaches %.2f of it",
+    coldCeiling, coldToCeiling))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Chains already validated, keyed by the exact leaf and intermediate bytes.
 ///
@@ -21,34 +20,21 @@ final class ChainCache: Sendable {
     }
   }
 
-  private struct State {
-    var entries: [Key: VerifiedChain] = [:]
-    var insertionOrder: [Key] = []
-  }
-
-  let capacity: Int
-  private let state = Mutex(State())
+  private let entries: BoundedCache<Key, VerifiedChain>
 
   init(capacity: Int) {
-    self.capacity = max(1, capacity)
+    self.entries = BoundedCache(capacity: capacity)
   }
 
+  var capacity: Int { entries.capacity }
+  var count: Int { entries.count }
+
   func chain(for key: Key, at time: Date) -> VerifiedChain? {
-    guard let chain = state.withLock({ $0.entries[key] }), chain.isValid(at: time) else {
-      return nil
-    }
+    guard let chain = entries[key], chain.isValid(at: time) else { return nil }
     return chain
   }
 
   func insert(_ chain: VerifiedChain, for key: Key) {
-    state.withLock { state in
-      if state.entries.updateValue(chain, forKey: key) != nil { return }
-      state.insertionOrder.append(key)
-      if state.insertionOrder.count > capacity {
-        state.entries[state.insertionOrder.removeFirst()] = nil
-      }
-    }
+    entries.insert(chain, for: key)
   }
-
-  var count: Int { state.withLock { $0.entries.count } }
 }

@@ -1,14 +1,13 @@
 /// A JWS in compact serialization, split and decoded but not yet trusted.
 struct CompactJWS {
-  /// The UTF-8 bytes of the whole token.
-  let token: [UInt8]
+  /// The base64url header segment, still encoded: headers repeat, so it is parsed lazily.
+  let headerSegment: ArraySlice<UInt8>
   /// `header "." payload`: the bytes the signature covers.
   let signingInput: ArraySlice<UInt8>
-  let headerJSON: [UInt8]
   let payloadJSON: [UInt8]
   let signature: [UInt8]
 
-  /// Splits `compact` into exactly three base64url segments and decodes each.
+  /// Splits `compact` into exactly three base64url segments and decodes payload and signature.
   ///
   /// Strict: any byte that is not base64url or one of the two dots, whitespace included,
   /// makes the token malformed, so no two different strings verify as the same token.
@@ -28,16 +27,16 @@ struct CompactJWS {
     guard !header.isEmpty, !payload.isEmpty, !signature.isEmpty else {
       throw VerificationError(.malformedJWS, "a JWS segment is empty")
     }
-    guard let headerJSON = Base64Bytes.decode(header, alphabet: .urlUnpadded),
-      let payloadJSON = Base64Bytes.decode(payload, alphabet: .urlUnpadded),
-      let signatureBytes = Base64Bytes.decode(signature, alphabet: .urlUnpadded)
-    else {
+    self.headerSegment = header
+    self.signingInput = token[..<dots[1]]
+    self.payloadJSON = try Self.decode(payload)
+    self.signature = try Self.decode(signature)
+  }
+
+  static func decode(_ segment: ArraySlice<UInt8>) throws(VerificationError) -> [UInt8] {
+    guard let bytes = Base64Bytes.decode(segment, alphabet: .urlUnpadded) else {
       throw VerificationError(.malformedJWS, "a JWS segment is not canonical base64url")
     }
-    self.token = token
-    self.signingInput = token[..<dots[1]]
-    self.headerJSON = headerJSON
-    self.payloadJSON = payloadJSON
-    self.signature = signatureBytes
+    return bytes
   }
 }

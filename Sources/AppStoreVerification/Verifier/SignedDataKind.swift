@@ -27,7 +27,7 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
     let token = try CompactJWS(jws)
     let probe: Probe
     do {
-      probe = try JSONDecoder().decode(Probe.self, from: Data(token.payloadJSON))
+      probe = try JSONDecoding.decoder.decode(Probe.self, from: token.payloadJSON)
     } catch {
       throw VerificationError(.malformedPayload, "the payload is not a JSON object")
     }

@@ -3,23 +3,16 @@ import Foundation
 import StoreLedgerCore
 
 extension SignedDataVerifier {
-  /// JSONDecoder is thread-safe; one instance saves its set-up on every call.
-  private static let decoder = JSONDecoder()
-
-  static func decodeHeader(_ token: CompactJWS) throws(VerificationError) -> JWSHeader {
-    do {
-      return try decoder.decode(JWSHeader.self, from: Data(token.headerJSON))
-    } catch {
-      throw VerificationError(
-        .malformedJWS, "the JWS header is not a JSON object of the JOSE shape")
-    }
+  func header(of token: CompactJWS) throws(VerificationError) -> JWSHeader {
+    if let headers { return try headers.header(for: token.headerSegment) }
+    return try JWSHeader(json: try CompactJWS.decode(token.headerSegment))
   }
 
   static func decodePayload<Payload: Decodable>(_ type: Payload.Type, from token: CompactJWS)
     throws(VerificationError) -> Payload
   {
     do {
-      return try decoder.decode(type, from: Data(token.payloadJSON))
+      return try JSONDecoding.decoder.decode(type, from: token.payloadJSON)
     } catch {
       throw VerificationError(
         .malformedPayload, "the payload is not JSON of the \(Payload.self) shape")
@@ -32,24 +25,6 @@ extension SignedDataVerifier {
     case .now: Date()
     case .fixed(let date): date
     }
-  }
-
-  func signingKey(header: JWSHeader, at time: Date) throws(VerificationError)
-    -> P256.Signing.PublicKey
-  {
-    guard let x5c = header.x5c else {
-      throw VerificationError(.malformedJWS, "the JWS header has no x5c certificate chain")
-    }
-    guard x5c.count == 3 else {
-      throw VerificationError(
-        .invalidCertificateChain, "x5c must hold exactly three certificates")
-    }
-    guard let leaf = Base64Bytes.decode(x5c[0], alphabet: .standardPadded),
-      let intermediate = Base64Bytes.decode(x5c[1], alphabet: .standardPadded)
-    else {
-      throw VerificationError(.invalidCertificateChain, "an x5c entry is not standard base64")
-    }
-    return try chains.signingKey(leaf: leaf, intermediate: intermediate, at: time)
   }
 
   static func checkSignature(_ token: CompactJWS, key: P256.Signing.PublicKey)

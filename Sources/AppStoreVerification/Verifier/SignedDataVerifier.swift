@@ -11,6 +11,7 @@ import StoreLedgerCore
 public final class SignedDataVerifier: Sendable {
   public let configuration: VerifierConfiguration
   let chains: ChainValidator
+  let headers: HeaderCache?
 
   public init(configuration: VerifierConfiguration) throws(VerificationError) {
     if configuration.environment == .production, configuration.appAppleId == nil {
@@ -26,6 +27,7 @@ public final class SignedDataVerifier: Sendable {
     self.configuration = configuration
     self.chains = ChainValidator(
       roots: configuration.trustedRoots, cacheCapacity: configuration.chainCacheCapacity)
+    self.headers = configuration.chainCacheCapacity.map(HeaderCache.init(capacity:))
   }
 
   public func verifyTransaction(_ jws: String) throws(VerificationError) -> VerifiedTransaction {
@@ -63,7 +65,7 @@ public final class SignedDataVerifier: Sendable {
     throws(VerificationError) -> SignedData<Payload, AppleSigned>
   {
     let token = try CompactJWS(jws)
-    let header = try Self.decodeHeader(token)
+    let header = try header(of: token)
     guard header.alg == JWSHeader.appStoreAlgorithm else {
       throw VerificationError(.unsupportedAlgorithm, "alg must be ES256")
     }
@@ -73,7 +75,10 @@ public final class SignedDataVerifier: Sendable {
         .unverifiedEnvironmentNotAllowed,
         "\(environment) data is not signed by Apple and is only decoded on explicit request")
     }
-    let key = try signingKey(header: header, at: validationDate(for: payload))
+    let certificates = try header.leafAndIntermediate()
+    let key = try chains.signingKey(
+      leaf: certificates.leaf, intermediate: certificates.intermediate,
+      at: validationDate(for: payload))
     try Self.checkSignature(token, key: key)
     try checkIdentity(payload.identityClaims)
     return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
@@ -91,7 +96,7 @@ public final class SignedDataVerifier: Sendable {
         .unverifiedEnvironmentNotAllowed, "decoding unverified data was not allowed")
     }
     let token = try CompactJWS(jws)
-    _ = try Self.decodeHeader(token)
+    _ = try header(of: token)
     let payload = try Self.decodePayload(type, from: token)
     guard let environment = payload.identityClaims.environment, environment.isUnsigned else {
       throw VerificationError(
