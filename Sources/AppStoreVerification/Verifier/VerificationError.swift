@@ -37,6 +37,8 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
     /// Xcode or LocalTesting data, which Apple does not sign, without the explicit option.
     public static let unverifiedEnvironmentNotAllowed = Code(
       rawValue: "unverified_environment_not_allowed")
+    /// A StoreKit 1 receipt that is not the base64 PKCS#7 or property-list shape Apple writes.
+    public static let malformedReceipt = Code(rawValue: "malformed_receipt")
     /// The verifier was configured inconsistently (for example Production without an App Apple ID).
     public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
   }

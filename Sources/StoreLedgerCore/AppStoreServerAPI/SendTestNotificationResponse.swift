@@ -1,0 +1,6 @@
+/// Request a Test Notification.
+public struct SendTestNotificationResponse: Hashable, Sendable, Codable {
+  public var testNotificationToken: String?
+
+  public init() {}
+}
