@@ -74,3 +74,14 @@ print(
   String(
     format: "cold ceiling (1 P-256 + 2 P-384):  %.0f /s; cold reaches %.2f of it",
     coldCeiling, coldToCeiling))
+
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let parallelSeconds = min(4, budget / 5)
+let parallelRaw = ParallelRun.rate(threads: cores, seconds: parallelSeconds) { try p256.verify() }
+let parallelWarm = ParallelRun.rate(threads: cores, seconds: parallelSeconds) {
+  _ = try warmVerifier.verifyTransaction(jws)
+}
+print(
+  String(
+    format: "all %d cores, one shared verifier: warm %.0f /s, raw ES256 %.0f /s (%.2f)",
+    cores, parallelWarm, parallelRaw, parallelWarm / parallelRaw))
