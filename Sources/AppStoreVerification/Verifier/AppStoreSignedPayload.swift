@@ -8,15 +8,23 @@ public protocol AppStoreSignedPayload: Decodable, Sendable {
   var identityClaims: IdentityClaims { get }
 }
 
+/// An identity field of a kind of payload: some kinds never carry it (renewal info has no
+/// bundle id), others carry it but may leave it out (Sandbox notifications omit the App Apple ID).
+public enum IdentityField<Value: Hashable & Sendable>: Hashable, Sendable {
+  case notCarried
+  case carried(Value?)
+}
+
 /// The identity a payload claims, and which of its fields apply to its kind.
 public struct IdentityClaims: Sendable {
   public var environment: AppStoreEnvironment?
-  /// nil when this kind of payload has no bundle id (renewal info).
-  public var bundleId: String??
-  /// nil when this kind of payload has no App Apple ID (transaction, renewal info).
-  public var appAppleId: Int64??
+  public var bundleId: IdentityField<String>
+  public var appAppleId: IdentityField<Int64>
 
-  public init(environment: AppStoreEnvironment?, bundleId: String??, appAppleId: Int64??) {
+  public init(
+    environment: AppStoreEnvironment?, bundleId: IdentityField<String>,
+    appAppleId: IdentityField<Int64>
+  ) {
     self.environment = environment
     self.bundleId = bundleId
     self.appAppleId = appAppleId
@@ -27,21 +35,21 @@ extension ResponseBodyV2DecodedPayload: AppStoreSignedPayload {
   public var signingTime: Timestamp? { signedDate }
   public var identityClaims: IdentityClaims {
     IdentityClaims(
-      environment: environment, bundleId: .some(bundleId), appAppleId: .some(appAppleId))
+      environment: environment, bundleId: .carried(bundleId), appAppleId: .carried(appAppleId))
   }
 }
 
 extension JWSTransactionDecodedPayload: AppStoreSignedPayload {
   public var signingTime: Timestamp? { signedDate }
   public var identityClaims: IdentityClaims {
-    IdentityClaims(environment: environment, bundleId: .some(bundleId), appAppleId: nil)
+    IdentityClaims(environment: environment, bundleId: .carried(bundleId), appAppleId: .notCarried)
   }
 }
 
 extension JWSRenewalInfoDecodedPayload: AppStoreSignedPayload {
   public var signingTime: Timestamp? { signedDate }
   public var identityClaims: IdentityClaims {
-    IdentityClaims(environment: environment, bundleId: nil, appAppleId: nil)
+    IdentityClaims(environment: environment, bundleId: .notCarried, appAppleId: .notCarried)
   }
 }
 
@@ -49,13 +57,14 @@ extension JWSAppTransactionDecodedPayload: AppStoreSignedPayload {
   public var signingTime: Timestamp? { receiptCreationDate }
   public var identityClaims: IdentityClaims {
     IdentityClaims(
-      environment: receiptType, bundleId: .some(bundleId), appAppleId: .some(appAppleId))
+      environment: receiptType, bundleId: .carried(bundleId), appAppleId: .carried(appAppleId))
   }
 }
 
 extension DecodedRealtimeRequestBody: AppStoreSignedPayload {
   public var signingTime: Timestamp? { signedDate }
   public var identityClaims: IdentityClaims {
-    IdentityClaims(environment: environment, bundleId: nil, appAppleId: .some(appAppleId))
+    IdentityClaims(
+      environment: environment, bundleId: .notCarried, appAppleId: .carried(appAppleId))
   }
 }

@@ -40,7 +40,7 @@ extension SignedDataVerifier {
 
   /// Bundle first, then App Apple ID, then environment: the order Apple's libraries report in.
   func checkIdentity(_ claims: IdentityClaims) throws(VerificationError) {
-    if let expected = configuration.bundleId, case .some(let bundleId) = claims.bundleId,
+    if let expected = configuration.bundleId, case .carried(let bundleId) = claims.bundleId,
       bundleId != expected
     {
       throw VerificationError(
@@ -48,7 +48,7 @@ extension SignedDataVerifier {
     }
     let isProduction = configuration.environment == .production || claims.environment == .production
     if let expected = configuration.appAppleId, isProduction,
-      case .some(let appAppleId) = claims.appAppleId, appAppleId != expected
+      case .carried(let appAppleId) = claims.appAppleId, appAppleId != expected
     {
       throw VerificationError(
         .appAppleIdMismatch, "the payload's App Apple ID is not the configured one")

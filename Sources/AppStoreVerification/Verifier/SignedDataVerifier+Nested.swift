@@ -55,7 +55,7 @@ extension SignedDataVerifier {
       throw VerificationError(
         .environmentMismatch, "a nested JWS belongs to another environment than its notification")
     }
-    if case .some(let bundleId) = claims.bundleId, bundleId != notification.bundleId {
+    if case .carried(let bundleId) = claims.bundleId, bundleId != notification.bundleId {
       throw VerificationError(
         .bundleIdMismatch, "a nested JWS belongs to another bundle than its notification")
     }
