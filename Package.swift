@@ -44,12 +44,15 @@ let package = Package(
       ],
       path: "Benchmarks/VerificationBenchmark"
     ),
-    .testTarget(name: "StoreLedgerCoreTests", dependencies: ["StoreLedgerCore"]),
+    .target(name: "StoreLedgerTestSupport", path: "Tests/StoreLedgerTestSupport"),
+    .testTarget(
+      name: "StoreLedgerCoreTests", dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"]),
     .testTarget(
       name: "AppStoreVerificationTests",
       dependencies: [
         "AppStoreVerification",
         "StoreLedgerCore",
+        "StoreLedgerTestSupport",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "X509", package: "swift-certificates"),
         .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -57,7 +60,7 @@ let package = Package(
     ),
     .testTarget(
       name: "StoreLedgerCLITests",
-      dependencies: ["storeledger"]
+      dependencies: ["storeledger", "StoreLedgerTestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 /// The outcomes the README of Apple's Swift library test data lists, with its test root.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 @testable import AppStoreVerification

@@ -1,6 +1,7 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 /// Real Apple-signed JWS verify offline, at their signedDate, under Apple Root CA - G3 only.

@@ -1,6 +1,7 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 /// Every value the real-apple README lists ("Values a decoder must produce") comes out of the

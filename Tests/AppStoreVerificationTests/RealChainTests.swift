@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoreLedgerTestSupport
 import Testing
 
 @testable import AppStoreVerification

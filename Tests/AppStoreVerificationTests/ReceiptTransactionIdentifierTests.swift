@@ -1,5 +1,6 @@
 import AppStoreVerification
 import Foundation
+import StoreLedgerTestSupport
 import Testing
 
 /// StoreKit 1 receipts from Apple's test data give the identifiers its README lists.

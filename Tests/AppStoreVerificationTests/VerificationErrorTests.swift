@@ -136,61 +136,49 @@ import Testing
     #expect(transactionCode(try impostor.sign(SignedSamples.transaction())) == .untrustedRoot)
   }
 
-  @Test func intermediateWithoutAppleMarkerIsRejected() throws {
-    let unmarked = try TestPKI(options: TestPKIOptions(intermediateHasAppleMarker: false))
-    let verifier = try SignedSamples.verifier(unmarked)
-    #expect(
-      code { _ = try verifier.verifyTransaction(unmarked.sign(SignedSamples.transaction())) }
-        == .missingAppleOID)
+  struct BrokenPKI: Sendable, CustomTestStringConvertible {
+    let testDescription: String
+    let options: TestPKIOptions
+    let expected: VerificationError.Code
   }
 
-  @Test func leafWithoutAppleMarkerIsRejected() throws {
-    let unmarked = try TestPKI(options: TestPKIOptions(leafHasAppleMarker: false))
-    let verifier = try SignedSamples.verifier(unmarked)
-    #expect(
-      code { _ = try verifier.verifyTransaction(unmarked.sign(SignedSamples.transaction())) }
-        == .missingAppleOID)
+  static func validity(_ from: TimeInterval, _ until: TimeInterval) -> ClosedRange<Date> {
+    Date(timeIntervalSince1970: from)...Date(timeIntervalSince1970: until)
   }
 
-  @Test func intermediateThatIsNotACertificateAuthorityIsRejected() throws {
-    let notCA = try TestPKI(options: TestPKIOptions(intermediateIsCertificateAuthority: false))
-    let verifier = try SignedSamples.verifier(notCA)
-    #expect(
-      code { _ = try verifier.verifyTransaction(notCA.sign(SignedSamples.transaction())) }
-        == .invalidCertificateChain)
-  }
+  /// PKIs broken in one property each, verified against their own root at the sample's
+  /// signing date (2025-06-01).
+  static let brokenPKIs = [
+    BrokenPKI(
+      testDescription: "intermediate without Apple's marker",
+      options: TestPKIOptions(intermediateHasAppleMarker: false), expected: .missingAppleOID),
+    BrokenPKI(
+      testDescription: "leaf without Apple's marker",
+      options: TestPKIOptions(leafHasAppleMarker: false), expected: .missingAppleOID),
+    BrokenPKI(
+      testDescription: "intermediate that is not a CA",
+      options: TestPKIOptions(intermediateIsCertificateAuthority: false),
+      expected: .invalidCertificateChain),
+    BrokenPKI(
+      testDescription: "leaf expired before the signing date",
+      options: TestPKIOptions(leafValidity: validity(1_600_000_000, 1_700_000_000)),
+      expected: .certificateNotValidAtTime),
+    BrokenPKI(
+      testDescription: "leaf not yet valid at the signing date",
+      options: TestPKIOptions(leafValidity: validity(1_800_000_000, 1_900_000_000)),
+      expected: .certificateNotValidAtTime),
+    BrokenPKI(
+      testDescription: "root and intermediate expired before the signing date",
+      options: TestPKIOptions(authorityValidity: validity(1_500_000_000, 1_700_000_000)),
+      expected: .certificateNotValidAtTime),
+  ]
 
-  @Test func leafExpiredAtSignedDateIsRejected() throws {
-    let expired = try TestPKI(
-      options: TestPKIOptions(
-        leafValidity: Date(
-          timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 1_700_000_000)))
-    let verifier = try SignedSamples.verifier(expired)
-    #expect(
-      code { _ = try verifier.verifyTransaction(expired.sign(SignedSamples.transaction())) }
-        == .certificateNotValidAtTime)
-  }
-
-  @Test func leafNotYetValidAtSignedDateIsRejected() throws {
-    let future = try TestPKI(
-      options: TestPKIOptions(
-        leafValidity: Date(
-          timeIntervalSince1970: 1_800_000_000)...Date(timeIntervalSince1970: 1_900_000_000)))
-    let verifier = try SignedSamples.verifier(future)
-    #expect(
-      code { _ = try verifier.verifyTransaction(future.sign(SignedSamples.transaction())) }
-        == .certificateNotValidAtTime)
-  }
-
-  @Test func authorityExpiredAtSignedDateIsRejected() throws {
-    let old = try TestPKI(
-      options: TestPKIOptions(
-        authorityValidity: Date(
-          timeIntervalSince1970: 1_500_000_000)...Date(timeIntervalSince1970: 1_700_000_000)))
-    let verifier = try SignedSamples.verifier(old)
-    #expect(
-      code { _ = try verifier.verifyTransaction(old.sign(SignedSamples.transaction())) }
-        == .certificateNotValidAtTime)
+  @Test(arguments: brokenPKIs)
+  func chainBrokenInOnePropertyIsRejected(broken: BrokenPKI) throws {
+    let pki = try TestPKI(options: broken.options)
+    let verifier = try SignedSamples.verifier(pki)
+    let jws = try pki.sign(SignedSamples.transaction())
+    #expect(code { _ = try verifier.verifyTransaction(jws) } == broken.expected)
   }
 
   @Test func tamperedHeaderFailsTheSignature() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerTestSupport
 import Testing
 
 /// `storeledger verify`: exit codes, output shapes and options, on real and test data.

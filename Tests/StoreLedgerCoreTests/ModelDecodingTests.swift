@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 /// The signed-payload bodies of Apple's Swift library decode to the values its README lists.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 /// Decoding never fails because Apple added a value or a field; it fails only on wrong types.

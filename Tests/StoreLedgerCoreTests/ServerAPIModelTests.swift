@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerCore
+import StoreLedgerTestSupport
 import Testing
 
 /// App Store Server API response bodies from Apple's test data decode to the listed values.
