@@ -18,6 +18,22 @@ import Testing
     #expect(verifier.chains.cache?.chain(for: key, at: SignedSamples.signedDate.date) != nil)
   }
 
+  @Test func headersAreRememberedOnlyAfterTheirJWSVerified() throws {
+    let pki = try TestPKI()
+    let verifier = try SignedSamples.verifier(pki)
+    let jws = try pki.sign(SignedSamples.transaction())
+    var signature = SignedSamples.segment(2, of: jws)
+    signature[5] ^= 0x01
+    let forged = SignedSamples.replacingSegment(2, of: jws, with: signature)
+    #expect(throws: VerificationError.self) { try verifier.verifyTransaction(forged) }
+    #expect(verifier.headers?.count == 0)
+    _ = try verifier.verifyTransaction(jws)
+    #expect(verifier.headers?.count == 1)
+    #expect(throws: VerificationError.self) { try verifier.verifyTransaction(forged) }
+    _ = try verifier.verifyTransaction(jws)
+    #expect(verifier.headers?.count == 1)
+  }
+
   @Test func cachedChainDoesNotVouchOutsideItsValidity() throws {
     let leafValidity =
       Date(timeIntervalSince1970: 1_735_689_600)...Date(timeIntervalSince1970: 1_767_225_600)

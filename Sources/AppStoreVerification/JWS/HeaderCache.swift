@@ -1,8 +1,8 @@
-/// Headers already parsed, keyed by the exact bytes of the header segment.
+/// Headers of JWS that verified, keyed by the exact bytes of the header segment.
 ///
 /// Every JWS from one signing chain carries the same header, so remembering it skips its
-/// base64 and JSON decoding. Only well-formed ES256 headers with a three-certificate chain
-/// are kept; anything else is parsed (and rejected) every time.
+/// base64 and JSON decoding. A header is only remembered once its JWS has fully verified, so
+/// data that fails verification cannot push good entries out.
 final class HeaderCache: Sendable {
   /// The header segment, hashed by its length and first bytes (the algorithm and the leaf's
   /// serial number and issuer): hashing all ~4 KB would cost as much as decoding it.
@@ -22,11 +22,13 @@ final class HeaderCache: Sendable {
     self.entries = BoundedCache(capacity: capacity)
   }
 
-  func header(for segment: ArraySlice<UInt8>) throws(VerificationError) -> JWSHeader {
-    let key = Key(segment: Array(segment))
-    if let header = entries[key] { return header }
-    let header = try JWSHeader(json: try CompactJWS.decode(segment))
-    if header.isCacheable { entries.insert(header, for: key) }
-    return header
+  var count: Int { entries.count }
+
+  func header(for segment: ArraySlice<UInt8>) -> JWSHeader? {
+    entries[Key(segment: Array(segment))]
+  }
+
+  func remember(_ header: JWSHeader, for segment: ArraySlice<UInt8>) {
+    entries.insert(header, for: Key(segment: Array(segment)))
   }
 }

@@ -43,11 +43,6 @@ struct JWSHeader: Sendable {
     return .der(certificates)
   }
 
-  var isCacheable: Bool {
-    guard alg == Self.appStoreAlgorithm, case .der(let certificates) = chain else { return false }
-    return certificates.count == 3
-  }
-
   /// The leaf and intermediate of an App Store chain: exactly three certificates.
   func leafAndIntermediate() throws(VerificationError) -> (leaf: [UInt8], intermediate: [UInt8]) {
     let certificates: [[UInt8]]

@@ -3,9 +3,10 @@ import Foundation
 import StoreLedgerCore
 
 extension SignedDataVerifier {
-  func header(of token: CompactJWS) throws(VerificationError) -> JWSHeader {
-    if let headers { return try headers.header(for: token.headerSegment) }
-    return try JWSHeader(json: try CompactJWS.decode(token.headerSegment))
+  /// The token's header, and whether it came from the cache (and so need not be remembered).
+  func header(of token: CompactJWS) throws(VerificationError) -> (JWSHeader, cached: Bool) {
+    if let cached = headers?.header(for: token.headerSegment) { return (cached, true) }
+    return (try JWSHeader(json: try CompactJWS.decode(token.headerSegment)), false)
   }
 
   static func decodePayload<Payload: Decodable>(_ type: Payload.Type, from token: CompactJWS)

@@ -65,7 +65,7 @@ public final class SignedDataVerifier: Sendable {
     throws(VerificationError) -> SignedData<Payload, AppleSigned>
   {
     let token = try CompactJWS(jws)
-    let header = try header(of: token)
+    let (header, cached) = try header(of: token)
     guard header.alg == JWSHeader.appStoreAlgorithm else {
       throw VerificationError(.unsupportedAlgorithm, "alg must be ES256")
     }
@@ -81,6 +81,7 @@ public final class SignedDataVerifier: Sendable {
       at: validationDate(for: payload))
     try Self.checkSignature(token, key: key)
     try checkIdentity(payload.identityClaims)
+    if !cached { headers?.remember(header, for: token.headerSegment) }
     return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
   }
 
