@@ -109,6 +109,22 @@ import Testing
     }
   }
 
+  /// Each nested JWS verifies at its own signedDate (above) and at its notification's.
+  @Test(arguments: manifest.filter { $0.kind == "notification" })
+  func nestedJWSVerifiesAtTheNotificationsSignedDate(entry: ManifestEntry) throws {
+    let jws = try SharedFixtures.realApple(entry.file)
+    let notification = try Self.verifier(for: entry).verifyNotification(jws)
+    let atNotification = try Self.verifier(
+      for: entry, at: .fixed(Date(timeIntervalSince1970: Double(entry.signedDate) / 1000)))
+    if let transaction = notification.transaction {
+      #expect(
+        try atNotification.verifyTransaction(transaction.compactJWS).payload == transaction.payload)
+    }
+    if let renewal = notification.renewalInfo {
+      #expect(try atNotification.verifyRenewalInfo(renewal.compactJWS).payload == renewal.payload)
+    }
+  }
+
   @Test func anotherBundleOrEnvironmentIsRejected() throws {
     let jws = try SharedFixtures.realApple("notification-DID_RENEW-sandbox-2025-07-28.jws")
     let otherBundle = try SignedDataVerifier(
