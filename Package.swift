@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "StoreLedgerCore", targets: ["StoreLedgerCore"]),
     .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+    .library(name: "StoreLedgerPostgres", targets: ["StoreLedgerPostgres"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
   ],
   dependencies: [
@@ -14,6 +15,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
   ],
   targets: [
     .target(name: "StoreLedgerCore"),
@@ -26,12 +29,23 @@ let package = Package(
         .product(name: "SwiftASN1", package: "swift-asn1"),
       ]
     ),
+    .target(
+      name: "StoreLedgerPostgres",
+      dependencies: [
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "storeledger",
       dependencies: [
         "StoreLedgerCore",
         "AppStoreVerification",
+        "StoreLedgerPostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .executableTarget(
@@ -44,7 +58,15 @@ let package = Package(
       ],
       path: "Benchmarks/VerificationBenchmark"
     ),
-    .target(name: "StoreLedgerTestSupport", path: "Tests/StoreLedgerTestSupport"),
+    .target(
+      name: "StoreLedgerTestSupport",
+      dependencies: [
+        "StoreLedgerPostgres",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/StoreLedgerTestSupport"
+    ),
     .testTarget(
       name: "StoreLedgerCoreTests", dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"]),
     .testTarget(
@@ -56,6 +78,15 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "X509", package: "swift-certificates"),
         .product(name: "SwiftASN1", package: "swift-asn1"),
+      ]
+    ),
+    .testTarget(
+      name: "StoreLedgerPostgresTests",
+      dependencies: [
+        "StoreLedgerPostgres",
+        "StoreLedgerTestSupport",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

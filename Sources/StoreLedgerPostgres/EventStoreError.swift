@@ -1,0 +1,83 @@
+import PostgresNIO
+
+/// Why an event-store operation did not happen. Nothing was written when one is thrown.
+///
+/// `code` is stable; `message` never contains payloads, keys or credentials.
+public struct EventStoreError: Error, Sendable, CustomStringConvertible {
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+      self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    /// The stream is not at the version the append expected.
+    public static let wrongExpectedVersion = Code(rawValue: "wrong_expected_version")
+    /// An idempotency key is already used by an event of another stream.
+    public static let idempotencyKeyInOtherStream = Code(
+      rawValue: "idempotency_key_in_other_stream")
+    /// An event is not well formed (invalid JSON, bad event type, empty key, …).
+    public static let invalidEvent = Code(rawValue: "invalid_event")
+    /// A checkpoint was not where the caller expected (another consumer moved it).
+    public static let checkpointConflict = Code(rawValue: "checkpoint_conflict")
+    /// An applied migration's SQL differs from the one recorded.
+    public static let migrationChanged = Code(rawValue: "migration_changed")
+    /// The database could not be reached or failed; retry later.
+    public static let databaseUnavailable = Code(rawValue: "database_unavailable")
+    /// The database refused the operation (privileges, constraints, immutability).
+    public static let databaseRejected = Code(rawValue: "database_rejected")
+    public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
+    /// The caller's in-transaction hook threw; the append was rolled back.
+    public static let hookFailed = Code(rawValue: "hook_failed")
+  }
+
+  public let code: Code
+  public let message: String
+  /// The SQLSTATE, when PostgreSQL reported one.
+  public let sqlState: String?
+  /// The hook's own error, for `hookFailed`.
+  public let underlying: (any Error & Sendable)?
+
+  public init(
+    _ code: Code, _ message: String, sqlState: String? = nil,
+    underlying: (any Error & Sendable)? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.sqlState = sqlState
+    self.underlying = underlying
+  }
+
+  public var description: String {
+    sqlState.map { "\(code): \(message) (SQLSTATE \($0))" } ?? "\(code): \(message)"
+  }
+
+  /// Maps an error from PostgresNIO, keeping its SQLSTATE but not its text (which can quote
+  /// row values).
+  static func database(_ error: any Error, while action: String) -> EventStoreError {
+    if let error = error as? EventStoreError { return error }
+    if let inner = (error as? PostgresTransactionError)?.closureError as? EventStoreError {
+      return inner
+    }
+    guard let psql = (error as? PostgresTransactionError)?.underlying ?? (error as? PSQLError),
+      let sqlState = psql.serverInfo?[.sqlState]
+    else {
+      return EventStoreError(.databaseUnavailable, "the database failed while \(action)")
+    }
+    let code: Code =
+      sqlState.hasPrefix("22") || sqlState.hasPrefix("23") ? .invalidEvent : .databaseRejected
+    let unavailable = sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001"
+    return EventStoreError(
+      unavailable ? .databaseUnavailable : code, "the database refused \(action)",
+      sqlState: sqlState)
+  }
+}
+
+extension PostgresTransactionError {
+  /// The error that ended the transaction: the closure's, else the commit's or the begin's.
+  fileprivate var underlying: PSQLError? {
+    (closureError ?? commitError ?? beginError) as? PSQLError
+  }
+}

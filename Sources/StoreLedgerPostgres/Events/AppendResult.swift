@@ -1,0 +1,20 @@
+import Foundation
+
+/// Where appended events landed: one entry per event given, in the order given.
+public struct AppendResult: Sendable, Hashable {
+  public struct Event: Sendable, Hashable {
+    public let idempotencyKey: String
+    public let eventId: UUID
+    public let streamVersion: Int64
+    public let position: FeedPosition
+    public let recordedAt: Date
+  }
+
+  public let streamId: String
+  public let events: [Event]
+  /// Every event was already stored (a retried append): nothing new was written.
+  public let wasDuplicate: Bool
+
+  /// The stream's version after this append, as far as its events go.
+  public var lastVersion: Int64 { events.map(\.streamVersion).max() ?? 0 }
+}

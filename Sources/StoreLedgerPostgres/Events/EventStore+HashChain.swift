@@ -1,0 +1,60 @@
+import PostgresNIO
+
+extension EventStore {
+  /// Recomputes every hash of one stream (or of the whole log when `streamId` is nil) inside
+  /// PostgreSQL and reports the first row, in feed order, that does not match.
+  public func checkHashChain(streamId: String? = nil) async throws(EventStoreError)
+    -> HashChainReport
+  {
+    do {
+      let rows = try await client.query(
+        """
+        WITH checked AS (
+          SELECT stream_id, stream_version, tx_id, seq,
+            hash IS DISTINCT FROM storeledger.event_digest(prev_hash, stream_id, stream_version,
+              event_id, idempotency_key, event_type, environment, apple_signed_at, recorded_at,
+              payload, raw_signed, metadata) AS content_changed,
+            prev_hash IS DISTINCT FROM coalesce(lag(hash) OVER stream,
+              '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)
+              AS broken_link,
+            stream_version <> row_number() OVER stream AS version_gap
+          FROM storeledger.events
+          WHERE \(streamId)::text IS NULL OR stream_id = \(streamId)
+          WINDOW stream AS (PARTITION BY stream_id ORDER BY stream_version)
+        )
+        SELECT (SELECT count(*) FROM checked), m.stream_id, m.stream_version, m.tx_id::text, m.seq,
+               CASE WHEN m.version_gap THEN 'version_gap'
+                    WHEN m.content_changed THEN 'content_changed' ELSE 'broken_link' END
+        FROM (SELECT 1) one
+        LEFT JOIN LATERAL (
+          SELECT * FROM checked WHERE content_changed OR broken_link OR version_gap
+          ORDER BY tx_id, seq LIMIT 1
+        ) m ON true
+        """, logger: logger)
+      for try await (count, stream, version, transaction, sequence, reason) in rows.decode(
+        (Int64, String?, Int64?, String?, Int64?, String).self)
+      {
+        return try Self.report(
+          count: count, stream: stream, version: version, transaction: transaction,
+          sequence: sequence, reason: reason)
+      }
+      return HashChainReport(checkedEvents: 0, firstMismatch: nil)
+    } catch {
+      throw EventStoreError.database(error, while: "checking the hash chain")
+    }
+  }
+
+  private static func report(
+    count: Int64, stream: String?, version: Int64?, transaction: String?, sequence: Int64?,
+    reason: String
+  ) throws -> HashChainReport {
+    guard let stream, let version, let transaction, let sequence else {
+      return HashChainReport(checkedEvents: Int(count), firstMismatch: nil)
+    }
+    let mismatch = HashChainReport.Mismatch(
+      streamId: stream, streamVersion: version,
+      position: FeedPosition(transactionId: try UInt64(transaction).orThrow(), sequence: sequence),
+      reason: try HashChainReport.Mismatch.Reason(rawValue: reason).orThrow())
+    return HashChainReport(checkedEvents: Int(count), firstMismatch: mismatch)
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PostgresNIO
+
+extension EventStore {
+  /// Events of one stream from `version` on, in version order, at most `limit`.
+  public func readStream(_ streamId: String, from version: Int64 = 1, limit: Int = 500)
+    async throws(EventStoreError) -> [RecordedEvent]
+  {
+    do {
+      let rows = try await client.query(
+        """
+        SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
+        WHERE stream_id = \(streamId) AND stream_version >= \(version)
+        ORDER BY stream_version LIMIT \(limit)
+        """, logger: logger)
+      return try await Self.collect(rows)
+    } catch {
+      throw EventStoreError.database(error, while: "reading a stream")
+    }
+  }
+
+  /// A whole stream as an async sequence, read page by page.
+  public func stream(_ streamId: String, from version: Int64 = 1, pageSize: Int = 500)
+    -> StreamEvents
+  {
+    StreamEvents(store: self, streamId: streamId, firstVersion: version, pageSize: pageSize)
+  }
+
+  /// The next events of the global feed after `position`, at most `limit`, in feed order.
+  ///
+  /// Only rows of transactions older than every transaction still running are returned
+  /// (`tx_id < pg_snapshot_xmin(pg_current_snapshot())`): a transaction that commits late
+  /// cannot slip in behind a position already handed out, so nothing is skipped, and since
+  /// positions only grow nothing is read twice.
+  public func readFeed(after position: FeedPosition, limit: Int = 500)
+    async throws(EventStoreError) -> [RecordedEvent]
+  {
+    do {
+      let rows = try await client.query(
+        """
+        SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
+        WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY tx_id, seq LIMIT \(limit)
+        """, logger: logger)
+      return try await Self.collect(rows)
+    } catch {
+      throw EventStoreError.database(error, while: "reading the feed")
+    }
+  }
+
+  static func collect(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
+    var events: [RecordedEvent] = []
+    for try await row in rows { events.append(try RecordedEvent(row: row)) }
+    return events
+  }
+}

@@ -1,0 +1,17 @@
+/// What an append expects of its stream, for optimistic concurrency.
+public enum ExpectedVersion: Hashable, Sendable {
+  /// Append whatever the stream holds.
+  case any
+  /// The stream must not exist yet.
+  case noStream
+  /// The stream's last event must have this version.
+  case exact(Int64)
+
+  func admits(currentVersion: Int64) -> Bool {
+    switch self {
+    case .any: true
+    case .noStream: currentVersion == 0
+    case .exact(let version): currentVersion == version
+    }
+  }
+}

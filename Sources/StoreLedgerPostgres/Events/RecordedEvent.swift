@@ -1,0 +1,20 @@
+import Foundation
+
+/// An event as stored.
+public struct RecordedEvent: Sendable, Hashable {
+  public let streamId: String
+  public let streamVersion: Int64
+  public let position: FeedPosition
+  public let eventId: UUID
+  public let idempotencyKey: String
+  public let eventType: String
+  public let environment: String?
+  public let appleSignedAt: Date?
+  public let recordedAt: Date
+  /// JSON as PostgreSQL normalises `jsonb` (key order and spacing may differ from the input).
+  public let payload: [UInt8]
+  public let rawSigned: String?
+  public let metadata: [UInt8]
+  public let previousHash: [UInt8]
+  public let hash: [UInt8]
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerPostgres
+
+struct MigrateCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "migrate",
+    abstract: "Create or update StoreLedger's tables, roles and triggers in PostgreSQL.",
+    discussion: """
+      Applies each migration of schema/ once, in order, in one transaction under an advisory
+      lock; running it again changes nothing. Connect as a role that may create roles and
+      schemas (a superuser, or the database owner with CREATEROLE). It creates the roles
+      storeledger_owner (owns everything), storeledger_writer (the engine: SELECT and INSERT
+      on events) and storeledger_reader (SELECT); give the last two passwords with ALTER ROLE.
+
+      Examples:
+        storeledger migrate --database-url postgres://postgres@127.0.0.1:5432/storeledger
+        DATABASE_URL=postgres://admin:secret@db:5432/app storeledger migrate --json
+      """)
+
+  @Option(
+    name: .customLong("database-url"),
+    help: "postgres://user:password@host:port/database (default: $DATABASE_URL).")
+  var databaseURL: String?
+
+  @Flag(help: "Print the applied and already applied versions as JSON.")
+  var json = false
+
+  func run() async throws {
+    guard let text = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+      throw ValidationError("give --database-url or set DATABASE_URL")
+    }
+    let url: DatabaseURL
+    do {
+      url = try DatabaseURL(text)
+    } catch {
+      throw ValidationError(error.message)
+    }
+    let logger = Logger(label: "storeledger.migrate")
+    var poolLogger = logger
+    poolLogger.logLevel = .error
+    do {
+      let report = try await PostgresClient.withRunningClient(url, logger: poolLogger) { client in
+        try await SchemaMigrator(client: client, logger: logger).migrate()
+      }
+      print(render(report))
+    } catch let error as EventStoreError {
+      FileHandle.standardError.write(Data("error: \(error.code): \(error.message)\n".utf8))
+      throw ExitCode.failure
+    }
+  }
+
+  private func render(_ report: SchemaMigrator.Report) -> String {
+    if json {
+      let applied = report.applied.map(String.init).joined(separator: ",")
+      let already = report.alreadyApplied.map(String.init).joined(separator: ",")
+      return #"{"applied":[\#(applied)],"alreadyApplied":[\#(already)]}"#
+    }
+    if report.applied.isEmpty {
+      return "schema up to date (\(report.alreadyApplied.count) migrations already applied)"
+    }
+    return "applied migrations \(report.applied.map(String.init).joined(separator: ", "))"
+  }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import PostgresNIO
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct AppendTests {
+  @Test func appendedEventsReadBackWithGaplessVersions() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let first = try await store.append(Events.batch("a", 3), to: "sub:Sandbox:1")
+        #expect(first.events.map(\.streamVersion) == [1, 2, 3])
+        #expect(!first.wasDuplicate)
+        let second = try await store.append([Events.make("b")], to: "sub:Sandbox:1")
+        #expect(second.events.map(\.streamVersion) == [4])
+        #expect(second.events[0].position > first.events[2].position)
+        let events = try await store.readStream("sub:Sandbox:1")
+        #expect(events.map(\.streamVersion) == [1, 2, 3, 4])
+        #expect(events.map(\.idempotencyKey) == ["a-0", "a-1", "a-2", "b"])
+        let event = events[0]
+        #expect(event.eventType == "test.happened.v1")
+        #expect(event.environment == "Sandbox")
+        #expect(event.rawSigned == "h.p.s")
+        #expect(event.eventId == Events.make("a-0").eventId)
+        #expect(
+          event.appleSignedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() }
+            == 1_748_736_000_123)
+        let payload = try JSONSerialization.jsonObject(with: Data(event.payload)) as? [String: Any]
+        #expect(payload?["key"] as? String == "a-0")
+        #expect(event.previousHash == [UInt8](repeating: 0, count: 32))
+        #expect(events[1].previousHash == event.hash)
+      }
+    }
+  }
+
+  @Test func retriedAppendReturnsTheOriginalPositions() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let original = try await store.append(
+          Events.batch("k", 2), to: "s", expected: .noStream)
+        let retry = try await store.append(Events.batch("k", 2), to: "s", expected: .noStream)
+        #expect(retry.wasDuplicate)
+        #expect(retry.events == original.events)
+        #expect(try await store.readStream("s").count == 2)
+      }
+    }
+  }
+
+  @Test func partlyStoredBatchAppendsOnlyTheNewEvents() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let first = try await store.append([Events.make("x")], to: "s")
+        let mixed = try await store.append([Events.make("x"), Events.make("y")], to: "s")
+        #expect(!mixed.wasDuplicate)
+        #expect(mixed.events[0] == first.events[0])
+        #expect(mixed.events[1].streamVersion == 2)
+        #expect(try await store.readStream("s").map(\.idempotencyKey) == ["x", "y"])
+      }
+    }
+  }
+
+  @Test func expectedVersionIsChecked() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        _ = try await store.append([Events.make("1")], to: "s", expected: .noStream)
+        let noStream = await #expect(throws: EventStoreError.self) {
+          try await store.append([Events.make("2")], to: "s", expected: .noStream)
+        }
+        #expect(noStream?.code == .wrongExpectedVersion)
+        let stale = await #expect(throws: EventStoreError.self) {
+          try await store.append([Events.make("2")], to: "s", expected: .exact(5))
+        }
+        #expect(stale?.code == .wrongExpectedVersion)
+        let next = try await store.append([Events.make("2")], to: "s", expected: .exact(1))
+        #expect(next.lastVersion == 2)
+      }
+    }
+  }
+
+  @Test func keyUsedInAnotherStreamIsRefused() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        _ = try await store.append([Events.make("shared")], to: "one")
+        let error = await #expect(throws: EventStoreError.self) {
+          try await store.append([Events.make("shared")], to: "two")
+        }
+        #expect(error?.code == .idempotencyKeyInOtherStream)
+        let remaining = try await store.readStream("two")
+        #expect(remaining.isEmpty)
+      }
+    }
+  }
+
+  @Test(arguments: [
+    Events.make("bad-json", payload: "{not json"),
+    Events.make("bad-type", type: "no version"),
+    NewEvent(
+      eventType: "x.v1", idempotencyKey: "bad-meta", payload: Array("{}".utf8),
+      metadata: Array("[".utf8)),
+  ])
+  func invalidEventAppendsNothing(bad: NewEvent) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let error = await #expect(throws: EventStoreError.self) {
+          try await store.append([Events.make("good"), bad], to: "s")
+        }
+        #expect(error?.code == .invalidEvent)
+        let remaining = try await store.readStream("s")
+        #expect(remaining.isEmpty)
+      }
+    }
+  }
+
+  @Test func malformedBatchesAreRefusedBeforeTheDatabase() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        for (events, stream) in [
+          ([Events.make("d"), Events.make("d")], "s"), ([], "s"), ([Events.make("e")], ""),
+        ] {
+          let error = await #expect(throws: EventStoreError.self) {
+            try await store.append(events, to: stream)
+          }
+          #expect(error?.code == .invalidEvent)
+        }
+      }
+    }
+  }
+
+  @Test func hookRunsInsideTheAppendTransaction() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let seen = try await store.append(Events.batch("h", 2), to: "s") { connection, result in
+          let rows = try await connection.query(
+            "SELECT count(*) FROM storeledger.events WHERE stream_id = \(result.streamId)",
+            logger: TestDatabase.logger)
+          for try await (count) in rows.decode(Int.self) { #expect(count == 2) }
+        }
+        #expect(seen.events.count == 2)
+      }
+    }
+  }
+
+  @Test func failingHookRollsTheAppendBack() async throws {
+    struct Refused: Error {}
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let error = await #expect(throws: EventStoreError.self) {
+          try await store.append(Events.batch("h", 3), to: "s") { _, _ in throw Refused() }
+        }
+        #expect(error?.code == .hookFailed)
+        #expect(error?.underlying is Refused)
+        let remaining = try await store.readStream("s")
+        #expect(remaining.isEmpty)
+      }
+    }
+  }
+
+  @Test func connectionLostMidAppendLeavesNoPartialBatch() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let error = await #expect(throws: EventStoreError.self) {
+          try await store.append(Events.batch("lost", 50), to: "s") { connection, _ in
+            // The server ends this session after the insert, before the commit.
+            try await connection.query(
+              "SELECT pg_terminate_backend(pg_backend_pid())", logger: TestDatabase.logger)
+          }
+        }
+        #expect(error?.code == .hookFailed || error?.code == .databaseUnavailable)
+        let remaining = try await store.readStream("s")
+        #expect(remaining.isEmpty)
+      }
+    }
+  }
+
+  @Test func streamSequenceReadsPageByPage() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        _ = try await store.append(Events.batch("p", 10), to: "s")
+        var versions: [Int64] = []
+        for try await event in store.stream("s", pageSize: 3) {
+          versions.append(event.streamVersion)
+        }
+        #expect(versions == Array(1...10))
+        var fromFour: [Int64] = []
+        for try await event in store.stream("s", from: 4, pageSize: 5) {
+          fromFour.append(event.streamVersion)
+        }
+        #expect(fromFour == Array(4...10))
+      }
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerPostgres
+
+/// A fresh, migrated database per test on the throwaway cluster `scripts/test` starts
+/// (`STORELEDGER_TEST_DATABASE_URL`). Without that variable the database tests are disabled,
+/// except under `CI=true`, where they run and fail: CI never skips them.
+public struct TestDatabase: Sendable {
+  /// The superuser, connected to this test's database.
+  public let adminURL: DatabaseURL
+  /// The engine's role, connected to this test's database.
+  public let writerURL: DatabaseURL
+  public let name: String
+
+  public static let serverURL: DatabaseURL? = ProcessInfo.processInfo
+    .environment["STORELEDGER_TEST_DATABASE_URL"].flatMap { try? DatabaseURL($0) }
+
+  /// For `.enabled(if:)`: run when a database is configured, and always under CI.
+  public static let shouldRun =
+    serverURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+
+  public static let logger: Logger = {
+    var logger = Logger(label: "storeledger.tests")
+    logger.logLevel = .error
+    return logger
+  }()
+
+  struct Unavailable: Error, CustomStringConvertible {
+    var description: String {
+      "no test database: run scripts/test, which starts one and sets STORELEDGER_TEST_DATABASE_URL"
+    }
+  }
+
+  /// Creates a database, migrates it as the superuser, runs `body`, then drops it.
+  public static func withMigrated<Result: Sendable>(
+    _ body: @Sendable (TestDatabase) async throws -> Result
+  ) async throws -> Result {
+    guard let server = serverURL else { throw Unavailable() }
+    let name = "sl_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    try await admin(server) { client in
+      try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+    }
+    let database = TestDatabase(
+      adminURL: server.with(database: name),
+      writerURL: server.with(database: name).with(username: "storeledger_writer"), name: name)
+    do {
+      try await database.asAdmin { client in
+        _ = try await SchemaMigrator(client: client, logger: logger).migrate()
+      }
+      let result = try await body(database)
+      try await drop(name, on: server)
+      return result
+    } catch {
+      try? await drop(name, on: server)
+      throw error
+    }
+  }
+
+  /// Runs `body` with a client connected as the engine's writer role.
+  public func asWriter<Result: Sendable>(
+    _ body: @Sendable (PostgresClient) async throws -> Result
+  ) async throws -> Result {
+    try await PostgresClient.withRunningClient(writerURL, logger: Self.logger, body)
+  }
+
+  /// Runs `body` with a client connected as the superuser.
+  public func asAdmin<Result: Sendable>(
+    _ body: @Sendable (PostgresClient) async throws -> Result
+  ) async throws -> Result {
+    try await PostgresClient.withRunningClient(adminURL, logger: Self.logger, body)
+  }
+
+  /// An event store used as the writer role.
+  public func withEventStore<Result: Sendable>(
+    _ body: @Sendable (EventStore) async throws -> Result
+  ) async throws -> Result {
+    try await asWriter { client in try await body(EventStore(client: client, logger: Self.logger)) }
+  }
+
+  private static func admin<Result: Sendable>(
+    _ server: DatabaseURL, _ body: @Sendable (PostgresClient) async throws -> Result
+  ) async throws -> Result {
+    try await PostgresClient.withRunningClient(server, logger: logger, body)
+  }
+
+  private static func drop(_ name: String, on server: DatabaseURL) async throws {
+    try await admin(server) { client in
+      try await client.query(
+        PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+    }
+  }
+}

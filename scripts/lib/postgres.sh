@@ -1,0 +1,69 @@
+# Throwaway PostgreSQL clusters for tests and benchmarks. Source it, then:
+#   postgres_start      starts a private cluster on loopback and exports STORELEDGER_TEST_DATABASE_URL
+#   postgres_stop       stops it and removes its files (also installed as an EXIT/INT/TERM trap)
+# PostgreSQL refuses to run as root, so when we are root the cluster runs as the postgres user.
+
+postgres_bin_dir() {
+  local dir
+  for dir in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
+    if [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ]; then echo "$dir"; return 0; fi
+  done
+  return 1
+}
+
+postgres_install_if_missing() {
+  postgres_bin_dir >/dev/null && return 0
+  echo "PostgreSQL server binaries not found: installing the postgresql package" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q postgresql >&2
+}
+
+postgres_as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+postgres_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+postgres_start() {
+  postgres_install_if_missing
+  local bin
+  bin=$(postgres_bin_dir)
+  POSTGRES_DIR=$(mktemp -d /tmp/storeledger-pg.XXXXXX)
+  trap postgres_stop EXIT
+  trap 'postgres_stop; exit 130' INT
+  trap 'postgres_stop; exit 143' TERM
+  [ "$(id -u)" -eq 0 ] && chown postgres: "$POSTGRES_DIR"
+  local port
+  port=$(postgres_free_port)
+  postgres_as_owner "$bin/initdb" -D "$POSTGRES_DIR/data" -U postgres --auth=trust \
+    --encoding=UTF8 --locale=C.UTF-8 >"$POSTGRES_DIR/initdb.log" 2>&1 || {
+    cat "$POSTGRES_DIR/initdb.log" >&2
+    return 1
+  }
+  postgres_as_owner "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=300" \
+    start >/dev/null || {
+    cat "$POSTGRES_DIR/server.log" >&2
+    return 1
+  }
+  POSTGRES_BIN="$bin"
+  export STORELEDGER_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
+  echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port ($POSTGRES_DIR)"
+}
+
+postgres_stop() {
+  if [ -n "${POSTGRES_DIR:-}" ] && [ -d "$POSTGRES_DIR" ]; then
+    postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/data" -m immediate -w stop \
+      >/dev/null 2>&1 || true
+    rm -rf "$POSTGRES_DIR"
+  fi
+  POSTGRES_DIR=""
+}
