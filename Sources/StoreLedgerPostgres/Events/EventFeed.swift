@@ -17,23 +17,37 @@ public struct EventFeed: AsyncSequence, Sendable {
     let feed: EventFeed
     var position: FeedPosition
     var buffer: [RecordedEvent] = []
+    /// How long to wait when caught up: the poll interval, or less while a wake-up has
+    /// announced events that the commit fence does not let through yet.
+    var wait: Duration?
 
     public mutating func next() async throws -> RecordedEvent? {
       while buffer.isEmpty {
         try Task.checkCancellation()
         buffer = try await feed.store.readFeed(after: position, limit: feed.batchSize).reversed()
-        if buffer.isEmpty { await waitForMore() }
+        if buffer.isEmpty {
+          await waitForMore()
+        } else {
+          wait = nil
+        }
       }
       let event = buffer.removeLast()
       position = event.position
       return event
     }
 
-    private func waitForMore() async {
-      if let wakeUp = feed.wakeUp {
-        await wakeUp.wait(timeout: feed.pollInterval)
-      } else {
-        try? await Task.sleep(for: feed.pollInterval)
+    /// Waits for more events. After a wake-up the next reads come quickly (20 ms, doubling up
+    /// to the poll interval): the announced events may still sit behind the commit fence.
+    private mutating func waitForMore() async {
+      let interval = wait ?? feed.pollInterval
+      guard let wakeUp = feed.wakeUp else {
+        try? await Task.sleep(for: interval)
+        return
+      }
+      if await wakeUp.wait(timeout: interval) {
+        wait = .milliseconds(20)
+      } else if let current = wait {
+        wait = current * 2 < feed.pollInterval ? current * 2 : nil
       }
     }
   }

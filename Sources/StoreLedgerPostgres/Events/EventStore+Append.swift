@@ -124,9 +124,11 @@ extension EventStore {
       SELECT stream_version, hash FROM storeledger.events
       WHERE stream_id = \(streamId) ORDER BY stream_version DESC LIMIT 1
       """, logger: logger)
+    // Row sequences are always read to the end: one left unfinished blocks its connection.
+    var head = StreamHead(version: 0, hash: [UInt8](repeating: 0, count: 32))
     for try await (version, hash) in rows.decode((Int64, ByteBuffer).self) {
-      return StreamHead(version: version, hash: Array(hash.readableBytesView))
+      head = StreamHead(version: version, hash: Array(hash.readableBytesView))
     }
-    return StreamHead(version: 0, hash: [UInt8](repeating: 0, count: 32))
+    return head
   }
 }

@@ -7,10 +7,12 @@ extension EventStore {
       let rows = try await client.query(
         "SELECT tx_id::text, seq FROM storeledger.checkpoints WHERE name = \(name)",
         logger: logger)
+      var position: FeedPosition?
       for try await (transaction, sequence) in rows.decode((String, Int64).self) {
-        return FeedPosition(transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
+        position = FeedPosition(
+          transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
       }
-      return nil
+      return position
     } catch {
       throw EventStoreError.database(error, while: "reading a checkpoint")
     }

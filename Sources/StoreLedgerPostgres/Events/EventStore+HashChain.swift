@@ -31,14 +31,15 @@ extension EventStore {
           ORDER BY tx_id, seq LIMIT 1
         ) m ON true
         """, logger: logger)
+      var report = HashChainReport(checkedEvents: 0, firstMismatch: nil)
       for try await (count, stream, version, transaction, sequence, reason) in rows.decode(
         (Int64, String?, Int64?, String?, Int64?, String).self)
       {
-        return try Self.report(
+        report = try Self.report(
           count: count, stream: stream, version: version, transaction: transaction,
           sequence: sequence, reason: reason)
       }
-      return HashChainReport(checkedEvents: 0, firstMismatch: nil)
+      return report
     } catch {
       throw EventStoreError.database(error, while: "checking the hash chain")
     }

@@ -41,7 +41,7 @@ extension EventStore {
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
           AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY tx_id, seq LIMIT \(limit)
+        ORDER BY events.tx_id, events.seq LIMIT \(limit)
         """, logger: logger)
       return try await Self.collect(rows)
     } catch {

@@ -3,9 +3,11 @@ import NIOCore
 import PostgresNIO
 
 extension RecordedEvent {
-  /// The columns `init(row:)` reads, in its order.
+  /// The columns `init(row:)` reads, in its order. The transaction id is renamed: a bare
+  /// `tx_id::text` keeps the name `tx_id`, and `ORDER BY tx_id` would then sort the text
+  /// ("1000" before "828") instead of the xid8.
   static let columns = """
-    stream_id, stream_version, tx_id::text, seq, event_id, idempotency_key, event_type,
+    stream_id, stream_version, tx_id::text AS tx_id_text, seq, event_id, idempotency_key, event_type,
     environment, apple_signed_at, recorded_at, payload::text, raw_signed, metadata::text,
     prev_hash, hash
     """
