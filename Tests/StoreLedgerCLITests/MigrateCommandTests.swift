@@ -1,0 +1,34 @@
+import Foundation
+import StoreLedgerTestSupport
+import Testing
+
+@Suite struct MigrateCommandTests {
+  @Test(.enabled(if: TestDatabase.shouldRun))
+  func migratingAMigratedDatabaseChangesNothing() async throws {
+    try await TestDatabase.withMigrated { database in
+      let url =
+        "postgres://postgres@\(database.adminURL.host):\(database.adminURL.port)/\(database.name)"
+      let text = try CommandLineRunner.run(["migrate", "--database-url", url])
+      #expect(text.status == 0, "\(text.standardError)")
+      #expect(text.standardOutput.contains("schema up to date (3 migrations already applied)"))
+      let json = try CommandLineRunner.run(["migrate", "--database-url", url, "--json"])
+      #expect(
+        json.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+          == #"{"applied":[],"alreadyApplied":[1,2,3]}"#)
+    }
+  }
+
+  @Test func badURLIsAUsageError() throws {
+    let result = try CommandLineRunner.run(["migrate", "--database-url", "mysql://x"])
+    #expect(result.status == 2)
+    #expect(result.standardError.contains("postgres://"))
+  }
+
+  @Test func unreachableDatabaseFailsWithACode() throws {
+    let result = try CommandLineRunner.run([
+      "migrate", "--database-url", "postgres://nobody@127.0.0.1:1/none",
+    ])
+    #expect(result.status == 1)
+    #expect(result.standardError.hasPrefix("error: database_unavailable: "))
+  }
+}
