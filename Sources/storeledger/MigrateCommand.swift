@@ -28,6 +28,9 @@ struct MigrateCommand: AsyncParsableCommand {
   @Flag(help: "Print the applied and already applied versions as JSON.")
   var json = false
 
+  @Option(help: "Give up when the database cannot be reached or locked within this many seconds.")
+  var timeout: Int = 30
+
   func run() async throws {
     guard let text = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"] else {
       throw ValidationError("give --database-url or set DATABASE_URL")
@@ -39,6 +42,7 @@ struct MigrateCommand: AsyncParsableCommand {
       throw ValidationError(error.message)
     }
     let logger = Logger(label: "storeledger.migrate")
+    exitAfterDeadline(seconds: timeout)
     var poolLogger = logger
     poolLogger.logLevel = .error
     do {
@@ -49,6 +53,19 @@ struct MigrateCommand: AsyncParsableCommand {
     } catch let error as EventStoreError {
       FileHandle.standardError.write(Data("error: \(error.code): \(error.message)\n".utf8))
       throw ExitCode.failure
+    }
+  }
+
+  /// The connection pool keeps retrying an unreachable server; a command-line run should
+  /// rather say so and stop.
+  private func exitAfterDeadline(seconds: Int) {
+    Task.detached {
+      try await Task.sleep(for: .seconds(seconds))
+      FileHandle.standardError.write(
+        Data(
+          "error: database_unavailable: no answer from the database within \(seconds) s; check the URL and that the server is running\n"
+            .utf8))
+      Foundation.exit(1)
     }
   }
 

@@ -26,7 +26,7 @@ import Testing
 
   @Test func unreachableDatabaseFailsWithACode() throws {
     let result = try CommandLineRunner.run([
-      "migrate", "--database-url", "postgres://nobody@127.0.0.1:1/none",
+      "migrate", "--database-url", "postgres://nobody@127.0.0.1:1/none", "--timeout", "3",
     ])
     #expect(result.status == 1)
     #expect(result.standardError.hasPrefix("error: database_unavailable: "))
