@@ -25,6 +25,11 @@ public struct SignedData<Payload: AppStoreSignedPayload, Trust: TrustLevel>: Sen
     self.payloadJSON = payloadJSON
     self.compactJWS = compactJWS
   }
+
+  /// The same data under the trust level the caller already established (internal only).
+  func retagged<Other: TrustLevel>() -> SignedData<Payload, Other> {
+    SignedData<Payload, Other>(payload: payload, payloadJSON: payloadJSON, compactJWS: compactJWS)
+  }
 }
 
 /// A notification with each of its nested JWS decoded at the same trust level.

@@ -30,22 +30,14 @@ extension SignedDataVerifier {
       appTransaction: appTransaction)
   }
 
+  /// Verifies, or for an unverified notification decodes, one nested JWS.
   private func open<Payload: AppStoreSignedPayload, Trust: TrustLevel>(
     _ jws: String, as type: Payload.Type, trust: Trust.Type
   ) throws(VerificationError) -> SignedData<Payload, Trust> {
-    let decoded: SignedData<Payload, Trust>
     if Trust.self == AppleSigned.self {
-      let verified = try verify(jws, as: type)
-      decoded = SignedData(
-        payload: verified.payload, payloadJSON: verified.payloadJSON,
-        compactJWS: verified.compactJWS)
-    } else {
-      let unverified = try decodeUnverified(jws, as: type)
-      decoded = SignedData(
-        payload: unverified.payload, payloadJSON: unverified.payloadJSON,
-        compactJWS: unverified.compactJWS)
+      return try verify(jws, as: type).retagged()
     }
-    return decoded
+    return try decodeUnverified(jws, as: type).retagged()
   }
 
   private static func checkNested(
