@@ -58,6 +58,15 @@ let package = Package(
       ],
       path: "Benchmarks/VerificationBenchmark"
     ),
+    .executableTarget(
+      name: "AppendBenchmark",
+      dependencies: [
+        "StoreLedgerPostgres",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/AppendBenchmark"
+    ),
     .target(
       name: "StoreLedgerTestSupport",
       dependencies: [

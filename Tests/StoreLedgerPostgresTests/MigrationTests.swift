@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
@@ -85,6 +86,46 @@ import Testing
         return count
       }
       #expect(tables == 0)
+    }
+  }
+}
+
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct DigestUpgradeTests {
+  /// Migration 4 redefines `storeledger.event_digest`; rows hashed by the definition of
+  /// migration 2 must still check, and new events must chain onto them.
+  @Test func rowsHashedBeforeMigrationFourStillCheckAndChain() async throws {
+    try await TestDatabase.withMigrated(to: Array(SchemaMigration.all.prefix(3))) { database in
+      try await database.asAdmin { client in
+        try await client.query(
+          """
+          WITH first AS (
+            SELECT storeledger.event_digest(decode(repeat('00', 32), 'hex'), 's', 1,
+              '6f1c1a8e-2d59-5b35-9c1e-0c7b5f3c2a11', 'k1', 'test.v1', NULL, NULL,
+              '2026-11-22 04:00:00.123456+00', '{"name": "Zoë", "n": [1, 2.50]}', NULL, '{}')
+              AS hash)
+          INSERT INTO storeledger.events (stream_id, stream_version, event_id, idempotency_key,
+            event_type, environment, apple_signed_at, recorded_at, payload, raw_signed,
+            metadata, prev_hash, hash)
+          SELECT 's', 1, '6f1c1a8e-2d59-5b35-9c1e-0c7b5f3c2a11', 'k1', 'test.v1', NULL, NULL,
+                 '2026-11-22 04:00:00.123456+00', '{"name": "Zoë", "n": [1, 2.50]}', NULL, '{}',
+                 decode(repeat('00', 32), 'hex'), hash
+          FROM first
+          """, logger: TestDatabase.logger)
+        _ = try await SchemaMigrator(client: client, logger: TestDatabase.logger).migrate()
+      }
+      try await database.withEventStore { store in
+        let appended = try await store.append(
+          [
+            NewEvent(
+              eventType: "test.v1", idempotencyKey: "k2", payload: Array(#"{"a":"ü"}"#.utf8),
+              environment: "Sandbox", appleSignedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+              rawSigned: "x.y.z")
+          ], to: "s")
+        #expect(appended.lastVersion == 2)
+        let report = try await store.checkHashChain(streamId: "s")
+        #expect(report.checkedEvents == 2)
+        #expect(report.isIntact)
+      }
     }
   }
 }

@@ -32,8 +32,10 @@ public struct TestDatabase: Sendable {
     }
   }
 
-  /// Creates a database, migrates it as the superuser, runs `body`, then drops it.
+  /// Creates a database, migrates it as the superuser (to `migrations`, all by default),
+  /// runs `body`, then drops it.
   public static func withMigrated<Result: Sendable>(
+    to migrations: [SchemaMigration] = SchemaMigration.all,
     _ body: @Sendable (TestDatabase) async throws -> Result
   ) async throws -> Result {
     guard let server = serverURL else { throw Unavailable() }
@@ -46,7 +48,8 @@ public struct TestDatabase: Sendable {
       writerURL: server.with(database: name).with(username: "storeledger_writer"), name: name)
     do {
       try await database.asAdmin { client in
-        _ = try await SchemaMigrator(client: client, logger: logger).migrate()
+        _ = try await SchemaMigrator(client: client, logger: logger, migrations: migrations)
+          .migrate()
       }
       let result = try await body(database)
       try await drop(name, on: server)

@@ -5,59 +5,87 @@ import PostgresNIO
 extension EventStore {
   /// Appends `events` to `streamId` in one transaction, or appends nothing.
   ///
-  /// Under the stream's advisory lock: events whose key is already stored are not written
-  /// again (when all are, this returns the original positions, `wasDuplicate == true`, without
-  /// checking the version); otherwise the stream must satisfy `expected`, the new events get
-  /// the next versions and one multi-row insert, then `hook` runs in the same transaction.
+  /// `storeledger.append_events` (schema/0004) does the work under the stream's advisory lock:
+  /// events whose key is already stored are not written again (when all are, this returns the
+  /// original positions, `wasDuplicate == true`, without checking the version); otherwise the
+  /// stream must satisfy `expected` and the new events get the next versions and their hash
+  /// chain in one insert. Without a hook that is one round trip; with one, `hook` runs after
+  /// the insert in the same transaction.
   public func append(
     _ events: [NewEvent], to streamId: String, expected: ExpectedVersion = .any,
     hook: AppendHook? = nil
   ) async throws(EventStoreError) -> AppendResult {
     try Self.validate(events, streamId: streamId)
+    let result: AppendResult
     do {
-      return try await appendOnce(events, to: streamId, expected: expected, hook: hook)
+      result = try await appendOnce(events, to: streamId, expected: expected, hook: hook)
     } catch let error where error.sqlState == "23505" {
       // A concurrent append stored one of these keys in another stream first; once more, the
-      // dedupe step sees it and reports it properly.
-      return try await appendOnce(events, to: streamId, expected: expected, hook: hook)
+      // function sees it and reports it properly.
+      result = try await appendOnce(events, to: streamId, expected: expected, hook: hook)
     }
+    if !result.wasDuplicate { announcer?.announce() }
+    return result
   }
 
   private func appendOnce(
     _ events: [NewEvent], to streamId: String, expected: ExpectedVersion, hook: AppendHook?
   ) async throws(EventStoreError) -> AppendResult {
+    let query = Self.appendQuery(events, to: streamId, expected: expected)
     do {
+      guard let hook else {
+        let rows = try await client.query(query, logger: logger)
+        return try await Self.result(of: rows, for: events, in: streamId)
+      }
       return try await client.withTransaction(logger: logger) { connection in
-        try await connection.query(
-          "SELECT pg_advisory_xact_lock(hashtextextended(\(streamId), 0))", logger: logger)
-        let stored = try await storedEvents(keys: events.map(\.idempotencyKey), on: connection)
-        if stored.values.contains(where: { $0.streamId != streamId }) {
-          throw EventStoreError(
-            .idempotencyKeyInOtherStream, "an idempotency key is already used in another stream")
-        }
-        let fresh = events.filter { stored[$0.idempotencyKey] == nil }
-        if fresh.isEmpty {
-          return AppendResult(
-            streamId: streamId, events: events.map { stored[$0.idempotencyKey]!.event },
-            wasDuplicate: true)
-        }
-        let head = try await streamHead(streamId, on: connection)
-        guard expected.admits(currentVersion: head.version) else {
-          throw EventStoreError(
-            .wrongExpectedVersion,
-            "expected \(expected) but the stream is at version \(head.version)")
-        }
-        let inserted = try await insert(fresh, into: streamId, after: head, on: connection)
-        let result = AppendResult(
-          streamId: streamId,
-          events: events.map { stored[$0.idempotencyKey]?.event ?? inserted[$0.idempotencyKey]! },
-          wasDuplicate: false)
-        if let hook { try await Self.run(hook, on: connection, with: result) }
+        let rows = try await connection.query(query, logger: logger)
+        let result = try await Self.result(of: rows, for: events, in: streamId)
+        try await Self.run(hook, on: connection, with: result)
         return result
       }
     } catch {
       throw EventStoreError.database(error, while: "appending to a stream")
     }
+  }
+
+  private static func appendQuery(
+    _ events: [NewEvent], to streamId: String, expected: ExpectedVersion
+  ) -> PostgresQuery {
+    let (kind, version) = expected.encoded
+    return """
+      SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
+             stored_before
+      FROM storeledger.append_events(
+        \(streamId), \(kind), \(version), \(events.map(\.eventId))::uuid[],
+        \(events.map(\.idempotencyKey))::text[], \(events.map(\.eventType))::text[],
+        \(events.map { $0.environment ?? "" })::text[],
+        \(events.map { $0.appleSignedAt.map(milliseconds) ?? -1 })::bigint[],
+        \(events.map { String(decoding: $0.payload, as: UTF8.self) })::jsonb[],
+        \(events.map { $0.rawSigned ?? "" })::text[],
+        \(events.map { String(decoding: $0.metadata, as: UTF8.self) })::jsonb[])
+      """
+  }
+
+  /// One entry per given event, in the given order. Row sequences are always read to the
+  /// end: one left unfinished blocks its connection.
+  private static func result(
+    of rows: PostgresRowSequence, for events: [NewEvent], in streamId: String
+  ) async throws -> AppendResult {
+    var positions: [String: AppendResult.Event] = [:]
+    var storedBefore = 0
+    for try await (key, eventId, version, transaction, sequence, recordedAt, stored) in rows.decode(
+      (String, UUID, Int64, String, Int64, Date, Bool).self)
+    {
+      if stored { storedBefore += 1 }
+      positions[key] = AppendResult.Event(
+        idempotencyKey: key, eventId: eventId, streamVersion: version,
+        position: FeedPosition(
+          transactionId: try UInt64(transaction).orThrow(), sequence: sequence),
+        recordedAt: recordedAt)
+    }
+    return AppendResult(
+      streamId: streamId, events: try events.map { try positions[$0.idempotencyKey].orThrow() },
+      wasDuplicate: storedBefore == events.count)
   }
 
   private static func run(
@@ -68,7 +96,7 @@ extension EventStore {
     } catch {
       throw EventStoreError(
         .hookFailed, "the in-transaction hook failed; nothing was appended",
-        underlying: error as? any Error & Sendable)
+        underlying: error)
     }
   }
 
@@ -83,52 +111,18 @@ extension EventStore {
     }
   }
 
-  private struct StoredEvent {
-    let streamId: String
-    let event: AppendResult.Event
+  static func milliseconds(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
   }
+}
 
-  private func storedEvents(keys: [String], on connection: PostgresConnection) async throws
-    -> [String: StoredEvent]
-  {
-    let rows = try await connection.query(
-      """
-      SELECT idempotency_key, stream_id, stream_version, tx_id::text, seq, event_id, recorded_at
-      FROM storeledger.events WHERE idempotency_key = ANY(\(keys))
-      """, logger: logger)
-    var stored: [String: StoredEvent] = [:]
-    for try await (key, stream, version, transaction, sequence, eventId, recordedAt) in rows.decode(
-      (String, String, Int64, String, Int64, UUID, Date).self)
-    {
-      let position = FeedPosition(
-        transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
-      stored[key] = StoredEvent(
-        streamId: stream,
-        event: AppendResult.Event(
-          idempotencyKey: key, eventId: eventId, streamVersion: version, position: position,
-          recordedAt: recordedAt))
+extension ExpectedVersion {
+  /// As `storeledger.append_events` takes it.
+  fileprivate var encoded: (kind: String, version: Int64) {
+    switch self {
+    case .any: ("any", 0)
+    case .noStream: ("no_stream", 0)
+    case .exact(let version): ("exact", version)
     }
-    return stored
-  }
-
-  struct StreamHead {
-    let version: Int64
-    let hash: [UInt8]
-  }
-
-  private func streamHead(_ streamId: String, on connection: PostgresConnection) async throws
-    -> StreamHead
-  {
-    let rows = try await connection.query(
-      """
-      SELECT stream_version, hash FROM storeledger.events
-      WHERE stream_id = \(streamId) ORDER BY stream_version DESC LIMIT 1
-      """, logger: logger)
-    // Row sequences are always read to the end: one left unfinished blocks its connection.
-    var head = StreamHead(version: 0, hash: [UInt8](repeating: 0, count: 32))
-    for try await (version, hash) in rows.decode((Int64, ByteBuffer).self) {
-      head = StreamHead(version: version, hash: Array(hash.readableBytesView))
-    }
-    return head
   }
 }

@@ -14,10 +14,23 @@ public typealias AppendHook = @Sendable (PostgresConnection, AppendResult) async
 public struct EventStore: Sendable {
   let client: PostgresClient
   let logger: Logger
+  let announcer: AppendAnnouncer?
 
-  public init(client: PostgresClient, logger: Logger) {
+  /// - Parameters:
+  ///   - wakeUp: signalled after each append that wrote something, for feeds in this process.
+  ///   - notifiesListeners: also send a NOTIFY after such appends, for feeds in other
+  ///     processes (``listenForAppends(signalling:)``). Costs one small statement per burst.
+  public init(
+    client: PostgresClient, logger: Logger, wakeUp: WakeUpSignal? = nil,
+    notifiesListeners: Bool = false
+  ) {
     self.client = client
     self.logger = logger
+    self.announcer =
+      wakeUp == nil && !notifiesListeners
+      ? nil
+      : AppendAnnouncer(
+        client: client, logger: logger, wakeUp: wakeUp, notifiesListeners: notifiesListeners)
   }
 
   /// The largest batch one append takes; larger batches are split by the caller.

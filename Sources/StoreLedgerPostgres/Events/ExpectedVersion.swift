@@ -6,12 +6,4 @@ public enum ExpectedVersion: Hashable, Sendable {
   case noStream
   /// The stream's last event must have this version.
   case exact(Int64)
-
-  func admits(currentVersion: Int64) -> Bool {
-    switch self {
-    case .any: true
-    case .noStream: currentVersion == 0
-    case .exact(let version): currentVersion == version
-    }
-  }
 }
