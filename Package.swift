@@ -70,6 +70,7 @@ let package = Package(
     .target(
       name: "StoreLedgerTestSupport",
       dependencies: [
+        "StoreLedgerCore",
         "StoreLedgerPostgres",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

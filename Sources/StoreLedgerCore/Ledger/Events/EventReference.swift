@@ -1,0 +1,48 @@
+/// What an explanation cites: which event, of what type, signed when, about which transaction.
+public struct EventReference: Hashable, Sendable, Codable {
+  /// The event's idempotency key, or its index in a scenario.
+  public var key: String?
+  public var eventType: String
+  /// `NOTIFICATION_TYPE` or `NOTIFICATION_TYPE/SUBTYPE` for notifications.
+  public var notification: String?
+  /// Apple's `signedDate`, or the backend's time for its commands.
+  public var signedDate: Timestamp?
+  public var transactionId: String?
+
+  public init(
+    key: String?, eventType: String, notification: String? = nil, signedDate: Timestamp?,
+    transactionId: String? = nil
+  ) {
+    self.key = key
+    self.eventType = eventType
+    self.notification = notification
+    self.signedDate = signedDate
+    self.transactionId = transactionId
+  }
+}
+
+extension LedgerEvent {
+  /// How explanations cite this event.
+  public var reference: EventReference {
+    var reference = EventReference(key: key, eventType: eventType, signedDate: effectiveDate)
+    switch body {
+    case .notification(let event):
+      let type = event.notification.notificationType?.rawValue ?? "?"
+      reference.notification = event.notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
+      reference.transactionId = event.transaction?.transactionId
+    case .transaction(let event): reference.transactionId = event.transaction.transactionId
+    case .status(let event): reference.transactionId = event.transaction?.transactionId
+    case .renewalInfo, .debit, .link: break
+    }
+    return reference
+  }
+}
+
+extension EventReference {
+  /// An arbitrary but fixed order, for choosing between two events that carry the same facts:
+  /// the record then cites the same event whatever the arrival order.
+  func ordersAfter(_ other: EventReference) -> Bool {
+    (eventType, notification ?? "", key ?? "", transactionId ?? "")
+      > (other.eventType, other.notification ?? "", other.key ?? "", other.transactionId ?? "")
+  }
+}

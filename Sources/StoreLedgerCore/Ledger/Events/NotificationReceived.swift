@@ -1,0 +1,21 @@
+/// A verified App Store Server Notification V2 with its nested transaction and renewal info
+/// decoded (they were verified with it).
+public struct NotificationReceived: Hashable, Sendable {
+  public static let eventType = "appstore.notification.v1"
+
+  /// The notification as Apple signed it; `data.signedTransactionInfo` and
+  /// `data.signedRenewalInfo` may hold the original JWS strings.
+  public var notification: ResponseBodyV2DecodedPayload
+  public var transaction: JWSTransactionDecodedPayload?
+  public var renewalInfo: JWSRenewalInfoDecodedPayload?
+
+  public init(
+    notification: ResponseBodyV2DecodedPayload,
+    transaction: JWSTransactionDecodedPayload? = nil,
+    renewalInfo: JWSRenewalInfoDecodedPayload? = nil
+  ) {
+    self.notification = notification
+    self.transaction = transaction
+    self.renewalInfo = renewalInfo
+  }
+}

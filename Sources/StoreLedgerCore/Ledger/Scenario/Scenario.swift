@@ -1,0 +1,109 @@
+import Foundation
+
+/// A scenario file (design.md, "Scenario files"): events with decoded payloads, a time, an
+/// optional catalog, and optionally the expected fold output. Used by the golden tests and by
+/// `storeledger fold`.
+public struct Scenario: Sendable, Decodable {
+  public var name: String
+  public var description: String?
+  public var catalog: ProductCatalog?
+  /// The time the projections are evaluated at (ms).
+  public var asOf: Timestamp
+  /// Which events the fold uses: `everything` (default), `appleKnew` or `weKnew` (at `asOf`).
+  public var knowledge: KnowledgeName?
+  /// Whether billing retry (status 3) is entitled; default false.
+  public var billingRetryIsEntitled: Bool?
+  public var events: [LedgerEvent]
+  /// The expected `fold --json` output; only the fields given are compared.
+  public var expect: JSONValue?
+
+  public enum KnowledgeName: String, Sendable, Codable {
+    case everything, appleKnew, weKnew
+  }
+
+  /// Decodes a scenario; errors name the event index and field.
+  public static func decode(_ data: Data) throws(ScenarioError) -> Scenario {
+    do {
+      return try JSONDecoder().decode(Scenario.self, from: data)
+    } catch let error as DecodingError {
+      throw ScenarioError(error)
+    } catch {
+      throw ScenarioError(message: "not a scenario: \(error.localizedDescription)")
+    }
+  }
+
+  /// The fold at `time` (default `asOf`) with this scenario's catalog, knowledge and options.
+  public func snapshot(at time: Timestamp? = nil) -> LedgerSnapshot {
+    view(at: time).snapshot(at: time ?? asOf)
+  }
+
+  /// The view the snapshot is taken from, for explanations.
+  public func view(at time: Timestamp? = nil) -> LedgerView {
+    let when = time ?? asOf
+    let knowing: Knowledge =
+      switch knowledge ?? .everything {
+      case .everything: .everything
+      case .appleKnew: .appleKnew(at: when)
+      case .weKnew: .weKnew(at: when)
+      }
+    return LedgerView(
+      LedgerState.fold(events, knowing: knowing), catalog: catalog ?? .empty,
+      options: ProjectionOptions(billingRetryIsEntitled: billingRetryIsEntitled ?? false))
+  }
+
+  /// How the snapshot differs from `expect` (empty when it matches or nothing is expected).
+  public func mismatches(of snapshot: LedgerSnapshot) throws -> [String] {
+    guard let expect else { return [] }
+    let actual = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(snapshot))
+    return expect.mismatches(in: actual)
+  }
+}
+
+/// A scenario that could not be read, with the place: `events[3].transaction.expiresDate`.
+public struct ScenarioError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+
+  public init(message: String) {
+    self.message = message
+  }
+
+  init(_ error: DecodingError) {
+    switch error {
+    case .keyNotFound(let key, let context):
+      message = "\(Self.path(context.codingPath + [key])): missing"
+    case .typeMismatch(let type, let context):
+      message = "\(Self.path(context.codingPath)): expected \(Self.name(of: type))"
+    case .valueNotFound(let type, let context):
+      message = "\(Self.path(context.codingPath)): expected \(Self.name(of: type)), found null"
+    case .dataCorrupted(let context):
+      message =
+        context.codingPath.isEmpty
+        ? "not valid JSON" : "\(Self.path(context.codingPath)): \(context.debugDescription)"
+    @unknown default:
+      message = "not a scenario"
+    }
+  }
+
+  public var description: String { message }
+
+  static func path(_ keys: [any CodingKey]) -> String {
+    keys.reduce(into: "") { path, key in
+      if let index = key.intValue,
+        key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)"
+      {
+        path += "[\(index)]"
+      } else {
+        path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+      }
+    }
+  }
+
+  private static func name(of type: Any.Type) -> String {
+    switch type {
+    case is String.Type: "a string"
+    case is Bool.Type: "true or false"
+    case is Int64.Type, is Int32.Type, is Int.Type, is Double.Type, is Timestamp.Type: "a number"
+    default: "\(type)"
+    }
+  }
+}

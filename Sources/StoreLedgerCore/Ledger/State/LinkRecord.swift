@@ -1,0 +1,14 @@
+/// The account the backend linked to a purchase chain; the newest link wins.
+public struct LinkRecord: Hashable, Sendable {
+  public var appAccountToken: String
+  public var linkedAt: Timestamp?
+  public var source: EventReference
+
+  func supersedes(_ other: LinkRecord) -> Bool {
+    let mine = linkedAt?.milliseconds ?? .min
+    let theirs = other.linkedAt?.milliseconds ?? .min
+    if mine != theirs { return mine > theirs }
+    if appAccountToken != other.appAccountToken { return appAccountToken > other.appAccountToken }
+    return source.ordersAfter(other.source)
+  }
+}

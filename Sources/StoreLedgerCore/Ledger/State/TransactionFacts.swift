@@ -1,0 +1,73 @@
+/// The fields of a signed transaction the projections decide by, copied out of the payload.
+public struct TransactionFacts: Hashable, Sendable {
+  public var transactionId: String
+  public var originalTransactionId: String
+  public var productId: String?
+  public var subscriptionGroupIdentifier: String?
+  public var type: ProductType?
+  public var purchaseDate: Timestamp?
+  public var expiresDate: Timestamp?
+  public var quantity: Int64
+  public var appAccountToken: String?
+  public var inAppOwnershipType: InAppOwnershipType?
+  public var isUpgraded: Bool
+  public var revocationDate: Timestamp?
+  public var revocationReason: RevocationReason?
+  public var revocationType: RevocationType?
+  public var revocationPercentage: Int32?
+  public var signedDate: Timestamp?
+
+  /// Nil when the payload lacks a transaction id: such a transaction cannot be keyed.
+  public init?(_ payload: JWSTransactionDecodedPayload) {
+    guard let transactionId = payload.transactionId, !transactionId.isEmpty else { return nil }
+    self.transactionId = transactionId
+    self.originalTransactionId = payload.originalTransactionId ?? transactionId
+    self.productId = payload.productId
+    self.subscriptionGroupIdentifier = payload.subscriptionGroupIdentifier
+    self.type = payload.type
+    self.purchaseDate = payload.purchaseDate
+    self.expiresDate = payload.expiresDate
+    self.quantity = Int64(payload.quantity ?? 1)
+    self.appAccountToken = payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+    self.inAppOwnershipType = payload.inAppOwnershipType
+    self.isUpgraded = payload.isUpgraded ?? false
+    self.revocationDate = payload.revocationDate
+    self.revocationReason = payload.revocationReason
+    self.revocationType = payload.revocationType
+    self.revocationPercentage = payload.revocationPercentage
+    self.signedDate = payload.signedDate
+  }
+
+  /// Auto-renewable: by type, or by an expiry date when Apple's type is missing or new.
+  public var isAutoRenewable: Bool {
+    type == .autoRenewableSubscription || (type == nil && expiresDate != nil)
+  }
+
+  /// Whether this snapshot replaces `other` as the newest knowledge of the transaction: the
+  /// later `signedDate` wins; equal ones are ordered by content, so the winner never depends
+  /// on arrival order, and a snapshot never supersedes itself.
+  func supersedes(_ other: TransactionFacts) -> Bool {
+    let mine = signedDate?.milliseconds ?? .min
+    let theirs = other.signedDate?.milliseconds ?? .min
+    if mine != theirs { return mine > theirs }
+    return ordersAfter(other)
+  }
+
+  private func ordersAfter(_ other: TransactionFacts) -> Bool {
+    let mine = tieBreakKey()
+    let theirs = other.tieBreakKey()
+    if mine != theirs { return theirs.lexicographicallyPrecedes(mine) }
+    return (productId ?? "", appAccountToken ?? "", inAppOwnershipType?.rawValue ?? "")
+      > (
+        other.productId ?? "", other.appAccountToken ?? "", other.inAppOwnershipType?.rawValue ?? ""
+      )
+  }
+
+  private func tieBreakKey() -> [Int64] {
+    [
+      revocationDate?.milliseconds ?? .min,
+      expiresDate?.milliseconds ?? .min, purchaseDate?.milliseconds ?? .min,
+      isUpgraded ? 1 : 0, quantity, Int64(revocationPercentage ?? -1),
+    ]
+  }
+}

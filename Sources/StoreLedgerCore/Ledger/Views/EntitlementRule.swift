@@ -1,0 +1,18 @@
+/// How a source grants an entitlement (projections/entitlements.md).
+public enum EntitlementRule: String, Hashable, Sendable, Codable, CaseIterable {
+  case subscription = "E1"
+  case nonConsumable = "E2"
+  case nonRenewing = "E3"
+  case consumable = "E4"
+
+  public var summary: String {
+    switch self {
+    case .subscription:
+      "E1: an auto-renewable subscription grants while its status is entitled (1, 4; 3 if configured)"
+    case .nonConsumable: "E2: a non-consumable grants from its purchase until revoked"
+    case .nonRenewing:
+      "E3: a non-renewing subscription grants from its purchase for the catalog's durationDays, until revoked"
+    case .consumable: "E4: a consumable grants while the account's balance of it is above zero"
+    }
+  }
+}

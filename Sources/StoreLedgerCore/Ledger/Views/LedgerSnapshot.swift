@@ -1,0 +1,143 @@
+/// Every projection at one time: the output of `storeledger fold --json`.
+public struct LedgerSnapshot: Hashable, Sendable, Encodable {
+  public var asOf: Timestamp
+  public var subscriptions: [SubscriptionView]
+  public var purchases: [PurchaseView]
+  public var consumables: [ConsumableView]
+  public var revocations: [RevocationView]
+  public var entitlements: [EntitlementView]
+}
+
+/// One subscription (`originalTransactionId`) at a time.
+public struct SubscriptionView: Hashable, Sendable, Encodable {
+  public var originalTransactionId: String
+  public var productId: String?
+  public var subscriptionGroupIdentifier: String?
+  public var appAccountToken: String?
+  public var inAppOwnershipType: String?
+  public var status: Int32
+  public var entitled: Bool
+  public var expiresDate: Timestamp?
+  public var gracePeriodExpiresDate: Timestamp?
+  public var autoRenewStatus: Int32?
+  public var autoRenewProductId: String?
+  /// Extra: the transaction of the current period, the rule applied, Apple's newest status.
+  public var transactionId: String
+  public var rule: String
+  public var appleStatus: Int32?
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: JSONKey.self)
+    try container.encode(originalTransactionId, forKey: "originalTransactionId")
+    try container.encode(productId, forKey: "productId")
+    try container.encode(subscriptionGroupIdentifier, forKey: "subscriptionGroupIdentifier")
+    try container.encode(appAccountToken, forKey: "appAccountToken")
+    try container.encode(inAppOwnershipType, forKey: "inAppOwnershipType")
+    try container.encode(status, forKey: "status")
+    try container.encode(entitled, forKey: "entitled")
+    try container.encode(expiresDate, forKey: "expiresDate")
+    try container.encode(gracePeriodExpiresDate, forKey: "gracePeriodExpiresDate")
+    try container.encode(autoRenewStatus, forKey: "autoRenewStatus")
+    try container.encode(autoRenewProductId, forKey: "autoRenewProductId")
+    try container.encode(transactionId, forKey: "transactionId")
+    try container.encode(rule, forKey: "rule")
+    try container.encode(appleStatus, forKey: "appleStatus")
+  }
+}
+
+/// A non-consumable or non-renewing subscription purchase at a time.
+public struct PurchaseView: Hashable, Sendable, Encodable {
+  public var transactionId: String
+  public var originalTransactionId: String
+  public var productId: String?
+  public var type: String?
+  public var appAccountToken: String?
+  public var entitled: Bool
+  /// Extra: the end of a non-renewing subscription, from the catalog.
+  public var expiresDate: Timestamp?
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: JSONKey.self)
+    try container.encode(transactionId, forKey: "transactionId")
+    try container.encode(originalTransactionId, forKey: "originalTransactionId")
+    try container.encode(productId, forKey: "productId")
+    try container.encode(type, forKey: "type")
+    try container.encode(appAccountToken, forKey: "appAccountToken")
+    try container.encode(entitled, forKey: "entitled")
+    try container.encode(expiresDate, forKey: "expiresDate")
+  }
+}
+
+/// The balance of one consumable for one account at a time, in units.
+public struct ConsumableView: Hashable, Sendable, Encodable {
+  public var appAccountToken: String?
+  public var productId: String
+  public var purchased: Int64
+  public var refunded: Int64
+  public var debited: Int64
+  public var balance: Int64 { purchased - refunded - debited }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: JSONKey.self)
+    try container.encode(appAccountToken, forKey: "appAccountToken")
+    try container.encode(productId, forKey: "productId")
+    try container.encode(purchased, forKey: "purchased")
+    try container.encode(refunded, forKey: "refunded")
+    try container.encode(debited, forKey: "debited")
+    try container.encode(balance, forKey: "balance")
+  }
+}
+
+/// A revoked transaction (refund or family revoke), and whether the revocation was reversed.
+public struct RevocationView: Hashable, Sendable, Encodable {
+  public var transactionId: String
+  public var originalTransactionId: String
+  public var productId: String?
+  public var revocationDate: Timestamp?
+  public var revocationReason: Int32?
+  public var revocationType: String?
+  public var reversed: Bool
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: JSONKey.self)
+    try container.encode(transactionId, forKey: "transactionId")
+    try container.encode(originalTransactionId, forKey: "originalTransactionId")
+    try container.encode(productId, forKey: "productId")
+    try container.encode(revocationDate, forKey: "revocationDate")
+    try container.encode(revocationReason, forKey: "revocationReason")
+    try container.encode(revocationType, forKey: "revocationType")
+    try container.encode(reversed, forKey: "reversed")
+  }
+}
+
+/// One entitlement of one account at a time.
+public struct EntitlementView: Hashable, Sendable, Encodable {
+  public var appAccountToken: String
+  public var entitlement: String
+  public var active: Bool
+  /// When it ends if nothing changes; nil for purchases that do not expire.
+  public var expiresDate: Timestamp?
+  /// The transaction that grants it (or last granted it).
+  public var source: String
+  /// Extra: the rule that decided the source.
+  public var rule: String
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: JSONKey.self)
+    try container.encode(appAccountToken, forKey: "appAccountToken")
+    try container.encode(entitlement, forKey: "entitlement")
+    try container.encode(active, forKey: "active")
+    try container.encode(expiresDate, forKey: "expiresDate")
+    try container.encode(source, forKey: "source")
+    try container.encode(rule, forKey: "rule")
+  }
+}
+
+/// A coding key from any string, so encoders can write explicit nulls key by key.
+struct JSONKey: CodingKey, ExpressibleByStringLiteral {
+  var stringValue: String
+  var intValue: Int? { nil }
+  init(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) { nil }
+  init(stringLiteral value: String) { self.stringValue = value }
+}

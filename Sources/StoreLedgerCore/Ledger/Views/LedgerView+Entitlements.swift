@@ -1,0 +1,143 @@
+extension LedgerView {
+  /// Every account's entitlements at `time`, active or not, one row per (account, name).
+  public func entitlements(at time: Timestamp) -> [EntitlementView] {
+    decidingGrants(at: time).map(\.view)
+  }
+
+  /// One account's entitlements at `time`.
+  public func entitlements(for appAccountToken: String, at time: Timestamp) -> [EntitlementView] {
+    decidingGrants(at: time).filter { $0.appAccountToken == appAccountToken }.map(\.view)
+  }
+
+  /// Why `entitlement` of the account is (in)active at `time`; nil when nothing ever granted it.
+  public func explainEntitlement(
+    _ entitlement: String, for appAccountToken: String, at time: Timestamp
+  ) -> Explanation? {
+    let grants = self.grants(at: time).filter {
+      $0.appAccountToken == appAccountToken && $0.entitlement == entitlement
+    }
+    guard let deciding = grants.max(by: { $1.decides(over: $0) }) else { return nil }
+    return Explanation(
+      subject: "entitlement \(entitlement)", answer: deciding.active ? "active" : "inactive",
+      rule: deciding.rule.summary, events: deciding.explanation.events,
+      because: grants.sorted { $0.decides(over: $1) }.map(\.explanation))
+  }
+
+  /// Why the subscription has its status at `time`; nil when it had not begun.
+  public func explainSubscription(_ originalTransactionId: String, at time: Timestamp)
+    -> Explanation?
+  {
+    guard let result = chains[originalTransactionId]?.evaluate(at: time) else { return nil }
+    let entitled = options.isEntitled(result.status) ? "entitled" : "not entitled"
+    return Explanation(
+      subject: "subscription \(originalTransactionId)",
+      answer: "status \(result.status.rawValue) (\(result.status.name)), \(entitled)",
+      rule: result.rule.summary, events: result.events)
+  }
+
+  private func decidingGrants(at time: Timestamp) -> [EntitlementGrant] {
+    var deciding: [String: EntitlementGrant] = [:]
+    for grant in grants(at: time) {
+      let key = grant.appAccountToken + "\u{0}" + grant.entitlement
+      if deciding[key].map({ grant.decides(over: $0) }) ?? true { deciding[key] = grant }
+    }
+    return deciding.values.sorted {
+      ($0.appAccountToken, $0.entitlement) < ($1.appAccountToken, $1.entitlement)
+    }
+  }
+
+  func grants(at time: Timestamp) -> [EntitlementGrant] {
+    subscriptionGrants(at: time) + purchaseGrants(at: time) + consumableGrants(at: time)
+  }
+
+  private func subscriptionGrants(at time: Timestamp) -> [EntitlementGrant] {
+    chains.keys.flatMap { id -> [EntitlementGrant] in
+      guard let view = subscription(id, at: time), let token = view.appAccountToken,
+        let product = view.productId, let explanation = explainSubscription(id, at: time)
+      else { return [] }
+      let end =
+        view.status == SubscriptionStatus.billingGracePeriod.rawValue
+        ? view.gracePeriodExpiresDate : view.expiresDate
+      return catalog.entitlements(of: product).map {
+        EntitlementGrant(
+          appAccountToken: token, entitlement: $0, active: view.entitled, expiresDate: end,
+          source: view.transactionId, rule: .subscription, explanation: explanation)
+      }
+    }
+  }
+
+  private func purchaseGrants(at time: Timestamp) -> [EntitlementGrant] {
+    state.transactions.values
+      .filter { $0.facts.type == .nonConsumable || $0.facts.type == .nonRenewingSubscription }
+      .filter { ($0.facts.purchaseDate ?? time) <= time }
+      .flatMap { record -> [EntitlementGrant] in
+        let view = purchase(record, at: time)
+        guard let token = view.appAccountToken, let product = view.productId else { return [] }
+        let rule: EntitlementRule =
+          record.facts.type == .nonRenewingSubscription ? .nonRenewing : .nonConsumable
+        let explanation = purchaseExplanation(record, view: view, rule: rule)
+        return catalog.entitlements(of: product).map {
+          EntitlementGrant(
+            appAccountToken: token, entitlement: $0, active: view.entitled,
+            expiresDate: view.expiresDate, source: view.transactionId, rule: rule,
+            explanation: explanation)
+        }
+      }
+  }
+
+  private func purchaseExplanation(
+    _ record: TransactionRecord, view: PurchaseView, rule: EntitlementRule
+  ) -> Explanation {
+    var events = [record.source]
+    if let revocation = record.revocation { events.append(revocation.source) }
+    if record.revocation != nil, let standing = record.standingSource { events.append(standing) }
+    return Explanation(
+      subject: "purchase \(view.transactionId)",
+      answer: view.entitled ? "entitled" : "not entitled",
+      rule: rule.summary, events: Array(Set(events)))
+  }
+
+  private func consumableGrants(at time: Timestamp) -> [EntitlementGrant] {
+    let purchases = state.transactions.values.filter {
+      $0.facts.type == .consumable && ($0.facts.purchaseDate ?? time) <= time
+    }
+    return consumables(at: time).flatMap { balance -> [EntitlementGrant] in
+      guard let token = balance.appAccountToken else { return [] }
+      let records = purchases.filter {
+        $0.facts.productId == balance.productId
+          && accountToken(ofChain: $0.facts.originalTransactionId, records: [$0]) == token
+      }
+      let latest = records.min(by: Self.newestPurchaseFirst)
+      let debits = state.debits.values.filter {
+        $0.debit.appAccountToken == token && $0.debit.productId == balance.productId
+          && ($0.debit.debitedAt ?? time) <= time
+      }
+      let explanation = Explanation(
+        subject: "balance of \(balance.productId)",
+        answer:
+          "\(balance.balance) = \(balance.purchased) purchased − \(balance.refunded) refunded − \(balance.debited) debited",
+        rule: EntitlementRule.consumable.summary,
+        events: records.map(\.source) + records.compactMap { $0.revocation?.source }
+          + debits.map(\.source))
+      return catalog.entitlements(of: balance.productId).map {
+        EntitlementGrant(
+          appAccountToken: token, entitlement: $0, active: balance.balance > 0, expiresDate: nil,
+          source: latest?.facts.transactionId ?? "", rule: .consumable, explanation: explanation)
+      }
+    }
+  }
+}
+
+extension SubscriptionStatus {
+  /// The status's name in the reference's words.
+  public var name: String {
+    switch self {
+    case .active: "active"
+    case .expired: "expired"
+    case .billingRetry: "billing retry"
+    case .billingGracePeriod: "billing grace period"
+    case .revoked: "revoked"
+    default: "unknown \(rawValue)"
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/// The answers a folded state gives at any time T, through a product catalog. Pure: the
+/// caller chooses T (there is no clock here).
+public struct LedgerView: Sendable {
+  public let state: LedgerState
+  public let catalog: ProductCatalog
+  public let options: ProjectionOptions
+  /// Auto-renewable chains by `originalTransactionId`.
+  public let chains: [String: SubscriptionChain]
+
+  public init(
+    _ state: LedgerState, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init()
+  ) {
+    self.state = state
+    self.catalog = catalog
+    self.options = options
+    var grouped: [String: [TransactionRecord]] = [:]
+    for record in state.transactions.values where record.facts.isAutoRenewable {
+      grouped[record.facts.originalTransactionId, default: []].append(record)
+    }
+    self.chains = grouped.reduce(into: [:]) { chains, entry in
+      chains[entry.key] = SubscriptionChain(
+        originalTransactionId: entry.key,
+        transactions: entry.value.sorted(by: Self.newestPurchaseFirst),
+        renewals: state.renewals[entry.key] ?? RenewalHistory(),
+        appleStatus: state.appleStatuses[entry.key])
+    }
+  }
+
+  /// Every projection at `time`, in a stable order.
+  public func snapshot(at time: Timestamp) -> LedgerSnapshot {
+    LedgerSnapshot(
+      asOf: time, subscriptions: subscriptions(at: time), purchases: purchases(at: time),
+      consumables: consumables(at: time), revocations: revocations(at: time),
+      entitlements: entitlements(at: time))
+  }
+
+  // MARK: Accounts
+
+  /// The account a purchase chain belongs to: the token Apple signed into its newest
+  /// transaction that has one, else its renewal info's, else the one the backend forwarded
+  /// with a transaction, else the backend's link.
+  public func accountToken(ofChain originalTransactionId: String, records: [TransactionRecord])
+    -> String?
+  {
+    let signed = records.filter { $0.facts.appAccountToken != nil }
+      .max {
+        ($0.facts.signedDate ?? .init(milliseconds: .min))
+          < ($1.facts.signedDate ?? .init(milliseconds: .min))
+      }
+    if let token = signed?.facts.appAccountToken { return token }
+    if let token = state.renewals[originalTransactionId]?.newest?.appAccountToken { return token }
+    if let token = records.compactMap(\.forwardedAccountToken).max() { return token }
+    return state.links[originalTransactionId]?.appAccountToken
+  }
+
+  // MARK: Subscriptions
+
+  public func subscriptions(at time: Timestamp) -> [SubscriptionView] {
+    chains.keys.sorted().compactMap { subscription($0, at: time) }
+  }
+
+  public func subscription(_ originalTransactionId: String, at time: Timestamp)
+    -> SubscriptionView?
+  {
+    guard let chain = chains[originalTransactionId], let result = chain.evaluate(at: time)
+    else { return nil }
+    let facts = result.current.facts
+    let renewal = chain.renewals.inForce(at: time)
+    let grace = result.renewal?.gracePeriodExpiresDate ?? renewal?.gracePeriodExpiresDate
+    return SubscriptionView(
+      originalTransactionId: originalTransactionId, productId: facts.productId,
+      subscriptionGroupIdentifier: facts.subscriptionGroupIdentifier,
+      appAccountToken: accountToken(ofChain: originalTransactionId, records: chain.transactions),
+      inAppOwnershipType: facts.inAppOwnershipType?.rawValue, status: result.status.rawValue,
+      entitled: options.isEntitled(result.status), expiresDate: facts.expiresDate,
+      gracePeriodExpiresDate: grace, autoRenewStatus: renewal?.autoRenewStatus?.rawValue,
+      autoRenewProductId: renewal?.autoRenewProductId, transactionId: facts.transactionId,
+      rule: result.rule.rawValue, appleStatus: chain.appleStatus?.status.rawValue)
+  }
+
+  // MARK: One-time purchases
+
+  public func purchases(at time: Timestamp) -> [PurchaseView] {
+    state.transactions.values
+      .filter { $0.facts.type == .nonConsumable || $0.facts.type == .nonRenewingSubscription }
+      .filter { ($0.facts.purchaseDate ?? time) <= time }
+      .sorted { $0.facts.transactionId < $1.facts.transactionId }
+      .map { purchase($0, at: time) }
+  }
+
+  func purchase(_ record: TransactionRecord, at time: Timestamp) -> PurchaseView {
+    let facts = record.facts
+    let end =
+      facts.type == .nonRenewingSubscription
+      ? facts.productId.flatMap { catalog.nonRenewingEnd(of: $0, purchasedAt: facts.purchaseDate) }
+      : nil
+    return PurchaseView(
+      transactionId: facts.transactionId, originalTransactionId: facts.originalTransactionId,
+      productId: facts.productId, type: facts.type?.rawValue,
+      appAccountToken: accountToken(ofChain: facts.originalTransactionId, records: [record]),
+      entitled: !record.isRevoked(at: time) && end.map { time < $0 } ?? true, expiresDate: end)
+  }
+
+  // MARK: Revocations
+
+  public func revocations(at time: Timestamp) -> [RevocationView] {
+    state.transactions.values
+      .compactMap { record -> RevocationView? in
+        guard let revocation = record.revocation, (revocation.date ?? time) <= time else {
+          return nil
+        }
+        return RevocationView(
+          transactionId: record.facts.transactionId,
+          originalTransactionId: record.facts.originalTransactionId,
+          productId: record.facts.productId, revocationDate: revocation.date,
+          revocationReason: revocation.reason?.rawValue, revocationType: revocation.type?.rawValue,
+          reversed: !record.isRevoked)
+      }
+      .sorted { $0.transactionId < $1.transactionId }
+  }
+
+  static func newestPurchaseFirst(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+    let left = (lhs.facts.purchaseDate?.milliseconds ?? .min, lhs.facts.transactionId)
+    let right = (rhs.facts.purchaseDate?.milliseconds ?? .min, rhs.facts.transactionId)
+    return left > right
+  }
+}
