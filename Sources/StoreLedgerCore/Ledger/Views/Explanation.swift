@@ -18,9 +18,9 @@ public struct Explanation: Hashable, Sendable, Encodable {
     self.subject = subject
     self.answer = answer
     self.rule = rule
-    self.events = events.sorted {
-      ($0.signedDate?.milliseconds ?? .min, $0.key ?? "")
-        < ($1.signedDate?.milliseconds ?? .min, $1.key ?? "")
+    self.events = Array(Set(events)).sorted {
+      ($0.signedDate?.milliseconds ?? .min, $0.key ?? "", $0.eventType)
+        < ($1.signedDate?.milliseconds ?? .min, $1.key ?? "", $1.eventType)
     }
     self.because = because
   }

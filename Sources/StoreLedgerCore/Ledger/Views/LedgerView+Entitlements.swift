@@ -94,7 +94,7 @@ extension LedgerView {
     return Explanation(
       subject: "purchase \(view.transactionId)",
       answer: view.entitled ? "entitled" : "not entitled",
-      rule: rule.summary, events: Array(Set(events)))
+      rule: rule.summary, events: events)
   }
 
   private func consumableGrants(at time: Timestamp) -> [EntitlementGrant] {
