@@ -24,7 +24,12 @@ public struct Scenario: Sendable, Decodable {
   /// Decodes a scenario; errors name the event index and field.
   public static func decode(_ data: Data) throws(ScenarioError) -> Scenario {
     do {
-      return try JSONDecoder().decode(Scenario.self, from: data)
+      var scenario = try JSONDecoder().decode(Scenario.self, from: data)
+      // Explanations cite scenario events by their place in the file.
+      for index in scenario.events.indices where scenario.events[index].key == nil {
+        scenario.events[index].key = "events[\(index)]"
+      }
+      return scenario
     } catch let error as DecodingError {
       throw ScenarioError(error)
     } catch {

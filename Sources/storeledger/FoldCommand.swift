@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import StoreLedgerCore
+
+struct FoldCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "fold",
+    abstract: "Fold a scenario's events and print the projected state.",
+    discussion: """
+      Reads a scenario file (design.md, "Scenario files"; examples in projections/scenarios):
+      events with decoded payloads and Apple's field names, an optional catalog, and asOf.
+      Prints subscriptions (status 1 active, 2 expired, 3 billing retry, 4 grace period,
+      5 revoked), one-time purchases, consumable balances, revocations and entitlements at
+      asOf, or at --as-of when given.
+
+      Exit codes: 0 success; 1 the scenario cannot be read (the message names the event index
+      and field), or --check found a difference from the scenario's "expect"; 2 usage error.
+
+      Examples:
+        storeledger fold projections/scenarios/21-refund-current-period.json
+        storeledger fold scenario.json --as-of 2026-02-15T00:00:00Z --json
+        storeledger fold scenario.json --as-of 1771113600000 --explain
+        storeledger fold scenario.json --check
+      """)
+
+  @Argument(help: "Scenario file, or - for standard input.")
+  var file: String
+
+  @Option(
+    name: .customLong("as-of"),
+    help: "Evaluate at this time (ISO 8601 or milliseconds) instead of the scenario's asOf.")
+  var asOf: String?
+
+  @Flag(help: "Print the projections as JSON.")
+  var json = false
+
+  @Flag(help: "Also explain every subscription status and entitlement (rule and events).")
+  var explain = false
+
+  @Flag(help: "Compare with the scenario's \"expect\" and exit 1 on any difference.")
+  var check = false
+
+  func validate() throws {
+    _ = try requestedTime()
+  }
+
+  func run() throws {
+    let scenario: Scenario
+    do {
+      scenario = try Scenario.decode(Data(try InputReader.bytes(file)))
+    } catch let error as ScenarioError {
+      return try fail(code: "invalid_scenario", message: error.message)
+    } catch let error as InputReader.Failure {
+      return try fail(code: "unreadable_input", message: error.message)
+    }
+    let time = try requestedTime() ?? scenario.asOf
+    let view = scenario.view(at: time)
+    let snapshot = view.snapshot(at: time)
+    print(json ? try FoldOutput.json(snapshot) : FoldOutput.tables(snapshot), terminator: "")
+    if explain { print(FoldOutput.explanations(view, snapshot: snapshot), terminator: "") }
+    if check { try compare(scenario, snapshot) }
+  }
+
+  private func compare(_ scenario: Scenario, _ snapshot: LedgerSnapshot) throws {
+    guard scenario.expect != nil else {
+      return try fail(code: "no_expectation", message: "the scenario has no \"expect\" to check")
+    }
+    let differences = try scenario.mismatches(of: snapshot)
+    guard differences.isEmpty else {
+      return try fail(
+        code: "expectation_mismatch", message: differences.joined(separator: "\n  "))
+    }
+    FileHandle.standardError.write(Data("check: matches the scenario's expect\n".utf8))
+  }
+
+  private func requestedTime() throws -> Timestamp? {
+    guard let asOf else { return nil }
+    if let milliseconds = Int64(asOf) { return Timestamp(milliseconds: milliseconds) }
+    guard let date = ISO8601Parsing.date(asOf) else {
+      throw ValidationError("--as-of must be an ISO 8601 time or milliseconds since 1970")
+    }
+    return Timestamp(date)
+  }
+
+  private func fail(code: String, message: String) throws {
+    FileHandle.standardError.write(Data("error: \(code): \(message)\n".utf8))
+    throw ExitCode.failure
+  }
+}
