@@ -59,6 +59,11 @@ let package = Package(
       path: "Benchmarks/VerificationBenchmark"
     ),
     .executableTarget(
+      name: "FoldBenchmark",
+      dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"],
+      path: "Benchmarks/FoldBenchmark"
+    ),
+    .executableTarget(
       name: "AppendBenchmark",
       dependencies: [
         "StoreLedgerPostgres",
@@ -101,7 +106,7 @@ let package = Package(
     ),
     .testTarget(
       name: "StoreLedgerCLITests",
-      dependencies: ["storeledger", "StoreLedgerTestSupport"]
+      dependencies: ["storeledger", "StoreLedgerPostgres", "StoreLedgerTestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -23,8 +23,11 @@ public struct EventReference: Hashable, Sendable, Codable {
 
 extension LedgerEvent {
   /// How explanations cite this event.
-  public var reference: EventReference {
-    var reference = EventReference(key: key, eventType: eventType, signedDate: effectiveDate)
+  public var reference: EventReference { compiled.reference }
+
+  static func makeReference(_ body: Body, key: String?) -> EventReference {
+    var reference = EventReference(
+      key: key, eventType: body.eventType, signedDate: body.effectiveDate)
     switch body {
     case .notification(let event):
       let type = event.notification.notificationType?.rawValue ?? "?"

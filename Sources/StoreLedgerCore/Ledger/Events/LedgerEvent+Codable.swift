@@ -22,9 +22,10 @@ extension LedgerEvent: Codable {
             "an event needs exactly one of notification, transaction, renewalInfo, status, debit, link"
         ))
     }
-    body = try Self.body(kind, in: container)
-    recordedAt = try container.decodeIfPresent(Timestamp.self, forKey: .recordedAt)
-    key = try container.decodeIfPresent(String.self, forKey: .key)
+    self.init(
+      try Self.body(kind, in: container),
+      recordedAt: try container.decodeIfPresent(Timestamp.self, forKey: .recordedAt),
+      key: try container.decodeIfPresent(String.self, forKey: .key))
   }
 
   private static func body(_ kind: Keys, in container: KeyedDecodingContainer<Keys>) throws

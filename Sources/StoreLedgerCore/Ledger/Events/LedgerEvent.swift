@@ -1,11 +1,20 @@
 /// One fact in the log, as the reducers see it: what happened (`body`), when StoreLedger
 /// recorded it, and a reference that explanations point back to.
 public struct LedgerEvent: Hashable, Sendable {
-  public var body: Body
+  /// What happened. Kept inside ``compiled``, so copying an event copies one reference.
+  public var body: Body {
+    get { compiled.body }
+    set { compiled = FoldInput(newValue, key: key) }
+  }
   /// When StoreLedger stored the event; for "as we knew it at T" folds.
   public var recordedAt: Timestamp?
   /// The event's idempotency key (or a scenario's index), shown in explanations.
-  public var key: String?
+  public var key: String? {
+    didSet { compiled = FoldInput(compiled.body, key: key) }
+  }
+  /// What the reducers read, extracted once when the event is made: folding then copies one
+  /// reference per event instead of Apple's whole payloads.
+  public private(set) var compiled: FoldInput
 
   public enum Body: Hashable, Sendable {
     case notification(NotificationReceived)
@@ -17,14 +26,33 @@ public struct LedgerEvent: Hashable, Sendable {
   }
 
   public init(_ body: Body, recordedAt: Timestamp? = nil, key: String? = nil) {
-    self.body = body
     self.recordedAt = recordedAt
     self.key = key
+    self.compiled = FoldInput(body, key: key)
+  }
+
+  public static func == (lhs: LedgerEvent, rhs: LedgerEvent) -> Bool {
+    lhs.body == rhs.body && lhs.recordedAt == rhs.recordedAt && lhs.key == rhs.key
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(body)
+    hasher.combine(recordedAt)
+    hasher.combine(key)
   }
 
   /// The stable, versioned type stored in the log's `event_type`.
+  public var eventType: String { body.eventType }
+
+  /// Apple's time for Apple's data (`signedDate`), the backend's time for its commands: what
+  /// "as Apple knew it at T" compares.
+  public var effectiveDate: Timestamp? { body.effectiveDate }
+}
+
+extension LedgerEvent.Body {
+  /// The stable, versioned type stored in the log's `event_type`.
   public var eventType: String {
-    switch body {
+    switch self {
     case .notification: NotificationReceived.eventType
     case .transaction: TransactionObserved.eventType
     case .renewalInfo: RenewalInfoObserved.eventType
@@ -37,7 +65,7 @@ public struct LedgerEvent: Hashable, Sendable {
   /// Apple's time for Apple's data (`signedDate`), the backend's time for its commands: what
   /// "as Apple knew it at T" compares.
   public var effectiveDate: Timestamp? {
-    switch body {
+    switch self {
     case .notification(let event): event.notification.signedDate
     case .transaction(let event): event.transaction.signedDate
     case .renewalInfo(let event): event.renewalInfo.signedDate

@@ -3,12 +3,14 @@
 public struct AppleStatusRecord: Hashable, Sendable {
   public var status: SubscriptionStatus
   public var signedDate: Timestamp?
-  public var source: EventReference
+  let input: FoldInput
+
+  public var source: EventReference { input.reference }
 
   func supersedes(_ other: AppleStatusRecord) -> Bool {
     let mine = (signedDate?.milliseconds ?? .min, Int64(status.rawValue))
     let theirs = (other.signedDate?.milliseconds ?? .min, Int64(other.status.rawValue))
     if mine != theirs { return mine > theirs }
-    return source.ordersAfter(other.source)
+    return input.ordersAfter(other.input)
   }
 }

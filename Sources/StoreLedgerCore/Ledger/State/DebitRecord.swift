@@ -1,7 +1,9 @@
 /// One backend debit, kept once per id.
 public struct DebitRecord: Hashable, Sendable {
   public var debit: ConsumableDebited
-  public var source: EventReference
+  let input: FoldInput
+
+  public var source: EventReference { input.reference }
 
   /// Two debits with one id are one command; should their contents differ, the same one is
   /// kept whatever the order.
@@ -12,6 +14,6 @@ public struct DebitRecord: Hashable, Sendable {
     let names = (debit.appAccountToken, debit.productId)
     let otherNames = (other.debit.appAccountToken, other.debit.productId)
     if names != otherNames { return names < otherNames }
-    return source.ordersAfter(other.source)
+    return input.ordersAfter(other.input)
   }
 }

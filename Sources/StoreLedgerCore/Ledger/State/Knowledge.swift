@@ -12,7 +12,7 @@ public enum Knowledge: Hashable, Sendable {
   public func admits(_ event: LedgerEvent) -> Bool {
     switch self {
     case .everything: true
-    case .appleKnew(let time): event.effectiveDate.map { $0 <= time } ?? false
+    case .appleKnew(let time): event.compiled.effectiveDate.map { $0 <= time } ?? false
     case .weKnew(let time): event.recordedAt.map { $0 <= time } ?? false
     }
   }

@@ -18,12 +18,12 @@ public struct LedgerState: Hashable, Sendable {
 
   public struct PendingReversal: Hashable, Sendable {
     public var signedDate: Timestamp?
-    public var source: EventReference
+    let input: FoldInput
 
     func supersedes(_ other: PendingReversal) -> Bool {
       let mine = signedDate?.milliseconds ?? .min
       let theirs = other.signedDate?.milliseconds ?? .min
-      return mine != theirs ? mine > theirs : source.ordersAfter(other.source)
+      return mine != theirs ? mine > theirs : input.ordersAfter(other.input)
     }
   }
 
@@ -40,97 +40,97 @@ public struct LedgerState: Hashable, Sendable {
   /// Folds `events` in the given order (the result does not depend on it).
   public static func fold<Events: Sequence<LedgerEvent>>(_ events: Events) -> LedgerState {
     var state = LedgerState()
+    // Most events name a transaction: room for them up front saves rehashing while growing.
+    state.transactions.reserveCapacity(events.underestimatedCount / 2)
     for event in events { state.apply(event) }
+    return state
+  }
+
+  /// Folds an array: the common case, compiled without generic dispatch per event.
+  public static func fold(_ events: [LedgerEvent]) -> LedgerState {
+    var state = LedgerState()
+    state.transactions.reserveCapacity(events.count / 2)
+    for index in events.indices { state.apply(events[index].compiled) }
     return state
   }
 
   /// `evolve` in place.
   public mutating func apply(_ event: LedgerEvent) {
-    switch event.body {
-    case .notification(let received): apply(received, source: event.reference)
-    case .transaction(let observed):
-      absorb(observed.transaction, source: event.reference)
-      if let token = observed.appAccountToken, !token.isEmpty,
-        let id = observed.transaction.transactionId
-      {
-        transactions[id]?.absorbForwardedToken(token)
+    apply(event.compiled)
+  }
+
+  mutating func apply(_ input: FoldInput) {
+    switch input.change {
+    case .notification(let transaction, let renewal, let isReversal, let status):
+      if let transaction {
+        absorb(transaction, source: input)
+        if isReversal {
+          absorbReversal(
+            of: transaction.transactionId, signedDate: input.effectiveDate, source: input)
+        }
       }
-    case .renewalInfo(let observed): absorb(observed.renewalInfo, source: event.reference)
-    case .status(let observed): apply(observed, source: event.reference)
-    case .debit(let debit): absorb(debit, source: event.reference)
-    case .link(let link): absorb(link, source: event.reference)
-    }
-  }
-
-  private mutating func apply(_ received: NotificationReceived, source: EventReference) {
-    if let transaction = received.transaction { absorb(transaction, source: source) }
-    if let renewal = received.renewalInfo { absorb(renewal, source: source) }
-    let notification = received.notification
-    if notification.notificationType == .refundReversed,
-      let id = received.transaction?.transactionId
-    {
-      absorbReversal(of: id, signedDate: notification.signedDate, source: source)
-    }
-    if let status = notification.data?.status,
-      let id = received.transaction?.originalTransactionId
-        ?? received.renewalInfo?.originalTransactionId
-    {
-      absorb(
-        AppleStatusRecord(status: status, signedDate: notification.signedDate, source: source),
-        for: id)
-    }
-  }
-
-  private mutating func apply(_ observed: StatusObserved, source: EventReference) {
-    if let transaction = observed.transaction { absorb(transaction, source: source) }
-    if let renewal = observed.renewalInfo { absorb(renewal, source: source) }
-    if let status = observed.status {
-      absorb(
-        AppleStatusRecord(status: status, signedDate: observed.signedDate, source: source),
-        for: observed.originalTransactionId)
-    }
-  }
-
-  private mutating func absorb(_ payload: JWSTransactionDecodedPayload, source: EventReference) {
-    guard let facts = TransactionFacts(payload) else { return }
-    if transactions[facts.transactionId]?.absorb(facts, source: source) == nil {
-      var record = TransactionRecord(facts: facts, source: source)
-      if let reversal = pendingReversals.removeValue(forKey: facts.transactionId) {
-        record.absorbReversal(signedDate: reversal.signedDate, source: reversal.source)
+      if let renewal { absorb(renewal, source: input) }
+      if let status, let id = transaction?.originalTransactionId ?? renewal?.originalTransactionId {
+        absorb(
+          AppleStatusRecord(status: status, signedDate: input.effectiveDate, input: input), for: id)
       }
-      transactions[facts.transactionId] = record
+    case .transaction(let transaction, let forwardedToken):
+      guard let transaction else { return }
+      absorb(transaction, source: input)
+      if let forwardedToken {
+        transactions[transaction.transactionId]?.absorbForwardedToken(forwardedToken)
+      }
+    case .renewal(let renewal):
+      if let renewal { absorb(renewal, source: input) }
+    case .status(let id, let transaction, let renewal, let status):
+      if let transaction { absorb(transaction, source: input) }
+      if let renewal { absorb(renewal, source: input) }
+      if let status {
+        absorb(
+          AppleStatusRecord(status: status, signedDate: input.effectiveDate, input: input), for: id)
+      }
+    case .debit(let debit):
+      let record = DebitRecord(debit: debit, input: input)
+      if debits[debit.id].map({ record.supersedes($0) }) ?? true { debits[debit.id] = record }
+    case .link(let link):
+      let record = LinkRecord(
+        appAccountToken: link.appAccountToken, linkedAt: link.linkedAt, input: input)
+      let id = link.originalTransactionId
+      if links[id].map({ record.supersedes($0) }) ?? true { links[id] = record }
     }
+  }
+
+  private mutating func absorb(_ facts: TransactionFacts, source: FoldInput) {
+    if let index = transactions.index(forKey: facts.transactionId) {
+      transactions.values[index].absorb(facts, source: source)
+      return
+    }
+    var record = TransactionRecord(facts: facts, source: source)
+    if let reversal = pendingReversals.removeValue(forKey: facts.transactionId) {
+      record.absorbReversal(signedDate: reversal.signedDate, source: reversal.input)
+    }
+    transactions[facts.transactionId] = record
+  }
+
+  private mutating func absorb(_ renewal: RenewalFacts, source: FoldInput) {
+    renewals[renewal.originalTransactionId, default: RenewalHistory()].insert(
+      RenewalRecord(facts: renewal, input: source))
   }
 
   private mutating func absorbReversal(
-    of transactionId: String, signedDate: Timestamp?, source: EventReference
+    of transactionId: String, signedDate: Timestamp?, source: FoldInput
   ) {
-    if transactions[transactionId]?.absorbReversal(signedDate: signedDate, source: source) == nil {
-      let reversal = PendingReversal(signedDate: signedDate, source: source)
-      if pendingReversals[transactionId].map({ reversal.supersedes($0) }) ?? true {
-        pendingReversals[transactionId] = reversal
-      }
+    if let index = transactions.index(forKey: transactionId) {
+      transactions.values[index].absorbReversal(signedDate: signedDate, source: source)
+      return
     }
-  }
-
-  private mutating func absorb(_ payload: JWSRenewalInfoDecodedPayload, source: EventReference) {
-    guard let record = RenewalRecord(payload, source: source) else { return }
-    renewals[record.originalTransactionId, default: RenewalHistory()].insert(record)
+    let reversal = PendingReversal(signedDate: signedDate, input: source)
+    if pendingReversals[transactionId].map({ reversal.supersedes($0) }) ?? true {
+      pendingReversals[transactionId] = reversal
+    }
   }
 
   private mutating func absorb(_ record: AppleStatusRecord, for id: String) {
     if appleStatuses[id].map({ record.supersedes($0) }) ?? true { appleStatuses[id] = record }
-  }
-
-  private mutating func absorb(_ debit: ConsumableDebited, source: EventReference) {
-    let record = DebitRecord(debit: debit, source: source)
-    if debits[debit.id].map({ record.supersedes($0) }) ?? true { debits[debit.id] = record }
-  }
-
-  private mutating func absorb(_ link: AccountLinked, source: EventReference) {
-    let record = LinkRecord(
-      appAccountToken: link.appAccountToken, linkedAt: link.linkedAt, source: source)
-    let id = link.originalTransactionId
-    if links[id].map({ record.supersedes($0) }) ?? true { links[id] = record }
   }
 }

@@ -2,13 +2,15 @@
 public struct LinkRecord: Hashable, Sendable {
   public var appAccountToken: String
   public var linkedAt: Timestamp?
-  public var source: EventReference
+  let input: FoldInput
+
+  public var source: EventReference { input.reference }
 
   func supersedes(_ other: LinkRecord) -> Bool {
     let mine = linkedAt?.milliseconds ?? .min
     let theirs = other.linkedAt?.milliseconds ?? .min
     if mine != theirs { return mine > theirs }
     if appAccountToken != other.appAccountToken { return appAccountToken > other.appAccountToken }
-    return source.ordersAfter(other.source)
+    return input.ordersAfter(other.input)
   }
 }

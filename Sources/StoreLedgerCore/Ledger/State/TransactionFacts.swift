@@ -1,21 +1,23 @@
-/// The fields of a signed transaction the projections decide by, copied out of the payload.
-public struct TransactionFacts: Hashable, Sendable {
-  public var transactionId: String
-  public var originalTransactionId: String
-  public var productId: String?
-  public var subscriptionGroupIdentifier: String?
-  public var type: ProductType?
-  public var purchaseDate: Timestamp?
-  public var expiresDate: Timestamp?
-  public var quantity: Int64
-  public var appAccountToken: String?
-  public var inAppOwnershipType: InAppOwnershipType?
-  public var isUpgraded: Bool
-  public var revocationDate: Timestamp?
-  public var revocationReason: RevocationReason?
-  public var revocationType: RevocationType?
-  public var revocationPercentage: Int32?
-  public var signedDate: Timestamp?
+/// The fields of a signed transaction the projections decide by, copied out of the payload
+/// once. Immutable and shared by reference: records and fold inputs copy a pointer, not the
+/// fields.
+public final class TransactionFacts: Hashable, Sendable {
+  public let transactionId: String
+  public let originalTransactionId: String
+  public let productId: String?
+  public let subscriptionGroupIdentifier: String?
+  public let type: ProductType?
+  public let purchaseDate: Timestamp?
+  public let expiresDate: Timestamp?
+  public let quantity: Int64
+  public let appAccountToken: String?
+  public let inAppOwnershipType: InAppOwnershipType?
+  public let isUpgraded: Bool
+  public let revocationDate: Timestamp?
+  public let revocationReason: RevocationReason?
+  public let revocationType: RevocationType?
+  public let revocationPercentage: Int32?
+  public let signedDate: Timestamp?
 
   /// Nil when the payload lacks a transaction id: such a transaction cannot be keyed.
   public init?(_ payload: JWSTransactionDecodedPayload) {
@@ -36,6 +38,25 @@ public struct TransactionFacts: Hashable, Sendable {
     self.revocationType = payload.revocationType
     self.revocationPercentage = payload.revocationPercentage
     self.signedDate = payload.signedDate
+  }
+
+  public static func == (lhs: TransactionFacts, rhs: TransactionFacts) -> Bool {
+    if lhs === rhs { return true }
+    return lhs.transactionId == rhs.transactionId && lhs.signedDate == rhs.signedDate
+      && lhs.originalTransactionId == rhs.originalTransactionId && lhs.productId == rhs.productId
+      && lhs.subscriptionGroupIdentifier == rhs.subscriptionGroupIdentifier
+      && lhs.type == rhs.type && lhs.purchaseDate == rhs.purchaseDate
+      && lhs.expiresDate == rhs.expiresDate && lhs.quantity == rhs.quantity
+      && lhs.appAccountToken == rhs.appAccountToken
+      && lhs.inAppOwnershipType == rhs.inAppOwnershipType && lhs.isUpgraded == rhs.isUpgraded
+      && lhs.revocationDate == rhs.revocationDate && lhs.revocationReason == rhs.revocationReason
+      && lhs.revocationType == rhs.revocationType
+      && lhs.revocationPercentage == rhs.revocationPercentage
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(transactionId)
+    hasher.combine(signedDate)
   }
 
   /// Auto-renewable: by type, or by an expiry date when Apple's type is missing or new.

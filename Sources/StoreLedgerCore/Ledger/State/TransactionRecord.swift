@@ -4,42 +4,53 @@
 public struct TransactionRecord: Hashable, Sendable {
   /// The newest snapshot by `signedDate`.
   public private(set) var facts: TransactionFacts
-  public private(set) var source: EventReference
+  private var input: FoldInput
   /// The newest snapshot that carried a `revocationDate`, kept after a reversal clears it.
   public private(set) var revocation: Revocation?
   /// The newest `signedDate` of evidence that the transaction stands: a snapshot without
   /// `revocationDate`, or a `REFUND_REVERSED` notification.
   public private(set) var standingSince: Timestamp?
-  public private(set) var standingSource: EventReference?
+  private var standingInput: FoldInput?
   /// The account the backend named when it forwarded the transaction (if Apple's has none).
   public private(set) var forwardedAccountToken: String?
 
+  /// The event that brought the newest snapshot.
+  public var source: EventReference { input.reference }
+  /// The event that brought the newest standing evidence.
+  public var standingSource: EventReference? { standingInput?.reference }
+
   public struct Revocation: Hashable, Sendable {
-    public var date: Timestamp?
-    public var reason: RevocationReason?
-    public var type: RevocationType?
-    public var percentage: Int32?
-    public var signedDate: Timestamp?
-    public var source: EventReference
+    let facts: TransactionFacts
+    let input: FoldInput
+    public var date: Timestamp? { facts.revocationDate }
+    public var reason: RevocationReason? { facts.revocationReason }
+    public var type: RevocationType? { facts.revocationType }
+    public var percentage: Int32? { facts.revocationPercentage }
+    public var signedDate: Timestamp? { facts.signedDate }
+    public var source: EventReference { input.reference }
   }
 
-  init(facts: TransactionFacts, source: EventReference) {
+  init(facts: TransactionFacts, source: FoldInput) {
     self.facts = facts
-    self.source = source
+    self.input = source
     absorbRevocationEvidence(facts, source: source)
   }
 
   /// Merges another snapshot of the same transaction.
-  mutating func absorb(_ snapshot: TransactionFacts, source: EventReference) {
-    if snapshot.supersedes(facts) || (snapshot == facts && source.ordersAfter(self.source)) {
+  mutating func absorb(_ snapshot: TransactionFacts, source: FoldInput) {
+    if snapshot !== facts,
+      snapshot.supersedes(facts) || (snapshot == facts && source.ordersAfter(input))
+    {
       facts = snapshot
-      self.source = source
+      input = source
+    } else if snapshot === facts, source.ordersAfter(input) {
+      input = source
     }
     absorbRevocationEvidence(snapshot, source: source)
   }
 
   /// A `REFUND_REVERSED` notification signed at `signedDate`.
-  mutating func absorbReversal(signedDate: Timestamp?, source: EventReference) {
+  mutating func absorbReversal(signedDate: Timestamp?, source: FoldInput) {
     noteStanding(signedDate, source: source)
   }
 
@@ -49,27 +60,24 @@ public struct TransactionRecord: Hashable, Sendable {
   }
 
   private mutating func absorbRevocationEvidence(
-    _ snapshot: TransactionFacts, source: EventReference
+    _ snapshot: TransactionFacts, source: FoldInput
   ) {
     guard snapshot.revocationDate != nil else {
       noteStanding(snapshot.signedDate, source: source)
       return
     }
-    let candidate = Revocation(
-      date: snapshot.revocationDate, reason: snapshot.revocationReason,
-      type: snapshot.revocationType, percentage: snapshot.revocationPercentage,
-      signedDate: snapshot.signedDate, source: source)
+    let candidate = Revocation(facts: snapshot, input: source)
     if revocation.map({ candidate.isNewer(than: $0) }) ?? true { revocation = candidate }
   }
 
-  private mutating func noteStanding(_ signedDate: Timestamp?, source: EventReference) {
+  private mutating func noteStanding(_ signedDate: Timestamp?, source: FoldInput) {
     guard let signedDate else { return }
     let newer = standingSince.map { signedDate > $0 } ?? true
     let sameButPreferred =
-      standingSince == signedDate && standingSource.map { source.ordersAfter($0) } ?? false
+      standingSince == signedDate && standingInput.map { source.ordersAfter($0) } ?? false
     if newer || sameButPreferred {
       standingSince = signedDate
-      standingSource = source
+      standingInput = source
     }
   }
 
@@ -98,6 +106,6 @@ extension TransactionRecord.Revocation {
       other.type?.rawValue ?? "", Int64(other.percentage ?? -1), other.reason?.rawValue ?? -1
     )
     if left != right { return left > right }
-    return source.ordersAfter(other.source)
+    return input.ordersAfter(other.input)
   }
 }

@@ -98,27 +98,31 @@ extension LedgerView {
   }
 
   private func consumableGrants(at time: Timestamp) -> [EntitlementGrant] {
-    let purchases = state.transactions.values.filter {
-      $0.facts.type == .consumable && ($0.facts.purchaseDate ?? time) <= time
+    var purchases: [BalanceKey: [TransactionRecord]] = [:]
+    for record in state.transactions.values
+    where record.facts.type == .consumable && (record.facts.purchaseDate ?? time) <= time {
+      guard let product = record.facts.productId else { continue }
+      let token = accountToken(ofChain: record.facts.originalTransactionId, records: [record])
+      purchases[BalanceKey(appAccountToken: token, productId: product), default: []].append(record)
+    }
+    var debits: [BalanceKey: [DebitRecord]] = [:]
+    for record in state.debits.values where (record.debit.debitedAt ?? time) <= time {
+      let key = BalanceKey(
+        appAccountToken: record.debit.appAccountToken, productId: record.debit.productId)
+      debits[key, default: []].append(record)
     }
     return consumables(at: time).flatMap { balance -> [EntitlementGrant] in
       guard let token = balance.appAccountToken else { return [] }
-      let records = purchases.filter {
-        $0.facts.productId == balance.productId
-          && accountToken(ofChain: $0.facts.originalTransactionId, records: [$0]) == token
-      }
+      let key = BalanceKey(appAccountToken: token, productId: balance.productId)
+      let records = purchases[key] ?? []
       let latest = records.min(by: Self.newestPurchaseFirst)
-      let debits = state.debits.values.filter {
-        $0.debit.appAccountToken == token && $0.debit.productId == balance.productId
-          && ($0.debit.debitedAt ?? time) <= time
-      }
       let explanation = Explanation(
         subject: "balance of \(balance.productId)",
         answer:
           "\(balance.balance) = \(balance.purchased) purchased − \(balance.refunded) refunded − \(balance.debited) debited",
         rule: EntitlementRule.consumable.summary,
         events: records.map(\.source) + records.compactMap { $0.revocation?.source }
-          + debits.map(\.source))
+          + (debits[key] ?? []).map(\.source))
       return catalog.entitlements(of: balance.productId).map {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: balance.balance > 0, expiresDate: nil,

@@ -1,0 +1,112 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerTestSupport
+
+// Fold benchmark: LedgerState.fold over generated lifecycles, next to a plain dictionary-update
+// loop over the same events (the ceiling: one hash-map write per event, no rules), interleaved
+// round by round on one core. Usage: FoldBenchmark [--events 1000000] [--rounds 5]
+
+var eventCount = 1_000_000
+var rounds = 5
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+  switch argument {
+  case "--events": eventCount = arguments.next().flatMap(Int.init) ?? eventCount
+  case "--rounds": rounds = arguments.next().flatMap(Int.init) ?? rounds
+  case "--shuffled": break
+  default: fatalError("unknown argument \(argument)")
+  }
+}
+
+var generator = SyntheticLifecycles(seed: 2026)
+var customer = 0
+while generator.events.count < eventCount {
+  generator.addCustomer(customer)
+  customer += 1
+}
+// The log's feed delivers events in the order they were recorded; `--shuffled` measures the
+// worst case, every event landing on a cold cache line.
+let shuffled = CommandLine.arguments.contains("--shuffled")
+var random = SeededRandom(seed: 7)
+let generated = Array(generator.events.prefix(eventCount))
+let events =
+  shuffled
+  ? generated.shuffled(using: &random)
+  : generated.sorted { ($0.recordedAt?.milliseconds ?? 0) < ($1.recordedAt?.milliseconds ?? 0) }
+print(
+  "\(events.count) events of \(customer) customers, in \(shuffled ? "shuffled" : "recorded") order")
+
+/// Folds every event; the state is handed back so its deallocation is not timed.
+@inline(never)
+func foldAll() -> LedgerState {
+  LedgerState.fold(events)
+}
+
+/// The ceiling: the same events, one dictionary write each (the event's main identifier →
+/// its time), no rules; the dictionary is handed back so its deallocation is not timed either.
+@inline(never)
+func plainLoop() -> [String: Int64] {
+  var latest: [String: Int64] = [:]
+  latest.reserveCapacity(events.count / 2)
+  for index in events.indices {
+    if let (key, time) = events[index].compiled.keyAndTime { latest[key] = time }
+  }
+  return latest
+}
+
+func seconds(_ body: () -> Int) -> (Double, Int) {
+  let start = DispatchTime.now().uptimeNanoseconds
+  let result = body()
+  return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, result)
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func millions(_ rate: Double) -> String { String(format: "%.2fM", rate / 1_000_000) }
+
+func measure(rounds: Int) {
+  _ = foldAll()
+  _ = plainLoop()
+  let total = Double(events.count)
+  var foldRates: [Double] = []
+  var plainRates: [Double] = []
+  for round in 1...rounds {
+    var latest: [String: Int64] = [:]
+    let plain: (Double, Int) = seconds {
+      latest = plainLoop()
+      return latest.count
+    }
+    latest = [:]
+    var state = LedgerState()
+    let fold: (Double, Int) = seconds {
+      state = foldAll()
+      return state.transactions.count
+    }
+    state = LedgerState()
+    let foldRate: Double = total / fold.0
+    let plainRate: Double = total / plain.0
+    foldRates.append(foldRate)
+    plainRates.append(plainRate)
+    print(
+      "round \(round): fold \(millions(foldRate)) events/s (\(fold.1) transactions), "
+        + "plain loop \(millions(plainRate)) events/s (\(plain.1) keys)")
+  }
+  let ratios: [Double] = zip(foldRates, plainRates).map { $0.0 / $0.1 }
+  let ratio: String = String(format: "%.2f", median(ratios))
+  print(
+    "median: fold \(millions(median(foldRates))) events/s, plain loop "
+      + "\(millions(median(plainRates))) events/s, fold/plain \(ratio)")
+}
+
+/// Reading every projection back at one time from the folded state.
+func measureSnapshot() {
+  let state = LedgerState.fold(events)
+  let timed: (Double, Int) = seconds {
+    let snapshot = LedgerView(state).snapshot(at: LedgerFixtures.t(200))
+    return snapshot.subscriptions.count + snapshot.entitlements.count
+  }
+  print("snapshot of every projection: \(String(format: "%.2f", timed.0)) s (\(timed.1) rows)")
+}
+
+measure(rounds: rounds)
+measureSnapshot()

@@ -1,0 +1,88 @@
+/// An event as the reducers read it: the few facts each rule needs, extracted from Apple's
+/// payloads once, when the event is made. Immutable and shared, so copying an event for a fold
+/// costs one reference.
+public final class FoldInput: Sendable {
+  public let body: LedgerEvent.Body
+  public let reference: EventReference
+  /// Apple's time (or the backend's, for its commands); see ``LedgerEvent/effectiveDate``.
+  public let effectiveDate: Timestamp?
+  let change: Change
+
+  enum Change: Sendable {
+    case notification(
+      transaction: TransactionFacts?, renewal: RenewalFacts?, isReversal: Bool,
+      status: SubscriptionStatus?)
+    case transaction(TransactionFacts?, forwardedToken: String?)
+    case renewal(RenewalFacts?)
+    case status(
+      originalTransactionId: String, transaction: TransactionFacts?, renewal: RenewalFacts?,
+      status: SubscriptionStatus?)
+    case debit(ConsumableDebited)
+    case link(AccountLinked)
+  }
+
+  init(_ body: LedgerEvent.Body, key: String?) {
+    self.body = body
+    self.reference = LedgerEvent.makeReference(body, key: key)
+    self.effectiveDate = body.effectiveDate
+    self.change = Self.change(of: body)
+  }
+
+  private static func change(of body: LedgerEvent.Body) -> Change {
+    switch body {
+    case .notification(let received):
+      return .notification(
+        transaction: received.transaction.flatMap(TransactionFacts.init),
+        renewal: received.renewalInfo.flatMap(RenewalFacts.init),
+        isReversal: received.notification.notificationType == .refundReversed,
+        status: received.notification.data?.status)
+    case .transaction(let observed):
+      let token = observed.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+      return .transaction(TransactionFacts(observed.transaction), forwardedToken: token)
+    case .renewalInfo(let observed): return .renewal(RenewalFacts(observed.renewalInfo))
+    case .status(let observed):
+      return .status(
+        originalTransactionId: observed.originalTransactionId,
+        transaction: observed.transaction.flatMap(TransactionFacts.init),
+        renewal: observed.renewalInfo.flatMap(RenewalFacts.init), status: observed.status)
+    case .debit(let debit): return .debit(debit)
+    case .link(let link): return .link(link)
+    }
+  }
+
+  /// An arbitrary but fixed order between events carrying the same facts, so a record cites
+  /// the same event whatever the arrival order.
+  func ordersAfter(_ other: FoldInput) -> Bool {
+    self !== other && reference.ordersAfter(other.reference)
+  }
+}
+
+extension FoldInput: Hashable {
+  public static func == (lhs: FoldInput, rhs: FoldInput) -> Bool {
+    lhs === rhs || lhs.reference == rhs.reference
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(reference)
+  }
+}
+
+extension FoldInput {
+  /// The identifier the event is mostly about and Apple's time: what a plain keyed loop over
+  /// events would store (the fold benchmark's ceiling).
+  public var keyAndTime: (key: String, time: Int64)? {
+    let time = effectiveDate?.milliseconds ?? 0
+    switch change {
+    case .notification(let transaction, let renewal, _, _):
+      guard let key = transaction?.transactionId ?? renewal?.originalTransactionId else {
+        return nil
+      }
+      return (key, time)
+    case .transaction(let transaction, _): return transaction.map { ($0.transactionId, time) }
+    case .renewal(let renewal): return renewal.map { ($0.originalTransactionId, time) }
+    case .status(let id, _, _, _): return (id, time)
+    case .debit(let debit): return (debit.id, time)
+    case .link(let link): return (link.originalTransactionId, time)
+    }
+  }
+}
