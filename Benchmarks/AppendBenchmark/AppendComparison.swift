@@ -65,25 +65,32 @@ struct AppendComparison: Sendable {
   private func measureEngine(_ shape: AppendCase, label: String, seconds: Double? = nil)
     async throws -> Double
   {
-    let appenders = AppenderSet(shape, label: label)
-    return try await ConcurrentRun.eventsPerSecond(
-      appenders: shape.appenders, seconds: seconds ?? self.seconds
-    ) { [store] appender, _ in
-      let next = appenders.next(appender)
+    try await measure(shape, label: label, seconds: seconds) { [store] next in
       _ = try await store.append(next.events, to: next.stream)
-      return next.events.count
     }
   }
 
   private func measurePlain(_ shape: AppendCase, label: String, seconds: Double? = nil)
     async throws -> Double
   {
+    try await measure(shape, label: label, seconds: seconds) { [plain] next in
+      try await plain.insert(next.events, into: next.stream, firstVersion: next.firstVersion)
+    }
+  }
+
+  /// Events per second when every appender writes its next transaction with `write`.
+  private func measure(
+    _ shape: AppendCase, label: String, seconds: Double?,
+    _ write:
+      @escaping @Sendable ((stream: String, firstVersion: Int64, events: [NewEvent]))
+      async throws -> Void
+  ) async throws -> Double {
     let appenders = AppenderSet(shape, label: label)
     return try await ConcurrentRun.eventsPerSecond(
       appenders: shape.appenders, seconds: seconds ?? self.seconds
-    ) { [plain] appender, _ in
+    ) { appender, _ in
       let next = appenders.next(appender)
-      try await plain.insert(next.events, into: next.stream, firstVersion: next.firstVersion)
+      try await write(next)
       return next.events.count
     }
   }

@@ -37,15 +37,7 @@ struct BenchmarkDatabase {
       .clientConfiguration
     configuration.options.maximumConnections = 40
     configuration.options.minimumConnections = 0
-    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
-      group.addTask {
-        await client.run()
-        return nil
-      }
-      defer { group.cancelAll() }
-      return try await body(client)
-    }
+    return try await PostgresClient.withRunningClient(configuration, logger: logger, body)
   }
 
   func drop() async throws {

@@ -8,7 +8,15 @@ extension PostgresClient {
     _ url: DatabaseURL, logger: Logger,
     _ body: @Sendable (PostgresClient) async throws -> Result
   ) async throws -> Result {
-    let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
+    try await withRunningClient(url.clientConfiguration, logger: logger, body)
+  }
+
+  /// The same with a configuration of the caller's (pool size, timeouts).
+  public static func withRunningClient<Result: Sendable>(
+    _ configuration: PostgresClient.Configuration, logger: Logger,
+    _ body: @Sendable (PostgresClient) async throws -> Result
+  ) async throws -> Result {
+    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     return try await withThrowingTaskGroup(of: Result?.self) { group in
       group.addTask {
         await client.run()

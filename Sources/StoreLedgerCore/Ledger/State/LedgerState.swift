@@ -106,7 +106,9 @@ public struct LedgerState: Hashable, Sendable {
       return
     }
     var record = TransactionRecord(facts: facts, source: source)
-    if let reversal = pendingReversals.removeValue(forKey: facts.transactionId) {
+    if !pendingReversals.isEmpty,
+      let reversal = pendingReversals.removeValue(forKey: facts.transactionId)
+    {
       record.absorbReversal(signedDate: reversal.signedDate, source: reversal.input)
     }
     transactions[facts.transactionId] = record
@@ -131,6 +133,10 @@ public struct LedgerState: Hashable, Sendable {
   }
 
   private mutating func absorb(_ record: AppleStatusRecord, for id: String) {
-    if appleStatuses[id].map({ record.supersedes($0) }) ?? true { appleStatuses[id] = record }
+    guard let index = appleStatuses.index(forKey: id) else {
+      appleStatuses[id] = record
+      return
+    }
+    if record.supersedes(appleStatuses.values[index]) { appleStatuses.values[index] = record }
   }
 }
