@@ -60,6 +60,19 @@ func seconds(_ body: () -> Int) -> (Double, Int) {
   return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, result)
 }
 
+/// The same events grouped by stream, in recorded order within each: how the inline projection
+/// folds them (one small state per stream).
+let streams: [[LedgerEvent]] = {
+  var grouped: [String: [LedgerEvent]] = [:]
+  for event in events { grouped[event.compiled.streamSubject ?? "", default: []].append(event) }
+  return Array(grouped.values)
+}()
+
+@inline(never)
+func foldPerStream() -> [LedgerState] {
+  streams.map { LedgerState.fold($0) }
+}
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 func millions(_ rate: Double) -> String { String(format: "%.2fM", rate / 1_000_000) }
@@ -91,6 +104,19 @@ func measure(rounds: Int) {
       "round \(round): fold \(millions(foldRate)) events/s (\(fold.1) transactions), "
         + "plain loop \(millions(plainRate)) events/s (\(plain.1) keys)")
   }
+  var streamRates: [Double] = []
+  for _ in 1...rounds {
+    var states: [LedgerState] = []
+    let timed: (Double, Int) = seconds {
+      states = foldPerStream()
+      return states.count
+    }
+    states = []
+    streamRates.append(total / timed.0)
+  }
+  print(
+    "per-stream folds (\(streams.count) streams): \(millions(median(streamRates))) events/s "
+      + "(rounds: \(streamRates.map(millions).joined(separator: " ")))")
   let ratios: [Double] = zip(foldRates, plainRates).map { $0.0 / $0.1 }
   let ratio: String = String(format: "%.2f", median(ratios))
   print(

@@ -86,3 +86,19 @@ extension FoldInput {
     }
   }
 }
+
+extension FoldInput {
+  /// The stream the log keeps this event in (design.md, "Events"): the purchase chain for
+  /// Apple's data, the account for backend debits; nil for notifications without a purchase.
+  public var streamSubject: String? {
+    switch change {
+    case .notification(let transaction, let renewal, _, _):
+      transaction?.originalTransactionId ?? renewal?.originalTransactionId
+    case .transaction(let transaction, _): transaction?.originalTransactionId
+    case .renewal(let renewal): renewal?.originalTransactionId
+    case .status(let id, _, _, _): id
+    case .debit(let debit): "acct:" + debit.appAccountToken
+    case .link(let link): link.originalTransactionId
+    }
+  }
+}
