@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "StoreLedgerCore", targets: ["StoreLedgerCore"]),
     .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
     .library(name: "StoreLedgerPostgres", targets: ["StoreLedgerPostgres"]),
+    .library(name: "StoreLedger", targets: ["StoreLedger"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
   ],
   dependencies: [
@@ -36,6 +37,10 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]
+    ),
+    .target(
+      name: "StoreLedger",
+      dependencies: ["StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres"]
     ),
     .executableTarget(
       name: "storeledger",
@@ -102,6 +107,13 @@ let package = Package(
         "StoreLedgerTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "StoreLedgerTests",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
+        "StoreLedgerTestSupport",
       ]
     ),
     .testTarget(

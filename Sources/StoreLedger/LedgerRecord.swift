@@ -1,0 +1,150 @@
+import AppStoreVerification
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// How verified App Store data and backend commands become events of the log, and back.
+///
+/// Streams and keys follow design.md ("Events"): `sub:<env>:<originalTransactionId>` for a
+/// purchase chain, `app:<env>:<bundleId>` for notifications without a purchase,
+/// `acct:<appAccountToken>` for backend commands; keys `asn2:<notificationUUID>`,
+/// `tx:<env>:<transactionId>:<signedDate>`, `renewal:<env>:<originalTransactionId>:<signedDate>`.
+/// The payload is the event in the scenario format (`{"notification": …}` with the nested
+/// transaction and renewal info as objects), built from the exact JSON Apple signed, so unknown
+/// fields are kept; `raw_signed` is the original JWS.
+public struct LedgerRecord: Sendable, Hashable {
+  public var streamId: String
+  public var event: NewEvent
+
+  /// Why a payload cannot become an event.
+  public struct MappingError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+  }
+
+  public static func notification(_ verified: VerifiedNotification, source: String) throws
+    -> LedgerRecord
+  {
+    let payload = verified.payload
+    guard let uuid = payload.notificationUUID, !uuid.isEmpty else {
+      throw MappingError(description: "the notification has no notificationUUID")
+    }
+    let environment = payload.environment?.rawValue ?? "unknown"
+    let stream: String
+    if let transaction = verified.transaction?.payload {
+      stream = try subscriptionStream(environment, transaction.originalTransactionId)
+    } else if let renewal = verified.renewalInfo?.payload {
+      stream = try subscriptionStream(environment, renewal.originalTransactionId)
+    } else {
+      stream = "app:\(environment):\(payload.bundleId ?? "unknown")"
+    }
+    let json = try composedNotificationJSON(verified)
+    return LedgerRecord(
+      streamId: stream,
+      event: NewEvent(
+        eventType: NotificationReceived.eventType, idempotencyKey: "asn2:\(uuid)",
+        payload: try serialized(["notification": json]), environment: environment,
+        appleSignedAt: payload.signedDate?.date, rawSigned: verified.notification.compactJWS,
+        metadata: try serialized(["source": source])))
+  }
+
+  public static func transaction(
+    _ verified: VerifiedTransaction, appAccountToken: String? = nil, source: String
+  ) throws -> LedgerRecord {
+    let transaction = verified.payload
+    let environment = transaction.environment?.rawValue ?? "unknown"
+    guard let id = transaction.transactionId, let signed = transaction.signedDate else {
+      throw MappingError(description: "the transaction has no transactionId or signedDate")
+    }
+    var body: [String: Any] = ["transaction": try object(verified.payloadJSON)]
+    if let appAccountToken { body["appAccountToken"] = appAccountToken }
+    return LedgerRecord(
+      streamId: try subscriptionStream(environment, transaction.originalTransactionId ?? id),
+      event: NewEvent(
+        eventType: TransactionObserved.eventType,
+        idempotencyKey: "tx:\(environment):\(id):\(signed.milliseconds)",
+        payload: try serialized(body), environment: environment, appleSignedAt: signed.date,
+        rawSigned: verified.compactJWS, metadata: try serialized(["source": source])))
+  }
+
+  public static func renewalInfo(_ verified: VerifiedRenewalInfo, source: String) throws
+    -> LedgerRecord
+  {
+    let renewal = verified.payload
+    let environment = renewal.environment?.rawValue ?? "unknown"
+    guard let id = renewal.originalTransactionId, let signed = renewal.signedDate else {
+      throw MappingError(description: "the renewal info has no originalTransactionId or signedDate")
+    }
+    return LedgerRecord(
+      streamId: try subscriptionStream(environment, id),
+      event: NewEvent(
+        eventType: RenewalInfoObserved.eventType,
+        idempotencyKey: "renewal:\(environment):\(id):\(signed.milliseconds)",
+        payload: try serialized(["renewalInfo": try object(verified.payloadJSON)]),
+        environment: environment, appleSignedAt: signed.date, rawSigned: verified.compactJWS,
+        metadata: try serialized(["source": source])))
+  }
+
+  /// A backend command (debit or link), kept in the account's stream under the caller's key.
+  public static func command(_ body: LedgerEvent.Body, idempotencyKey: String, source: String)
+    throws -> LedgerRecord
+  {
+    let (token, prefix, date): (String, String, Timestamp?) =
+      switch body {
+      case .debit(let debit): (debit.appAccountToken, "debit", debit.debitedAt)
+      case .link(let link): (link.appAccountToken, "link", link.linkedAt)
+      default: throw MappingError(description: "only debits and links are backend commands")
+      }
+    guard !token.isEmpty, !idempotencyKey.isEmpty else {
+      throw MappingError(description: "a command needs an appAccountToken and an idempotency key")
+    }
+    let event = LedgerEvent(body)
+    return LedgerRecord(
+      streamId: "acct:\(token)",
+      event: NewEvent(
+        eventType: event.eventType, idempotencyKey: "\(prefix):\(idempotencyKey)",
+        payload: Array(try JSONEncoder().encode(event)), appleSignedAt: date?.date,
+        metadata: try serialized(["source": source])))
+  }
+
+  /// The event a stored row holds, ready to fold.
+  public static func ledgerEvent(_ recorded: RecordedEvent) throws -> LedgerEvent {
+    var event = try JSONDecoder().decode(LedgerEvent.self, from: Data(recorded.payload))
+    event.recordedAt = Timestamp(recorded.recordedAt)
+    event.key = recorded.idempotencyKey
+    return event
+  }
+
+  private static func subscriptionStream(_ environment: String, _ id: String?) throws -> String {
+    guard let id, !id.isEmpty else {
+      throw MappingError(description: "the purchase has no originalTransactionId")
+    }
+    return "sub:\(environment):\(id)"
+  }
+
+  /// Apple's notification JSON with the nested JWS strings replaced by their verified JSON.
+  private static func composedNotificationJSON(_ verified: VerifiedNotification) throws
+    -> [String: Any]
+  {
+    var json = try object(verified.notification.payloadJSON)
+    guard var data = json["data"] as? [String: Any] else { return json }
+    if let transaction = verified.transaction {
+      data["signedTransactionInfo"] = try object(transaction.payloadJSON)
+    }
+    if let renewal = verified.renewalInfo {
+      data["signedRenewalInfo"] = try object(renewal.payloadJSON)
+    }
+    json["data"] = data
+    return json
+  }
+
+  private static func object(_ bytes: [UInt8]) throws -> [String: Any] {
+    guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+      throw MappingError(description: "a signed payload is not a JSON object")
+    }
+    return object
+  }
+
+  private static func serialized(_ object: [String: Any]) throws -> [UInt8] {
+    Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+  }
+}

@@ -1,0 +1,110 @@
+import AppStoreVerification
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// Verified data → events of the log → back to foldable events, through a real PostgreSQL.
+@Suite struct LedgerRecordTests {
+  typealias F = LedgerFixtures
+  static let pki = try! TestPKI()
+
+  static func verifier() throws -> SignedDataVerifier {
+    try SignedDataVerifier(
+      configuration: VerifierConfiguration(
+        trustedRoots: pki.trustedRoots, bundleId: "com.example.app", environment: .sandbox))
+  }
+
+  /// A SUBSCRIBED notification whose transaction carries a field Apple may add one day.
+  static func signedNotification() throws -> String {
+    var transaction = F.transaction("1000", purchased: 0, expires: 30)
+    transaction.environment = .sandbox
+    transaction.bundleId = "com.example.app"
+    var transactionJSON =
+      try JSONSerialization.jsonObject(
+        with: JSONEncoder().encode(transaction)) as! [String: Any]
+    transactionJSON["futureField"] = "kept"
+    let signedTransaction = pki.sign(
+      payloadJSON: Array(try JSONSerialization.data(withJSONObject: transactionJSON)))
+    var renewal = F.renewal("1000", signed: 0)
+    renewal.environment = .sandbox
+    var body = ResponseBodyV2DecodedPayload()
+    body.notificationType = .subscribed
+    body.subtype = .initialBuy
+    body.notificationUUID = "0f2c5d0e-1111-4222-8333-444455556666"
+    body.version = "2.0"
+    body.signedDate = F.t(0)
+    var data = NotificationData()
+    data.bundleId = "com.example.app"
+    data.environment = .sandbox
+    data.status = .active
+    data.signedTransactionInfo = signedTransaction
+    data.signedRenewalInfo = try pki.sign(renewal)
+    body.data = data
+    return try pki.sign(body)
+  }
+
+  @Test func notificationMapsToItsStreamKeyAndPayload() throws {
+    let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
+    let record = try LedgerRecord.notification(verified, source: "webhook")
+    #expect(record.streamId == "sub:Sandbox:1000")
+    #expect(record.event.idempotencyKey == "asn2:0f2c5d0e-1111-4222-8333-444455556666")
+    #expect(record.event.eventType == "appstore.notification.v1")
+    #expect(record.event.rawSigned == verified.notification.compactJWS)
+    #expect(record.event.appleSignedAt == F.t(0).date)
+    let payload = String(decoding: record.event.payload, as: UTF8.self)
+    #expect(payload.contains(#""futureField":"kept""#))
+    #expect(String(decoding: record.event.metadata, as: UTF8.self) == #"{"source":"webhook"}"#)
+  }
+
+  @Test func transactionRenewalAndCommandsMapToDesignStreams() throws {
+    var transaction = F.transaction("1001", original: "1000", purchased: 30, expires: 60)
+    transaction.environment = .sandbox
+    transaction.bundleId = "com.example.app"
+    let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
+    let record = try LedgerRecord.transaction(verified, appAccountToken: "acct-9", source: "app")
+    #expect(record.streamId == "sub:Sandbox:1000")
+    #expect(record.event.idempotencyKey == "tx:Sandbox:1001:\(F.t(30).milliseconds)")
+    let debit = try LedgerRecord.command(
+      .debit(
+        ConsumableDebited(id: "d1", appAccountToken: "acct-9", productId: "gems", quantity: 5)),
+      idempotencyKey: "req-1", source: "api")
+    #expect(debit.streamId == "acct:acct-9")
+    #expect(debit.event.idempotencyKey == "debit:req-1")
+    #expect(throws: LedgerRecord.MappingError.self) {
+      try LedgerRecord.command(
+        .renewalInfo(RenewalInfoObserved(renewalInfo: F.renewal("1", signed: 0))),
+        idempotencyKey: "x", source: "api")
+    }
+  }
+
+  @Test(.enabled(if: TestDatabase.shouldRun))
+  func storedEventsFoldToTheSameAnswer() async throws {
+    let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
+    let record = try LedgerRecord.notification(verified, source: "webhook")
+    let link = try LedgerRecord.command(
+      .link(AccountLinked(appAccountToken: "acct-2", originalTransactionId: "1000")),
+      idempotencyKey: "acct-2:1000", source: "api")
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        _ = try await store.append([record.event], to: record.streamId)
+        let again = try await store.append([record.event], to: record.streamId)
+        #expect(again.wasDuplicate)
+        _ = try await store.append([link.event], to: link.streamId)
+        let stored =
+          try await store.readStream(record.streamId) + store.readStream(link.streamId)
+        let events = try stored.map(LedgerRecord.ledgerEvent)
+        #expect(events.first?.key == record.event.idempotencyKey)
+        #expect(events.first?.recordedAt != nil)
+        let view = LedgerView(LedgerState.fold(events))
+        let subscription = try #require(view.subscription("1000", at: F.t(10)))
+        #expect(subscription.status == 1)
+        #expect(subscription.appAccountToken == "acct-1")
+        #expect(subscription.appleStatus == 1)
+        #expect(view.entitlements(for: "acct-1", at: F.t(10)).map(\.active) == [true])
+      }
+    }
+  }
+}
