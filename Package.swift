@@ -40,7 +40,11 @@ let package = Package(
     ),
     .target(
       name: "StoreLedger",
-      dependencies: ["StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres"]
+      dependencies: [
+        "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     .executableTarget(
       name: "storeledger",

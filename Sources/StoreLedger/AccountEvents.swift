@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+
+/// The account index and the events it points to.
+enum AccountEvents {
+  static func index(
+    _ tokens: [String], streams: [String], on connection: PostgresConnection, logger: Logger
+  ) async throws {
+    guard !tokens.isEmpty else { return }
+    try await connection.query(
+      """
+      INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+      SELECT token, stream FROM unnest(\(tokens)::text[]) AS token,
+                                unnest(\(streams)::text[]) AS stream
+      ON CONFLICT (app_account_token, stream_id) DO NOTHING
+      """, logger: logger)
+  }
+
+  static func read(_ token: String, on client: PostgresClient, logger: Logger) async throws
+    -> [LedgerEvent]
+  {
+    try await decode(client.query(query(token), logger: logger))
+  }
+
+  static func read(_ token: String, on connection: PostgresConnection, logger: Logger)
+    async throws -> [LedgerEvent]
+  {
+    try await decode(connection.query(query(token), logger: logger))
+  }
+
+  private static func query(_ token: String) -> PostgresQuery {
+    """
+    SELECT e.payload::text, e.recorded_at, e.idempotency_key
+    FROM storeledger.account_streams a
+    JOIN storeledger.events e ON e.stream_id = a.stream_id
+    WHERE a.app_account_token = \(token)
+    ORDER BY e.stream_id, e.stream_version
+    """
+  }
+
+  private static func decode(_ rows: PostgresRowSequence) async throws -> [LedgerEvent] {
+    var events: [LedgerEvent] = []
+    let decoder = JSONDecoder()
+    for try await (payload, recordedAt, key) in rows.decode((String, Date, String).self) {
+      var event = try decoder.decode(LedgerEvent.self, from: Data(payload.utf8))
+      event.recordedAt = Timestamp(recordedAt)
+      event.key = key
+      events.append(event)
+    }
+    return events
+  }
+}

@@ -1,0 +1,78 @@
+import AppStoreVerification
+import Foundation
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension Ledger {
+  /// Appends `record` and, in the same transaction, indexes its stream (and `alsoIndexing`)
+  /// under `accounts`, then runs `check`, which may still refuse the whole append.
+  func append(
+    _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = [],
+    check: (@Sendable (PostgresConnection, AppendResult) async throws -> Void)? = nil
+  ) async throws(LedgerError) -> Ingested {
+    let tokens = Array(Set(accounts.filter { !$0.isEmpty })).sorted()
+    let streams = Array(Set([record.streamId] + extra)).sorted()
+    let logger = self.logger
+    do {
+      let result = try await store.append([record.event], to: record.streamId) {
+        connection, result in
+        try await AccountEvents.index(tokens, streams: streams, on: connection, logger: logger)
+        try await check?(connection, result)
+      }
+      let stored = result.events[0]
+      return Ingested(
+        streamId: record.streamId, idempotencyKey: stored.idempotencyKey,
+        streamVersion: stored.streamVersion, wasDuplicate: result.wasDuplicate)
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// The purchase streams of a chain, in every environment it was seen in.
+  func streams(ofChain originalTransactionId: String) -> [String] {
+    configuration.environments.map { "sub:\($0.rawValue):\(originalTransactionId)" }
+  }
+
+  /// Verifies with each configured environment's verifier; the first that accepts wins.
+  func verify<Result>(_ body: (SignedDataVerifier) throws(VerificationError) -> Result)
+    throws(LedgerError) -> Result
+  {
+    var last: VerificationError?
+    for verifier in verifiers {
+      do {
+        return try body(verifier)
+      } catch  where error.code == .environmentMismatch {
+        last = error
+      } catch {
+        throw LedgerError(
+          .verificationFailed, error.message, verificationCode: error.code.rawValue)
+      }
+    }
+    throw LedgerError(
+      .verificationFailed, last?.message ?? "no environment is configured",
+      verificationCode: last?.code.rawValue)
+  }
+
+  func mapped(_ body: () throws -> LedgerRecord) throws(LedgerError) -> LedgerRecord {
+    do {
+      return try body()
+    } catch let error as LedgerRecord.MappingError {
+      throw LedgerError(.invalidPayload, error.description)
+    } catch {
+      throw LedgerError(.invalidPayload, "the payload cannot become an event")
+    }
+  }
+
+  static func mapped(_ error: any Error) -> LedgerError {
+    if let error = error as? LedgerError { return error }
+    if let error = error as? EventStoreError {
+      if error.code == .hookFailed, let inner = error.underlying as? LedgerError { return inner }
+      if error.code == .databaseUnavailable || error.code == .hookFailed {
+        return LedgerError(.databaseUnavailable, error.message)
+      }
+      return LedgerError(.databaseRejected, error.message)
+    }
+    return LedgerError(.databaseUnavailable, "the database failed")
+  }
+}

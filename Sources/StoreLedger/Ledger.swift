@@ -1,0 +1,159 @@
+import AppStoreVerification
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// Verify → append → index, in one PostgreSQL transaction, and the account queries.
+///
+/// Every accepted input becomes one event of the log (idempotent: sending it again returns
+/// the stored position). The account index (`storeledger.account_streams`) is written in the
+/// same transaction, so a query right after an ingest sees it. Queries fold the account's
+/// streams from the log on demand: the answers can never drift from the log.
+public struct Ledger: Sendable {
+  let store: EventStore
+  let client: PostgresClient
+  let logger: Logger
+  let configuration: LedgerConfiguration
+  let verifiers: [SignedDataVerifier]
+
+  public init(client: PostgresClient, configuration: LedgerConfiguration, logger: Logger) throws {
+    self.client = client
+    self.logger = logger
+    self.configuration = configuration
+    self.store = EventStore(client: client, logger: logger)
+    self.verifiers = try configuration.environments.map { environment in
+      try SignedDataVerifier(
+        configuration: VerifierConfiguration(
+          trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
+          appAppleId: configuration.appAppleId, environment: environment))
+    }
+  }
+
+  /// What an ingest stored (or had stored before).
+  public struct Ingested: Sendable, Hashable {
+    public var streamId: String
+    public var idempotencyKey: String
+    public var streamVersion: Int64
+    /// The event was already stored: nothing new was written.
+    public var wasDuplicate: Bool
+  }
+
+  // MARK: Commands
+
+  /// An App Store Server Notification V2 `signedPayload`.
+  public func ingest(notification signedPayload: String) async throws(LedgerError) -> Ingested {
+    let verified = try verify { verifier throws(VerificationError) in
+      try verifier.verifyNotification(signedPayload)
+    }
+    let record = try mapped { try LedgerRecord.notification(verified, source: "webhook") }
+    let tokens = [
+      verified.transaction?.payload.appAccountToken,
+      verified.renewalInfo?.payload.appAccountToken,
+    ]
+    return try await append(record, accounts: tokens.compactMap { $0 })
+  }
+
+  /// A signed transaction the app forwarded after a purchase, with the account it was made for.
+  public func ingest(signedTransaction: String, appAccountToken: String? = nil)
+    async throws(LedgerError) -> Ingested
+  {
+    let verified = try verify { verifier throws(VerificationError) in
+      try verifier.verifyTransaction(signedTransaction)
+    }
+    let record = try mapped {
+      try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: "app")
+    }
+    return try await append(
+      record, accounts: [verified.payload.appAccountToken, appAccountToken].compactMap { $0 })
+  }
+
+  /// The backend says `appAccountToken` owns the purchase chain `originalTransactionId`.
+  public func link(appAccountToken: String, originalTransactionId: String, at time: Date = Date())
+    async throws(LedgerError) -> Ingested
+  {
+    guard !appAccountToken.isEmpty, !originalTransactionId.isEmpty else {
+      throw LedgerError(.invalidRequest, "a link needs an account token and a transaction id")
+    }
+    let link = AccountLinked(
+      appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
+      linkedAt: Timestamp(time))
+    let record = try mapped {
+      try LedgerRecord.command(
+        .link(link), idempotencyKey: "\(appAccountToken):\(originalTransactionId)", source: "api")
+    }
+    let chains = streams(ofChain: originalTransactionId)
+    return try await append(record, accounts: [appAccountToken], alsoIndexing: chains)
+  }
+
+  /// Spends `quantity` units of a consumable; refused with `insufficient_balance` when the
+  /// account's balance would go below zero. Idempotent by `idempotencyKey`.
+  public func debit(
+    appAccountToken: String, productId: String, quantity: Int64, idempotencyKey: String,
+    at time: Date = Date()
+  ) async throws(LedgerError) -> Ingested {
+    guard !appAccountToken.isEmpty, !productId.isEmpty, quantity > 0, !idempotencyKey.isEmpty
+    else {
+      throw LedgerError(
+        .invalidRequest, "a debit needs an account, a product, a positive quantity and a key")
+    }
+    let debit = ConsumableDebited(
+      id: idempotencyKey, appAccountToken: appAccountToken, productId: productId,
+      quantity: quantity, debitedAt: Timestamp(time))
+    let record = try mapped {
+      try LedgerRecord.command(.debit(debit), idempotencyKey: idempotencyKey, source: "api")
+    }
+    return try await append(record, accounts: [appAccountToken]) { connection, result in
+      guard !result.wasDuplicate else { return }
+      let events = try await AccountEvents.read(appAccountToken, on: connection, logger: logger)
+      let balance = LedgerView(LedgerState.fold(events), catalog: configuration.catalog)
+        .consumables(at: Timestamp(time))
+        .first { $0.appAccountToken == appAccountToken && $0.productId == productId }
+      if (balance?.balance ?? -quantity) < 0 {
+        throw LedgerError(.insufficientBalance, "the balance does not cover the debit")
+      }
+    }
+  }
+
+  // MARK: Queries
+
+  /// The account's state, folded from its streams.
+  public func view(for appAccountToken: String) async throws(LedgerError) -> LedgerView {
+    let events: [LedgerEvent]
+    do {
+      events = try await AccountEvents.read(appAccountToken, on: client, logger: logger)
+    } catch {
+      throw Self.mapped(error)
+    }
+    return LedgerView(
+      LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
+  }
+
+  public func entitlements(for appAccountToken: String, at time: Date = Date())
+    async throws(LedgerError) -> [EntitlementView]
+  {
+    try await view(for: appAccountToken).entitlements(for: appAccountToken, at: Timestamp(time))
+  }
+
+  public func subscriptions(for appAccountToken: String, at time: Date = Date())
+    async throws(LedgerError) -> [SubscriptionView]
+  {
+    try await view(for: appAccountToken).subscriptions(at: Timestamp(time))
+      .filter { $0.appAccountToken == appAccountToken }
+  }
+
+  public func balances(for appAccountToken: String, at time: Date = Date())
+    async throws(LedgerError) -> [ConsumableView]
+  {
+    try await view(for: appAccountToken).consumables(at: Timestamp(time))
+      .filter { $0.appAccountToken == appAccountToken }
+  }
+
+  public func explain(entitlement: String, for appAccountToken: String, at time: Date = Date())
+    async throws(LedgerError) -> Explanation?
+  {
+    try await view(for: appAccountToken).explainEntitlement(
+      entitlement, for: appAccountToken, at: Timestamp(time))
+  }
+}

@@ -1,0 +1,28 @@
+import AppStoreVerification
+import StoreLedgerCore
+
+/// What a ``Ledger`` accepts and how it answers.
+public struct LedgerConfiguration: Sendable {
+  public var bundleId: String
+  /// Required to accept Production data.
+  public var appAppleId: Int64?
+  /// Apple sends Production and Sandbox notifications side by side; a verifier for each.
+  public var environments: [AppStoreEnvironment]
+  public var trustedRoots: TrustedRoots
+  public var catalog: ProductCatalog
+  public var options: ProjectionOptions
+
+  public init(
+    bundleId: String, appAppleId: Int64? = nil,
+    environments: [AppStoreEnvironment] = [.production, .sandbox],
+    trustedRoots: TrustedRoots = .apple, catalog: ProductCatalog = .empty,
+    options: ProjectionOptions = .init()
+  ) {
+    self.bundleId = bundleId
+    self.appAppleId = appAppleId
+    self.environments = environments
+    self.trustedRoots = trustedRoots
+    self.catalog = catalog
+    self.options = options
+  }
+}

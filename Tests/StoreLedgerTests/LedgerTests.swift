@@ -1,0 +1,132 @@
+import AppStoreVerification
+import Foundation
+import Logging
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// The Ledger end to end: signed data → verified → stored → answered, on a real PostgreSQL.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct LedgerTests {
+  typealias F = LedgerFixtures
+  static let pki = try! TestPKI()
+  static let catalog = ProductCatalog(products: [
+    "pro.monthly": .init(entitlements: ["pro"]),
+    "gems.100": .init(entitlements: ["gems"], units: 100),
+  ])
+
+  func withLedger(_ body: @Sendable (Ledger) async throws -> Void) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let ledger = try Ledger(
+          client: client,
+          configuration: LedgerConfiguration(
+            bundleId: "com.example.app", environments: [.sandbox],
+            trustedRoots: Self.pki.trustedRoots, catalog: Self.catalog),
+          logger: TestDatabase.logger)
+        try await body(ledger)
+      }
+    }
+  }
+
+  static func sandbox(_ transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload {
+    var copy = transaction
+    copy.environment = .sandbox
+    copy.bundleId = "com.example.app"
+    return copy
+  }
+
+  static func notification(
+    _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String,
+    transaction: JWSTransactionDecodedPayload, pki: TestPKI = pki
+  ) throws -> String {
+    var body = ResponseBodyV2DecodedPayload()
+    body.notificationType = type
+    body.subtype = subtype
+    body.notificationUUID = uuid
+    body.version = "2.0"
+    body.signedDate = transaction.signedDate
+    var data = NotificationData()
+    data.bundleId = "com.example.app"
+    data.environment = .sandbox
+    data.signedTransactionInfo = try pki.sign(sandbox(transaction))
+    body.data = data
+    return try pki.sign(body)
+  }
+
+  /// Far enough ahead that the fixture's month-long subscription is live "now" in queries.
+  static let now = F.t(10).date
+
+  @Test func notificationIsStoredOnceAndAnsweredAtOnce() async throws {
+    try await withLedger { ledger in
+      let signed = try Self.notification(
+        .subscribed, .initialBuy, uuid: "n-1",
+        transaction: F.transaction("1000", purchased: 0, expires: 30))
+      let first = try await ledger.ingest(notification: signed)
+      #expect(first.streamId == "sub:Sandbox:1000")
+      #expect(first.wasDuplicate == false)
+      let entitlements = try await ledger.entitlements(for: "acct-1", at: Self.now)
+      #expect(entitlements.map(\.entitlement) == ["pro"])
+      #expect(entitlements.map(\.active) == [true])
+      let again = try await ledger.ingest(notification: signed)
+      #expect(again.wasDuplicate)
+      #expect(again.streamVersion == first.streamVersion)
+      let subscriptions = try await ledger.subscriptions(for: "acct-1", at: Self.now)
+      #expect(subscriptions.map(\.status) == [1])
+    }
+  }
+
+  @Test func dataSignedByAnotherRootIsRefusedAndNothingIsStored() async throws {
+    try await withLedger { ledger in
+      let stranger = try TestPKI()
+      let signed = try Self.notification(
+        .subscribed, .initialBuy, uuid: "n-2",
+        transaction: F.transaction("1000", purchased: 0, expires: 30), pki: stranger)
+      let error = await #expect(throws: LedgerError.self) {
+        try await ledger.ingest(notification: signed)
+      }
+      #expect(error?.code == .verificationFailed)
+      #expect(try await ledger.entitlements(for: "acct-1", at: Self.now).isEmpty)
+    }
+  }
+
+  @Test func debitsAreCheckedAgainstTheBalanceAndIdempotent() async throws {
+    try await withLedger { ledger in
+      let gems = F.transaction("c1", product: "gems.100", type: .consumable, purchased: 0)
+      _ = try await ledger.ingest(signedTransaction: try Self.pki.sign(Self.sandbox(gems)))
+      let spent = try await ledger.debit(
+        appAccountToken: "acct-1", productId: "gems.100", quantity: 60, idempotencyKey: "r1",
+        at: Self.now)
+      #expect(spent.wasDuplicate == false)
+      let error = await #expect(throws: LedgerError.self) {
+        try await ledger.debit(
+          appAccountToken: "acct-1", productId: "gems.100", quantity: 50, idempotencyKey: "r2",
+          at: Self.now)
+      }
+      #expect(error?.code == .insufficientBalance)
+      let retried = try await ledger.debit(
+        appAccountToken: "acct-1", productId: "gems.100", quantity: 60, idempotencyKey: "r1",
+        at: Self.now)
+      #expect(retried.wasDuplicate)
+      let balances = try await ledger.balances(for: "acct-1", at: Self.now)
+      #expect(balances.map(\.balance) == [40])
+    }
+  }
+
+  @Test func linkGivesAnUntokenedPurchaseToTheAccount() async throws {
+    try await withLedger { ledger in
+      let untokened = F.transaction("2000", purchased: 0, expires: 30, token: nil)
+      _ = try await ledger.ingest(
+        notification: try Self.notification(
+          .subscribed, .initialBuy, uuid: "n-3", transaction: untokened))
+      #expect(try await ledger.entitlements(for: "acct-7", at: Self.now).isEmpty)
+      _ = try await ledger.link(
+        appAccountToken: "acct-7", originalTransactionId: "2000", at: F.t(1).date)
+      let entitlements = try await ledger.entitlements(for: "acct-7", at: Self.now)
+      #expect(entitlements.map(\.active) == [true])
+      let explanation = try await ledger.explain(entitlement: "pro", for: "acct-7", at: Self.now)
+      #expect(explanation?.rule.hasPrefix("E1") == true)
+    }
+  }
+}
