@@ -30,6 +30,19 @@ enum AccountEvents {
     try await decode(connection.query(query(token), logger: logger))
   }
 
+  static func streams(of token: String, on client: PostgresClient, logger: Logger) async throws
+    -> [String]
+  {
+    let rows = try await client.query(
+      """
+      SELECT stream_id FROM storeledger.account_streams
+      WHERE app_account_token = \(token) ORDER BY stream_id
+      """, logger: logger)
+    var streams: [String] = []
+    for try await stream in rows.decode(String.self) { streams.append(stream) }
+    return streams
+  }
+
   private static func query(_ token: String) -> PostgresQuery {
     """
     SELECT e.payload::text, e.recorded_at, e.idempotency_key

@@ -150,6 +150,16 @@ public struct Ledger: Sendable {
       .filter { $0.appAccountToken == appAccountToken }
   }
 
+  /// The account's history as stored, oldest first in each stream, with the original JWS.
+  public func events(for appAccountToken: String) async throws(LedgerError) -> [RecordedEvent] {
+    do {
+      let streams = try await AccountEvents.streams(of: appAccountToken, on: client, logger: logger)
+      return try await store.readStreams(streams)
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
   public func explain(entitlement: String, for appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> Explanation?
   {

@@ -74,6 +74,9 @@ import Testing
       #expect(again.streamVersion == first.streamVersion)
       let subscriptions = try await ledger.subscriptions(for: "acct-1", at: Self.now)
       #expect(subscriptions.map(\.status) == [1])
+      let history = try await ledger.events(for: "acct-1")
+      #expect(history.map(\.idempotencyKey) == ["asn2:n-1"])
+      #expect(history.first?.rawSigned == signed)
     }
   }
 

@@ -19,6 +19,20 @@ extension EventStore {
     }
   }
 
+  /// Every event of the given streams, stream by stream in version order.
+  public func readStreams(_ streamIds: [String]) async throws(EventStoreError) -> [RecordedEvent] {
+    do {
+      let rows = try await client.query(
+        """
+        SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
+        WHERE stream_id = ANY(\(streamIds)) ORDER BY stream_id, stream_version
+        """, logger: logger)
+      return try await Self.collect(rows)
+    } catch {
+      throw EventStoreError.database(error, while: "reading streams")
+    }
+  }
+
   /// A whole stream as an async sequence, read page by page.
   public func stream(_ streamId: String, from version: Int64 = 1, pageSize: Int = 500)
     -> StreamEvents
