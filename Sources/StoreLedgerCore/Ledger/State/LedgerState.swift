@@ -5,10 +5,25 @@
 public struct LedgerState: Hashable, Sendable {
   /// By `transactionId`.
   public internal(set) var transactions: [String: TransactionRecord] = [:]
-  /// By `originalTransactionId`.
-  public internal(set) var renewals: [String: RenewalHistory] = [:]
-  /// By `originalTransactionId`.
-  public internal(set) var appleStatuses: [String: AppleStatusRecord] = [:]
+  /// Renewal infos and Apple's status, by `originalTransactionId` (one map: a notification
+  /// usually brings both, and one lookup is cheaper than two).
+  public internal(set) var subscriptions: [String: SubscriptionEvidence] = [:]
+
+  public struct SubscriptionEvidence: Hashable, Sendable {
+    public internal(set) var renewals = RenewalHistory()
+    /// The newest status Apple reported; for cross-checks only.
+    public internal(set) var appleStatus: AppleStatusRecord?
+
+    mutating func absorb(
+      _ renewal: RenewalFacts?, _ status: SubscriptionStatus?, source: FoldInput
+    ) {
+      if let renewal { renewals.insert(RenewalRecord(facts: renewal, input: source)) }
+      guard let status else { return }
+      let record = AppleStatusRecord(
+        status: status, signedDate: source.effectiveDate, input: source)
+      if appleStatus.map({ record.supersedes($0) }) ?? true { appleStatus = record }
+    }
+  }
   /// The newest reversal evidence for transactions not seen yet, by `transactionId`.
   public internal(set) var pendingReversals: [String: PendingReversal] = [:]
   /// By debit id.
@@ -40,8 +55,7 @@ public struct LedgerState: Hashable, Sendable {
   /// Folds `events` in the given order (the result does not depend on it).
   public static func fold<Events: Sequence<LedgerEvent>>(_ events: Events) -> LedgerState {
     var state = LedgerState()
-    // Most events name a transaction: room for them up front saves rehashing while growing.
-    state.transactions.reserveCapacity(events.underestimatedCount / 2)
+    state.reserveCapacity(events.underestimatedCount)
     for event in events { state.apply(event) }
     return state
   }
@@ -49,9 +63,16 @@ public struct LedgerState: Hashable, Sendable {
   /// Folds an array: the common case, compiled without generic dispatch per event.
   public static func fold(_ events: [LedgerEvent]) -> LedgerState {
     var state = LedgerState()
-    state.transactions.reserveCapacity(events.count / 2)
+    state.reserveCapacity(events.count)
     for index in events.indices { state.apply(events[index].compiled) }
     return state
+  }
+
+  /// Room for what `events` events usually hold (about one transaction per two events, one
+  /// subscription per four): growing the maps while folding rehashes them again and again.
+  mutating func reserveCapacity(_ events: Int) {
+    transactions.reserveCapacity(events / 2)
+    subscriptions.reserveCapacity(events / 4)
   }
 
   /// `evolve` in place.
@@ -69,10 +90,10 @@ public struct LedgerState: Hashable, Sendable {
             of: transaction.transactionId, signedDate: input.effectiveDate, source: input)
         }
       }
-      if let renewal { absorb(renewal, source: input) }
-      if let status, let id = transaction?.originalTransactionId ?? renewal?.originalTransactionId {
-        absorb(
-          AppleStatusRecord(status: status, signedDate: input.effectiveDate, input: input), for: id)
+      if let id = transaction?.originalTransactionId ?? renewal?.originalTransactionId,
+        renewal != nil || status != nil
+      {
+        absorb(renewal, status: status, for: id, source: input)
       }
     case .transaction(let transaction, let forwardedToken):
       guard let transaction else { return }
@@ -81,14 +102,15 @@ public struct LedgerState: Hashable, Sendable {
         transactions[transaction.transactionId]?.absorbForwardedToken(forwardedToken)
       }
     case .renewal(let renewal):
-      if let renewal { absorb(renewal, source: input) }
+      if let renewal {
+        absorb(renewal, status: nil, for: renewal.originalTransactionId, source: input)
+      }
     case .status(let id, let transaction, let renewal, let status):
       if let transaction { absorb(transaction, source: input) }
-      if let renewal { absorb(renewal, source: input) }
-      if let status {
-        absorb(
-          AppleStatusRecord(status: status, signedDate: input.effectiveDate, input: input), for: id)
+      if let renewal {
+        absorb(renewal, status: nil, for: renewal.originalTransactionId, source: input)
       }
+      if let status { absorb(nil, status: status, for: id, source: input) }
     case .debit(let debit):
       let record = DebitRecord(debit: debit, input: input)
       if debits[debit.id].map({ record.supersedes($0) }) ?? true { debits[debit.id] = record }
@@ -114,9 +136,11 @@ public struct LedgerState: Hashable, Sendable {
     transactions[facts.transactionId] = record
   }
 
-  private mutating func absorb(_ renewal: RenewalFacts, source: FoldInput) {
-    renewals[renewal.originalTransactionId, default: RenewalHistory()].insert(
-      RenewalRecord(facts: renewal, input: source))
+  /// A renewal info and/or Apple's status about subscription `id`, in one lookup.
+  private mutating func absorb(
+    _ renewal: RenewalFacts?, status: SubscriptionStatus?, for id: String, source: FoldInput
+  ) {
+    subscriptions[id, default: SubscriptionEvidence()].absorb(renewal, status, source: source)
   }
 
   private mutating func absorbReversal(
@@ -130,13 +154,5 @@ public struct LedgerState: Hashable, Sendable {
     if pendingReversals[transactionId].map({ reversal.supersedes($0) }) ?? true {
       pendingReversals[transactionId] = reversal
     }
-  }
-
-  private mutating func absorb(_ record: AppleStatusRecord, for id: String) {
-    guard let index = appleStatuses.index(forKey: id) else {
-      appleStatuses[id] = record
-      return
-    }
-    if record.supersedes(appleStatuses.values[index]) { appleStatuses.values[index] = record }
   }
 }
