@@ -38,12 +38,8 @@ public struct TransactionRecord: Hashable, Sendable {
 
   /// Merges another snapshot of the same transaction.
   mutating func absorb(_ snapshot: TransactionFacts, source: FoldInput) {
-    if snapshot !== facts,
-      snapshot.supersedes(facts) || (snapshot == facts && source.ordersAfter(input))
-    {
+    if snapshot.supersedes(facts) || (snapshot == facts && source.ordersAfter(input)) {
       facts = snapshot
-      input = source
-    } else if snapshot === facts, source.ordersAfter(input) {
       input = source
     }
     absorbRevocationEvidence(snapshot, source: source)

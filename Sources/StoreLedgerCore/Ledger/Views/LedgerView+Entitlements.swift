@@ -28,9 +28,13 @@ extension LedgerView {
     -> Explanation?
   {
     guard let result = chains[originalTransactionId]?.evaluate(at: time) else { return nil }
+    return explanation(of: result, for: originalTransactionId)
+  }
+
+  private func explanation(of result: SubscriptionChain.Evaluation, for id: String) -> Explanation {
     let entitled = options.isEntitled(result.status) ? "entitled" : "not entitled"
     return Explanation(
-      subject: "subscription \(originalTransactionId)",
+      subject: "subscription \(id)",
       answer: "status \(result.status.rawValue) (\(result.status.name)), \(entitled)",
       rule: result.rule.summary, events: result.events)
   }
@@ -51,10 +55,11 @@ extension LedgerView {
   }
 
   private func subscriptionGrants(at time: Timestamp) -> [EntitlementGrant] {
-    chains.keys.flatMap { id -> [EntitlementGrant] in
-      guard let view = subscription(id, at: time), let token = view.appAccountToken,
-        let product = view.productId, let explanation = explainSubscription(id, at: time)
-      else { return [] }
+    chains.values.flatMap { chain -> [EntitlementGrant] in
+      guard let result = chain.evaluate(at: time) else { return [] }
+      let view = subscription(chain, result, at: time)
+      guard let token = view.appAccountToken, let product = view.productId else { return [] }
+      let explanation = explanation(of: result, for: chain.originalTransactionId)
       let end =
         view.status == SubscriptionStatus.billingGracePeriod.rawValue
         ? view.gracePeriodExpiresDate : view.expiresDate

@@ -66,6 +66,13 @@ public struct LedgerView: Sendable {
   {
     guard let chain = chains[originalTransactionId], let result = chain.evaluate(at: time)
     else { return nil }
+    return subscription(chain, result, at: time)
+  }
+
+  func subscription(
+    _ chain: SubscriptionChain, _ result: SubscriptionChain.Evaluation, at time: Timestamp
+  ) -> SubscriptionView {
+    let originalTransactionId = chain.originalTransactionId
     let facts = result.current.facts
     let renewal = chain.renewals.inForce(at: time)
     let grace = result.renewal?.gracePeriodExpiresDate ?? renewal?.gracePeriodExpiresDate
