@@ -13,17 +13,17 @@ struct BenchmarkDatabase {
     on server: DatabaseURL, setupSQL: String?, logger: Logger
   ) async throws -> BenchmarkDatabase {
     let name = "sl_bench_\(UInt32.random(in: 0...UInt32.max))"
-    try await PostgresClient.withRunningClient(server, logger: logger) { client in
-      try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+    _ = try await PostgresClient.withRunningClient(server, logger: logger) { client in
+      try await client.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
     }
     try await PostgresClient.withRunningClient(server.with(database: name), logger: logger) {
       client in
       _ = try await SchemaMigrator(client: client, logger: logger).migrate()
-      try await client.query(PlainInsert.createTable, logger: logger)
-      try await client.query(
+      try await client.execute(PlainInsert.createTable, logger: logger)
+      try await client.execute(
         "GRANT SELECT, INSERT ON public.plain_events TO storeledger_writer", logger: logger)
       if let setupSQL {
-        try await client.query(PostgresQuery(unsafeSQL: setupSQL), logger: logger)
+        try await client.execute(PostgresQuery(unsafeSQL: setupSQL), logger: logger)
       }
     }
     return BenchmarkDatabase(server: server, name: name, logger: logger)
@@ -41,8 +41,8 @@ struct BenchmarkDatabase {
   }
 
   func drop() async throws {
-    try await PostgresClient.withRunningClient(server, logger: logger) { client in
-      try await client.query(
+    _ = try await PostgresClient.withRunningClient(server, logger: logger) { client in
+      try await client.execute(
         PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
     }
   }

@@ -17,7 +17,7 @@ struct PlainInsert: Sendable {
   func insert(_ events: [NewEvent], into streamId: String, firstVersion: Int64) async throws {
     let versions = events.indices.map { firstVersion + Int64($0) }
     let zero = ByteBuffer(bytes: [UInt8](repeating: 0, count: 32))
-    try await client.query(
+    try await client.execute(
       """
       INSERT INTO public.plain_events (
         stream_id, stream_version, event_id, idempotency_key, event_type, environment,

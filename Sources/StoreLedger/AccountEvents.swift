@@ -9,7 +9,7 @@ enum AccountEvents {
     _ tokens: [String], streams: [String], on connection: PostgresConnection, logger: Logger
   ) async throws {
     guard !tokens.isEmpty else { return }
-    try await connection.query(
+    try await connection.execute(
       """
       INSERT INTO storeledger.account_streams (app_account_token, stream_id)
       SELECT token, stream FROM unnest(\(tokens)::text[]) AS token,
@@ -21,26 +21,28 @@ enum AccountEvents {
   static func read(_ token: String, on client: PostgresClient, logger: Logger) async throws
     -> [LedgerEvent]
   {
-    try await decode(client.query(query(token), logger: logger))
+    try await client.query(query(token), logger: logger, reading: decode)
   }
 
   static func read(_ token: String, on connection: PostgresConnection, logger: Logger)
     async throws -> [LedgerEvent]
   {
-    try await decode(connection.query(query(token), logger: logger))
+    try await connection.query(query(token), logger: logger, reading: decode)
   }
 
   static func streams(of token: String, on client: PostgresClient, logger: Logger) async throws
     -> [String]
   {
-    let rows = try await client.query(
+    try await client.query(
       """
       SELECT stream_id FROM storeledger.account_streams
       WHERE app_account_token = \(token) ORDER BY stream_id
-      """, logger: logger)
-    var streams: [String] = []
-    for try await stream in rows.decode(String.self) { streams.append(stream) }
-    return streams
+      """, logger: logger
+    ) { rows in
+      var streams: [String] = []
+      for try await stream in rows.decode(String.self) { streams.append(stream) }
+      return streams
+    }
   }
 
   private static func query(_ token: String) -> PostgresQuery {

@@ -130,10 +130,15 @@ import Testing
     try await TestDatabase.withMigrated { database in
       try await database.withEventStore { store in
         let seen = try await store.append(Events.batch("h", 2), to: "s") { connection, result in
-          let rows = try await connection.query(
+          let count = try await connection.query(
             "SELECT count(*) FROM storeledger.events WHERE stream_id = \(result.streamId)",
-            logger: TestDatabase.logger)
-          for try await (count) in rows.decode(Int.self) { #expect(count == 2) }
+            logger: TestDatabase.logger
+          ) { rows in
+            var count = 0
+            for try await (value) in rows.decode(Int.self) { count = value }
+            return count
+          }
+          #expect(count == 2)
         }
         #expect(seen.events.count == 2)
       }
@@ -161,7 +166,7 @@ import Testing
         await #expect(throws: EventStoreError.self) {
           try await store.append(Events.batch("lost", 50), to: "s") { connection, _ in
             // The server ends this session after the insert, before the commit.
-            try await connection.query(
+            try await connection.execute(
               "SELECT pg_terminate_backend(pg_backend_pid())", logger: TestDatabase.logger)
           }
         }

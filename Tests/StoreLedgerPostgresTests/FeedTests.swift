@@ -58,18 +58,22 @@ import Testing
     try await TestDatabase.withMigrated { database in
       try await database.withEventStore { store in
         _ = try await store.append([Events.make("before")], to: "a")
+        let (inserted, insertedSignal) = AsyncStream<Void>.makeStream()
+        let (released, releaseSignal) = AsyncStream<Void>.makeStream()
         let holding = Task {
           try await store.append([Events.make("held")], to: "b") { _, _ in
-            try await Task.sleep(for: .seconds(1))
+            insertedSignal.yield()
+            for await _ in released { break }
           }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        for await _ in inserted { break }
         _ = try await store.append([Events.make("after")], to: "c")
         // "after" committed, but a transaction that began writing before it is still open:
         // the fence keeps "after" back. (Other tests' transactions on the same cluster may hold
         // the fence lower still; xids are cluster-wide.)
         let early = try await store.readFeed(after: .beginning).map(\.idempotencyKey)
         #expect(!early.contains("after") && !early.contains("held"))
+        releaseSignal.yield()
         _ = try await holding.value
         let all = try await Self.readFeedUntil(count: 3, from: store)
         #expect(all.map(\.idempotencyKey) == ["before", "held", "after"])
@@ -99,7 +103,8 @@ import Testing
           client: client, logger: TestDatabase.logger, notifiesListeners: true)
         let listener = Task { try await reader.listenForAppends(signalling: signal) }
         defer { listener.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
+        // The listener signals once when it starts listening.
+        #expect(await signal.wait(after: 0, timeout: .seconds(20)))
         let received = try await Self.firstFeedEvent(of: reader, wakeUp: signal) {
           _ = try await writer.append([Events.make("ping")], to: "s")
         }

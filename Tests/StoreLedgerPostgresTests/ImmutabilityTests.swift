@@ -7,7 +7,7 @@ import Testing
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct ImmutabilityTests {
   func sqlState(of sql: String, on client: PostgresClient) async -> String? {
     do {
-      try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestDatabase.logger)
+      try await client.execute(PostgresQuery(unsafeSQL: sql), logger: TestDatabase.logger)
       return nil
     } catch let error as PSQLError {
       return error.serverInfo?[.sqlState]
@@ -61,10 +61,10 @@ import Testing
         #expect(intact.isIntact && intact.checkedEvents == 10)
       }
       try await database.asAdmin { client in
-        try await client.query(
+        try await client.execute(
           "ALTER TABLE storeledger.events DISABLE TRIGGER events_reject_update_delete",
           logger: TestDatabase.logger)
-        try await client.query(
+        try await client.execute(
           """
           UPDATE storeledger.events SET payload = '{"key":"b-2","amount":1000}'
           WHERE stream_id = 'two' AND stream_version = 3
@@ -88,10 +88,10 @@ import Testing
         _ = try await store.append(Events.batch("a", 4), to: "s")
       }
       try await database.asAdmin { client in
-        try await client.query(
+        try await client.execute(
           "ALTER TABLE storeledger.events DISABLE TRIGGER events_reject_update_delete",
           logger: TestDatabase.logger)
-        try await client.query(
+        try await client.execute(
           "DELETE FROM storeledger.events WHERE stream_version = 2", logger: TestDatabase.logger)
       }
       try await database.withEventStore { store in

@@ -13,11 +13,8 @@ import Testing
       #expect(report.applied.isEmpty)
       #expect(report.alreadyApplied == SchemaMigration.all.map(\.version))
       let recorded = try await database.asAdmin { client in
-        let rows = try await client.query(
-          "SELECT count(*) FROM public.storeledger_schema_migrations", logger: TestDatabase.logger)
-        var count = 0
-        for try await (value) in rows.decode(Int.self) { count = value }
-        return count
+        try await Self.count(
+          "SELECT count(*) FROM public.storeledger_schema_migrations", on: client)
       }
       #expect(recorded == SchemaMigration.all.count)
     }
@@ -78,14 +75,19 @@ import Testing
         }
       }
       let tables = try await database.asAdmin { client in
-        let rows = try await client.query(
+        try await Self.count(
           "SELECT count(*) FROM pg_tables WHERE schemaname = 'storeledger' AND tablename = 'half'",
-          logger: TestDatabase.logger)
-        var count = -1
-        for try await (value) in rows.decode(Int.self) { count = value }
-        return count
+          on: client)
       }
       #expect(tables == 0)
+    }
+  }
+
+  private static func count(_ query: PostgresQuery, on client: PostgresClient) async throws -> Int {
+    try await client.query(query, logger: TestDatabase.logger) { rows in
+      var count = -1
+      for try await (value) in rows.decode(Int.self) { count = value }
+      return count
     }
   }
 }
@@ -96,7 +98,7 @@ import Testing
   @Test func rowsHashedBeforeMigrationFourStillCheckAndChain() async throws {
     try await TestDatabase.withMigrated(to: Array(SchemaMigration.all.prefix(3))) { database in
       try await database.asAdmin { client in
-        try await client.query(
+        try await client.execute(
           """
           WITH first AS (
             SELECT storeledger.event_digest(decode(repeat('00', 32), 'hex'), 's', 1,

@@ -22,7 +22,8 @@ public struct TestDatabase: Sendable {
 
   public static let logger: Logger = {
     var logger = Logger(label: "storeledger.tests")
-    logger.logLevel = .error
+    logger.logLevel =
+      ProcessInfo.processInfo.environment["STORELEDGER_TEST_TRACE"] == nil ? .error : .trace
     return logger
   }()
 
@@ -40,8 +41,8 @@ public struct TestDatabase: Sendable {
   ) async throws -> Result {
     guard let server = serverURL else { throw Unavailable() }
     let name = "sl_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-    try await admin(server) { client in
-      try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+    _ = try await admin(server) { client in
+      try await client.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
     }
     let database = TestDatabase(
       adminURL: server.with(database: name),
@@ -88,8 +89,8 @@ public struct TestDatabase: Sendable {
   }
 
   private static func drop(_ name: String, on server: DatabaseURL) async throws {
-    try await admin(server) { client in
-      try await client.query(
+    _ = try await admin(server) { client in
+      try await client.execute(
         PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
     }
   }

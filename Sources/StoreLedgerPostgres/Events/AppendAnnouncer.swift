@@ -44,7 +44,7 @@ final class AppendAnnouncer: Sendable {
   private func sendUntilSettled() async {
     repeat {
       // A hint only: a lost notification delays readers until their next poll.
-      _ = try? await client.query("SELECT pg_notify('storeledger_events', '')", logger: logger)
+      _ = try? await client.execute("SELECT pg_notify('storeledger_events', '')", logger: logger)
     } while state.withLock { state in
       state.sending = state.pending
       state.pending = false

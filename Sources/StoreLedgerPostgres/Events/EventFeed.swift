@@ -24,9 +24,10 @@ public struct EventFeed: AsyncSequence, Sendable {
     public mutating func next() async throws -> RecordedEvent? {
       while buffer.isEmpty {
         try Task.checkCancellation()
+        let generation = feed.wakeUp?.generation
         buffer = try await feed.store.readFeed(after: position, limit: feed.batchSize).reversed()
         if buffer.isEmpty {
-          await waitForMore()
+          await waitForMore(after: generation)
         } else {
           wait = nil
         }
@@ -38,13 +39,13 @@ public struct EventFeed: AsyncSequence, Sendable {
 
     /// Waits for more events. After a wake-up the next reads come quickly (20 ms, doubling up
     /// to the poll interval): the announced events may still sit behind the commit fence.
-    private mutating func waitForMore() async {
+    private mutating func waitForMore(after generation: UInt64?) async {
       let interval = wait ?? feed.pollInterval
       guard let wakeUp = feed.wakeUp else {
         try? await Task.sleep(for: interval)
         return
       }
-      if await wakeUp.wait(timeout: interval) {
+      if await wakeUp.wait(after: generation, timeout: interval) {
         wait = .milliseconds(20)
       } else if let current = wait {
         wait = current * 2 < feed.pollInterval ? current * 2 : nil
@@ -70,9 +71,13 @@ extension EventStore {
 
   /// Listens for the append notifications of `schema/` on a connection of its own and
   /// signals each; runs until cancelled. Run it beside the feeds that share `signal`.
+  ///
+  /// It also signals once when it starts listening: appends made while it was not yet (or
+  /// no longer) listening sent their notification to no one.
   public func listenForAppends(signalling signal: WakeUpSignal) async throws {
     try await client.withConnection { connection in
       try await connection.listen(on: "storeledger_events") { notifications in
+        signal.signal()
         for try await _ in notifications { signal.signal() }
       }
     }

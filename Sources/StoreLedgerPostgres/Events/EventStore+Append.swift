@@ -34,12 +34,14 @@ extension EventStore {
     let query = Self.appendQuery(events, to: streamId, expected: expected)
     do {
       guard let hook else {
-        let rows = try await client.query(query, logger: logger)
-        return try await Self.result(of: rows, for: events, in: streamId)
+        return try await client.query(query, logger: logger) { rows in
+          try await Self.result(of: rows, for: events, in: streamId)
+        }
       }
-      return try await client.withTransaction(logger: logger) { connection in
-        let rows = try await connection.query(query, logger: logger)
-        let result = try await Self.result(of: rows, for: events, in: streamId)
+      return try await client.inTransaction(logger: logger) { connection in
+        let result = try await connection.query(query, logger: logger) { rows in
+          try await Self.result(of: rows, for: events, in: streamId)
+        }
         try await Self.run(hook, on: connection, with: result)
         return result
       }

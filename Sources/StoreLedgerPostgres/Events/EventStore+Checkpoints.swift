@@ -4,15 +4,17 @@ extension EventStore {
   /// Where the consumer `name` has got to; nil before its first save.
   public func checkpoint(_ name: String) async throws(EventStoreError) -> FeedPosition? {
     do {
-      let rows = try await client.query(
+      return try await client.query(
         "SELECT tx_id::text, seq FROM storeledger.checkpoints WHERE name = \(name)",
-        logger: logger)
-      var position: FeedPosition?
-      for try await (transaction, sequence) in rows.decode((String, Int64).self) {
-        position = FeedPosition(
-          transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
+        logger: logger
+      ) { rows in
+        var position: FeedPosition?
+        for try await (transaction, sequence) in rows.decode((String, Int64).self) {
+          position = FeedPosition(
+            transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
+        }
+        return position
       }
-      return position
     } catch {
       throw EventStoreError.database(error, while: "reading a checkpoint")
     }
@@ -58,10 +60,7 @@ extension EventStore {
         """
     }
     do {
-      let rows = try await client.query(query, logger: logger)
-      var changed = 0
-      for try await _ in rows { changed += 1 }
-      return changed == 1
+      return try await client.execute(query, logger: logger) == 1
     } catch {
       throw EventStoreError.database(error, while: "moving a checkpoint")
     }

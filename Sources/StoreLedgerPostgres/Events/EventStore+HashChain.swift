@@ -7,7 +7,7 @@ extension EventStore {
     -> HashChainReport
   {
     do {
-      let rows = try await client.query(
+      return try await client.query(
         """
         WITH checked AS (
           SELECT stream_id, stream_version, tx_id, seq,
@@ -30,16 +30,18 @@ extension EventStore {
           SELECT * FROM checked WHERE content_changed OR broken_link OR version_gap
           ORDER BY tx_id, seq LIMIT 1
         ) m ON true
-        """, logger: logger)
-      var report = HashChainReport(checkedEvents: 0, firstMismatch: nil)
-      for try await (count, stream, version, transaction, sequence, reason) in rows.decode(
-        (Int64, String?, Int64?, String?, Int64?, String).self)
-      {
-        report = try Self.report(
-          count: count, stream: stream, version: version, transaction: transaction,
-          sequence: sequence, reason: reason)
+        """, logger: logger
+      ) { rows in
+        var report = HashChainReport(checkedEvents: 0, firstMismatch: nil)
+        for try await (count, stream, version, transaction, sequence, reason) in rows.decode(
+          (Int64, String?, Int64?, String?, Int64?, String).self)
+        {
+          report = try Self.report(
+            count: count, stream: stream, version: version, transaction: transaction,
+            sequence: sequence, reason: reason)
+        }
+        return report
       }
-      return report
     } catch {
       throw EventStoreError.database(error, while: "checking the hash chain")
     }

@@ -7,13 +7,12 @@ extension EventStore {
     async throws(EventStoreError) -> [RecordedEvent]
   {
     do {
-      let rows = try await client.query(
+      return try await client.query(
         """
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE stream_id = \(streamId) AND stream_version >= \(version)
         ORDER BY stream_version LIMIT \(limit)
-        """, logger: logger)
-      return try await Self.collect(rows)
+        """, logger: logger, reading: Self.collect)
     } catch {
       throw EventStoreError.database(error, while: "reading a stream")
     }
@@ -22,12 +21,11 @@ extension EventStore {
   /// Every event of the given streams, stream by stream in version order.
   public func readStreams(_ streamIds: [String]) async throws(EventStoreError) -> [RecordedEvent] {
     do {
-      let rows = try await client.query(
+      return try await client.query(
         """
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE stream_id = ANY(\(streamIds)) ORDER BY stream_id, stream_version
-        """, logger: logger)
-      return try await Self.collect(rows)
+        """, logger: logger, reading: Self.collect)
     } catch {
       throw EventStoreError.database(error, while: "reading streams")
     }
@@ -50,14 +48,13 @@ extension EventStore {
     async throws(EventStoreError) -> [RecordedEvent]
   {
     do {
-      let rows = try await client.query(
+      return try await client.query(
         """
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
           AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY events.tx_id, events.seq LIMIT \(limit)
-        """, logger: logger)
-      return try await Self.collect(rows)
+        """, logger: logger, reading: Self.collect)
     } catch {
       throw EventStoreError.database(error, while: "reading the feed")
     }

@@ -30,9 +30,10 @@ public struct SchemaMigrator: Sendable {
 
   public func migrate() async throws(EventStoreError) -> Report {
     do {
-      return try await client.withTransaction(logger: logger) { connection in
-        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
-        try await connection.query(
+      return try await client.inTransaction(logger: logger) { connection in
+        try await connection.execute(
+          "SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+        try await connection.execute(
           """
           CREATE TABLE IF NOT EXISTS public.storeledger_schema_migrations (
             version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
@@ -62,13 +63,15 @@ public struct SchemaMigrator: Sendable {
   }
 
   private func appliedChecksums(_ connection: PostgresConnection) async throws -> [Int: String] {
-    let rows = try await connection.query(
-      "SELECT version, checksum FROM public.storeledger_schema_migrations", logger: logger)
-    var checksums: [Int: String] = [:]
-    for try await (version, checksum) in rows.decode((Int, String).self) {
-      checksums[version] = checksum
+    try await connection.query(
+      "SELECT version, checksum FROM public.storeledger_schema_migrations", logger: logger
+    ) { rows in
+      var checksums: [Int: String] = [:]
+      for try await (version, checksum) in rows.decode((Int, String).self) {
+        checksums[version] = checksum
+      }
+      return checksums
     }
-    return checksums
   }
 
   private func apply(_ migration: SchemaMigration, on connection: PostgresConnection) async throws {
@@ -76,9 +79,9 @@ public struct SchemaMigrator: Sendable {
       "applying migration",
       metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
     for statement in SQLScript.statements(migration.sql) {
-      try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+      try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: logger)
     }
-    try await connection.query(
+    try await connection.execute(
       """
       INSERT INTO public.storeledger_schema_migrations (version, name, checksum)
       VALUES (\(migration.version), \(migration.name), \(migration.checksum))

@@ -1,0 +1,63 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// The connection ended before the statement's answer arrived.
+public struct ConnectionClosedError: Error, CustomStringConvertible {
+  public var description: String { "the database connection closed" }
+}
+
+extension PostgresConnection {
+  /// Runs `query` and hands its rows to `read`, which must consume them to the end; fails
+  /// with ``ConnectionClosedError`` when the connection is or becomes closed first.
+  ///
+  /// Why not plain `query(_:logger:)`: PostgresNIO 1.33 writes a statement to a connection
+  /// that has already closed without ever failing it, so the caller waits forever. That
+  /// happens whenever the server ends a session between two statements (a restart, an
+  /// administrator's `pg_terminate_backend`, a FATAL during the previous statement), for
+  /// example for the `ROLLBACK` after a failed statement in a transaction.
+  public func query<Result: Sendable>(
+    _ query: PostgresQuery, logger: Logger,
+    reading read: @escaping @Sendable (PostgresRowSequence) async throws -> Result
+  ) async throws -> Result {
+    guard !isClosed else { throw ConnectionClosedError() }
+    return try await withCheckedThrowingContinuation { continuation in
+      let outcome = FirstOutcome(continuation)
+      closeFuture.whenComplete { _ in outcome.resume(with: .failure(ConnectionClosedError())) }
+      Task {
+        do {
+          let rows = try await self.query(query, logger: logger)
+          outcome.resume(with: .success(try await read(rows)))
+        } catch {
+          outcome.resume(with: .failure(error))
+        }
+      }
+    }
+  }
+
+  /// Runs `query` and returns how many rows it produced.
+  @discardableResult
+  public func execute(_ query: PostgresQuery, logger: Logger) async throws -> Int {
+    try await self.query(query, logger: logger, reading: Self.count)
+  }
+
+  static func count(_ rows: PostgresRowSequence) async throws -> Int {
+    var count = 0
+    for try await _ in rows { count += 1 }
+    return count
+  }
+}
+
+/// Resumes a continuation with whichever outcome comes first.
+private final class FirstOutcome<Value: Sendable>: Sendable {
+  private let continuation: Mutex<CheckedContinuation<Value, any Error>?>
+
+  init(_ continuation: CheckedContinuation<Value, any Error>) {
+    self.continuation = Mutex(continuation)
+  }
+
+  func resume(with result: Result<Value, any Error>) {
+    continuation.withLock { $0.take() }?.resume(with: result)
+  }
+}

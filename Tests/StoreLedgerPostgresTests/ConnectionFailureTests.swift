@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// The ways PostgresNIO 1.33 can wait forever, each turned into a prompt answer.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ConnectionFailureTests {
+  /// Statements that fail after their row description (here: version conflicts raised inside
+  /// `append_events`) hand their connection back: a pool of two serves 400 of them from four tasks and then
+  /// a good append, and shuts down.
+  @Test func failedStatementsKeepThePoolWhole() async throws {
+    try await TestDatabase.withMigrated { database in
+      var configuration = database.writerURL.clientConfiguration
+      configuration.options.maximumConnections = 2
+      let smallPool = configuration
+      try await withDeadline(.seconds(60)) {
+        try await PostgresClient.withRunningClient(smallPool, logger: TestDatabase.logger) {
+          client in
+          let store = EventStore(client: client, logger: TestDatabase.logger)
+          _ = try await store.append([Events.make("first")], to: "s")
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+              group.addTask {
+                for attempt in 0..<100 {
+                  await #expect(throws: EventStoreError.self) {
+                    _ = try await store.append(
+                      [Events.make("conflict-\(task)-\(attempt)")], to: "s", expected: .exact(7))
+                  }
+                }
+              }
+            }
+            try await group.waitForAll()
+          }
+          let last = try await store.append([Events.make("last")], to: "s")
+          #expect(last.lastVersion == 2)
+        }
+      }
+    }
+  }
+
+  /// A statement sent on a connection the server has already closed fails at once.
+  @Test func statementOnAClosedConnectionFails() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await withDeadline(.seconds(60)) {
+        try await database.asWriter { client in
+          try await client.withConnection { connection in
+            let pid = try await connection.query(
+              "SELECT pg_backend_pid()", logger: TestDatabase.logger
+            ) { rows in
+              var pid: Int32 = 0
+              for try await (value) in rows.decode(Int32.self) { pid = value }
+              return pid
+            }
+            _ = try await database.asAdmin { admin in
+              try await admin.execute(
+                "SELECT pg_terminate_backend(\(pid), 10000)", logger: TestDatabase.logger)
+            }
+            try await connection.closeFuture.get()
+            await #expect(throws: ConnectionClosedError.self) {
+              try await connection.execute("SELECT 1", logger: TestDatabase.logger)
+            }
+          }
+        }
+      }
+    }
+  }
+}
