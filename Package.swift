@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
     .library(name: "StoreLedgerPostgres", targets: ["StoreLedgerPostgres"]),
     .library(name: "StoreLedger", targets: ["StoreLedger"]),
+    .library(name: "StoreLedgerServer", targets: ["StoreLedgerServer"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
   ],
   dependencies: [
@@ -18,6 +19,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
   ],
   targets: [
     .target(name: "StoreLedgerCore"),
@@ -46,12 +49,26 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    .target(
+      name: "StoreLedgerServer",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [.copy("openapi.json")]
+    ),
     .executableTarget(
       name: "storeledger",
       dependencies: [
         "StoreLedgerCore",
         "AppStoreVerification",
         "StoreLedgerPostgres",
+        "StoreLedger",
+        "StoreLedgerServer",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -118,6 +135,15 @@ let package = Package(
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
         "StoreLedgerTestSupport",
+      ]
+    ),
+    .testTarget(
+      name: "StoreLedgerServerTests",
+      dependencies: [
+        "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",
+        "StoreLedgerPostgres", "StoreLedgerTestSupport",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "Hummingbird", package: "hummingbird"),
       ]
     ),
     .testTarget(

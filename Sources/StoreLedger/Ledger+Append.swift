@@ -13,12 +13,13 @@ extension Ledger {
   ) async throws(LedgerError) -> Ingested {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty })).sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
-    let logger = self.logger
+    let (logger, store) = (self.logger, self.store)
     do {
-      let result = try await store.append([record.event], to: record.streamId) {
-        connection, result in
-        try await AccountEvents.index(tokens, streams: streams, on: connection, logger: logger)
-        try await check?(connection, result)
+      let result = try await withDatabase {
+        try await store.append([record.event], to: record.streamId) { connection, result in
+          try await AccountEvents.index(tokens, streams: streams, on: connection, logger: logger)
+          try await check?(connection, result)
+        }
       }
       let stored = result.events[0]
       return Ingested(
@@ -64,8 +65,18 @@ extension Ledger {
     }
   }
 
+  /// `body` under the configured database timeout.
+  func withDatabase<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
+    async throws -> Result
+  {
+    try await withTimeout(configuration.databaseTimeout, body)
+  }
+
   static func mapped(_ error: any Error) -> LedgerError {
     if let error = error as? LedgerError { return error }
+    if error is TimeoutError {
+      return LedgerError(.databaseUnavailable, "the database did not answer in time")
+    }
     if let error = error as? EventStoreError {
       if error.code == .hookFailed, let inner = error.underlying as? LedgerError { return inner }
       if error.code == .databaseUnavailable || error.code == .hookFailed {

@@ -38,6 +38,8 @@ public struct Ledger: Sendable {
     public var streamVersion: Int64
     /// The event was already stored: nothing new was written.
     public var wasDuplicate: Bool
+    /// For notifications: Apple's `notificationType` (raw, also when unknown to us).
+    public var notificationType: String? = nil
   }
 
   // MARK: Commands
@@ -52,7 +54,9 @@ public struct Ledger: Sendable {
       verified.transaction?.payload.appAccountToken,
       verified.renewalInfo?.payload.appAccountToken,
     ]
-    return try await append(record, accounts: tokens.compactMap { $0 })
+    var ingested = try await append(record, accounts: tokens.compactMap { $0 })
+    ingested.notificationType = verified.payload.notificationType?.rawValue
+    return ingested
   }
 
   /// A signed transaction the app forwarded after a purchase, with the account it was made for.
@@ -122,7 +126,10 @@ public struct Ledger: Sendable {
   public func view(for appAccountToken: String) async throws(LedgerError) -> LedgerView {
     let events: [LedgerEvent]
     do {
-      events = try await AccountEvents.read(appAccountToken, on: client, logger: logger)
+      let (client, logger) = (self.client, self.logger)
+      events = try await withDatabase {
+        try await AccountEvents.read(appAccountToken, on: client, logger: logger)
+      }
     } catch {
       throw Self.mapped(error)
     }
@@ -153,8 +160,12 @@ public struct Ledger: Sendable {
   /// The account's history as stored, oldest first in each stream, with the original JWS.
   public func events(for appAccountToken: String) async throws(LedgerError) -> [RecordedEvent] {
     do {
-      let streams = try await AccountEvents.streams(of: appAccountToken, on: client, logger: logger)
-      return try await store.readStreams(streams)
+      let (client, logger, store) = (self.client, self.logger, self.store)
+      return try await withDatabase {
+        let streams = try await AccountEvents.streams(
+          of: appAccountToken, on: client, logger: logger)
+        return try await store.readStreams(streams)
+      }
     } catch {
       throw Self.mapped(error)
     }

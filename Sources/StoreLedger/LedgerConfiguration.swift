@@ -11,12 +11,15 @@ public struct LedgerConfiguration: Sendable {
   public var trustedRoots: TrustedRoots
   public var catalog: ProductCatalog
   public var options: ProjectionOptions
+  /// How long an operation waits for the database before it gives up with
+  /// `database_unavailable` (PostgresNIO itself keeps retrying a server that is down).
+  public var databaseTimeout: Duration
 
   public init(
     bundleId: String, appAppleId: Int64? = nil,
     environments: [AppStoreEnvironment] = [.production, .sandbox],
     trustedRoots: TrustedRoots = .apple, catalog: ProductCatalog = .empty,
-    options: ProjectionOptions = .init()
+    options: ProjectionOptions = .init(), databaseTimeout: Duration = .seconds(10)
   ) {
     self.bundleId = bundleId
     self.appAppleId = appAppleId
@@ -24,5 +27,6 @@ public struct LedgerConfiguration: Sendable {
     self.trustedRoots = trustedRoots
     self.catalog = catalog
     self.options = options
+    self.databaseTimeout = databaseTimeout
   }
 }

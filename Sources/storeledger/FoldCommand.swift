@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StoreLedger
 import StoreLedgerCore
 
 struct FoldCommand: ParsableCommand {

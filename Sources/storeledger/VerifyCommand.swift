@@ -1,6 +1,7 @@
 import AppStoreVerification
 import ArgumentParser
 import Foundation
+import StoreLedger
 import StoreLedgerCore
 
 struct VerifyCommand: ParsableCommand {

@@ -15,7 +15,7 @@ import Testing
       var configuration = database.writerURL.clientConfiguration
       configuration.options.maximumConnections = 2
       let smallPool = configuration
-      try await withDeadline(.seconds(60)) {
+      try await withTimeout(.seconds(60)) {
         try await PostgresClient.withRunningClient(smallPool, logger: TestDatabase.logger) {
           client in
           let store = EventStore(client: client, logger: TestDatabase.logger)
@@ -43,7 +43,7 @@ import Testing
   /// A statement sent on a connection the server has already closed fails at once.
   @Test func statementOnAClosedConnectionFails() async throws {
     try await TestDatabase.withMigrated { database in
-      try await withDeadline(.seconds(60)) {
+      try await withTimeout(.seconds(60)) {
         try await database.asWriter { client in
           try await client.withConnection { connection in
             let pid = try await connection.query(

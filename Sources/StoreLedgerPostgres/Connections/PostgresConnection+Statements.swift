@@ -48,16 +48,3 @@ extension PostgresConnection {
     return count
   }
 }
-
-/// Resumes a continuation with whichever outcome comes first.
-private final class FirstOutcome<Value: Sendable>: Sendable {
-  private let continuation: Mutex<CheckedContinuation<Value, any Error>?>
-
-  init(_ continuation: CheckedContinuation<Value, any Error>) {
-    self.continuation = Mutex(continuation)
-  }
-
-  func resume(with result: Result<Value, any Error>) {
-    continuation.withLock { $0.take() }?.resume(with: result)
-  }
-}

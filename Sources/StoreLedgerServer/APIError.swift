@@ -1,0 +1,100 @@
+import AppStoreVerification
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StoreLedger
+
+/// Every error the API answers, as `{"error": {"code", "message"}}` with a stable code. The
+/// one place where failures become HTTP statuses. Messages never carry payloads, tokens or
+/// keys.
+public struct APIError: Error, HTTPResponseError, Sendable {
+  public let status: HTTPResponse.Status
+  public let code: String
+  public let message: String
+  /// The verifier's reason, for `verification_failed`.
+  public let reason: String?
+
+  public init(
+    _ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil
+  ) {
+    self.status = status
+    self.code = code
+    self.message = message
+    self.reason = reason
+  }
+
+  static let unauthorized = APIError(
+    .unauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+  static let notFound = APIError(.notFound, "not_found", "no such endpoint")
+  static func invalidBody(_ message: String) -> APIError {
+    APIError(.badRequest, "invalid_body", message)
+  }
+  static func invalidRequest(_ message: String) -> APIError {
+    APIError(.badRequest, "invalid_request", message)
+  }
+
+  /// Signed data that is not a JWS at all is a bad request; data that is one but does not
+  /// verify (signature, chain, identity, environment) is refused as unauthorized.
+  init(_ error: LedgerError) {
+    switch error.code {
+    case .verificationFailed:
+      let malformed = [
+        VerificationError.Code.malformedJWS.rawValue,
+        VerificationError.Code.malformedPayload.rawValue,
+      ]
+      if let reason = error.verificationCode, malformed.contains(reason) {
+        self.init(.badRequest, "invalid_body", error.message, reason: reason)
+      } else {
+        self.init(
+          .unauthorized, "verification_failed", error.message, reason: error.verificationCode)
+      }
+    case .invalidPayload: self.init(.badRequest, "invalid_payload", error.message)
+    case .invalidRequest: self.init(.badRequest, "invalid_request", error.message)
+    case .insufficientBalance: self.init(.conflict, "insufficient_balance", error.message)
+    case .databaseUnavailable: self.init(.serviceUnavailable, "database_unavailable", error.message)
+    default: self.init(.internalServerError, error.code.rawValue, error.message)
+    }
+  }
+
+  /// Hummingbird's own errors (body too large, no route, bad method).
+  init(_ error: HTTPError) {
+    switch error.status {
+    case .contentTooLarge:
+      self.init(.contentTooLarge, "body_too_large", "the request body is too large")
+    case .notFound: self = .notFound
+    case .methodNotAllowed:
+      self.init(.methodNotAllowed, "method_not_allowed", "this endpoint does not take that method")
+    default:
+      self.init(error.status, "http_error", error.status.reasonPhrase)
+    }
+  }
+
+  /// Any error, mapped.
+  static func from(_ error: any Error) -> APIError {
+    switch error {
+    case let error as APIError: error
+    case let error as LedgerError: APIError(error)
+    case let error as HTTPError: APIError(error)
+    default: APIError(.internalServerError, "internal_error", "the server failed")
+    }
+  }
+
+  private struct Body: Encodable {
+    struct Detail: Encodable {
+      let code: String
+      let message: String
+      let reason: String?
+    }
+    let error: Detail
+  }
+
+  public func response(from request: Request, context: some RequestContext) throws -> Response {
+    let body = try JSONEncoder().encode(
+      Body(error: .init(code: code, message: message, reason: reason)))
+    var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+    if status == .serviceUnavailable { headers[.retryAfter] = "5" }
+    if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+    return Response(
+      status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+  }
+}

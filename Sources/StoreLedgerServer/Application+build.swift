@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StoreLedger
+import StoreLedgerPostgres
+
+/// The server: one application for `storeledger serve` and for the tests. The PostgreSQL
+/// pool runs as a service of the application, so it starts and stops with it.
+public func buildApplication(
+  configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()
+) throws -> some ApplicationProtocol {
+  let logger = {
+    var logger = Logger(label: "storeledger.server")
+    logger.logLevel = configuration.logLevel
+    return logger
+  }()
+  let client = PostgresClient(configuration: configuration.database, backgroundLogger: logger)
+  let ledger = try Ledger(client: client, configuration: configuration.ledger, logger: logger)
+  let router = buildRouter(
+    ledger: ledger, client: client, configuration: configuration, metrics: metrics,
+    logger: logger)
+  var application = Application(
+    router: router,
+    configuration: ApplicationConfiguration(
+      address: .hostname(configuration.host, port: configuration.port),
+      serverName: "storeledger"),
+    services: [client],
+    onServerRunning: { channel in
+      logger.info(
+        "storeledger serving",
+        metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+    },
+    logger: logger)
+  if configuration.migrateOnStart {
+    application.beforeServerStarts {
+      let report = try await SchemaMigrator(client: client, logger: logger).migrate()
+      logger.info("schema migrated", metadata: ["applied": "\(report.applied)"])
+    }
+  }
+  return application
+}
+
+func buildRouter(
+  ledger: Ledger, client: PostgresClient, configuration: ServerConfiguration,
+  metrics: ServerMetrics, logger: Logger
+) -> Router<BasicRequestContext> {
+  let router = Router(context: BasicRequestContext.self)
+  router.add(middleware: ErrorAndMetricsMiddleware(metrics: metrics))
+  OperationsController(client: client, metrics: metrics, logger: logger).register(on: router)
+  IngestController(ledger: ledger, metrics: metrics, bodyLimit: configuration.bodyLimit)
+    .registerWebhook(on: router)
+  let protected = router.group().add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
+  IngestController(ledger: ledger, metrics: metrics, bodyLimit: configuration.bodyLimit)
+    .registerCommands(on: protected)
+  AccountController(ledger: ledger).register(on: protected)
+  return router
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StoreLedger
+
+/// The writes: Apple's webhook, forwarded transactions, links and debits. Each answers only
+/// after the event is durably stored (or found already stored), so a 2xx to Apple is safe.
+struct IngestController: Sendable {
+  let ledger: Ledger
+  let metrics: ServerMetrics
+  let bodyLimit: Int
+
+  struct NotificationBody: Decodable {
+    let signedPayload: String
+  }
+
+  struct TransactionBody: Decodable {
+    let signedTransaction: String
+    let appAccountToken: String?
+  }
+
+  struct LinkBody: Decodable {
+    let originalTransactionId: String
+  }
+
+  struct DebitBody: Decodable {
+    let quantity: Int64
+  }
+
+  struct Stored: Encodable {
+    let streamId: String
+    let streamVersion: Int64
+    let idempotencyKey: String
+    let duplicate: Bool
+    let notificationType: String?
+
+    init(_ ingested: Ledger.Ingested) {
+      streamId = ingested.streamId
+      streamVersion = ingested.streamVersion
+      idempotencyKey = ingested.idempotencyKey
+      duplicate = ingested.wasDuplicate
+      notificationType = ingested.notificationType
+    }
+  }
+
+  static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+
+  func registerWebhook(on router: Router<BasicRequestContext>) {
+    router.post("/v1/notifications/appstore") { request, _ in
+      let body = try await JSONBody.decode(
+        NotificationBody.self, from: request, limit: bodyLimit,
+        what: #"an App Store notification ({"signedPayload": …})"#)
+      return try await recorded("notification", created: .ok) {
+        try await ledger.ingest(notification: body.signedPayload)
+      }
+    }
+  }
+
+  func registerCommands(on group: RouterGroup<BasicRequestContext>) {
+    group.post("/v1/transactions") { request, _ in
+      let body = try await JSONBody.decode(
+        TransactionBody.self, from: request, limit: bodyLimit,
+        what: #"a signed transaction ({"signedTransaction": …, "appAccountToken": …})"#)
+      return try await recorded("transaction") {
+        try await ledger.ingest(
+          signedTransaction: body.signedTransaction, appAccountToken: body.appAccountToken)
+      }
+    }
+    group.post("/v1/accounts/{token}/links") { request, context in
+      let token = try context.parameters.require("token")
+      let body = try await JSONBody.decode(
+        LinkBody.self, from: request, limit: bodyLimit,
+        what: #"a link ({"originalTransactionId": …})"#)
+      return try await recorded("link") {
+        try await ledger.link(
+          appAccountToken: token, originalTransactionId: body.originalTransactionId)
+      }
+    }
+    group.post("/v1/accounts/{token}/consumables/{productId}/debits") { request, context in
+      let token = try context.parameters.require("token")
+      let product = try context.parameters.require("productId")
+      guard let key = request.headers[Self.idempotencyKey], !key.isEmpty else {
+        throw APIError.invalidRequest("a debit needs an Idempotency-Key header")
+      }
+      let body = try await JSONBody.decode(
+        DebitBody.self, from: request, limit: bodyLimit, what: #"a debit ({"quantity": …})"#)
+      return try await recorded("debit") {
+        try await ledger.debit(
+          appAccountToken: token, productId: product, quantity: body.quantity,
+          idempotencyKey: key)
+      }
+    }
+  }
+
+  /// Runs one ingest, counts its outcome and times it; `created` (201 unless said otherwise;
+  /// Apple's webhook wants 200) when stored, 200 when it was stored before.
+  private func recorded(
+    _ kind: String, created: HTTPResponse.Status = .created,
+    _ ingest: () async throws -> Ledger.Ingested
+  ) async throws -> Response {
+    let start = ContinuousClock.now
+    do {
+      let ingested = try await ingest()
+      let elapsed = ContinuousClock.now - start
+      metrics.append(seconds: elapsed.seconds)
+      metrics.ingest(
+        kind: kind, outcome: ingested.wasDuplicate ? "duplicate" : "stored",
+        notificationType: ingested.notificationType)
+      return try JSONBody.response(Stored(ingested), status: ingested.wasDuplicate ? .ok : created)
+    } catch let error as LedgerError {
+      metrics.ingest(kind: kind, outcome: "rejected")
+      if error.code == .verificationFailed {
+        metrics.verificationFailure(code: error.verificationCode ?? "unknown")
+      }
+      throw error
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Counts every request by method, route pattern and final status, and turns every error
+/// into its JSON answer (``APIError``): the one place failures become responses.
+struct ErrorAndMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+  let metrics: ServerMetrics
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let response: Response
+    do {
+      response = try await next(request, context)
+    } catch {
+      response = try APIError.from(error).response(from: request, context: context)
+    }
+    metrics.request(
+      method: request.method.rawValue, route: context.endpointPath ?? "unmatched",
+      status: response.status.code)
+    return response
+  }
+}
+
+/// Requires `Authorization: Bearer <key>` with one of the configured keys. Keys are compared
+/// in constant time and never logged.
+struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+  let keys: Set<String>
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+      isKnown(Array(header.dropFirst("Bearer ".count).utf8))
+    else { throw APIError.unauthorized }
+    return try await next(request, context)
+  }
+
+  private func isKnown(_ presented: [UInt8]) -> Bool {
+    var known = false
+    for key in keys {
+      let expected = Array(key.utf8)
+      guard expected.count == presented.count else { continue }
+      var difference: UInt8 = 0
+      for (left, right) in zip(expected, presented) { difference |= left ^ right }
+      if difference == 0 { known = true }
+    }
+    return known
+  }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedger
+
+/// Everything `buildApplication(configuration:)` needs: where to listen, the database, the
+/// ledger's identity and trust, and the API keys.
+public struct ServerConfiguration: Sendable {
+  public var host: String
+  public var port: Int
+  /// The engine's PostgreSQL connection (as the writer role).
+  public var database: PostgresClient.Configuration
+  public var ledger: LedgerConfiguration
+  /// Bearer keys for every endpoint except the webhook, `/health` and `/openapi.json`. Each
+  /// is a server-to-server key that sees every account.
+  public var apiKeys: Set<String>
+  /// The largest request body accepted. Apple's notifications are well under 64 KiB.
+  public var bodyLimit: Int
+  /// Applies the schema migrations before serving.
+  public var migrateOnStart: Bool
+  public var logLevel: Logger.Level
+
+  public init(
+    host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
+    ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
+    migrateOnStart: Bool = false, logLevel: Logger.Level = .info
+  ) {
+    self.host = host
+    self.port = port
+    self.database = database
+    self.ledger = ledger
+    self.apiKeys = apiKeys
+    self.bodyLimit = bodyLimit
+    self.migrateOnStart = migrateOnStart
+    self.logLevel = logLevel
+  }
+}
