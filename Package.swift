@@ -102,6 +102,7 @@ let package = Package(
       name: "StoreLedgerTestSupport",
       dependencies: [
         "StoreLedgerCore",
+        "AppStoreVerification",
         "StoreLedgerPostgres",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

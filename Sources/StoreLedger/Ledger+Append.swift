@@ -55,6 +55,21 @@ extension Ledger {
       verificationCode: last?.code.rawValue)
   }
 
+  /// Refuses signed data of another kind before verifying it (the kind is read from the
+  /// unverified payload only to refuse, never to trust).
+  static func expect(_ kind: SignedDataKind, in jws: String) throws(LedgerError) {
+    let found: SignedDataKind
+    do {
+      found = try SignedDataKind.of(jws)
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
+    guard found == kind else {
+      throw LedgerError(
+        .invalidPayload, "this is signed \(found.rawValue) data, not a \(kind.rawValue)")
+    }
+  }
+
   func mapped(_ body: () throws -> LedgerRecord) throws(LedgerError) -> LedgerRecord {
     do {
       return try body()

@@ -46,6 +46,7 @@ public struct Ledger: Sendable {
 
   /// An App Store Server Notification V2 `signedPayload`.
   public func ingest(notification signedPayload: String) async throws(LedgerError) -> Ingested {
+    try Self.expect(.notification, in: signedPayload)
     let verified = try verify { verifier throws(VerificationError) in
       try verifier.verifyNotification(signedPayload)
     }
@@ -63,6 +64,7 @@ public struct Ledger: Sendable {
   public func ingest(signedTransaction: String, appAccountToken: String? = nil)
     async throws(LedgerError) -> Ingested
   {
+    try Self.expect(.transaction, in: signedTransaction)
     let verified = try verify { verifier throws(VerificationError) in
       try verifier.verifyTransaction(signedTransaction)
     }

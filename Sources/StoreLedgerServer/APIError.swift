@@ -75,6 +75,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     case let error as APIError: error
     case let error as LedgerError: APIError(error)
     case let error as HTTPError: APIError(error)
+    case let error as any HTTPResponseError where error.status == .contentTooLarge:
+      APIError(HTTPError(.contentTooLarge))
     default: APIError(.internalServerError, "internal_error", "the server failed")
     }
   }

@@ -31,28 +31,14 @@ import Testing
   }
 
   static func sandbox(_ transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload {
-    var copy = transaction
-    copy.environment = .sandbox
-    copy.bundleId = "com.example.app"
-    return copy
+    SignedFixtures.sandbox(transaction)
   }
 
   static func notification(
     _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String,
     transaction: JWSTransactionDecodedPayload, pki: TestPKI = pki
   ) throws -> String {
-    var body = ResponseBodyV2DecodedPayload()
-    body.notificationType = type
-    body.subtype = subtype
-    body.notificationUUID = uuid
-    body.version = "2.0"
-    body.signedDate = transaction.signedDate
-    var data = NotificationData()
-    data.bundleId = "com.example.app"
-    data.environment = .sandbox
-    data.signedTransactionInfo = try pki.sign(sandbox(transaction))
-    body.data = data
-    return try pki.sign(body)
+    try SignedFixtures(pki: pki).notification(type, subtype, uuid: uuid, transaction: transaction)
   }
 
   /// Far enough ahead that the fixture's month-long subscription is live "now" in queries.

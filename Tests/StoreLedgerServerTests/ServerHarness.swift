@@ -1,0 +1,93 @@
+import AppStoreVerification
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerServer
+import StoreLedgerTestSupport
+
+/// A live server on loopback over a fresh test database, and what the tests send it.
+enum ServerHarness {
+  static let pki = try! TestPKI()
+  static let signed = SignedFixtures(pki: pki)
+  static let apiKey = "sk-test-0123456789"
+  static let catalog = ProductCatalog(products: [
+    "pro.monthly": .init(entitlements: ["pro"]),
+    "gems.100": .init(entitlements: ["gems"], units: 100),
+  ])
+
+  static func configuration(
+    _ database: TestDatabase, databaseTimeout: Duration = .seconds(10), bodyLimit: Int = 64 * 1024
+  ) -> ServerConfiguration {
+    ServerConfiguration(
+      database: database.writerURL.clientConfiguration,
+      ledger: LedgerConfiguration(
+        bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+        trustedRoots: pki.trustedRoots, catalog: catalog, databaseTimeout: databaseTimeout),
+      apiKeys: [apiKey], bodyLimit: bodyLimit, logLevel: .critical)
+  }
+
+  /// Runs `body` against a live server (AsyncHTTPClient over loopback) on a new database.
+  static func withServer(
+    databaseTimeout: Duration = .seconds(10),
+    _ body: @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
+  ) async throws {
+    try await TestDatabase.withMigrated { database in
+      let application = try buildApplication(
+        configuration: configuration(database, databaseTimeout: databaseTimeout))
+      try await application.test(.ahc(.http)) { client in try await body(client, database) }
+    }
+  }
+
+  static let authorized: HTTPFields = [.authorization: "Bearer \(apiKey)"]
+
+  static func json(_ object: [String: Any]) -> ByteBuffer {
+    ByteBuffer(bytes: try! JSONSerialization.data(withJSONObject: object))
+  }
+
+  static func webhookBody(_ signedPayload: String) -> ByteBuffer {
+    json(["signedPayload": signedPayload])
+  }
+
+  /// The body as a JSON value, for comparisons.
+  static func value(_ response: TestResponse) throws -> JSONValue {
+    try JSONDecoder().decode(JSONValue.self, from: Data(response.body.readableBytesView))
+  }
+
+  static func errorCode(_ response: TestResponse) throws -> String? {
+    guard case .object(let body) = try value(response), case .object(let error)? = body["error"],
+      case .string(let code)? = error["code"]
+    else { return nil }
+    return code
+  }
+
+  /// How many events the log holds.
+  static func eventCount(_ database: TestDatabase) async throws -> Int {
+    try await database.asAdmin { client in
+      try await client.query(
+        "SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger
+      ) { rows in
+        var count = 0
+        for try await (value) in rows.decode(Int.self) { count = value }
+        return count
+      }
+    }
+  }
+}
+
+extension JSONValue {
+  subscript(key: String) -> JSONValue? {
+    guard case .object(let object) = self else { return nil }
+    return object[key]
+  }
+
+  var array: [JSONValue]? {
+    guard case .array(let array) = self else { return nil }
+    return array
+  }
+}

@@ -1,0 +1,116 @@
+import AppStoreVerification
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// Bad input gets the right status and code, and the log stays empty.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct WebhookRejectionTests {
+  typealias F = LedgerFixtures
+  typealias H = ServerHarness
+
+  static func good() throws -> String {
+    try H.signed.notification(
+      .subscribed, .initialBuy, uuid: "bad-1", transaction: F.transaction("7000", purchased: 0))
+  }
+
+  static func tampered() throws -> String {
+    var parts = try good().split(separator: ".").map(String.init)
+    var signature = Array(parts[2])
+    signature[10] = signature[10] == "A" ? "B" : "A"
+    parts[2] = String(signature)
+    return parts.joined(separator: ".")
+  }
+
+  static let cases: [(String, @Sendable () throws -> ByteBuffer, HTTPResponse.Status, String)] = [
+    (
+      "forged",
+      {
+        H.webhookBody(
+          try SignedFixtures(pki: try TestPKI()).notification(
+            .subscribed, uuid: "f", transaction: F.transaction("7000", purchased: 0)))
+      }, .unauthorized, "verification_failed"
+    ),
+    ("tampered", { H.webhookBody(try tampered()) }, .unauthorized, "verification_failed"),
+    (
+      "wrong bundle",
+      {
+        H.webhookBody(
+          try H.signed.notification(
+            .subscribed, uuid: "b", transaction: F.transaction("7000", purchased: 0),
+            bundleId: "com.example.other"))
+      }, .unauthorized, "verification_failed"
+    ),
+    (
+      "wrong environment",
+      {
+        H.webhookBody(
+          try H.signed.notification(
+            .subscribed, uuid: "e", transaction: F.transaction("7000", purchased: 0),
+            environment: .production))
+      }, .unauthorized, "verification_failed"
+    ),
+    (
+      "oversized",
+      { H.webhookBody(String(repeating: "a", count: 70 * 1024)) }, .contentTooLarge,
+      "body_too_large"
+    ),
+    ("not JSON", { ByteBuffer(string: "signedPayload=abc") }, .badRequest, "invalid_body"),
+    ("no signedPayload", { H.json(["payload": "x"]) }, .badRequest, "invalid_body"),
+    ("not a JWS", { H.webhookBody("not-a-jws") }, .badRequest, "invalid_body"),
+    (
+      "a transaction, not a notification",
+      { H.webhookBody(try H.signed.transaction(F.transaction("7000", purchased: 0))) },
+      .badRequest, "invalid_payload"
+    ),
+  ]
+
+  @Test func badNotificationsAreRefusedAndNothingIsStored() async throws {
+    try await H.withServer { client, database in
+      for (name, body, status, code) in Self.cases {
+        let response = try await client.execute(
+          uri: "/v1/notifications/appstore", method: .post, body: try body())
+        #expect(response.status == status, "\(name)")
+        #expect(try H.errorCode(response) == code, "\(name): \(String(buffer: response.body))")
+      }
+      #expect(try await H.eventCount(database) == 0)
+      let accepted = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(try Self.good()))
+      #expect(accepted.status == .ok)
+      #expect(try await H.eventCount(database) == 1)
+    }
+  }
+
+  @Test func apiKeysGuardEverythingButTheWebhookAndHealth() async throws {
+    try await H.withServer { client, _ in
+      let uri = "/v1/accounts/acct-1/entitlements"
+      let missing = try await client.execute(uri: uri, method: .get)
+      #expect(missing.status == .unauthorized)
+      #expect(try H.errorCode(missing) == "unauthorized")
+      let wrong = try await client.execute(
+        uri: uri, method: .get, headers: [.authorization: "Bearer sk-test-0123456788"])
+      #expect(wrong.status == .unauthorized)
+      let right = try await client.execute(uri: uri, method: .get, headers: H.authorized)
+      #expect(right.status == .ok)
+      let transaction = try await client.execute(
+        uri: "/v1/transactions", method: .post, body: H.json(["signedTransaction": "x"]))
+      #expect(transaction.status == .unauthorized)
+      #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+      let metrics = try await client.execute(uri: "/metrics", method: .get)
+      let text = String(buffer: metrics.body)
+      #expect(
+        text.contains(
+          #"storeledger_http_requests_total{method="GET",route="/v1/accounts/{token}/entitlements",status="401"} 2"#
+        ))
+      let openAPI = try H.value(try await client.execute(uri: "/openapi.json", method: .get))
+      #expect(openAPI["openapi"] != nil)
+      let unknown = try await client.execute(
+        uri: "/v1/nothing", method: .get, headers: H.authorized)
+      #expect(unknown.status == .notFound)
+      #expect(try H.errorCode(unknown) == "not_found")
+    }
+  }
+}
