@@ -1,0 +1,140 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct WebhookLoadAndOutageTests {
+  typealias F = LedgerFixtures
+  typealias H = ServerHarness
+
+  /// 200 customers × 5 notifications (subscribe, four renewals).
+  static func notifications() throws -> [String] {
+    var payloads: [String] = []
+    for customer in 0..<200 {
+      let original = "8\(customer)000"
+      for period in 0..<5 {
+        let id = period == 0 ? original : "8\(customer)00\(period)"
+        let transaction = F.transaction(
+          id, original: original, purchased: Double(period * 30),
+          expires: Double(period * 30 + 30), token: "acct-load-\(customer)")
+        payloads.append(
+          try H.signed.notification(
+            period == 0 ? .subscribed : .didRenew, period == 0 ? .initialBuy : nil,
+            uuid: "load-\(customer)-\(period)", transaction: transaction))
+      }
+    }
+    return payloads
+  }
+
+  /// 1,000 notifications, 20 % of them sent twice, in random order by 32 concurrent
+  /// clients: each stored once, and every account's answer equals the fold of the whole log.
+  @Test func concurrentDuplicatedNotificationsAreStoredOnce() async throws {
+    let payloads = try Self.notifications()
+    var random = SeededRandom(seed: 5)
+    let sends = (payloads + payloads.prefix(200)).shuffled(using: &random)
+    try await H.withServer { client, database in
+      let statuses = try await withThrowingTaskGroup(of: [HTTPResponse.Status].self) { group in
+        for worker in 0..<32 {
+          group.addTask {
+            var statuses: [HTTPResponse.Status] = []
+            for index in stride(from: worker, to: sends.count, by: 32) {
+              let response = try await client.execute(
+                uri: "/v1/notifications/appstore", method: .post,
+                body: H.webhookBody(sends[index]))
+              statuses.append(response.status)
+            }
+            return statuses
+          }
+        }
+        return try await group.reduce(into: []) { $0 += $1 }
+      }
+      #expect(statuses.count == 1_200)
+      #expect(statuses.allSatisfy { $0 == .ok })
+      #expect(try await H.eventCount(database) == 1_000)
+      let view = try await Self.foldOfTheWholeLog(database)
+      let time = F.t(140)
+      for customer in stride(from: 0, to: 200, by: 7) {
+        let token = "acct-load-\(customer)"
+        let answer = try H.value(
+          try await client.execute(
+            uri: "/v1/accounts/\(token)/entitlements?at=\(time.date.formatted(.iso8601))",
+            method: .get, headers: H.authorized))
+        let expected = try JSONDecoder().decode(
+          JSONValue.self,
+          from: try JSONEncoder().encode(view.entitlements(for: token, at: time)))
+        #expect(answer["entitlements"] == expected, "\(token)")
+      }
+    }
+  }
+
+  static func foldOfTheWholeLog(_ database: TestDatabase) async throws -> LedgerView {
+    try await database.withEventStore { store in
+      var events: [LedgerEvent] = []
+      var position = FeedPosition.beginning
+      while true {
+        let page = try await store.readFeed(after: position, limit: 500)
+        guard let last = page.last else { break }
+        events += try page.map(LedgerRecord.ledgerEvent)
+        position = last.position
+      }
+      return LedgerView(LedgerState.fold(events), catalog: H.catalog)
+    }
+  }
+
+  /// The database goes away mid-run: the webhook answers 503 (so Apple retries) and stores
+  /// nothing; once it is back the retried notification lands exactly once.
+  @Test func databaseOutageAnswers503AndRetriesLandOnce() async throws {
+    let payloads = try Self.notifications()
+    try await H.withServer(databaseTimeout: .seconds(2)) { client, database in
+      let first = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[0]))
+      #expect(first.status == .ok)
+      try await Self.setConnections(allowed: false, on: database)
+      let refused = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1]))
+      #expect(refused.status == .serviceUnavailable)
+      #expect(try H.errorCode(refused) == "database_unavailable")
+      #expect(refused.headers[.retryAfter] != nil)
+      #expect(try await client.execute(uri: "/health", method: .get).status == .serviceUnavailable)
+      try await Self.setConnections(allowed: true, on: database)
+      var retried = refused.status
+      for _ in 0..<30 where retried != .ok {
+        retried =
+          try await client.execute(
+            uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1])
+          ).status
+      }
+      #expect(retried == .ok)
+      let again = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1]))
+      #expect(try H.value(again)["duplicate"] == .bool(true))
+      #expect(try await H.eventCount(database) == 2)
+    }
+  }
+
+  /// Closes (or reopens) the test database to new sessions and ends the open ones: an outage
+  /// of this database only, the cluster's other tests go on.
+  static func setConnections(allowed: Bool, on database: TestDatabase) async throws {
+    guard let server = TestDatabase.serverURL else { return }
+    try await PostgresClient.withRunningClient(server, logger: TestDatabase.logger) { client in
+      try await client.execute(
+        PostgresQuery(
+          unsafeSQL: "ALTER DATABASE \(database.name) WITH ALLOW_CONNECTIONS \(allowed)"),
+        logger: TestDatabase.logger)
+      if !allowed {
+        try await client.execute(
+          """
+          SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = \(database.name) AND pid <> pg_backend_pid()
+          """, logger: TestDatabase.logger)
+      }
+    }
+  }
+}
