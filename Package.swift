@@ -68,6 +68,7 @@ let package = Package(
         "StoreLedgerPostgres",
         "StoreLedger",
         "StoreLedgerServer",
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -27,11 +27,6 @@ public func buildApplication(
       address: .hostname(configuration.host, port: configuration.port),
       serverName: "storeledger"),
     services: [client],
-    onServerRunning: { channel in
-      logger.info(
-        "storeledger serving",
-        metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
-    },
     logger: logger)
   if configuration.migrateOnStart {
     application.beforeServerStarts {

@@ -32,5 +32,5 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       Exit codes: 0 success, 1 the work failed (for example data that does not verify),
       2 usage error.
       """,
-    subcommands: [VerifyCommand.self, MigrateCommand.self, FoldCommand.self])
+    subcommands: [VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self])
 }

@@ -81,26 +81,13 @@ struct VerifyCommand: ParsableCommand {
   }
 
   private func makeVerifier() throws -> SignedDataVerifier {
-    let roots = try rootCertificates.isEmpty ? TrustedRoots.apple : loadRoots()
+    let roots = try RootCertificates.load(rootCertificates)
     return try SignedDataVerifier(
       configuration: VerifierConfiguration(
         trustedRoots: roots, bundleId: bundleId, appAppleId: appAppleId,
         environment: environment.map(AppStoreEnvironment.init(rawValue:)),
         validationTime: try validationTime(),
         allowUnverifiedEnvironments: allowUnverifiedEnvironments))
-  }
-
-  private func loadRoots() throws -> TrustedRoots {
-    var der: [[UInt8]] = []
-    for path in rootCertificates {
-      let bytes = try InputReader.bytes(path)
-      if let text = String(bytes: bytes, encoding: .utf8), text.contains("-----BEGIN") {
-        der.append(contentsOf: try TrustedRoots.derCertificates(pemEncoded: text))
-      } else {
-        der.append(bytes)
-      }
-    }
-    return try TrustedRoots(derEncoded: der)
   }
 
   private func validationTime() throws -> ValidationTime {

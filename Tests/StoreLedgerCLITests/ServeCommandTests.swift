@@ -1,0 +1,70 @@
+import Foundation
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Synchronization
+import Testing
+
+/// `storeledger serve` as an operator runs it: configured from the environment, ready after
+/// one log line, healthy, guarded by its key, and gone after SIGTERM.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ServeCommandTests {
+  @Test func servesFromEnvironmentAndStopsOnSigterm() async throws {
+    try await TestDatabase.withMigrated { database in
+      let process = Process()
+      process.executableURL = CommandLineRunner.executable
+      process.arguments = ["serve"]
+      process.environment = [
+        "DATABASE_URL": database.writerURL.description,
+        "STORELEDGER_BUNDLE_ID": "com.example.app", "STORELEDGER_ENVIRONMENTS": "Sandbox",
+        "STORELEDGER_API_KEYS": "k-1,k-2", "STORELEDGER_PORT": "0",
+      ]
+      let log = Pipe()
+      process.standardError = log
+      process.standardOutput = log
+      let lines = LogLines()
+      log.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
+      try process.run()
+      defer { if process.isRunning { process.terminate() } }
+      let port = try await lines.port(within: .seconds(60))
+      let health = try await HTTPProbe.get("http://127.0.0.1:\(port)/health")
+      #expect(health.status == 200)
+      let guarded = try await HTTPProbe.get("http://127.0.0.1:\(port)/v1/accounts/a/entitlements")
+      #expect(guarded.status == 401)
+      let allowed = try await HTTPProbe.get(
+        "http://127.0.0.1:\(port)/v1/accounts/a/entitlements", bearer: "k-2")
+      #expect(allowed.status == 200)
+      process.terminate()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+      #expect(lines.text.contains("k-2") == false, "keys never reach the log")
+    }
+  }
+
+  @Test func missingSettingsAreUsageErrors() throws {
+    let result = try CommandLineRunner.run(["serve", "--database-url", "postgres://x@127.0.0.1/db"])
+    #expect(result.status == 2)
+    #expect(result.standardError.contains("STORELEDGER_BUNDLE_ID"))
+  }
+}
+
+/// Collects a child's log output and finds the port in Hummingbird's ready line.
+final class LogLines: Sendable {
+  private let buffer = Mutex(Data())
+
+  func append(_ data: Data) { buffer.withLock { $0.append(data) } }
+
+  var text: String { buffer.withLock { String(decoding: $0, as: UTF8.self) } }
+
+  func port(within limit: Duration) async throws -> Int {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+      if let range = text.range(of: #"listening on [^:\s]+:(\d+)"#, options: .regularExpression),
+        let port = Int(text[range].split(separator: ":").last ?? "")
+      {
+        return port
+      }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    throw CocoaError(
+      .fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey: "no ready line: \(text)"])
+  }
+}
