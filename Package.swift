@@ -21,6 +21,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
   ],
   targets: [
     .target(name: "StoreLedgerCore"),
@@ -94,10 +95,24 @@ let package = Package(
       name: "AppendBenchmark",
       dependencies: [
         "StoreLedgerPostgres",
+        "StoreLedgerTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/AppendBenchmark"
+    ),
+    .executableTarget(
+      name: "ServerBenchmark",
+      dependencies: [
+        "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",
+        "StoreLedgerPostgres", "StoreLedgerTestSupport",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/ServerBenchmark"
     ),
     .target(
       name: "StoreLedgerTestSupport",

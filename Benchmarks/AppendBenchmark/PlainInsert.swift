@@ -10,9 +10,10 @@ struct PlainInsert: Sendable {
   let client: PostgresClient
   let logger: Logger
 
-  static let createTable: PostgresQuery = """
-    CREATE TABLE public.plain_events (LIKE storeledger.events INCLUDING ALL);
-    """
+  static let setupSQL = [
+    "CREATE TABLE public.plain_events (LIKE storeledger.events INCLUDING ALL)",
+    "GRANT SELECT, INSERT ON public.plain_events TO storeledger_writer",
+  ]
 
   func insert(_ events: [NewEvent], into streamId: String, firstVersion: Int64) async throws {
     let versions = events.indices.map { firstVersion + Int64($0) }

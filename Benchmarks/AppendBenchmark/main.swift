@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerPostgres
+import StoreLedgerTestSupport
 
 // Append benchmark: StoreLedger's append next to a plain INSERT of the same rows, interleaved
 // round by round in one run so both see the same machine. Needs a PostgreSQL superuser URL
@@ -52,7 +53,8 @@ let cases = options.only.map { [allCases[$0]] } ?? allCases
 
 let server = try DatabaseURL(urlText)
 let database = try await BenchmarkDatabase.create(
-  on: server, setupSQL: options.setupSQL, logger: logger)
+  on: server, setupSQL: PlainInsert.setupSQL + [options.setupSQL].compactMap { $0 },
+  logger: logger)
 do {
   let report = try await database.withWriter { client in
     try await AppendComparison(

@@ -1,0 +1,35 @@
+import StoreLedgerPostgres
+
+struct ServerBenchmarkOptions {
+  var databaseURL: DatabaseURL?
+  var notifications = 10_000
+  var accounts = 100_000
+  var clients = 32
+  var seconds = 10
+  var port = 18_473
+
+  struct UsageError: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  static func parse(_ arguments: ArraySlice<String>) throws -> ServerBenchmarkOptions {
+    var options = ServerBenchmarkOptions()
+    var iterator = arguments.makeIterator()
+    while let argument = iterator.next() {
+      let value = iterator.next() ?? ""
+      switch argument {
+      case "--database-url": options.databaseURL = try DatabaseURL(value)
+      case "--notifications": options.notifications = Int(value) ?? options.notifications
+      case "--accounts": options.accounts = Int(value) ?? options.accounts
+      case "--clients": options.clients = Int(value) ?? options.clients
+      case "--seconds": options.seconds = Int(value) ?? options.seconds
+      case "--port": options.port = Int(value) ?? options.port
+      default: throw UsageError(description: "unknown argument \(argument)")
+      }
+    }
+    guard options.databaseURL != nil else {
+      throw UsageError(description: "--database-url is required")
+    }
+    return options
+  }
+}

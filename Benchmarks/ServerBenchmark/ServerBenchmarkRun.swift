@@ -1,0 +1,87 @@
+import AppStoreVerification
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerServer
+import StoreLedgerTestSupport
+
+struct ServerBenchmarkRun {
+  let options: ServerBenchmarkOptions
+  let logger: Logger = {
+    var logger = Logger(label: "storeledger.benchmark")
+    logger.logLevel = .error
+    return logger
+  }()
+  static let apiKey = "bench-key"
+  let pki = try! TestPKI()
+
+  func run() async throws {
+    let database = try await BenchmarkDatabase.create(
+      on: options.databaseURL!,
+      setupSQL: [
+        "CREATE TABLE public.plain_events (LIKE storeledger.events INCLUDING ALL)",
+        "GRANT SELECT, INSERT ON public.plain_events TO storeledger_writer",
+      ], logger: logger)
+    do {
+      try await measure(on: database)
+      try await database.drop()
+    } catch {
+      try? await database.drop()
+      throw error
+    }
+  }
+
+  private func configuration(_ database: BenchmarkDatabase) -> ServerConfiguration {
+    var postgres = database.writerURL.clientConfiguration
+    postgres.options.maximumConnections = 40
+    return ServerConfiguration(
+      host: "127.0.0.1", port: options.port, database: postgres,
+      ledger: LedgerConfiguration(
+        bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+        trustedRoots: pki.trustedRoots,
+        catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"])])),
+      apiKeys: [Self.apiKey], logLevel: .error)
+  }
+
+  private func measure(on database: BenchmarkDatabase) async throws {
+    let application = try buildApplication(configuration: configuration(database))
+    let services = ServiceGroup(
+      configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+    let server = Task { try await services.run() }
+    let load = LoadClient(base: "http://127.0.0.1:\(options.port)", connections: options.clients)
+    do {
+      try await waitUntilHealthy(load)
+      try await IngestMeasurement(run: self, load: load, database: database).measure()
+      try await QueryMeasurement(run: self, load: load, database: database).measure()
+    } catch {
+      print("failed: \(error)")
+    }
+    try await load.shutdown()
+    await services.triggerGracefulShutdown()
+    try await server.value
+  }
+
+  private func waitUntilHealthy(_ load: LoadClient) async throws {
+    for _ in 0..<100 {
+      if (try? await load.send(.GET, "/health")) == 200 { return }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    throw ServerBenchmarkOptions.UsageError(description: "the server did not become healthy")
+  }
+
+  /// A Sandbox subscription purchase for customer `index`, live for 30 days from yesterday.
+  func transaction(_ index: Int, prefix: String) -> JWSTransactionDecodedPayload {
+    let now = Timestamp(Date()).milliseconds
+    var transaction = LedgerFixtures.transaction(
+      "\(prefix)\(index)", purchased: 0, expires: 30, token: "acct-\(prefix)-\(index)")
+    transaction.purchaseDate = Timestamp(milliseconds: now - LedgerFixtures.day)
+    transaction.signedDate = transaction.purchaseDate
+    transaction.expiresDate = Timestamp(milliseconds: now + 29 * LedgerFixtures.day)
+    return transaction
+  }
+}
