@@ -3,21 +3,9 @@ import Logging
 import PostgresNIO
 import StoreLedgerCore
 
-/// The account index and the events it points to.
+/// The events the account index (`storeledger.account_streams`, written with each append)
+/// points to.
 enum AccountEvents {
-  static func index(
-    _ tokens: [String], streams: [String], on connection: PostgresConnection, logger: Logger
-  ) async throws {
-    guard !tokens.isEmpty else { return }
-    try await connection.execute(
-      """
-      INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-      SELECT token, stream FROM unnest(\(tokens)::text[]) AS token,
-                                unnest(\(streams)::text[]) AS stream
-      ON CONFLICT (app_account_token, stream_id) DO NOTHING
-      """, logger: logger)
-  }
-
   static func read(_ token: String, on client: PostgresClient, logger: Logger) async throws
     -> [LedgerEvent]
   {

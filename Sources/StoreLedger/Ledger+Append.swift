@@ -13,12 +13,15 @@ extension Ledger {
   ) async throws(LedgerError) -> Ingested {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty })).sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
-    let (logger, store) = (self.logger, self.store)
+    let store = self.store
     do {
+      let index = StreamIndex(keys: tokens, streams: streams)
       let result = try await withDatabase {
-        try await store.append([record.event], to: record.streamId) { connection, result in
-          try await AccountEvents.index(tokens, streams: streams, on: connection, logger: logger)
-          try await check?(connection, result)
+        guard let check else {
+          return try await store.append([record.event], to: record.streamId, indexing: index)
+        }
+        return try await store.append([record.event], to: record.streamId, indexing: index) {
+          connection, result in try await check(connection, result)
         }
       }
       let stored = result.events[0]

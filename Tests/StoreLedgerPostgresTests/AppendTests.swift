@@ -160,6 +160,36 @@ import Testing
     }
   }
 
+  /// The account index is written by the append's own statement: with the events, once, and
+  /// not at all when the append is refused.
+  @Test func indexEntriesComeWithTheAppendOnly() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        let index = StreamIndex(keys: ["acct-1", "acct-2"], streams: ["s", "t"])
+        _ = try await store.append([Events.make("i-1")], to: "s", indexing: index)
+        _ = try await store.append([Events.make("i-1")], to: "s", indexing: index)
+        await #expect(throws: EventStoreError.self) {
+          _ = try await store.append(
+            [Events.make("i-2")], to: "s", expected: .exact(9),
+            indexing: StreamIndex(keys: ["acct-3"], streams: ["s"]))
+        }
+      }
+      let entries = try await database.asAdmin { client in
+        try await client.query(
+          """
+          SELECT app_account_token || '>' || stream_id FROM storeledger.account_streams
+          ORDER BY 1
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var entries: [String] = []
+          for try await (entry) in rows.decode(String.self) { entries.append(entry) }
+          return entries
+        }
+      }
+      #expect(entries == ["acct-1>s", "acct-1>t", "acct-2>s", "acct-2>t"])
+    }
+  }
+
   @Test func connectionLostMidAppendLeavesNoPartialBatch() async throws {
     try await TestDatabase.withMigrated { database in
       let error = try await database.withEventStore { store in

@@ -9,29 +9,30 @@ extension EventStore {
   /// events whose key is already stored are not written again (when all are, this returns the
   /// original positions, `wasDuplicate == true`, without checking the version); otherwise the
   /// stream must satisfy `expected` and the new events get the next versions and their hash
-  /// chain in one insert. Without a hook that is one round trip; with one, `hook` runs after
-  /// the insert in the same transaction.
+  /// chain in one insert. `indexing` entries go into the account index in the same statement
+  /// (`storeledger.append_events_indexed`, schema/0006). Without a hook that is one round trip;
+  /// with one, `hook` runs after the insert in the same transaction.
   public func append(
     _ events: [NewEvent], to streamId: String, expected: ExpectedVersion = .any,
-    hook: AppendHook? = nil
+    indexing index: StreamIndex? = nil, hook: AppendHook? = nil
   ) async throws(EventStoreError) -> AppendResult {
     try Self.validate(events, streamId: streamId)
+    let query = Self.appendQuery(events, to: streamId, expected: expected, index: index)
     let result: AppendResult
     do {
-      result = try await appendOnce(events, to: streamId, expected: expected, hook: hook)
+      result = try await appendOnce(query, events, to: streamId, hook: hook)
     } catch let error where error.sqlState == "23505" {
       // A concurrent append stored one of these keys in another stream first; once more, the
       // function sees it and reports it properly.
-      result = try await appendOnce(events, to: streamId, expected: expected, hook: hook)
+      result = try await appendOnce(query, events, to: streamId, hook: hook)
     }
     if !result.wasDuplicate { announcer?.announce() }
     return result
   }
 
   private func appendOnce(
-    _ events: [NewEvent], to streamId: String, expected: ExpectedVersion, hook: AppendHook?
+    _ query: PostgresQuery, _ events: [NewEvent], to streamId: String, hook: AppendHook?
   ) async throws(EventStoreError) -> AppendResult {
-    let query = Self.appendQuery(events, to: streamId, expected: expected)
     do {
       guard let hook else {
         return try await client.query(query, logger: logger) { rows in
@@ -51,20 +52,35 @@ extension EventStore {
   }
 
   private static func appendQuery(
-    _ events: [NewEvent], to streamId: String, expected: ExpectedVersion
+    _ events: [NewEvent], to streamId: String, expected: ExpectedVersion, index: StreamIndex?
   ) -> PostgresQuery {
     let (kind, version) = expected.encoded
+    let eventIds = events.map(\.eventId)
+    let keys = events.map(\.idempotencyKey)
+    let types = events.map(\.eventType)
+    let environments = events.map { $0.environment ?? "" }
+    let signedAt = events.map { $0.appleSignedAt.map(milliseconds) ?? -1 }
+    let payloads = events.map { String(decoding: $0.payload, as: UTF8.self) }
+    let raw = events.map { $0.rawSigned ?? "" }
+    let metadata = events.map { String(decoding: $0.metadata, as: UTF8.self) }
+    guard let index, !index.isEmpty else {
+      return """
+        SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
+               stored_before
+        FROM storeledger.append_events(
+          \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
+          \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
+          \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[])
+        """
+    }
     return """
       SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
              stored_before
-      FROM storeledger.append_events(
-        \(streamId), \(kind), \(version), \(events.map(\.eventId))::uuid[],
-        \(events.map(\.idempotencyKey))::text[], \(events.map(\.eventType))::text[],
-        \(events.map { $0.environment ?? "" })::text[],
-        \(events.map { $0.appleSignedAt.map(milliseconds) ?? -1 })::bigint[],
-        \(events.map { String(decoding: $0.payload, as: UTF8.self) })::jsonb[],
-        \(events.map { $0.rawSigned ?? "" })::text[],
-        \(events.map { String(decoding: $0.metadata, as: UTF8.self) })::jsonb[])
+      FROM storeledger.append_events_indexed(
+        \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
+        \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
+        \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(index.keys)::text[],
+        \(index.streams)::text[])
       """
   }
 
