@@ -33,13 +33,19 @@ enum AccountEvents {
     }
   }
 
+  /// One index scan per stream of the account. Written as a LATERAL subquery with its own
+  /// ORDER BY (which PostgreSQL does not flatten into a join): as a plain join, a planner
+  /// without fresh statistics chose a hash join over a scan of the whole log for every query.
   private static func query(_ token: String) -> PostgresQuery {
     """
     SELECT e.payload::text, e.recorded_at, e.idempotency_key
     FROM storeledger.account_streams a
-    JOIN storeledger.events e ON e.stream_id = a.stream_id
+    CROSS JOIN LATERAL (
+      SELECT payload, recorded_at, idempotency_key, stream_version
+      FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+    ) e
     WHERE a.app_account_token = \(token)
-    ORDER BY e.stream_id, e.stream_version
+    ORDER BY a.stream_id, e.stream_version
     """
   }
 
