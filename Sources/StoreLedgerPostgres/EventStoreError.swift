@@ -58,11 +58,7 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
   /// row values).
   static func database(_ error: any Error, while action: String) -> EventStoreError {
     if let error = error as? EventStoreError { return error }
-    if let inner = (error as? PostgresTransactionError)?.closureError as? EventStoreError {
-      return inner
-    }
-    guard let psql = (error as? PostgresTransactionError)?.underlying ?? (error as? PSQLError),
-      let sqlState = psql.serverInfo?[.sqlState]
+    guard let psql = error as? PSQLError, let sqlState = psql.serverInfo?[.sqlState]
     else {
       return EventStoreError(.databaseUnavailable, "the database failed while \(action)")
     }
@@ -90,12 +86,5 @@ extension EventStoreError {
         "the stream is at version \(detail ?? "?"), not at the expected one", sqlState: sqlState)
     default: nil
     }
-  }
-}
-
-extension PostgresTransactionError {
-  /// The error that ended the transaction: the closure's, else the commit's or the begin's.
-  fileprivate var underlying: PSQLError? {
-    (closureError ?? commitError ?? beginError) as? PSQLError
   }
 }
