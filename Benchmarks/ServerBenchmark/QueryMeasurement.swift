@@ -60,33 +60,8 @@ struct QueryMeasurement {
         try await group.waitForAll()
       }
     }
-    try await printPlan()
     print(
       "loaded \(count) accounts in \(String(format: "%.0f", (ContinuousClock.now - start).seconds)) s"
     )
-  }
-
-  /// How PostgreSQL reads one account's events now (the query of `AccountEvents`).
-  private func printPlan() async throws {
-    let plan = try await database.withWriter { client in
-      try await client.query(
-        """
-        EXPLAIN (ANALYZE, COSTS OFF)
-        SELECT e.payload::text, e.recorded_at, e.idempotency_key
-        FROM storeledger.account_streams a
-        CROSS JOIN LATERAL (
-          SELECT payload, recorded_at, idempotency_key, stream_version
-          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
-        ) e
-        WHERE a.app_account_token = 'acct-q-17'
-        ORDER BY a.stream_id, e.stream_version
-        """, logger: run.logger
-      ) { rows in
-        var lines: [String] = []
-        for try await (line) in rows.decode(String.self) { lines.append(line) }
-        return lines
-      }
-    }
-    print("account query plan:\n  " + plan.joined(separator: "\n  "))
   }
 }
