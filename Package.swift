@@ -46,6 +46,7 @@ let package = Package(
       name: "StoreLedger",
       dependencies: [
         "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

@@ -8,21 +8,31 @@ import StoreLedgerPostgres
 /// Verify → append → index, in one PostgreSQL transaction, and the account queries.
 ///
 /// Every accepted input becomes one event of the log (idempotent: sending it again returns
-/// the stored position). The account index (`storeledger.account_streams`) is written in the
-/// same transaction, so a query right after an ingest sees it. Queries fold the account's
-/// streams from the log on demand: the answers can never drift from the log.
+/// the stored position). The account index (`storeledger.account_streams`) is written, and the
+/// account's view marked out of date, in the same statement, so a query right after an ingest
+/// sees it. Queries answer from the per-account read model (`storeledger.account_views`,
+/// kept by ``AccountProjector``) when its view is current, else fold the account's streams
+/// from the log: the answers never lag the log.
 public struct Ledger: Sendable {
   let store: EventStore
   let client: PostgresClient
   let logger: Logger
   let configuration: LedgerConfiguration
   let verifiers: [SignedDataVerifier]
+  /// ``LedgerConfiguration/projectionFingerprint``, computed once.
+  let projection: String
 
-  public init(client: PostgresClient, configuration: LedgerConfiguration, logger: Logger) throws {
+  /// - Parameter wakeUp: signalled after every append that stored something, so an
+  ///   ``AccountProjector`` in this process projects it without waiting for its next poll.
+  public init(
+    client: PostgresClient, configuration: LedgerConfiguration, logger: Logger,
+    wakeUp: WakeUpSignal? = nil
+  ) throws {
     self.client = client
     self.logger = logger
     self.configuration = configuration
-    self.store = EventStore(client: client, logger: logger)
+    self.projection = configuration.projectionFingerprint
+    self.store = EventStore(client: client, logger: logger, wakeUp: wakeUp)
     self.verifiers = try configuration.environments.map { environment in
       try SignedDataVerifier(
         configuration: VerifierConfiguration(
@@ -124,7 +134,7 @@ public struct Ledger: Sendable {
 
   // MARK: Queries
 
-  /// The account's state, folded from its streams.
+  /// The account's state, folded from its streams in the log.
   public func view(for appAccountToken: String) async throws(LedgerError) -> LedgerView {
     let events: [LedgerEvent]
     do {
@@ -142,21 +152,19 @@ public struct Ledger: Sendable {
   public func entitlements(for appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> [EntitlementView]
   {
-    try await view(for: appAccountToken).entitlements(for: appAccountToken, at: Timestamp(time))
+    try await summary(for: appAccountToken, at: time).entitlements
   }
 
   public func subscriptions(for appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> [SubscriptionView]
   {
-    try await view(for: appAccountToken).subscriptions(at: Timestamp(time))
-      .filter { $0.appAccountToken == appAccountToken }
+    try await summary(for: appAccountToken, at: time).subscriptions
   }
 
   public func balances(for appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> [ConsumableView]
   {
-    try await view(for: appAccountToken).consumables(at: Timestamp(time))
-      .filter { $0.appAccountToken == appAccountToken }
+    try await summary(for: appAccountToken, at: time).consumables
   }
 
   /// The account's history as stored, oldest first in each stream, with the original JWS.

@@ -60,6 +60,35 @@ extension EventStore {
     }
   }
 
+  /// The feed like ``readFeed(after:limit:)``, but only each event's position, stream and
+  /// recording time: a fraction of the bytes when the reader does not need the payloads.
+  public func readFeedEntries(after position: FeedPosition, limit: Int = 1000)
+    async throws(EventStoreError) -> [FeedEntry]
+  {
+    do {
+      return try await client.query(
+        """
+        SELECT events.tx_id::text, seq, stream_id, recorded_at FROM storeledger.events
+        WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.tx_id, events.seq LIMIT \(limit)
+        """, logger: logger
+      ) { rows in
+        var entries: [FeedEntry] = []
+        for try await (transaction, sequence, stream, recordedAt) in rows.decode(
+          (String, Int64, String, Date).self)
+        {
+          let position = FeedPosition(
+            transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
+          entries.append(FeedEntry(position: position, streamId: stream, recordedAt: recordedAt))
+        }
+        return entries
+      }
+    } catch {
+      throw EventStoreError.database(error, while: "reading the feed")
+    }
+  }
+
   static func collect(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
     var events: [RecordedEvent] = []
     for try await row in rows { events.append(try RecordedEvent(row: row)) }

@@ -141,3 +141,50 @@ struct JSONKey: CodingKey, ExpressibleByStringLiteral {
   init?(intValue: Int) { nil }
   init(stringLiteral value: String) { self.stringValue = value }
 }
+
+// Decodable, for answers stored in read models and read back.
+
+extension SubscriptionView: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: JSONKey.self)
+    originalTransactionId = try container.decode(String.self, forKey: "originalTransactionId")
+    productId = try container.decodeIfPresent(String.self, forKey: "productId")
+    subscriptionGroupIdentifier = try container.decodeIfPresent(
+      String.self, forKey: "subscriptionGroupIdentifier")
+    appAccountToken = try container.decodeIfPresent(String.self, forKey: "appAccountToken")
+    inAppOwnershipType = try container.decodeIfPresent(String.self, forKey: "inAppOwnershipType")
+    status = try container.decode(Int32.self, forKey: "status")
+    entitled = try container.decode(Bool.self, forKey: "entitled")
+    expiresDate = try container.decodeIfPresent(Timestamp.self, forKey: "expiresDate")
+    gracePeriodExpiresDate = try container.decodeIfPresent(
+      Timestamp.self, forKey: "gracePeriodExpiresDate")
+    autoRenewStatus = try container.decodeIfPresent(Int32.self, forKey: "autoRenewStatus")
+    autoRenewProductId = try container.decodeIfPresent(String.self, forKey: "autoRenewProductId")
+    transactionId = try container.decode(String.self, forKey: "transactionId")
+    rule = try container.decode(String.self, forKey: "rule")
+    appleStatus = try container.decodeIfPresent(Int32.self, forKey: "appleStatus")
+  }
+}
+
+extension ConsumableView: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: JSONKey.self)
+    appAccountToken = try container.decodeIfPresent(String.self, forKey: "appAccountToken")
+    productId = try container.decode(String.self, forKey: "productId")
+    purchased = try container.decode(Int64.self, forKey: "purchased")
+    refunded = try container.decode(Int64.self, forKey: "refunded")
+    debited = try container.decode(Int64.self, forKey: "debited")
+  }
+}
+
+extension EntitlementView: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: JSONKey.self)
+    appAccountToken = try container.decode(String.self, forKey: "appAccountToken")
+    entitlement = try container.decode(String.self, forKey: "entitlement")
+    active = try container.decode(Bool.self, forKey: "active")
+    expiresDate = try container.decodeIfPresent(Timestamp.self, forKey: "expiresDate")
+    source = try container.decode(String.self, forKey: "source")
+    rule = try container.decode(String.self, forKey: "rule")
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import StoreLedgerCore
+import StoreLedgerPostgres
+import Synchronization
+
+/// Keeps the per-account read model (`storeledger.account_views`) current: follows the feed
+/// from its checkpoint, projects again every account named by the streams that changed, and
+/// re-projects views whose stable interval has ended (a subscription expired) or that other
+/// rules or another catalog computed.
+///
+/// Several projectors (one per server) may run at once: each projects from the log as it is,
+/// a view never replaces one that includes more changes, and the checkpoint moves by
+/// compare-and-swap. Queries never wait for it: see ``Ledger/summary(for:at:)``.
+public struct AccountProjector: Sendable {
+  public static let checkpointName = "account-views"
+
+  let ledger: Ledger
+  let wakeUp: WakeUpSignal?
+  let batchSize: Int
+  let pollInterval: Duration
+  let concurrency: Int
+  let logger: Logger
+  private let counters = ProgressCounters()
+
+  /// What the projector has done since it was made.
+  public struct Progress: Sendable, Hashable {
+    /// The last feed position it projected.
+    public var position: FeedPosition?
+    public var eventsProjected = 0
+    public var accountsProjected = 0
+    /// Age of the oldest event it had not projected when it last read the feed; 0 when it
+    /// found nothing new.
+    public var lagSeconds = 0.0
+    public var failures = 0
+  }
+
+  public init(
+    ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 1000,
+    pollInterval: Duration = .milliseconds(500), concurrency: Int = 4, logger: Logger
+  ) {
+    self.ledger = ledger
+    self.wakeUp = wakeUp
+    self.batchSize = batchSize
+    self.pollInterval = pollInterval
+    self.concurrency = max(1, concurrency)
+    self.logger = logger
+  }
+
+  public var progress: Progress { counters.value }
+
+  /// Projects until the feed has nothing more and every ended or foreign view is replaced,
+  /// evaluating views at `now`; returns how many events it projected.
+  @discardableResult
+  public func catchUp(now: Date = Date()) async throws(LedgerError) -> Int {
+    var total = 0
+    do {
+      while true {
+        let projected = try await projectNextBatch(now: now)
+        total += projected
+        if projected == 0, try await sweep(now: now) == 0 { return total }
+      }
+    } catch {
+      throw Ledger.mapped(error)
+    }
+  }
+
+  /// Runs until its task is cancelled. A failure (the database away) is logged and retried
+  /// after a second; it never ends the projector.
+  public func run() async {
+    var lastSweep = ContinuousClock.now - .seconds(60)
+    while !Task.isCancelled {
+      let generation = wakeUp?.generation
+      do {
+        if try await projectNextBatch(now: Date()) > 0 { continue }
+        if ContinuousClock.now - lastSweep >= .seconds(1) {
+          lastSweep = .now
+          if try await sweep(now: Date()) > 0 { continue }
+        }
+      } catch {
+        if Task.isCancelled { return }
+        counters.update { $0.failures += 1 }
+        logger.warning(
+          "account projector failed; retrying", metadata: ["error": "\(Ledger.mapped(error).code)"])
+        try? await Task.sleep(for: .seconds(1))
+        continue
+      }
+      if let wakeUp {
+        _ = await wakeUp.wait(after: generation, timeout: pollInterval)
+      } else {
+        try? await Task.sleep(for: pollInterval)
+      }
+    }
+  }
+
+  /// Reads the next events of the feed, projects the accounts their streams belong to, and
+  /// moves the checkpoint past them; returns how many events that was.
+  func projectNextBatch(now: Date) async throws -> Int {
+    let store = ledger.store
+    let start = try await store.checkpoint(Self.checkpointName)
+    let entries = try await store.readFeedEntries(after: start ?? .beginning, limit: batchSize)
+    guard let first = entries.first, let last = entries.last else {
+      counters.update { $0.lagSeconds = 0 }
+      return 0
+    }
+    counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
+    let streams = Array(Set(entries.map(\.streamId))).sorted()
+    let (client, logger) = (ledger.client, ledger.logger)
+    let accounts = try await ledger.withDatabase {
+      try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger)
+    }
+    try await refresh(accounts, now: now)
+    do {
+      try await store.moveCheckpoint(Self.checkpointName, from: start, to: last.position)
+    } catch {
+      // A conflict: another projector moved it, and projected these accounts or will.
+      guard error.code == .checkpointConflict else { throw error }
+    }
+    counters.update {
+      $0.position = last.position
+      $0.eventsProjected += entries.count
+    }
+    return entries.count
+  }
+
+  /// Projects again the views that ended by `now` or were computed by other rules; returns
+  /// how many.
+  func sweep(now: Date) async throws -> Int {
+    let (client, logger, projection) = (ledger.client, ledger.logger, ledger.projection)
+    let due = try await ledger.withDatabase {
+      let ended = try await AccountViews.expired(
+        at: Timestamp(now), limit: 500, on: client, logger: logger)
+      let foreign = try await AccountViews.foreign(
+        to: projection, limit: 500, on: client, logger: logger)
+      return Array(Set(ended + foreign)).sorted()
+    }
+    try await refresh(due, now: now)
+    return due.count
+  }
+
+  private func refresh(_ accounts: [String], now: Date) async throws {
+    let ledger = self.ledger
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (index, token) in accounts.enumerated() {
+        if index >= concurrency { try await group.next() }
+        group.addTask { try await ledger.refreshView(of: token, now: now) }
+      }
+      try await group.waitForAll()
+    }
+    counters.update { $0.accountsProjected += accounts.count }
+  }
+}
+
+/// The projector's ``AccountProjector/Progress``, shared by its copies.
+private final class ProgressCounters: Sendable {
+  private let state = Mutex(AccountProjector.Progress())
+
+  var value: AccountProjector.Progress { state.withLock { $0 } }
+
+  func update(_ body: (inout AccountProjector.Progress) -> Void) {
+    state.withLock { body(&$0) }
+  }
+}

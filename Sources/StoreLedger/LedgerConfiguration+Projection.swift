@@ -1,0 +1,20 @@
+import Crypto
+import Foundation
+import StoreLedgerCore
+
+extension LedgerConfiguration {
+  /// Bumped whenever a projection rule in `StoreLedgerCore` changes what it answers: views
+  /// stored by other rules are then no longer current and get projected again.
+  static let projectionRules = "rules.v1"
+
+  /// Names the rules, catalog and options that compute a stored view: a view stored under
+  /// another fingerprint is not served, and the projector replaces it.
+  var projectionFingerprint: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    var input = Data("\(Self.projectionRules)|retry:\(options.billingRetryIsEntitled)|".utf8)
+    input.append((try? encoder.encode(catalog)) ?? Data())
+    let digest = SHA256.hash(data: input)
+    return digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+  }
+}

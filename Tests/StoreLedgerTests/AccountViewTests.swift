@@ -1,0 +1,223 @@
+import AppStoreVerification
+import Foundation
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// The per-account read model: served while current, bypassed when an ingest has outdated
+/// it or its stable interval has ended, replaced by the projector, rebuilt from the log.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct AccountViewTests {
+  typealias F = LedgerFixtures
+  static let pki = LedgerTests.pki
+  static let catalog = LedgerTests.catalog
+
+  struct Row: Sendable, Equatable {
+    var changes: Int64
+    var projectedChanges: Int64
+    var stableFrom: Int64?
+    var stableUntil: Int64?
+  }
+
+  func withLedger(
+    catalog: ProductCatalog = catalog,
+    _ body: @Sendable (Ledger, PostgresClient, PostgresClient) async throws -> Void
+  ) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asAdmin { admin in
+        try await database.asWriter { client in
+          try await body(Self.ledger(client, catalog: catalog), admin, client)
+        }
+      }
+    }
+  }
+
+  static func ledger(
+    _ client: PostgresClient, catalog: ProductCatalog = catalog, wakeUp: WakeUpSignal? = nil
+  ) throws -> Ledger {
+    try Ledger(
+      client: client,
+      configuration: LedgerConfiguration(
+        bundleId: "com.example.app", environments: [.sandbox], trustedRoots: pki.trustedRoots,
+        catalog: catalog),
+      logger: TestDatabase.logger, wakeUp: wakeUp)
+  }
+
+  static func row(_ token: String, on admin: PostgresClient) async throws -> Row? {
+    try await admin.query(
+      """
+      SELECT changes, projected_changes, stable_from_ms, stable_until_ms
+      FROM storeledger.account_views WHERE app_account_token = \(token)
+      """, logger: TestDatabase.logger
+    ) { rows in
+      var row: Row?
+      for try await (changes, projected, from, until) in rows.decode(
+        (Int64, Int64, Int64?, Int64?).self)
+      {
+        row = Row(
+          changes: changes, projectedChanges: projected, stableFrom: from, stableUntil: until)
+      }
+      return row
+    }
+  }
+
+  static func subscribe(
+    _ ledger: Ledger, uuid: String, id: String, original: String = "1000", token: String = "acct-1",
+    from start: Double, to end: Double, type: NotificationType = .subscribed
+  ) async throws {
+    let transaction = F.transaction(
+      id, original: original, purchased: start, expires: end, token: token)
+    _ = try await ledger.ingest(
+      notification: try SignedFixtures(pki: pki).notification(
+        type, type == .subscribed ? .initialBuy : nil, uuid: uuid, transaction: transaction))
+  }
+
+  /// Answers that really come from the stored row: an edit made to the row behind the
+  /// ledger's back shows up, until an ingest outdates the row.
+  @Test func aCurrentViewIsServedAndAnIngestOutdatesIt() async throws {
+    try await withLedger { ledger, admin, _ in
+      try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
+      #expect(try await Self.row("acct-1", on: admin) == Row(changes: 1, projectedChanges: -1))
+      #expect(
+        try await ledger.entitlements(for: "acct-1", at: F.t(10).date).map(\.active) == [true])
+
+      let projected = try await AccountProjector(ledger: ledger, logger: TestDatabase.logger)
+        .catchUp(now: F.t(10).date)
+      #expect(projected == 1)
+      #expect(
+        try await Self.row("acct-1", on: admin)
+          == Row(
+            changes: 1, projectedChanges: 1, stableFrom: F.t(0).milliseconds,
+            stableUntil: F.t(30).milliseconds))
+
+      try await admin.execute(
+        """
+        UPDATE storeledger.account_views
+        SET view = jsonb_set(view, '{entitlements}', '[]') WHERE app_account_token = 'acct-1'
+        """, logger: TestDatabase.logger)
+      #expect(try await ledger.entitlements(for: "acct-1", at: F.t(10).date).isEmpty)
+      // Outside the stable interval the row is not used.
+      #expect(
+        try await ledger.entitlements(for: "acct-1", at: F.t(31).date).map(\.active) == [false])
+
+      try await Self.subscribe(
+        ledger, uuid: "n-2", id: "1001", from: 30, to: 60, type: .didRenew)
+      #expect(try await Self.row("acct-1", on: admin)?.changes == 2)
+      #expect(
+        try await ledger.entitlements(for: "acct-1", at: F.t(10).date).map(\.active) == [true])
+      #expect(
+        try await ledger.entitlements(for: "acct-1", at: F.t(45).date).map(\.active) == [true])
+    }
+  }
+
+  @Test func aDuplicateLeavesTheViewCurrent() async throws {
+    try await withLedger { ledger, admin, _ in
+      try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
+      try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
+        now: F.t(1).date)
+      try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
+      let row = try await Self.row("acct-1", on: admin)
+      #expect(row?.changes == 1 && row?.projectedChanges == 1)
+    }
+  }
+
+  @Test func viewsWhoseIntervalEndedAreProjectedAgain() async throws {
+    try await withLedger { ledger, admin, _ in
+      try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
+      let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
+      try await projector.catchUp(now: F.t(10).date)
+      #expect(try await Self.row("acct-1", on: admin)?.stableUntil == F.t(30).milliseconds)
+      #expect(try await projector.catchUp(now: F.t(45).date) == 0)
+      let row = try await Self.row("acct-1", on: admin)
+      #expect(row?.stableFrom == F.t(30).milliseconds)
+      #expect(row?.stableUntil == nil)
+      #expect(projector.progress.accountsProjected == 2)
+      #expect(
+        try await ledger.entitlements(for: "acct-1", at: F.t(45).date).map(\.active) == [false])
+    }
+  }
+
+  @Test func aViewFromAnotherCatalogIsNotServedAndGetsReplaced() async throws {
+    try await withLedger { ledger, _, client in
+      try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
+      try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
+        now: F.t(1).date)
+      let renamed = ProductCatalog(products: ["pro.monthly": .init(entitlements: ["premium"])])
+      let other = try Self.ledger(client, catalog: renamed)
+      #expect(
+        try await other.entitlements(for: "acct-1", at: F.t(10).date).map(\.entitlement) == [
+          "premium"
+        ])
+      let projector = AccountProjector(ledger: other, logger: TestDatabase.logger)
+      #expect(try await projector.catchUp(now: F.t(10).date) == 0)
+      #expect(projector.progress.accountsProjected == 1)
+      #expect(
+        try await other.entitlements(for: "acct-1", at: F.t(10).date).map(\.entitlement) == [
+          "premium"
+        ])
+      #expect(
+        try await ledger.entitlements(for: "acct-1", at: F.t(10).date).map(\.entitlement) == ["pro"]
+      )
+    }
+  }
+
+  @Test func rebuildProjectsEveryAccountFromTheLog() async throws {
+    try await withLedger { ledger, admin, _ in
+      for account in 1...3 {
+        try await Self.subscribe(
+          ledger, uuid: "n-\(account)", id: "\(account)000", original: "\(account)000",
+          token: "acct-\(account)", from: Double(account), to: 30)
+      }
+      try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
+        now: F.t(5).date)
+      try await admin.execute(
+        "DELETE FROM storeledger.account_views WHERE app_account_token = 'acct-1'",
+        logger: TestDatabase.logger)
+      try await admin.execute(
+        "UPDATE storeledger.account_views SET view = '{}' WHERE app_account_token = 'acct-2'",
+        logger: TestDatabase.logger)
+      #expect(try await ledger.rebuildAccountViews() == 3)
+      for account in 1...3 {
+        let token = "acct-\(account)"
+        let row = try await Self.row(token, on: admin)
+        #expect(row != nil && row?.changes == row?.projectedChanges)
+        let now = Date()
+        let folded = AccountSummary(
+          try await ledger.view(for: token), for: token, at: Timestamp(now))
+        #expect(try await ledger.summary(for: token, at: now) == folded)
+        #expect(folded.subscriptions.count == 1)
+      }
+    }
+  }
+
+  @Test func aRunningProjectorFollowsTheFeedAndMovesItsCheckpoint() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asAdmin { admin in
+        try await database.asWriter { client in
+          let signal = WakeUpSignal()
+          let ledger = try Self.ledger(client, wakeUp: signal)
+          let projector = AccountProjector(
+            ledger: ledger, wakeUp: signal, pollInterval: .seconds(30), logger: TestDatabase.logger)
+          let running = Task { await projector.run() }
+          defer { running.cancel() }
+          try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
+          try await Self.subscribe(
+            ledger, uuid: "n-2", id: "2000", original: "2000", token: "acct-2", from: 0, to: 30)
+          let deadline = ContinuousClock.now + .seconds(20)
+          while projector.progress.eventsProjected < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+          }
+          #expect(projector.progress.eventsProjected == 2)
+          #expect(try await Self.row("acct-2", on: admin)?.projectedChanges == 1)
+          let checkpoint = try await EventStore(client: client, logger: TestDatabase.logger)
+            .checkpoint(AccountProjector.checkpointName)
+          #expect(checkpoint != nil && checkpoint == projector.progress.position)
+          running.cancel()
+          await running.value
+        }
+      }
+    }
+  }
+}
