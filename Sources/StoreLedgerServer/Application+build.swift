@@ -7,7 +7,8 @@ import StoreLedger
 import StoreLedgerPostgres
 
 /// The server: one application for `storeledger serve` and for the tests. The PostgreSQL
-/// pool runs as a service of the application, so it starts and stops with it.
+/// pool and the account projector run as services of the application, so they start and stop
+/// with it.
 public func buildApplication(
   configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()
 ) throws -> some ApplicationProtocol {
@@ -17,7 +18,15 @@ public func buildApplication(
     return logger
   }()
   let client = PostgresClient(configuration: configuration.database, backgroundLogger: logger)
-  let ledger = try Ledger(client: client, configuration: configuration.ledger, logger: logger)
+  let appended = WakeUpSignal()
+  let ledger = try Ledger(
+    client: client, configuration: configuration.ledger, logger: logger, wakeUp: appended)
+  var services: [any Service] = [client]
+  if configuration.runsProjector {
+    let projector = AccountProjector(ledger: ledger, wakeUp: appended, logger: logger)
+    metrics.attach(projector)
+    services.append(AccountProjectorService(projector: projector))
+  }
   let router = buildRouter(
     ledger: ledger, client: client, configuration: configuration, metrics: metrics,
     logger: logger)
@@ -26,7 +35,7 @@ public func buildApplication(
     configuration: ApplicationConfiguration(
       address: .hostname(configuration.host, port: configuration.port),
       serverName: "storeledger"),
-    services: [client],
+    services: services,
     logger: logger)
   if configuration.migrateOnStart {
     application.beforeServerStarts {

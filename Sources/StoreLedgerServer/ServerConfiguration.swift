@@ -18,12 +18,15 @@ public struct ServerConfiguration: Sendable {
   public var bodyLimit: Int
   /// Applies the schema migrations before serving.
   public var migrateOnStart: Bool
+  /// Runs the account projector in this process. Several servers may each run one (they
+  /// share the checkpoint); queries are correct without any, only slower.
+  public var runsProjector: Bool
   public var logLevel: Logger.Level
 
   public init(
     host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
     ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
-    migrateOnStart: Bool = false, logLevel: Logger.Level = .info
+    migrateOnStart: Bool = false, runsProjector: Bool = true, logLevel: Logger.Level = .info
   ) {
     self.host = host
     self.port = port
@@ -32,6 +35,7 @@ public struct ServerConfiguration: Sendable {
     self.apiKeys = apiKeys
     self.bodyLimit = bodyLimit
     self.migrateOnStart = migrateOnStart
+    self.runsProjector = runsProjector
     self.logLevel = logLevel
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedger
 import Synchronization
 
 /// The server's counters and the append latency histogram, rendered in Prometheus' text
@@ -18,8 +19,14 @@ public final class ServerMetrics: Sendable {
     0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
   ]
   private let state = Mutex(State())
+  private let projector = Mutex<AccountProjector?>(nil)
 
   public init() {}
+
+  /// Reports `projector`'s progress with the server's metrics.
+  func attach(_ projector: AccountProjector) {
+    self.projector.withLock { $0 = projector }
+  }
 
   func request(method: String, route: String, status: Int) {
     state.withLock { $0.requests[[method, route, String(status)], default: 0] += 1 }
@@ -61,7 +68,35 @@ public final class ServerMetrics: Sendable {
       Dictionary(uniqueKeysWithValues: state.verificationFailures.map { ([$0.key], $0.value) }),
       labels: ["code"])
     text += histogram(state)
+    if let progress = projector.withLock({ $0?.progress }) {
+      text += projectorFamilies(progress)
+    }
     return text
+  }
+
+  private func projectorFamilies(_ progress: AccountProjector.Progress) -> String {
+    let families: [(String, String, String, String)] = [
+      (
+        "storeledger_projector_lag_seconds", "gauge",
+        "Age of the oldest event the account projector had not projected at its last read.",
+        "\(progress.lagSeconds)"
+      ),
+      (
+        "storeledger_projector_events_total", "counter",
+        "Events of the feed the account projector has projected.", "\(progress.eventsProjected)"
+      ),
+      (
+        "storeledger_projector_accounts_total", "counter",
+        "Account views the projector has computed and stored.", "\(progress.accountsProjected)"
+      ),
+      (
+        "storeledger_projector_failures_total", "counter",
+        "Projector rounds that failed (and were retried).", "\(progress.failures)"
+      ),
+    ]
+    return families.map { name, type, help, value in
+      "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+    }.joined()
   }
 
   private func family(

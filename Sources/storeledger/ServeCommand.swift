@@ -25,6 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
         --catalog         STORELEDGER_CATALOG       product catalog JSON file
         --host, --port    STORELEDGER_HOST/_PORT    default 127.0.0.1:8080
         --log-level       LOG_LEVEL                 default info
+        --no-projector                              another server keeps the account views
 
       Examples:
         STORELEDGER_API_KEYS=$(openssl rand -hex 24) storeledger serve \\
@@ -47,6 +48,10 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .customLong("log-level")) var logLevel: String?
   @Flag(help: "Apply the schema migrations before serving (needs a role that may migrate).")
   var migrate = false
+  @Flag(
+    name: .customLong("no-projector"),
+    help: "Do not run the account projector here (another server runs it; queries stay correct).")
+  var noProjector = false
 
   func run() async throws {
     let configuration = try serverConfiguration(ProcessInfo.processInfo.environment)
@@ -90,7 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
     return ServerConfiguration(
       host: setting(host, "STORELEDGER_HOST") ?? "127.0.0.1", port: portNumber,
       database: url.clientConfiguration, ledger: ledger, apiKeys: Set(keys),
-      migrateOnStart: migrate,
+      migrateOnStart: migrate, runsProjector: !noProjector,
       logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info)
   }
 

@@ -71,6 +71,38 @@ import Testing
           from: try JSONEncoder().encode(view.entitlements(for: token, at: time)))
         #expect(answer["entitlements"] == expected, "\(token)")
       }
+      try await Self.expectViewsEqualTheFold(view, database)
+      let metrics = try await client.execute(uri: "/metrics", method: .get, headers: H.authorized)
+      #expect(String(buffer: metrics.body).contains("storeledger_projector_events_total 1000"))
+    }
+  }
+
+  /// Once the server's projector has caught up, every account's stored view is the fold of
+  /// the whole log at the time the view was computed.
+  static func expectViewsEqualTheFold(_ view: LedgerView, _ database: TestDatabase) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    var rows: [(String, String?)] = []
+    while ContinuousClock.now < deadline {
+      rows = try await database.asAdmin { client in
+        try await client.query(
+          """
+          SELECT app_account_token, view::text FROM storeledger.account_views
+          WHERE projected_changes = changes ORDER BY app_account_token
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var found: [(String, String?)] = []
+          for try await row in rows.decode((String, String?).self) { found.append(row) }
+          return found
+        }
+      }
+      if rows.count == 200 { break }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    #expect(rows.count == 200)
+    let now = Timestamp(Date())
+    for (token, json) in rows {
+      let stored = try JSONDecoder().decode(AccountSummary.self, from: Data((json ?? "").utf8))
+      #expect(stored == AccountSummary(view, for: token, at: now), "\(token)")
     }
   }
 
