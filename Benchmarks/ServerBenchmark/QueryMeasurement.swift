@@ -17,6 +17,7 @@ struct QueryMeasurement {
   func measure() async throws {
     let accounts = run.options.accounts
     try await loadAccounts(accounts)
+    try await waitForProjector()
     let duration = Duration.seconds(run.options.seconds)
     let clients = run.options.clients
     let get = try await load.timed(for: duration, workers: clients) { [load] index in
@@ -34,6 +35,50 @@ struct QueryMeasurement {
     print(
       "ceiling: GET /metrics (no database), \(clients) clients: "
         + "\(rate(ceiling.latencies.count, ceiling.seconds)), p99 \(milliseconds(percentile(ceiling.latencies, 0.99)))"
+    )
+    if WrkLoad.isAvailable { try measureWithWrk(accounts: accounts) }
+  }
+
+  private func measureWithWrk(accounts: Int) throws {
+    let wrk = WrkLoad(
+      base: "http://127.0.0.1:\(run.options.port)", connections: run.options.clients)
+    let seconds = Int(run.options.seconds)
+    let get = try wrk.get(
+      "/v1/accounts/acct-q-{n}/entitlements", spread: accounts, bearer: ServerBenchmarkRun.apiKey,
+      seconds: seconds)
+    print(
+      "wrk: GET entitlements at \(accounts) accounts, \(run.options.clients) connections: "
+        + String(format: "%.0f/s", get.requestsPerSecond)
+        + ", p50 \(get.p50), p99 \(get.p99), non-2xx: \(get.non2xx)")
+    let ceiling = try wrk.get("/metrics", bearer: nil, seconds: seconds)
+    print(
+      "wrk ceiling: GET /metrics (no database): "
+        + String(format: "%.0f/s", ceiling.requestsPerSecond) + ", p99 \(ceiling.p99)")
+    print(
+      String(
+        format: "wrk: entitlements / ceiling %.2f",
+        get.requestsPerSecond / ceiling.requestsPerSecond))
+  }
+
+  /// Until the server's projector has stored a current view of every account.
+  private func waitForProjector() async throws {
+    let start = ContinuousClock.now
+    while true {
+      let behind = try await database.withWriter { client in
+        try await client.query(
+          "SELECT count(*) FROM storeledger.account_views WHERE projected_changes < changes",
+          logger: run.logger
+        ) { rows in
+          var count = 0
+          for try await value in rows.decode(Int.self) { count = value }
+          return count
+        }
+      }
+      if behind == 0 { break }
+      try await Task.sleep(for: .milliseconds(200))
+    }
+    print(
+      "projector current for every account \(String(format: "%.1f", (ContinuousClock.now - start).seconds)) s after the load ended"
     )
   }
 

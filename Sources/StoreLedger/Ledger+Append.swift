@@ -13,11 +13,13 @@ extension Ledger {
   ) async throws(LedgerError) -> Ingested {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty })).sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
-    let store = self.store
+    let (store, committer) = (self.store, self.committer)
     do {
       let index = StreamIndex(keys: tokens, streams: streams)
       let result = try await withDatabase {
         guard let check else {
+          let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
+          if let committer { return try await committer.append(item) }
           return try await store.append([record.event], to: record.streamId, indexing: index)
         }
         return try await store.append([record.event], to: record.streamId, indexing: index) {

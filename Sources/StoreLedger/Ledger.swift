@@ -21,6 +21,8 @@ public struct Ledger: Sendable {
   let verifiers: [SignedDataVerifier]
   /// ``LedgerConfiguration/projectionFingerprint``, computed once.
   let projection: String
+  /// Shares commits between concurrent ingests; nil when the configuration turns it off.
+  let committer: GroupCommitter?
 
   /// - Parameter wakeUp: signalled after every append that stored something, so an
   ///   ``AccountProjector`` in this process projects it without waiting for its next poll.
@@ -33,6 +35,11 @@ public struct Ledger: Sendable {
     self.configuration = configuration
     self.projection = configuration.projectionFingerprint
     self.store = EventStore(client: client, logger: logger, wakeUp: wakeUp)
+    self.committer =
+      configuration.groupCommit
+      ? GroupCommitter(
+        store: store, maximumBatch: configuration.maximumCommitBatch,
+        timeout: configuration.databaseTimeout) : nil
     self.verifiers = try configuration.environments.map { environment in
       try SignedDataVerifier(
         configuration: VerifierConfiguration(

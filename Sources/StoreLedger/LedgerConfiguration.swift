@@ -14,12 +14,18 @@ public struct LedgerConfiguration: Sendable {
   /// How long an operation waits for the database before it gives up with
   /// `database_unavailable` (PostgresNIO itself keeps retrying a server that is down).
   public var databaseTimeout: Duration
+  /// Ingests that arrive while others are being committed share their next commit (one
+  /// transaction, one WAL flush); each is still answered only after it is durable.
+  public var groupCommit: Bool
+  /// The most ingests one shared commit takes.
+  public var maximumCommitBatch: Int
 
   public init(
     bundleId: String, appAppleId: Int64? = nil,
     environments: [AppStoreEnvironment] = [.production, .sandbox],
     trustedRoots: TrustedRoots = .apple, catalog: ProductCatalog = .empty,
-    options: ProjectionOptions = .init(), databaseTimeout: Duration = .seconds(10)
+    options: ProjectionOptions = .init(), databaseTimeout: Duration = .seconds(10),
+    groupCommit: Bool = true, maximumCommitBatch: Int = 64
   ) {
     self.bundleId = bundleId
     self.appAppleId = appAppleId
@@ -28,5 +34,7 @@ public struct LedgerConfiguration: Sendable {
     self.catalog = catalog
     self.options = options
     self.databaseTimeout = databaseTimeout
+    self.groupCommit = groupCommit
+    self.maximumCommitBatch = maximumCommitBatch
   }
 }

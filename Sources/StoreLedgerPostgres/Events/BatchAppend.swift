@@ -1,0 +1,13 @@
+/// One item of ``EventStore/appendBatch(_:)``: a single event for one stream (expected version
+/// "any"), with the account index entries written with it.
+public struct BatchAppend: Sendable, Hashable {
+  public var event: NewEvent
+  public var streamId: String
+  public var index: StreamIndex?
+
+  public init(event: NewEvent, streamId: String, index: StreamIndex? = nil) {
+    self.event = event
+    self.streamId = streamId
+    self.index = index
+  }
+}
