@@ -37,14 +37,14 @@ public struct LedgerRecord: Sendable, Hashable {
     } else {
       stream = "app:\(environment):\(payload.bundleId ?? "unknown")"
     }
-    let json = try composedNotificationJSON(verified)
     return LedgerRecord(
       streamId: stream,
       event: NewEvent(
         eventType: NotificationReceived.eventType, idempotencyKey: "asn2:\(uuid)",
-        payload: try serialized(["notification": json]), environment: environment,
-        appleSignedAt: payload.signedDate?.date, rawSigned: verified.notification.compactJWS,
-        metadata: try serialized(["source": source])))
+        payload: EventPayloadJSON.wrapping(
+          try composedNotificationJSON(verified), as: "notification"),
+        environment: environment, appleSignedAt: payload.signedDate?.date,
+        rawSigned: verified.notification.compactJWS, metadata: metadata(source)))
   }
 
   public static func transaction(
@@ -55,15 +55,16 @@ public struct LedgerRecord: Sendable, Hashable {
     guard let id = transaction.transactionId, let signed = transaction.signedDate else {
       throw MappingError(description: "the transaction has no transactionId or signedDate")
     }
-    var body: [String: Any] = ["transaction": try object(verified.payloadJSON)]
-    if let appAccountToken { body["appAccountToken"] = appAccountToken }
+    let body = EventPayloadJSON.wrapping(
+      verified.payloadJSON, as: "transaction",
+      extras: appAccountToken.map { [("appAccountToken", $0)] } ?? [])
     return LedgerRecord(
       streamId: try subscriptionStream(environment, transaction.originalTransactionId ?? id),
       event: NewEvent(
         eventType: TransactionObserved.eventType,
         idempotencyKey: "tx:\(environment):\(id):\(signed.milliseconds)",
-        payload: try serialized(body), environment: environment, appleSignedAt: signed.date,
-        rawSigned: verified.compactJWS, metadata: try serialized(["source": source])))
+        payload: body, environment: environment, appleSignedAt: signed.date,
+        rawSigned: verified.compactJWS, metadata: metadata(source)))
   }
 
   public static func renewalInfo(_ verified: VerifiedRenewalInfo, source: String) throws
@@ -79,9 +80,9 @@ public struct LedgerRecord: Sendable, Hashable {
       event: NewEvent(
         eventType: RenewalInfoObserved.eventType,
         idempotencyKey: "renewal:\(environment):\(id):\(signed.milliseconds)",
-        payload: try serialized(["renewalInfo": try object(verified.payloadJSON)]),
+        payload: EventPayloadJSON.wrapping(verified.payloadJSON, as: "renewalInfo"),
         environment: environment, appleSignedAt: signed.date, rawSigned: verified.compactJWS,
-        metadata: try serialized(["source": source])))
+        metadata: metadata(source)))
   }
 
   /// A backend command (debit or link), kept in the account's stream under the caller's key.
@@ -103,7 +104,7 @@ public struct LedgerRecord: Sendable, Hashable {
       event: NewEvent(
         eventType: event.eventType, idempotencyKey: "\(prefix):\(idempotencyKey)",
         payload: Array(try JSONEncoder().encode(event)), appleSignedAt: date?.date,
-        metadata: try serialized(["source": source])))
+        metadata: metadata(source)))
   }
 
   /// The event a stored row holds, ready to fold.
@@ -123,18 +124,35 @@ public struct LedgerRecord: Sendable, Hashable {
 
   /// Apple's notification JSON with the nested JWS strings replaced by their verified JSON.
   private static func composedNotificationJSON(_ verified: VerifiedNotification) throws
-    -> [String: Any]
+    -> [UInt8]
   {
-    var json = try object(verified.notification.payloadJSON)
-    guard var data = json["data"] as? [String: Any] else { return json }
+    var replacements: [(field: String, jws: String, json: [UInt8])] = []
     if let transaction = verified.transaction {
-      data["signedTransactionInfo"] = try object(transaction.payloadJSON)
+      replacements.append(
+        ("signedTransactionInfo", transaction.compactJWS, transaction.payloadJSON))
     }
     if let renewal = verified.renewalInfo {
-      data["signedRenewalInfo"] = try object(renewal.payloadJSON)
+      replacements.append(("signedRenewalInfo", renewal.compactJWS, renewal.payloadJSON))
     }
-    json["data"] = data
-    return json
+    let outer = verified.notification.payloadJSON
+    if let spliced = EventPayloadJSON.replacing(replacements, in: outer) { return spliced }
+    return try recomposedNotificationJSON(verified)
+  }
+
+  /// The general way, for JSON the splice does not handle (a nested JWS written with
+  /// whitespace or escapes): parse, replace, write.
+  static func recomposedNotificationJSON(_ verified: VerifiedNotification) throws -> [UInt8] {
+    var json = try object(verified.notification.payloadJSON)
+    if var data = json["data"] as? [String: Any] {
+      if let transaction = verified.transaction {
+        data["signedTransactionInfo"] = try object(transaction.payloadJSON)
+      }
+      if let renewal = verified.renewalInfo {
+        data["signedRenewalInfo"] = try object(renewal.payloadJSON)
+      }
+      json["data"] = data
+    }
+    return Array(try JSONSerialization.data(withJSONObject: json))
   }
 
   private static func object(_ bytes: [UInt8]) throws -> [String: Any] {
@@ -144,7 +162,7 @@ public struct LedgerRecord: Sendable, Hashable {
     return object
   }
 
-  private static func serialized(_ object: [String: Any]) throws -> [UInt8] {
-    Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+  private static func metadata(_ source: String) -> [UInt8] {
+    Array("{\"source\":\(EventPayloadJSON.quoted(source))}".utf8)
   }
 }

@@ -1,10 +1,11 @@
 import AppStoreVerification
 import Foundation
-import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+
+@testable import StoreLedger
 
 /// Verified data → events of the log → back to foldable events, through a real PostgreSQL.
 @Suite struct LedgerRecordTests {
@@ -44,6 +45,43 @@ import Testing
     data.signedRenewalInfo = try pki.sign(renewal)
     body.data = data
     return try pki.sign(body)
+  }
+
+  /// The spliced payload is the same JSON as parsing, replacing and writing it again.
+  @Test func splicedNotificationEqualsTheRecomposedOne() throws {
+    let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
+    let record = try LedgerRecord.notification(verified, source: "webhook")
+    let spliced = try JSONDecoder().decode(JSONValue.self, from: Data(record.event.payload))
+    let recomposed = try JSONDecoder().decode(
+      JSONValue.self, from: Data(try LedgerRecord.recomposedNotificationJSON(verified)))
+    #expect(spliced == .object(["notification": recomposed]))
+    guard case .object(let notification) = recomposed,
+      case .object(let data)? = notification["data"],
+      case .object(let transaction)? = data["signedTransactionInfo"],
+      case .object = data["signedRenewalInfo"]
+    else {
+      Issue.record("the nested JWS strings were not replaced by objects")
+      return
+    }
+    #expect(transaction["futureField"] == .string("kept"))
+  }
+
+  @Test func transactionPayloadKeepsTheForwardedTokenEscaped() throws {
+    var transaction = F.transaction("1000", purchased: 0, expires: 30)
+    transaction.environment = .sandbox
+    transaction.bundleId = "com.example.app"
+    let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
+    let token = "odd \"token\"\n\u{01}"
+    let record = try LedgerRecord.transaction(verified, appAccountToken: token, source: "app")
+    let json = try JSONDecoder().decode(JSONValue.self, from: Data(record.event.payload))
+    guard case .object(let body) = json else {
+      Issue.record("not an object")
+      return
+    }
+    #expect(body["appAccountToken"] == .string(token))
+    #expect(
+      body["transaction"]
+        == (try JSONDecoder().decode(JSONValue.self, from: Data(verified.payloadJSON))))
   }
 
   @Test func notificationMapsToItsStreamKeyAndPayload() throws {
