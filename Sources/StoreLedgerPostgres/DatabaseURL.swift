@@ -42,11 +42,17 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// TLS is off for loopback hosts and preferred elsewhere.
+  ///
+  /// Sessions run with `jit = off`: the engine's statements are short, and PostgreSQL's JIT
+  /// compiled some of them on every execution once the tables grew (a fifth of the server's
+  /// time under webhook load went to LLVM).
   public var clientConfiguration: PostgresClient.Configuration {
     let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
-    return PostgresClient.Configuration(
+    var configuration = PostgresClient.Configuration(
       host: host, port: port, username: username, password: password, database: database,
       tls: loopback ? .disable : .prefer(.clientDefault))
+    configuration.options.additionalStartupParameters = [("jit", "off")]
+    return configuration
   }
 
   /// Never shows the password.
