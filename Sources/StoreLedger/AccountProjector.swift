@@ -20,6 +20,8 @@ public struct AccountProjector: Sendable {
   let batchSize: Int
   let pollInterval: Duration
   let concurrency: Int
+  /// Accounts projected per pair of statements.
+  let chunkSize = 100
   let logger: Logger
   private let counters = ProgressCounters()
 
@@ -37,7 +39,7 @@ public struct AccountProjector: Sendable {
 
   public init(
     ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 1000,
-    pollInterval: Duration = .milliseconds(500), concurrency: Int = 4, logger: Logger
+    pollInterval: Duration = .milliseconds(500), concurrency: Int = 2, logger: Logger
   ) {
     self.ledger = ledger
     self.wakeUp = wakeUp
@@ -138,16 +140,22 @@ public struct AccountProjector: Sendable {
     return due.count
   }
 
+  /// Projects `accounts` in chunks (two statements each), `concurrency` chunks at a time.
   private func refresh(_ accounts: [String], now: Date) async throws {
     let ledger = self.ledger
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for (index, token) in accounts.enumerated() {
-        if index >= concurrency { try await group.next() }
-        group.addTask { try await ledger.refreshView(of: token, now: now) }
-      }
-      try await group.waitForAll()
+    let chunks = stride(from: 0, to: accounts.count, by: chunkSize).map {
+      Array(accounts[$0..<min($0 + chunkSize, accounts.count)])
     }
-    counters.update { $0.accountsProjected += accounts.count }
+    let projected = try await withThrowingTaskGroup(of: Int.self) { group in
+      var projected = 0
+      for (index, chunk) in chunks.enumerated() {
+        if index >= concurrency { projected += try await group.next() ?? 0 }
+        group.addTask { try await ledger.refreshViews(of: chunk, now: now) }
+      }
+      for try await count in group { projected += count }
+      return projected
+    }
+    counters.update { $0.accountsProjected += projected }
   }
 }
 

@@ -30,36 +30,84 @@ enum AccountViews {
     }
   }
 
-  /// The account's `changes`; nil when no append ever named it.
-  static func changes(of token: String, on connection: PostgresConnection, logger: Logger)
-    async throws -> Int64?
-  {
-    try await connection.query(
-      "SELECT changes FROM storeledger.account_views WHERE app_account_token = \(token)",
-      logger: logger
+  /// The `changes` and the events of each account that has a view row, read in one
+  /// statement (one snapshot, so each view stores exactly the changes it includes). Accounts
+  /// without a row (never named by an append) are absent.
+  static func changesAndEvents(
+    of tokens: [String], on client: PostgresClient, logger: Logger
+  ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
+    try await client.query(
+      """
+      SELECT v.app_account_token, v.changes, e.payload::text, e.recorded_at, e.idempotency_key
+      FROM storeledger.account_views v
+      LEFT JOIN LATERAL (
+        SELECT x.payload, x.recorded_at, x.idempotency_key, a.stream_id, x.stream_version
+        FROM storeledger.account_streams a
+        CROSS JOIN LATERAL (
+          SELECT payload, recorded_at, idempotency_key, stream_version
+          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+        ) x
+        WHERE a.app_account_token = v.app_account_token
+      ) e ON true
+      WHERE v.app_account_token = ANY(\(tokens))
+      ORDER BY v.app_account_token, e.stream_id, e.stream_version
+      """, logger: logger
     ) { rows in
-      var changes: Int64?
-      for try await value in rows.decode(Int64.self) { changes = value }
-      return changes
+      var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
+      let decoder = JSONDecoder()
+      for try await (token, changes, payload, recordedAt, key) in rows.decode(
+        (String, Int64, String?, Date?, String?).self)
+      {
+        var account = accounts[token] ?? (changes, [])
+        if let payload {
+          var event = try decoder.decode(LedgerEvent.self, from: Data(payload.utf8))
+          event.recordedAt = recordedAt.map(Timestamp.init)
+          event.key = key
+          account.events.append(event)
+        }
+        accounts[token] = account
+      }
+      return accounts
     }
   }
 
-  /// Stores a summary computed from the log as it was when `changes` was read. Never
-  /// replaces a view that includes more changes (a slower projector finishing late).
+  /// One computed view, ready to store.
+  struct ProjectedView: Sendable {
+    var token: String
+    var changes: Int64
+    var summaryJSON: String
+    var interval: StableInterval
+  }
+
+  /// Stores views in one statement. Never replaces a view that includes more changes (a
+  /// slower projector finishing late); rows are locked in token order, as appends lock them.
   @discardableResult
   static func store(
-    _ token: String, summaryJSON: String, interval: StableInterval, changes: Int64,
-    projection: String, on client: PostgresClient, logger: Logger
-  ) async throws -> Bool {
-    try await client.execute(
+    _ views: [ProjectedView], projection: String, on client: PostgresClient, logger: Logger
+  ) async throws -> Int {
+    guard !views.isEmpty else { return 0 }
+    let unbounded = Int64.min
+    return try await client.execute(
       """
-      UPDATE storeledger.account_views
-      SET projected_changes = \(changes), projection = \(projection),
-        view = \(summaryJSON)::jsonb, stable_from_ms = \(interval.from?.milliseconds),
-        stable_until_ms = \(interval.until?.milliseconds), projected_at = now()
-      WHERE app_account_token = \(token) AND projected_changes <= \(changes)
-      RETURNING app_account_token
-      """, logger: logger) == 1
+      WITH locked AS (
+        SELECT app_account_token FROM storeledger.account_views
+        WHERE app_account_token = ANY(\(views.map(\.token))::text[])
+        ORDER BY app_account_token FOR UPDATE
+      )
+      UPDATE storeledger.account_views AS v
+      SET projected_changes = u.changes, projection = \(projection), view = u.view::jsonb,
+        stable_from_ms = NULLIF(u.from_ms, \(unbounded)),
+        stable_until_ms = NULLIF(u.until_ms, \(unbounded)), projected_at = now()
+      FROM locked, unnest(
+        \(views.map(\.token))::text[], \(views.map(\.changes))::bigint[],
+        \(views.map(\.summaryJSON))::text[],
+        \(views.map { $0.interval.from?.milliseconds ?? unbounded })::bigint[],
+        \(views.map { $0.interval.until?.milliseconds ?? unbounded })::bigint[]
+      ) AS u(token, changes, view, from_ms, until_ms)
+      WHERE locked.app_account_token = u.token AND v.app_account_token = u.token
+        AND v.projected_changes <= u.changes
+      RETURNING v.app_account_token
+      """, logger: logger)
   }
 
   /// The accounts the given streams belong to.

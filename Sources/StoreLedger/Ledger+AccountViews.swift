@@ -24,39 +24,35 @@ extension Ledger {
     return AccountSummary(try await view(for: appAccountToken), for: appAccountToken, at: instant)
   }
 
-  /// Projects the account's view from the log as it is now and stores it; false when no
-  /// append ever named the account (it has no row to hold a view).
+  /// Projects the views of `tokens` from the log as it is now and stores them, in two
+  /// statements; returns how many accounts had a view row to hold one (an account no append
+  /// ever named has none).
   @discardableResult
-  func refreshView(of appAccountToken: String, now: Date = Date()) async throws -> Bool {
-    let (client, logger) = (self.client, self.logger)
-    // One snapshot for the count and the events, so the stored view includes exactly the
-    // changes it claims to.
-    let (changes, events) = try await withDatabase {
-      try await client.inTransaction(
-        logger: logger, beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-      ) { connection in
-        let changes = try await AccountViews.changes(
-          of: appAccountToken, on: connection, logger: logger)
-        guard changes != nil else { return (changes, [LedgerEvent]()) }
-        return (
-          changes, try await AccountEvents.read(appAccountToken, on: connection, logger: logger)
-        )
-      }
+  func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
+    guard !tokens.isEmpty else { return 0 }
+    let (client, logger, projection) = (self.client, self.logger, self.projection)
+    let accounts = try await withDatabase {
+      try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
-    guard let changes else { return false }
-    let view = LedgerView(
-      LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
     let instant = Timestamp(now)
-    let json = String(
-      decoding: try JSONEncoder().encode(AccountSummary(view, for: appAccountToken, at: instant)),
-      as: UTF8.self)
-    let projection = self.projection
-    _ = try await withDatabase {
-      try await AccountViews.store(
-        appAccountToken, summaryJSON: json, interval: view.stableInterval(around: instant),
-        changes: changes, projection: projection, on: client, logger: logger)
+    let encoder = JSONEncoder()
+    var views: [AccountViews.ProjectedView] = []
+    for (token, account) in accounts {
+      let view = LedgerView(
+        LedgerState.fold(account.events), catalog: configuration.catalog,
+        options: configuration.options)
+      let summary = try encoder.encode(AccountSummary(view, for: token, at: instant))
+      views.append(
+        .init(
+          token: token, changes: account.changes,
+          summaryJSON: String(decoding: summary, as: UTF8.self),
+          interval: view.stableInterval(around: instant)))
     }
-    return true
+    let projected = views
+    _ = try await withDatabase {
+      try await AccountViews.store(projected, projection: projection, on: client, logger: logger)
+    }
+    return views.count
   }
 
   /// Projects every account's view again from the log (after a restore, or to check the
@@ -82,7 +78,7 @@ extension Ledger {
           try await AccountViews.accounts(after: after, limit: pageSize, on: client, logger: logger)
         }
         guard let end = page.last else { return projected }
-        for token in page where try await refreshView(of: token) { projected += 1 }
+        projected += try await refreshViews(of: page)
         last = end
       }
     } catch {

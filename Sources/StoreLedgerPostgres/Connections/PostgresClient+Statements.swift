@@ -27,14 +27,12 @@ extension PostgresClient {
   /// Runs `body` inside `BEGIN` … `COMMIT` on one leased connection; when `body` throws, rolls
   /// back and rethrows `body`'s error unchanged. Unlike PostgresNIO's `withTransaction`, it
   /// never waits forever on a connection the server has closed (the server has then rolled
-  /// the transaction back itself). `beginning` may set the isolation level and access mode
-  /// (`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY` for one snapshot over several reads).
+  /// the transaction back itself).
   public func inTransaction<Result: Sendable>(
-    logger: Logger, beginning: PostgresQuery = "BEGIN",
-    _ body: (PostgresConnection) async throws -> Result
+    logger: Logger, _ body: (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     try await withConnection { connection in
-      try await connection.execute(beginning, logger: logger)
+      try await connection.execute("BEGIN", logger: logger)
       let result: Result
       do {
         result = try await body(connection)
