@@ -15,15 +15,21 @@ public func withTimeout<Result: Sendable>(
 ) async throws -> Result {
   try await withCheckedThrowingContinuation { continuation in
     let outcome = FirstOutcome(continuation)
+    // The timer is stopped when the work ends: under load, timers left sleeping for the whole
+    // limit pile up by the thousand.
+    let timer = Mutex<Task<Void, Never>?>(nil)
     let work = Task {
-      do { outcome.resume(with: .success(try await body())) } catch {
-        outcome.resume(with: .failure(error))
-      }
+      let result: Swift.Result<Result, any Error>
+      do { result = .success(try await body()) } catch { result = .failure(error) }
+      timer.withLock { $0?.cancel() }
+      outcome.resume(with: result)
     }
-    Task {
-      try? await Task.sleep(for: limit)
-      outcome.resume(with: .failure(TimeoutError(limit: limit)))
-      work.cancel()
+    timer.withLock { stored in
+      stored = Task {
+        do { try await Task.sleep(for: limit) } catch { return }
+        outcome.resume(with: .failure(TimeoutError(limit: limit)))
+        work.cancel()
+      }
     }
   }
 }
