@@ -39,10 +39,18 @@ struct IngestMeasurement {
     print("ceiling: verification alone, 2 threads: \(rate(count, verification))")
     let plain = try await plainInsert(payloads, clients: clients)
     print("ceiling: plain single-row INSERT, \(clients) clients: \(rate(count, plain))")
+    let http = try await load.run(count: count, workers: clients) { [load] _ in
+      try await load.send(.GET, "/metrics")
+    }
+    print("ceiling: GET /metrics (no database), same client, \(clients) clients: \(rate(count, http.seconds))")
+    // A webhook call does all three on the same two cores: its ceiling is at most one over the
+    // sum of their per-item costs.
+    let combined = verification + plain + http.seconds
+    print("ceiling: the three together (1 / sum of per-item costs): \(rate(count, combined))")
     print(
       String(
-        format: "webhook / verification %.2f, webhook / plain INSERT %.2f",
-        verification / webhook.seconds, plain / webhook.seconds))
+        format: "webhook / verification %.2f, webhook / plain INSERT %.2f, webhook / combined %.2f",
+        verification / webhook.seconds, plain / webhook.seconds, combined / webhook.seconds))
   }
 
   /// Verifies every payload on two threads (this machine's cores); returns seconds.

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import PostgresNIO
-import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+
+@testable import StoreLedgerPostgres
 
 /// The ways PostgresNIO 1.33 can wait forever, each turned into a prompt answer.
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct ConnectionFailureTests {
@@ -61,6 +62,43 @@ import Testing
             await #expect(throws: ConnectionClosedError.self) {
               try await connection.execute("SELECT 1", logger: TestDatabase.logger)
             }
+          }
+        }
+      }
+    }
+  }
+
+  /// A statement running when the server ends the session fails, and statements that
+  /// finished leave nothing watching their connection.
+  @Test func statementRunningWhenTheConnectionClosesFails() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await withTimeout(.seconds(60)) {
+        try await database.asWriter { client in
+          try await client.withConnection { connection in
+            var pid: Int32 = 0
+            for _ in 0..<100 {
+              pid = try await connection.query(
+                "SELECT pg_backend_pid()", logger: TestDatabase.logger
+              ) {
+                rows in
+                var pid: Int32 = 0
+                for try await (value) in rows.decode(Int32.self) { pid = value }
+                return pid
+              }
+            }
+            #expect(ConnectionCloseWatch.shared.waiterCount(on: connection) == 0)
+            let backend = pid
+            async let killed: Void = {
+              try await Task.sleep(for: .milliseconds(300))
+              _ = try await database.asAdmin { admin in
+                try await admin.execute(
+                  "SELECT pg_terminate_backend(\(backend), 10000)", logger: TestDatabase.logger)
+              }
+            }()
+            await #expect(throws: (any Error).self) {
+              try await connection.execute("SELECT pg_sleep(30)", logger: TestDatabase.logger)
+            }
+            try await killed
           }
         }
       }

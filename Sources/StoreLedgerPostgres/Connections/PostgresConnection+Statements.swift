@@ -24,14 +24,19 @@ extension PostgresConnection {
     guard !isClosed else { throw ConnectionClosedError() }
     return try await withCheckedThrowingContinuation { continuation in
       let outcome = FirstOutcome(continuation)
-      closeFuture.whenComplete { _ in outcome.resume(with: .failure(ConnectionClosedError())) }
+      let watch = ConnectionCloseWatch.shared.watch(self) {
+        outcome.resume(with: .failure(ConnectionClosedError()))
+      }
       Task {
+        let result: Swift.Result<Result, any Error>
         do {
           let rows = try await self.query(query, logger: logger)
-          outcome.resume(with: .success(try await read(rows)))
+          result = .success(try await read(rows))
         } catch {
-          outcome.resume(with: .failure(error))
+          result = .failure(error)
         }
+        ConnectionCloseWatch.shared.stop(watch, on: self)
+        outcome.resume(with: result)
       }
     }
   }
