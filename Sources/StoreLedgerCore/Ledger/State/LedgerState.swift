@@ -68,10 +68,10 @@ public struct LedgerState: Hashable, Sendable {
     return state
   }
 
-  /// Room for what `events` events usually hold (about one transaction per two events, one
+  /// Room for what `events` events usually hold (about two transactions per three events, one
   /// subscription per four): growing the maps while folding rehashes them again and again.
   mutating func reserveCapacity(_ events: Int) {
-    transactions.reserveCapacity(events / 2)
+    transactions.reserveCapacity(events * 2 / 3)
     subscriptions.reserveCapacity(events / 4)
   }
 
@@ -122,18 +122,17 @@ public struct LedgerState: Hashable, Sendable {
     }
   }
 
+  /// One hash lookup, also for a new transaction: the record is made in place, and absorbing
+  /// the snapshot it was made from changes nothing.
   private mutating func absorb(_ facts: TransactionFacts, source: FoldInput) {
-    if let index = transactions.index(forKey: facts.transactionId) {
-      transactions.values[index].absorb(facts, source: source)
-      return
-    }
-    var record = TransactionRecord(facts: facts, source: source)
-    if !pendingReversals.isEmpty,
+    let known = transactions.count
+    transactions[facts.transactionId, default: TransactionRecord(facts: facts, source: source)]
+      .absorb(facts, source: source)
+    guard transactions.count != known, !pendingReversals.isEmpty,
       let reversal = pendingReversals.removeValue(forKey: facts.transactionId)
-    {
-      record.absorbReversal(signedDate: reversal.signedDate, source: reversal.input)
-    }
-    transactions[facts.transactionId] = record
+    else { return }
+    transactions[facts.transactionId]?.absorbReversal(
+      signedDate: reversal.signedDate, source: reversal.input)
   }
 
   /// A renewal info and/or Apple's status about subscription `id`, in one lookup.

@@ -68,6 +68,7 @@ public final class TransactionFacts: Hashable, Sendable {
   /// later `signedDate` wins; equal ones are ordered by content, so the winner never depends
   /// on arrival order, and a snapshot never supersedes itself.
   func supersedes(_ other: TransactionFacts) -> Bool {
+    if self === other { return false }
     let mine = signedDate?.milliseconds ?? .min
     let theirs = other.signedDate?.milliseconds ?? .min
     if mine != theirs { return mine > theirs }
@@ -77,18 +78,18 @@ public final class TransactionFacts: Hashable, Sendable {
   private func ordersAfter(_ other: TransactionFacts) -> Bool {
     let mine = tieBreakKey()
     let theirs = other.tieBreakKey()
-    if mine != theirs { return theirs.lexicographicallyPrecedes(mine) }
+    if mine != theirs { return theirs < mine }
     return (productId ?? "", appAccountToken ?? "", inAppOwnershipType?.rawValue ?? "")
       > (
         other.productId ?? "", other.appAccountToken ?? "", other.inAppOwnershipType?.rawValue ?? ""
       )
   }
 
-  private func tieBreakKey() -> [Int64] {
-    [
+  private func tieBreakKey() -> (Int64, Int64, Int64, Int64, Int64, Int64) {
+    (
       revocationDate?.milliseconds ?? .min,
       expiresDate?.milliseconds ?? .min, purchaseDate?.milliseconds ?? .min,
-      isUpgraded ? 1 : 0, quantity, Int64(revocationPercentage ?? -1),
-    ]
+      isUpgraded ? 1 : 0, quantity, Int64(revocationPercentage ?? -1)
+    )
   }
 }
