@@ -221,3 +221,43 @@ import Testing
     }
   }
 }
+
+/// A database indexed before the read model existed: the migration gives every known account
+/// a row that is not current, and the projector fills them from the log.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct AccountViewMigrationTests {
+  typealias F = LedgerFixtures
+
+  @Test func accountsIndexedBeforeTheReadModelGetViews() async throws {
+    let beforeViews = Array(SchemaMigration.all.prefix { $0.version < 7 })
+    try await TestDatabase.withMigrated(to: beforeViews) { database in
+      try await database.withEventStore { store in
+        let transaction = SignedFixtures.sandbox(
+          F.transaction("1000", purchased: 0, expires: 30, token: "acct-old"))
+        let event = NewEvent(
+          eventType: "appstore.transaction.v1", idempotencyKey: "tx:old",
+          payload: Array(try JSONEncoder().encode(["transaction": transaction])))
+        _ = try await store.append(
+          [event], to: "sub:Sandbox:1000",
+          indexing: StreamIndex(keys: ["acct-old"], streams: ["sub:Sandbox:1000"]))
+      }
+      try await database.asAdmin { client in
+        _ = try await SchemaMigrator(client: client, logger: TestDatabase.logger).migrate()
+      }
+      try await database.asAdmin { admin in
+        #expect(
+          try await AccountViewTests.row("acct-old", on: admin)
+            == AccountViewTests.Row(changes: 1, projectedChanges: -1))
+        try await database.asWriter { client in
+          let ledger = try AccountViewTests.ledger(client)
+          try await AccountProjector(ledger: ledger, logger: TestDatabase.logger)
+            .catchUp(now: F.t(10).date)
+          let row = try await AccountViewTests.row("acct-old", on: admin)
+          #expect(row?.projectedChanges == 1)
+          #expect(
+            try await ledger.entitlements(for: "acct-old", at: F.t(10).date).map(\.active) == [true]
+          )
+        }
+      }
+    }
+  }
+}
