@@ -9,24 +9,14 @@ enum AccountViews {
   static func stored(_ token: String, on client: PostgresClient, logger: Logger) async throws
     -> StoredAccountView?
   {
-    try await client.query(
-      """
-      SELECT changes, projected_changes, projection, view::text, stable_from_ms, stable_until_ms
-      FROM storeledger.account_views WHERE app_account_token = \(token)
-      """, logger: logger
-    ) { rows in
-      var stored: StoredAccountView?
-      for try await (changes, projected, projection, json, from, until) in rows.decode(
-        (Int64, Int64, String?, String?, Int64?, Int64?).self)
-      {
-        stored = StoredAccountView(
-          changes: changes, projectedChanges: projected, projection: projection,
-          summaryJSON: json,
-          interval: StableInterval(
-            from: from.map(Timestamp.init(milliseconds:)),
-            until: until.map(Timestamp.init(milliseconds:))))
+    try await client.withConnection { connection in
+      try await connection.failingOnClose { connection in
+        var stored: StoredAccountView?
+        let rows = try await connection.execute(
+          StoredAccountViewStatement(token: token), logger: logger)
+        for try await row in rows { stored = row }
+        return stored
       }
-      return stored
     }
   }
 

@@ -21,6 +21,17 @@ extension PostgresConnection {
     _ query: PostgresQuery, logger: Logger,
     reading read: @escaping @Sendable (PostgresRowSequence) async throws -> Result
   ) async throws -> Result {
+    try await failingOnClose { connection in
+      try await read(try await connection.query(query, logger: logger))
+    }
+  }
+
+  /// Runs `body`, which sends statements on this connection (a prepared statement, say) and
+  /// reads their rows to the end, failing with ``ConnectionClosedError`` when the connection
+  /// is or becomes closed first (see ``query(_:logger:reading:)``).
+  public func failingOnClose<Result: Sendable>(
+    _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+  ) async throws -> Result {
     guard !isClosed else { throw ConnectionClosedError() }
     return try await withCheckedThrowingContinuation { continuation in
       let outcome = FirstOutcome(continuation)
@@ -30,8 +41,7 @@ extension PostgresConnection {
       Task {
         let result: Swift.Result<Result, any Error>
         do {
-          let rows = try await self.query(query, logger: logger)
-          result = .success(try await read(rows))
+          result = .success(try await body(self))
         } catch {
           result = .failure(error)
         }
