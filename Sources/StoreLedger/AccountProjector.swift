@@ -35,6 +35,9 @@ public struct AccountProjector: Sendable {
     /// found nothing new.
     public var lagSeconds = 0.0
     public var failures = 0
+    /// Set once a sweep found no view from other rules or another catalog: views stored
+    /// afterwards are this projector's own, so that scan of the whole table stops.
+    var foreignViewsReplaced = false
   }
 
   public init(
@@ -129,14 +132,19 @@ public struct AccountProjector: Sendable {
   /// how many.
   func sweep(now: Date) async throws -> Int {
     let (client, logger, projection) = (ledger.client, ledger.logger, ledger.projection)
-    let due = try await ledger.withDatabase {
+    let scansForeign = !counters.value.foreignViewsReplaced
+    let (ended, foreign) = try await ledger.withDatabase {
       let ended = try await AccountViews.expired(
         at: Timestamp(now), limit: 500, on: client, logger: logger)
-      let foreign = try await AccountViews.foreign(
-        to: projection, limit: 500, on: client, logger: logger)
-      return Array(Set(ended + foreign)).sorted()
+      guard scansForeign else { return (ended, [String]()) }
+      return (
+        ended,
+        try await AccountViews.foreign(to: projection, limit: 500, on: client, logger: logger)
+      )
     }
+    let due = Array(Set(ended + foreign)).sorted()
     try await refresh(due, now: now)
+    if scansForeign, foreign.isEmpty { counters.update { $0.foreignViewsReplaced = true } }
     return due.count
   }
 
