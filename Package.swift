@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "StoreLedgerPostgres", targets: ["StoreLedgerPostgres"]),
     .library(name: "StoreLedger", targets: ["StoreLedger"]),
     .library(name: "StoreLedgerServer", targets: ["StoreLedgerServer"]),
+    .library(name: "AppStoreServerAPI", targets: ["AppStoreServerAPI"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
   ],
   dependencies: [
@@ -40,6 +41,13 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .target(
+      name: "AppStoreServerAPI",
+      dependencies: [
+        "StoreLedgerCore", "AppStoreVerification",
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
     .target(
@@ -126,6 +134,8 @@ let package = Package(
       ],
       path: "Tests/StoreLedgerTestSupport"
     ),
+    .testTarget(
+      name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "StoreLedgerTestSupport"]),
     .testTarget(
       name: "StoreLedgerCoreTests", dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"]),
     .testTarget(

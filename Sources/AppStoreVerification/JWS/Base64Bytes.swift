@@ -3,8 +3,8 @@
 /// Decoding is strict: an input that is not the canonical encoding of its bytes
 /// (stray characters, wrong length, non-zero unused bits) is rejected, so two different
 /// encodings can never stand for the same signature or certificate.
-enum Base64Bytes {
-  enum Alphabet {
+public enum Base64Bytes {
+  public enum Alphabet: Sendable {
     case standardPadded
     case urlUnpadded
   }
@@ -46,7 +46,7 @@ enum Base64Bytes {
     input.withUnsafeBufferPointer { decode($0, alphabet: alphabet) }
   }
 
-  static func decode(_ input: String, alphabet: Alphabet) -> [UInt8]? {
+  public static func decode(_ input: String, alphabet: Alphabet) -> [UInt8]? {
     var input = input
     return input.withUTF8 { decode($0, alphabet: alphabet) }
   }
@@ -92,7 +92,9 @@ enum Base64Bytes {
   }
 
   /// Encodes `bytes` in the given alphabet (padded for standard, unpadded for url).
-  static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes, alphabet: Alphabet) -> String {
+  public static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes, alphabet: Alphabet)
+    -> String
+  {
     let symbols =
       alphabet == .standardPadded
       ? symbols(extra: (UInt8(ascii: "+"), UInt8(ascii: "/")))
