@@ -26,9 +26,24 @@ public struct SyntheticLifecycles {
     if random.chance(0.4) { addConsumables(customer, token: token) }
     if random.chance(0.2) { addNonConsumable(customer, token: token) }
     if token == nil, random.chance(0.5) {
-      emit(F.link("s\(customer)", to: "linked-\(customer)", at: Double(random.int(0..<300))))
+      emit(
+        F.link(Self.appleId(customer), to: "linked-\(customer)", at: Double(random.int(0..<300))))
     }
   }
+
+  /// Apple-shaped identifiers: 16-digit decimal strings, the first transaction of a chain
+  /// carrying the chain's id, as in Apple's data. Per customer: periods from 0, then the
+  /// recovery, the upgrade, consumables and the non-consumable at fixed offsets.
+  static func appleId(_ customer: Int, _ offset: Int = 0) -> String {
+    String(2_000_000_000_000_000 + customer * 1_000 + offset)
+  }
+  static func sibling(of original: String, _ offset: Int) -> String {
+    String(Int(original)! + offset)
+  }
+  static let recovery = 100
+  static let upgrade = 101
+  static let consumables = 200
+  static let lifetime = 300
 
   private mutating func emit(_ event: LedgerEvent) {
     var event = event
@@ -38,12 +53,12 @@ public struct SyntheticLifecycles {
   }
 
   private mutating func addSubscription(_ customer: Int, token: String?) {
-    let original = "s\(customer)"
+    let original = Self.appleId(customer)
     let periods = random.int(1..<13)
     var product = "pro.monthly"
     for period in 0..<periods {
       let start = Double(period * 30)
-      let id = "\(original)-\(period)"
+      let id = Self.appleId(customer, period)
       let transaction = F.transaction(
         id, original: original, product: product, purchased: start, expires: start + 30,
         token: token)
@@ -56,7 +71,7 @@ public struct SyntheticLifecycles {
       if period > 0, random.chance(0.05) {
         refund(
           F.transaction(
-            "\(original)-\(period - 1)", original: original, product: product,
+            Self.appleId(customer, period - 1), original: original, product: product,
             purchased: start - 30,
             expires: start, token: token), at: start + 2)
       }
@@ -68,7 +83,8 @@ public struct SyntheticLifecycles {
     }
     let end = Double(periods * 30)
     let last = F.transaction(
-      "\(original)-\(periods - 1)", original: original, product: product, purchased: end - 30,
+      Self.appleId(customer, periods - 1), original: original, product: product,
+      purchased: end - 30,
       expires: end, token: token)
     finish(original, last: last, product: product, end: end)
   }
@@ -103,7 +119,8 @@ public struct SyntheticLifecycles {
             status: .billingRetry))
       } else {
         let recovered = F.transaction(
-          "\(original)-r", original: original, product: product, purchased: end + 3,
+          Self.sibling(of: original, Self.recovery), original: original, product: product,
+          purchased: end + 3,
           expires: end + 30, token: last.appAccountToken)
         emit(
           F.notification(
@@ -125,7 +142,8 @@ public struct SyntheticLifecycles {
     upgraded.isUpgraded = true
     upgraded.signedDate = F.t(day)
     let premium = F.transaction(
-      "\(original)-up", original: original, product: "premium.monthly", purchased: day,
+      Self.sibling(of: original, Self.upgrade), original: original, product: "premium.monthly",
+      purchased: day,
       expires: day + 30, token: token)
     emit(
       F.notification(
@@ -153,7 +171,8 @@ public struct SyntheticLifecycles {
     for purchase in 0..<random.int(1..<4) {
       let day = Double(random.int(0..<300))
       let gems = F.transaction(
-        "c\(customer)-\(purchase)", product: "gems.100", type: .consumable, purchased: day,
+        Self.appleId(customer, Self.consumables + purchase), product: "gems.100", type: .consumable,
+        purchased: day,
         token: token, quantity: Int32(random.int(1..<4)))
       emit(F.notification(.oneTimeCharge, signed: day, transaction: gems))
       if random.chance(0.1) { refund(gems, at: day + 1) }
@@ -169,7 +188,8 @@ public struct SyntheticLifecycles {
   private mutating func addNonConsumable(_ customer: Int, token: String?) {
     let shared = random.chance(0.3)
     let lifetime = F.transaction(
-      "n\(customer)", product: "lifetime", type: .nonConsumable, purchased: 5, token: token,
+      Self.appleId(customer, Self.lifetime), product: "lifetime", type: .nonConsumable,
+      purchased: 5, token: token,
       ownership: shared ? .familyShared : .purchased)
     emit(F.notification(.oneTimeCharge, signed: 5, transaction: lifetime))
     if shared, random.chance(0.5) {

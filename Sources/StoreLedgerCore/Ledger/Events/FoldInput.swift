@@ -15,7 +15,7 @@ public final class FoldInput: Sendable {
     case transaction(TransactionFacts?, forwardedToken: String?)
     case renewal(RenewalFacts?)
     case status(
-      originalTransactionId: String, transaction: TransactionFacts?, renewal: RenewalFacts?,
+      originalTransactionId: RecordKey, transaction: TransactionFacts?, renewal: RenewalFacts?,
       status: SubscriptionStatus?)
     case debit(ConsumableDebited)
     case link(AccountLinked)
@@ -42,7 +42,7 @@ public final class FoldInput: Sendable {
     case .renewalInfo(let observed): return .renewal(RenewalFacts(observed.renewalInfo))
     case .status(let observed):
       return .status(
-        originalTransactionId: observed.originalTransactionId,
+        originalTransactionId: RecordKey(observed.originalTransactionId),
         transaction: observed.transaction.flatMap(TransactionFacts.init),
         renewal: observed.renewalInfo.flatMap(RenewalFacts.init), status: observed.status)
     case .debit(let debit): return .debit(debit)
@@ -80,7 +80,7 @@ extension FoldInput {
       return (key, time)
     case .transaction(let transaction, _): return transaction.map { ($0.transactionId, time) }
     case .renewal(let renewal): return renewal.map { ($0.originalTransactionId, time) }
-    case .status(let id, _, _, _): return (id, time)
+    case .status(let id, _, _, _): return (id.description, time)
     case .debit(let debit): return (debit.id, time)
     case .link(let link): return (link.originalTransactionId, time)
     }
@@ -96,7 +96,7 @@ extension FoldInput {
       transaction?.originalTransactionId ?? renewal?.originalTransactionId
     case .transaction(let transaction, _): transaction?.originalTransactionId
     case .renewal(let renewal): renewal?.originalTransactionId
-    case .status(let id, _, _, _): id
+    case .status(let id, _, _, _): id.description
     case .debit(let debit): "acct:" + debit.appAccountToken
     case .link(let link): link.originalTransactionId
     }

@@ -4,10 +4,10 @@
 /// the caller's choosing; see ``LedgerView``.
 public struct LedgerState: Hashable, Sendable {
   /// By `transactionId`.
-  public internal(set) var transactions: [String: TransactionRecord] = [:]
+  public internal(set) var transactions: [RecordKey: TransactionRecord] = [:]
   /// Renewal infos and Apple's status, by `originalTransactionId` (one map: a notification
   /// usually brings both, and one lookup is cheaper than two).
-  public internal(set) var subscriptions: [String: SubscriptionEvidence] = [:]
+  public internal(set) var subscriptions: [RecordKey: SubscriptionEvidence] = [:]
 
   public struct SubscriptionEvidence: Hashable, Sendable {
     public internal(set) var renewals = RenewalHistory()
@@ -25,7 +25,7 @@ public struct LedgerState: Hashable, Sendable {
     }
   }
   /// The newest reversal evidence for transactions not seen yet, by `transactionId`.
-  public internal(set) var pendingReversals: [String: PendingReversal] = [:]
+  public internal(set) var pendingReversals: [RecordKey: PendingReversal] = [:]
   /// By debit id.
   public internal(set) var debits: [String: DebitRecord] = [:]
   /// By `originalTransactionId`.
@@ -43,6 +43,11 @@ public struct LedgerState: Hashable, Sendable {
   }
 
   public init() {}
+
+  /// The renewal infos and Apple's status of subscription `originalTransactionId`.
+  public func subscription(_ originalTransactionId: String) -> SubscriptionEvidence? {
+    subscriptions[RecordKey(originalTransactionId)]
+  }
 
   /// The Decider's `evolve`: pure and total. An event the state cannot use (no identifiers)
   /// leaves it unchanged.
@@ -87,10 +92,10 @@ public struct LedgerState: Hashable, Sendable {
         absorb(transaction, source: input)
         if isReversal {
           absorbReversal(
-            of: transaction.transactionId, signedDate: input.effectiveDate, source: input)
+            of: transaction.key, signedDate: input.effectiveDate, source: input)
         }
       }
-      if let id = transaction?.originalTransactionId ?? renewal?.originalTransactionId,
+      if let id = transaction?.originalKey ?? renewal?.key,
         renewal != nil || status != nil
       {
         absorb(renewal, status: status, for: id, source: input)
@@ -99,16 +104,16 @@ public struct LedgerState: Hashable, Sendable {
       guard let transaction else { return }
       absorb(transaction, source: input)
       if let forwardedToken {
-        transactions[transaction.transactionId]?.absorbForwardedToken(forwardedToken)
+        transactions[transaction.key]?.absorbForwardedToken(forwardedToken)
       }
     case .renewal(let renewal):
       if let renewal {
-        absorb(renewal, status: nil, for: renewal.originalTransactionId, source: input)
+        absorb(renewal, status: nil, for: renewal.key, source: input)
       }
     case .status(let id, let transaction, let renewal, let status):
       if let transaction { absorb(transaction, source: input) }
       if let renewal {
-        absorb(renewal, status: nil, for: renewal.originalTransactionId, source: input)
+        absorb(renewal, status: nil, for: renewal.key, source: input)
       }
       if let status { absorb(nil, status: status, for: id, source: input) }
     case .debit(let debit):
@@ -126,24 +131,24 @@ public struct LedgerState: Hashable, Sendable {
   /// the snapshot it was made from changes nothing.
   private mutating func absorb(_ facts: TransactionFacts, source: FoldInput) {
     let known = transactions.count
-    transactions[facts.transactionId, default: TransactionRecord(facts: facts, source: source)]
+    transactions[facts.key, default: TransactionRecord(facts: facts, source: source)]
       .absorb(facts, source: source)
     guard transactions.count != known, !pendingReversals.isEmpty,
-      let reversal = pendingReversals.removeValue(forKey: facts.transactionId)
+      let reversal = pendingReversals.removeValue(forKey: facts.key)
     else { return }
-    transactions[facts.transactionId]?.absorbReversal(
+    transactions[facts.key]?.absorbReversal(
       signedDate: reversal.signedDate, source: reversal.input)
   }
 
   /// A renewal info and/or Apple's status about subscription `id`, in one lookup.
   private mutating func absorb(
-    _ renewal: RenewalFacts?, status: SubscriptionStatus?, for id: String, source: FoldInput
+    _ renewal: RenewalFacts?, status: SubscriptionStatus?, for id: RecordKey, source: FoldInput
   ) {
     subscriptions[id, default: SubscriptionEvidence()].absorb(renewal, status, source: source)
   }
 
   private mutating func absorbReversal(
-    of transactionId: String, signedDate: Timestamp?, source: FoldInput
+    of transactionId: RecordKey, signedDate: Timestamp?, source: FoldInput
   ) {
     if let index = transactions.index(forKey: transactionId) {
       transactions.values[index].absorbReversal(signedDate: signedDate, source: source)

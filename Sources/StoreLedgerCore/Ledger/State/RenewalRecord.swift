@@ -12,6 +12,8 @@ public final class RenewalFacts: Hashable, Sendable {
   public let priceIncreaseStatus: PriceIncreaseStatus?
   public let appAccountToken: String?
   public let signedDate: Timestamp?
+  /// `originalTransactionId` as the fold keys its subscription.
+  public let key: RecordKey
 
   init?(_ payload: JWSRenewalInfoDecodedPayload) {
     guard let id = payload.originalTransactionId, !id.isEmpty else { return nil }
@@ -26,6 +28,7 @@ public final class RenewalFacts: Hashable, Sendable {
     priceIncreaseStatus = payload.priceIncreaseStatus
     appAccountToken = payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
     signedDate = payload.signedDate
+    key = RecordKey(id)
   }
 
   public static func == (lhs: RenewalFacts, rhs: RenewalFacts) -> Bool {

@@ -18,6 +18,9 @@ public final class TransactionFacts: Hashable, Sendable {
   public let revocationType: RevocationType?
   public let revocationPercentage: Int32?
   public let signedDate: Timestamp?
+  /// `transactionId` and `originalTransactionId` as the fold keys its records.
+  public let key: RecordKey
+  public let originalKey: RecordKey
 
   /// Nil when the payload lacks a transaction id: such a transaction cannot be keyed.
   public init?(_ payload: JWSTransactionDecodedPayload) {
@@ -38,6 +41,8 @@ public final class TransactionFacts: Hashable, Sendable {
     self.revocationType = payload.revocationType
     self.revocationPercentage = payload.revocationPercentage
     self.signedDate = payload.signedDate
+    self.key = RecordKey(transactionId)
+    self.originalKey = RecordKey(originalTransactionId)
   }
 
   public static func == (lhs: TransactionFacts, rhs: TransactionFacts) -> Bool {

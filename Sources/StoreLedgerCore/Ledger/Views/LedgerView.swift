@@ -21,8 +21,8 @@ public struct LedgerView: Sendable {
       chains[entry.key] = SubscriptionChain(
         originalTransactionId: entry.key,
         transactions: entry.value.sorted(by: Self.newestPurchaseFirst),
-        renewals: state.subscriptions[entry.key]?.renewals ?? RenewalHistory(),
-        appleStatus: state.subscriptions[entry.key]?.appleStatus)
+        renewals: state.subscription(entry.key)?.renewals ?? RenewalHistory(),
+        appleStatus: state.subscription(entry.key)?.appleStatus)
     }
   }
 
@@ -48,7 +48,7 @@ public struct LedgerView: Sendable {
           < ($1.facts.signedDate ?? .init(milliseconds: .min))
       }
     if let token = signed?.facts.appAccountToken { return token }
-    if let token = state.subscriptions[originalTransactionId]?.renewals.newest?.appAccountToken {
+    if let token = state.subscription(originalTransactionId)?.renewals.newest?.appAccountToken {
       return token
     }
     if let token = records.compactMap(\.forwardedAccountToken).max() { return token }

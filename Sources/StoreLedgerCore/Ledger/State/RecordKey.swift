@@ -1,0 +1,49 @@
+/// An Apple identifier as the key of a folded record. Apple's transaction ids are decimal
+/// numbers carried in strings; those that fit an `Int64` without a leading zero are keyed by
+/// the number, so finding a record neither hashes a string nor follows a pointer to one (the
+/// fold's hottest memory access). Any other string is kept as it is: no identifier is ever
+/// rejected or merged with another.
+public struct RecordKey: Hashable, Sendable, CustomStringConvertible {
+  /// The identifier's value when it is canonical decimal, else -1.
+  private let number: Int64
+  private let text: String?
+
+  public init(_ identifier: String) {
+    if let number = Self.canonicalDecimal(identifier) {
+      self.number = number
+      self.text = nil
+    } else {
+      self.number = -1
+      self.text = identifier
+    }
+  }
+
+  /// The identifier as Apple wrote it.
+  public var description: String { text ?? String(number) }
+
+  public static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
+    lhs.number == rhs.number && lhs.text == rhs.text
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    if let text { hasher.combine(text) } else { hasher.combine(number) }
+  }
+
+  /// The value of `string` when it is the shortest decimal spelling of a non-negative
+  /// `Int64`, so that the number gives the string back exactly.
+  private static func canonicalDecimal(_ string: String) -> Int64? {
+    let utf8 = string.utf8
+    guard let first = utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
+      first != UInt8(ascii: "0") || utf8.count == 1
+    else { return nil }
+    var value: Int64 = 0
+    for byte in utf8 {
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+      let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflowAdding) = times10.addingReportingOverflow(Int64(byte &- 48))
+      guard !overflow, !overflowAdding else { return nil }
+      value = sum
+    }
+    return value
+  }
+}
