@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "StoreLedger", targets: ["StoreLedger"]),
     .library(name: "StoreLedgerServer", targets: ["StoreLedgerServer"]),
     .library(name: "AppStoreServerAPI", targets: ["AppStoreServerAPI"]),
+    .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
   ],
   dependencies: [
@@ -48,6 +49,17 @@ let package = Package(
       dependencies: [
         "StoreLedgerCore", "AppStoreVerification",
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .target(
+      name: "AppStoreSimulator",
+      dependencies: [
+        "StoreLedgerCore", "AppStoreVerification", "AppStoreServerAPI",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .target(
@@ -135,7 +147,12 @@ let package = Package(
       path: "Tests/StoreLedgerTestSupport"
     ),
     .testTarget(
-      name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "StoreLedgerTestSupport"]),
+      name: "AppStoreServerAPITests",
+      dependencies: [
+        "AppStoreServerAPI", "AppStoreSimulator", "StoreLedgerTestSupport",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+      ]),
     .testTarget(
       name: "StoreLedgerCoreTests", dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"]),
     .testTarget(

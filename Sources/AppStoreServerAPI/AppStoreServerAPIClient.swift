@@ -1,0 +1,195 @@
+import AppStoreVerification
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import StoreLedgerCore
+import Synchronization
+
+/// The App Store Server API client: typed calls against Apple's hosts or a simulator, a
+/// bearer token minted from the `.p8` key and reused until close to its end, retries with
+/// backoff for 429 (honouring `Retry-After`) and 5xx, and every signed string handed to the
+/// verifier before anything of it is returned.
+public final class AppStoreServerAPIClient: Sendable {
+  public let configuration: AppStoreServerAPIConfiguration
+  let verifier: SignedDataVerifier
+  let http: HTTPClient
+  let logger: Logger
+  private let cachedToken = Mutex<(token: String, expiresAt: Date)?>(nil)
+
+  public init(
+    configuration: AppStoreServerAPIConfiguration, verifier: SignedDataVerifier,
+    httpClient: HTTPClient = .shared, logger: Logger
+  ) {
+    self.configuration = configuration
+    self.verifier = verifier
+    self.http = httpClient
+    self.logger = logger
+  }
+
+  // MARK: Calls
+
+  /// Get Transaction History (v2), page by page from `revision` (nil: from the start).
+  public func transactionHistory(
+    _ anyTransactionId: String, request: TransactionHistoryRequest = .init(),
+    revision: String? = nil
+  ) -> Pages<TransactionHistoryPage> {
+    Pages(
+      fetch: { [self] revision in
+        var query = request.queryItems
+        if let revision { query.append(("revision", revision)) }
+        let body: HistoryResponse = try await get(
+          "/inApps/v2/history/\(try Self.pathComponent(anyTransactionId))", query: query)
+        let page = TransactionHistoryPage(
+          transactions: try verified(body.signedTransactions ?? []), revision: body.revision,
+          hasMore: body.hasMore ?? false, environment: body.environment)
+        return (page, body.revision, page.hasMore)
+      }, firstRevision: revision)
+  }
+
+  /// Get Transaction Info.
+  public func transactionInfo(_ transactionId: String) async throws -> VerifiedTransaction {
+    let body: TransactionInfoResponse = try await get(
+      "/inApps/v1/transactions/\(try Self.pathComponent(transactionId))", query: [])
+    guard let signed = body.signedTransactionInfo else {
+      throw AppStoreAPIError(.invalidResponse, "no signedTransactionInfo")
+    }
+    return try verified([signed])[0]
+  }
+
+  /// Get All Subscription Statuses, optionally only those in `statuses`.
+  public func subscriptionStatuses(
+    _ anyTransactionId: String, statuses: [SubscriptionStatus] = []
+  ) async throws -> [SubscriptionStatusEntry] {
+    let body: StatusResponse = try await get(
+      "/inApps/v1/subscriptions/\(try Self.pathComponent(anyTransactionId))",
+      query: statuses.map { ("status", String($0.rawValue)) })
+    var entries: [SubscriptionStatusEntry] = []
+    for group in body.data ?? [] {
+      for item in group.lastTransactions ?? [] {
+        entries.append(try entry(item, group: group.subscriptionGroupIdentifier))
+      }
+    }
+    return entries
+  }
+
+  /// Get Refund History (v2), page by page from `revision`.
+  public func refundHistory(_ anyTransactionId: String, revision: String? = nil)
+    -> Pages<TransactionHistoryPage>
+  {
+    Pages(
+      fetch: { [self] revision in
+        let body: RefundHistoryResponse = try await get(
+          "/inApps/v2/refund/lookup/\(try Self.pathComponent(anyTransactionId))",
+          query: revision.map { [("revision", $0)] } ?? [])
+        let page = TransactionHistoryPage(
+          transactions: try verified(body.signedTransactions ?? []), revision: body.revision,
+          hasMore: body.hasMore ?? false, environment: nil)
+        return (page, body.revision, page.hasMore)
+      }, firstRevision: revision)
+  }
+
+  // MARK: Verification
+
+  private func verified(_ signed: [String]) throws -> [VerifiedTransaction] {
+    do {
+      return try signed.map { jws throws(VerificationError) in try verifier.verifyTransaction(jws) }
+    } catch {
+      throw AppStoreAPIError(.unverifiedData, "a signed transaction did not verify: \(error.code)")
+    }
+  }
+
+  private func entry(_ item: LastTransactionsItem, group: String?) throws -> SubscriptionStatusEntry
+  {
+    guard let transaction = item.signedTransactionInfo, let renewal = item.signedRenewalInfo else {
+      throw AppStoreAPIError(.invalidResponse, "a status item lacks its signed data")
+    }
+    do {
+      return SubscriptionStatusEntry(
+        subscriptionGroupIdentifier: group, originalTransactionId: item.originalTransactionId,
+        status: item.status, transaction: try verifier.verifyTransaction(transaction),
+        renewalInfo: try verifier.verifyRenewalInfo(renewal))
+    } catch {
+      throw AppStoreAPIError(.unverifiedData, "signed status data did not verify: \(error.code)")
+    }
+  }
+
+  // MARK: HTTP
+
+  private func get<Body: Decodable>(_ path: String, query: [(name: String, value: String)])
+    async throws -> Body
+  {
+    let url = configuration.baseURL + path + Self.queryString(query)
+    var attempt = 1
+    while true {
+      do {
+        return try await send(url)
+      } catch let error as RetryableFailure {
+        guard attempt < configuration.maximumAttempts, error.wait <= configuration.maximumWait
+        else { throw error.error }
+        logger.debug(
+          "App Store Server API call retried",
+          metadata: ["code": "\(error.error.code.rawValue)", "attempt": "\(attempt)"])
+        try await Task.sleep(for: error.wait)
+        attempt += 1
+      }
+    }
+  }
+
+  /// One attempt; a failure worth another attempt comes as ``RetryableFailure``.
+  private func send<Body: Decodable>(_ url: String) async throws -> Body {
+    var request = HTTPClientRequest(url: url)
+    request.headers.add(name: "Authorization", value: "Bearer \(try token())")
+    request.headers.add(name: "Accept", value: "application/json")
+    let response: HTTPClientResponse
+    let bytes: ByteBuffer
+    do {
+      response = try await http.execute(request, timeout: Self.timeAmount(configuration.timeout))
+      bytes = try await response.body.collect(upTo: 1 << 20)
+    } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+      throw RetryableFailure(AppStoreAPIError(.timeout, "no answer in time"), backoff: 1, self)
+    } catch {
+      throw RetryableFailure(AppStoreAPIError(.transport, "the request failed"), backoff: 1, self)
+    }
+    let status = Int(response.status.code)
+    if (200..<300).contains(status) {
+      guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes.readableBytesView))
+      else {
+        throw AppStoreAPIError(
+          .invalidResponse, httpStatus: status, "the body is not the documented JSON")
+      }
+      return body
+    }
+    throw failure(
+      status: status, body: bytes, retryAfter: response.headers.first(name: "Retry-After"))
+  }
+
+  private func failure(status: Int, body: ByteBuffer, retryAfter: String?) -> any Error {
+    if status == 401 {
+      return AppStoreAPIError(.unauthorized, httpStatus: 401, "the bearer token was refused")
+    }
+    let apple = try? JSONDecoder().decode(APIErrorResponse.self, from: Data(body.readableBytesView))
+    let code = apple?.errorCode
+    if status == 429 {
+      let error = AppStoreAPIError(
+        .rateLimited, httpStatus: 429, apiErrorCode: code, "rate limit exceeded")
+      return RetryableFailure(
+        error, wait: Self.wait(untilRetryAfter: retryAfter) ?? configuration.initialBackoff)
+    }
+    let error = AppStoreAPIError(
+      .apiError, httpStatus: status, apiErrorCode: code, "Apple refused the request")
+    return error.isRetryable ? RetryableFailure(error, backoff: 1, self) : error
+  }
+
+  /// The bearer token, minted again when less than a minute of it is left.
+  private func token() throws -> String {
+    let now = Date()
+    if let cached = cachedToken.withLock({ $0 }), cached.expiresAt.timeIntervalSince(now) > 60 {
+      return cached.token
+    }
+    let token = try configuration.key.token(now: now, lifetime: configuration.tokenLifetime)
+    let lifetime = Double(min(configuration.tokenLifetime, APIToken.maximumLifetime))
+    cachedToken.withLock { $0 = (token, now.addingTimeInterval(lifetime)) }
+    return token
+  }
+}

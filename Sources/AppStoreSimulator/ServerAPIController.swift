@@ -1,0 +1,92 @@
+import AppStoreServerAPI
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StoreLedgerCore
+
+/// The App Store Server API endpoints of the simulator, answering as Apple does: JSON bodies,
+/// Apple's error bodies and codes, 401 with no body for a bad token, 429 with `Retry-After`
+/// (UNIX milliseconds) past the rate limit.
+struct ServerAPIController: Sendable {
+  let store: SimulatedAppStore
+  let tokens: APITokenValidator
+  let limiter: RateLimiter?
+
+  func register(on router: Router<BasicRequestContext>) {
+    router.get("/inApps/v2/history/:id") { request, context in
+      try await answer(request, endpoint: "history") {
+        let query = queryItems(request)
+        let history = try TransactionHistoryRequest(
+          queryItems: query.filter { $0.name != "revision" })
+        return try store.history(
+          of: try id(context), request: history,
+          revision: query.last { $0.name == "revision" }?.value)
+      }
+    }
+    router.get("/inApps/v1/transactions/:id") { request, context in
+      try await answer(request, endpoint: "transactionInfo") {
+        try store.transactionInfo(try id(context))
+      }
+    }
+    router.get("/inApps/v1/subscriptions/:id") { request, context in
+      try await answer(request, endpoint: "statuses") {
+        let statuses = try queryItems(request).filter { $0.name == "status" }.map {
+          item in
+          guard let value = Int32(item.value), (1...5).contains(value) else {
+            throw APIErrorResponse.Failure(.invalidStatus, "status must be 1 to 5")
+          }
+          return SubscriptionStatus(rawValue: value)
+        }
+        return try store.statuses(of: try id(context), filter: statuses)
+      }
+    }
+    router.get("/inApps/v2/refund/lookup/:id") { request, context in
+      try await answer(request, endpoint: "refunds") {
+        try store.refunds(
+          of: try id(context), revision: queryItems(request).last { $0.name == "revision" }?.value)
+      }
+    }
+  }
+
+  /// Checks the bearer token and the rate limit, then encodes `body`'s answer or Apple's
+  /// error for it.
+  private func answer(
+    _ request: Request, endpoint: String,
+    _ body: () throws -> some Encodable
+  ) async throws -> Response {
+    guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+      (try? tokens.validate(bearer: String(header.dropFirst("Bearer ".count)))) != nil
+    else { return Response(status: .unauthorized) }
+    if let limiter, let retryAt = limiter.admit(endpoint) {
+      var response = json(
+        APIErrorResponse(.rateLimitExceeded, "Rate limit exceeded."), status: .tooManyRequests)
+      let milliseconds = Int64((retryAt.timeIntervalSince1970 * 1000).rounded(.up))
+      response.headers[.retryAfter] = String(milliseconds)
+      return response
+    }
+    do {
+      return json(try body(), status: .ok)
+    } catch let error as APIErrorResponse.Failure {
+      return json(error.body, status: HTTPResponse.Status(code: error.httpStatus))
+    }
+  }
+
+  private func id(_ context: BasicRequestContext) throws(APIErrorResponse.Failure) -> String {
+    guard let id = context.parameters.get("id") else {
+      throw .init(.invalidTransactionId, "missing transaction id")
+    }
+    return id
+  }
+
+  private func queryItems(_ request: Request) -> [(name: String, value: String)] {
+    request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+  }
+
+  private func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
+    // The API's response models encode plain values; encoding cannot fail.
+    let data = try! JSONEncoder().encode(value)
+    return Response(
+      status: status, headers: [.contentType: "application/json"],
+      body: .init(byteBuffer: ByteBuffer(bytes: data)))
+  }
+}

@@ -1,0 +1,14 @@
+import StoreLedgerCore
+
+/// The app a simulated App Store serves: what Apple would stamp on every signed payload.
+public struct SimulatedApp: Sendable, Hashable {
+  public var bundleId: String
+  public var appAppleId: Int64
+  public var environment: AppStoreEnvironment
+
+  public init(bundleId: String, appAppleId: Int64, environment: AppStoreEnvironment = .sandbox) {
+    self.bundleId = bundleId
+    self.appAppleId = appAppleId
+    self.environment = environment
+  }
+}

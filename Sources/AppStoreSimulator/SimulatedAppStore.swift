@@ -1,0 +1,112 @@
+import AppStoreVerification
+import StoreLedgerCore
+import Synchronization
+
+/// The App Store's side of a simulated app: every customer's transactions and subscriptions,
+/// a clock, and the test PKI that signs what it serves. The lifecycle generator writes into
+/// it; the Server API reads from it. Thread-safe.
+public final class SimulatedAppStore: Sendable {
+  public let app: SimulatedApp
+  public let signer: TestPKI
+  private let state = Mutex(State())
+
+  struct State {
+    var now = Timestamp(milliseconds: 0)
+    /// Bumped by every change to a transaction: the order Get Transaction History v2 calls
+    /// "recently modified".
+    var sequence: Int64 = 0
+    var transactions: [String: StoredTransaction] = [:]
+    /// Customer (Apple Account) by transaction id, for `{anyTransactionId}`.
+    var owners: [String: String] = [:]
+    var transactionsOfCustomer: [String: [String]] = [:]
+    var subscriptions: [String: SimulatedSubscription] = [:]
+  }
+
+  struct StoredTransaction {
+    var payload: JWSTransactionDecodedPayload
+    var modified: Int64
+  }
+
+  public init(app: SimulatedApp, signer: TestPKI, now: Timestamp) {
+    self.app = app
+    self.signer = signer
+    state.withLock { $0.now = now }
+  }
+
+  /// The simulated clock: what signed payloads carry as `signedDate`.
+  public var now: Timestamp { state.withLock { $0.now } }
+
+  public func advance(to time: Timestamp) {
+    state.withLock { $0.now = max($0.now, time) }
+  }
+
+  /// Adds or replaces a transaction of `customer` (Apple stamps bundle, environment and the
+  /// App Store's time on it); a replaced one moves to the end of the modification order.
+  public func put(_ transaction: JWSTransactionDecodedPayload, customer: String) {
+    guard let id = transaction.transactionId else { return }
+    var stamped = transaction
+    stamped.bundleId = app.bundleId
+    stamped.environment = app.environment
+    state.withLock { state in
+      state.sequence += 1
+      if state.transactions[id] == nil {
+        state.transactionsOfCustomer[customer, default: []].append(id)
+      }
+      state.transactions[id] = StoredTransaction(payload: stamped, modified: state.sequence)
+      state.owners[id] = customer
+    }
+  }
+
+  public func put(_ subscription: SimulatedSubscription) {
+    var stamped = subscription
+    stamped.renewalInfo.environment = app.environment
+    state.withLock { $0.subscriptions[subscription.originalTransactionId] = stamped }
+  }
+
+  public func transaction(_ id: String) -> JWSTransactionDecodedPayload? {
+    state.withLock { $0.transactions[id]?.payload }
+  }
+
+  public func subscription(_ originalTransactionId: String) -> SimulatedSubscription? {
+    state.withLock { $0.subscriptions[originalTransactionId] }
+  }
+
+  /// The customer who owns `anyTransactionId`.
+  public func customer(of anyTransactionId: String) -> String? {
+    state.withLock { $0.owners[anyTransactionId] }
+  }
+
+  /// Every transaction of `customer` with its modification sequence, in that order.
+  func history(of customer: String) -> [(payload: JWSTransactionDecodedPayload, modified: Int64)] {
+    state.withLock { state in
+      (state.transactionsOfCustomer[customer] ?? []).compactMap { id in
+        state.transactions[id].map { ($0.payload, $0.modified) }
+      }.sorted { $0.modified < $1.modified }
+    }
+  }
+
+  /// The subscriptions of `customer`, by original transaction id.
+  func subscriptions(of customer: String) -> [SimulatedSubscription] {
+    state.withLock { state in
+      let originals = Set(
+        (state.transactionsOfCustomer[customer] ?? []).compactMap {
+          state.transactions[$0]?.payload
+        }.filter { $0.type == .autoRenewableSubscription }.compactMap(\.originalTransactionId))
+      return originals.sorted().compactMap { state.subscriptions[$0] }
+    }
+  }
+
+  /// `payload` signed now, as the App Store serves it.
+  func signed(_ payload: JWSTransactionDecodedPayload) -> String {
+    var copy = payload
+    copy.signedDate = now
+    // Encoding a payload of plain values cannot fail.
+    return try! signer.sign(copy)
+  }
+
+  func signed(_ renewal: JWSRenewalInfoDecodedPayload) -> String {
+    var copy = renewal
+    copy.signedDate = now
+    return try! signer.sign(copy)
+  }
+}

@@ -1,0 +1,24 @@
+import AppStoreServerAPI
+import Hummingbird
+import Logging
+
+/// The simulated App Store Server API as a Hummingbird application, for `storeledger
+/// simulate` and the tests.
+public func buildSimulatorApplication(
+  store: SimulatedAppStore, configuration: SimulatorConfiguration, logger: Logger
+) -> some ApplicationProtocol {
+  let router = Router(context: BasicRequestContext.self)
+  ServerAPIController(
+    store: store,
+    tokens: APITokenValidator(
+      keys: configuration.apiKeys, issuerId: configuration.issuerId,
+      bundleId: store.app.bundleId),
+    limiter: configuration.rateLimit.map(RateLimiter.init(requestsPerSecond:))
+  ).register(on: router)
+  return Application(
+    router: router,
+    configuration: ApplicationConfiguration(
+      address: .hostname(configuration.host, port: configuration.port),
+      serverName: "appstore-simulator"),
+    logger: logger)
+}
