@@ -59,6 +59,7 @@ let package = Package(
         "StoreLedgerCore", "AppStoreVerification", "AppStoreServerAPI",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

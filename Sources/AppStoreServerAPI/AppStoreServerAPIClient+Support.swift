@@ -12,6 +12,17 @@ public struct TransactionHistoryPage: Sendable {
   public let environment: AppStoreEnvironment?
 }
 
+/// One page of Get Notification History: each notification verified, with its attempts.
+public struct NotificationHistoryPage: Sendable {
+  public struct Item: Sendable {
+    public let notification: VerifiedNotification
+    public let sendAttempts: [SendAttemptItem]
+  }
+
+  public let items: [Item]
+  public let hasMore: Bool
+}
+
 /// One subscription of Get All Subscription Statuses, its signed data verified.
 public struct SubscriptionStatusEntry: Sendable {
   public let subscriptionGroupIdentifier: String?

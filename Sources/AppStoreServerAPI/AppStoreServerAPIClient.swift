@@ -89,7 +89,39 @@ public final class AppStoreServerAPIClient: Sendable {
       }, firstRevision: revision)
   }
 
+  /// Get Notification History, page by page; each notification verified with its nested data.
+  public func notificationHistory(_ request: NotificationHistoryRequest)
+    -> Pages<NotificationHistoryPage>
+  {
+    Pages(
+      fetch: { [self] token in
+        let body: NotificationHistoryResponse = try await send(
+          "/inApps/v1/notifications/history", query: token.map { [("paginationToken", $0)] } ?? [],
+          body: try JSONEncoder().encode(request))
+        let items = try (body.notificationHistory ?? []).map(historyItem)
+        let hasMore = body.hasMore ?? false
+        return (
+          NotificationHistoryPage(items: items, hasMore: hasMore), body.paginationToken, hasMore
+        )
+      }, firstRevision: nil)
+  }
+
   // MARK: Verification
+
+  private func historyItem(_ item: NotificationHistoryResponseItem) throws
+    -> NotificationHistoryPage.Item
+  {
+    guard let signed = item.signedPayload else {
+      throw AppStoreAPIError(.invalidResponse, "a history item lacks its signedPayload")
+    }
+    do {
+      return NotificationHistoryPage.Item(
+        notification: try verifier.verifyNotification(signed),
+        sendAttempts: item.sendAttempts ?? [])
+    } catch {
+      throw AppStoreAPIError(.unverifiedData, "a notification did not verify: \(error.code)")
+    }
+  }
 
   private func verified(_ signed: [String]) throws -> [VerifiedTransaction] {
     do {
@@ -119,11 +151,17 @@ public final class AppStoreServerAPIClient: Sendable {
   private func get<Body: Decodable>(_ path: String, query: [(name: String, value: String)])
     async throws -> Body
   {
+    try await send(path, query: query, body: nil)
+  }
+
+  private func send<Body: Decodable>(
+    _ path: String, query: [(name: String, value: String)], body: Data?
+  ) async throws -> Body {
     let url = configuration.baseURL + path + Self.queryString(query)
     var attempt = 1
     while true {
       do {
-        return try await send(url)
+        return try await send(url, body: body)
       } catch let error as RetryableFailure {
         guard attempt < configuration.maximumAttempts, error.wait <= configuration.maximumWait
         else { throw error.error }
@@ -137,8 +175,13 @@ public final class AppStoreServerAPIClient: Sendable {
   }
 
   /// One attempt; a failure worth another attempt comes as ``RetryableFailure``.
-  private func send<Body: Decodable>(_ url: String) async throws -> Body {
+  private func send<Body: Decodable>(_ url: String, body: Data?) async throws -> Body {
     var request = HTTPClientRequest(url: url)
+    if let body {
+      request.method = .POST
+      request.headers.add(name: "Content-Type", value: "application/json")
+      request.body = .bytes(ByteBuffer(bytes: body))
+    }
     request.headers.add(name: "Authorization", value: "Bearer \(try token())")
     request.headers.add(name: "Accept", value: "application/json")
     let response: HTTPClientResponse

@@ -40,6 +40,17 @@ struct ServerAPIController: Sendable {
         return try store.statuses(of: try id(context), filter: statuses)
       }
     }
+    router.post("/inApps/v1/notifications/history") { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "notificationHistory") {
+        guard
+          let body = try? JSONDecoder().decode(
+            NotificationHistoryRequest.self, from: Data(bytes.readableBytesView))
+        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        return try store.notificationHistory(
+          body, paginationToken: queryItems(request).last { $0.name == "paginationToken" }?.value)
+      }
+    }
     router.get("/inApps/v2/refund/lookup/:id") { request, context in
       try await answer(request, endpoint: "refunds") {
         try store.refunds(

@@ -20,6 +20,8 @@ public final class SimulatedAppStore: Sendable {
     var owners: [String: String] = [:]
     var transactionsOfCustomer: [String: [String]] = [:]
     var subscriptions: [String: SimulatedSubscription] = [:]
+    /// Every notification sent, in order.
+    var notifications: [SimulatedNotification] = []
   }
 
   struct StoredTransaction {
@@ -93,6 +95,25 @@ public final class SimulatedAppStore: Sendable {
           state.transactions[$0]?.payload
         }.filter { $0.type == .autoRenewableSubscription }.compactMap(\.originalTransactionId))
       return originals.sorted().compactMap { state.subscriptions[$0] }
+    }
+  }
+
+  func enqueue(_ notification: SimulatedNotification) {
+    state.withLock { $0.notifications.append(notification) }
+  }
+
+  /// Every notification sent so far, with its attempts, oldest first.
+  public func notifications() -> [SimulatedNotification] {
+    state.withLock { $0.notifications }
+  }
+
+  func recordAttempt(_ uuid: String, _ result: SendAttemptResult, at time: Timestamp) {
+    state.withLock { state in
+      guard let index = state.notifications.firstIndex(where: { $0.uuid == uuid }) else { return }
+      var attempt = SendAttemptItem()
+      attempt.attemptDate = time
+      attempt.sendAttemptResult = result
+      state.notifications[index].attempts.append(attempt)
     }
   }
 

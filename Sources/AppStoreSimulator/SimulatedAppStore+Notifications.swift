@@ -1,0 +1,88 @@
+import Foundation
+import StoreLedgerCore
+
+extension SimulatedAppStore {
+  /// Signs a V2 notification about `transaction` (and `renewal`) at the store's time and
+  /// queues it for delivery; returns its `notificationUUID`.
+  @discardableResult
+  public func notify(
+    _ type: NotificationType, _ subtype: NotificationSubtype? = nil,
+    transaction: JWSTransactionDecodedPayload? = nil, renewal: JWSRenewalInfoDecodedPayload? = nil,
+    status: SubscriptionStatus? = nil, uuid: String = UUID().uuidString.lowercased()
+  ) -> String {
+    var body = ResponseBodyV2DecodedPayload()
+    body.notificationType = type
+    body.subtype = subtype
+    body.notificationUUID = uuid
+    body.version = "2.0"
+    body.signedDate = now
+    var data = NotificationData()
+    data.appAppleId = app.appAppleId
+    data.bundleId = app.bundleId
+    data.environment = app.environment
+    data.signedTransactionInfo = transaction.map { stampedAndSigned($0) }
+    data.signedRenewalInfo = renewal.map { signed($0) }
+    data.status = status
+    body.data = data
+    let notification = SimulatedNotification(
+      uuid: uuid, type: type, subtype: subtype, signedPayload: try! signer.sign(body),
+      sentAt: now, transactionId: transaction?.transactionId)
+    enqueue(notification)
+    return uuid
+  }
+
+  private func stampedAndSigned(_ transaction: JWSTransactionDecodedPayload) -> String {
+    var stamped = transaction
+    stamped.bundleId = app.bundleId
+    stamped.environment = app.environment
+    return signed(stamped)
+  }
+
+  /// Get Notification History: the window, filters and pages of 20.
+  public func notificationHistory(_ request: NotificationHistoryRequest, paginationToken: String?)
+    throws(APIErrorResponse.Failure) -> NotificationHistoryResponse
+  {
+    let (start, end) = try request.validated()
+    var owner: String?
+    if let id = request.transactionId {
+      try Self.checkIdentifier(id)
+      guard let found = customer(of: id) else {
+        throw .init(.transactionIdNotFound, "transaction id not found")
+      }
+      owner = found
+    }
+    var offset: Int64 = 0
+    if let paginationToken {
+      guard let revision = try? Revision(token: paginationToken) else {
+        throw .init(.invalidPaginationToken, "invalid pagination token")
+      }
+      offset = revision.position
+    }
+    let matching = notifications().filter { notification in
+      guard notification.sentAt >= start, notification.sentAt <= end else { return false }
+      if let type = request.notificationType, notification.type != type { return false }
+      if let subtype = request.notificationSubtype, notification.subtype != subtype { return false }
+      if request.onlyFailures == true, notification.delivered { return false }
+      if let owner {
+        return notification.transactionId.map { customer(of: $0) == owner } ?? false
+      }
+      return true
+    }
+    let first = Int(min(offset, Int64(matching.count)))
+    let page = matching[first..<min(first + Self.pageSize, matching.count)]
+    var response = NotificationHistoryResponse()
+    response.notificationHistory = page.map { notification in
+      var item = NotificationHistoryResponseItem()
+      item.signedPayload = notification.signedPayload
+      item.sendAttempts = notification.attempts
+      item.firstSendAttemptResult = notification.attempts.first?.sendAttemptResult
+      return item
+    }
+    response.hasMore = first + page.count < matching.count
+    if response.hasMore == true {
+      response.paginationToken =
+        Revision(direction: .ascending, position: Int64(first + page.count)).token
+    }
+    return response
+  }
+}
