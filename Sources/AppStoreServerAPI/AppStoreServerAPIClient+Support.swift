@@ -36,17 +36,20 @@ public struct SubscriptionStatusEntry: Sendable {
 struct RetryableFailure: Error {
   let error: AppStoreAPIError
   let wait: Duration
+  /// A backoff (doubled per attempt) rather than a time Apple named.
+  let doubles: Bool
 
   init(_ error: AppStoreAPIError, wait: Duration) {
     self.error = error
     self.wait = wait
+    self.doubles = false
   }
 
-  /// Exponential backoff with jitter (the attempt number is not known here, so each
-  /// failure waits the initial backoff times a random factor in [1, 2)).
-  init(_ error: AppStoreAPIError, backoff: Int, _ client: AppStoreServerAPIClient) {
+  /// The initial backoff with jitter (a random factor in [1, 2)), doubled per attempt.
+  init(_ error: AppStoreAPIError, backoff client: AppStoreServerAPIClient) {
     self.error = error
-    self.wait = client.configuration.initialBackoff * Double.random(in: 1..<2) * Double(backoff)
+    self.wait = client.configuration.initialBackoff * Double.random(in: 1..<2)
+    self.doubles = true
   }
 }
 

@@ -163,12 +163,14 @@ public final class AppStoreServerAPIClient: Sendable {
       do {
         return try await send(url, body: body)
       } catch let error as RetryableFailure {
-        guard attempt < configuration.maximumAttempts, error.wait <= configuration.maximumWait
+        // Backoff doubles with each attempt; a Retry-After is waited for as Apple gives it.
+        let wait = error.doubles ? error.wait * (1 << (attempt - 1)) : error.wait
+        guard attempt < configuration.maximumAttempts, wait <= configuration.maximumWait
         else { throw error.error }
         logger.debug(
           "App Store Server API call retried",
           metadata: ["code": "\(error.error.code.rawValue)", "attempt": "\(attempt)"])
-        try await Task.sleep(for: error.wait)
+        try await Task.sleep(for: wait)
         attempt += 1
       }
     }
@@ -190,9 +192,9 @@ public final class AppStoreServerAPIClient: Sendable {
       response = try await http.execute(request, timeout: Self.timeAmount(configuration.timeout))
       bytes = try await response.body.collect(upTo: 1 << 20)
     } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-      throw RetryableFailure(AppStoreAPIError(.timeout, "no answer in time"), backoff: 1, self)
+      throw RetryableFailure(AppStoreAPIError(.timeout, "no answer in time"), backoff: self)
     } catch {
-      throw RetryableFailure(AppStoreAPIError(.transport, "the request failed"), backoff: 1, self)
+      throw RetryableFailure(AppStoreAPIError(.transport, "the request failed"), backoff: self)
     }
     let status = Int(response.status.code)
     if (200..<300).contains(status) {
@@ -221,7 +223,7 @@ public final class AppStoreServerAPIClient: Sendable {
     }
     let error = AppStoreAPIError(
       .apiError, httpStatus: status, apiErrorCode: code, "Apple refused the request")
-    return error.isRetryable ? RetryableFailure(error, backoff: 1, self) : error
+    return error.isRetryable ? RetryableFailure(error, backoff: self) : error
   }
 
   /// The bearer token, minted again when less than a minute of it is left.

@@ -114,15 +114,8 @@ extension SimulatedAppStore {
     }
   }
 
-  private func envelope(_ response: HistoryResponse) -> HistoryResponse {
-    var response = response
-    response.bundleId = app.bundleId
-    response.appAppleId = app.appAppleId
-    response.environment = app.environment
-    return response
-  }
-
-  private func envelope(_ response: StatusResponse) -> StatusResponse {
+  /// `response` with the app's identity, as Apple stamps every envelope.
+  private func envelope<Response: AppEnvelope>(_ response: Response) -> Response {
     var response = response
     response.bundleId = app.bundleId
     response.appAppleId = app.appAppleId
@@ -147,3 +140,13 @@ extension SimulatedAppStore {
     return expires > now ? .active : .expired
   }
 }
+
+/// A response that names the app it is about.
+protocol AppEnvelope {
+  var bundleId: String? { get set }
+  var appAppleId: Int64? { get set }
+  var environment: AppStoreEnvironment? { get set }
+}
+
+extension HistoryResponse: AppEnvelope {}
+extension StatusResponse: AppEnvelope {}
