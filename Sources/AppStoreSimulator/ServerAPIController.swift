@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StoreLedgerCore
+import Synchronization
 
 /// The App Store Server API endpoints of the simulator, answering as Apple does: JSON bodies,
 /// Apple's error bodies and codes, 401 with no body for a bad token, 429 with `Retry-After`
@@ -11,6 +12,8 @@ struct ServerAPIController: Sendable {
   let store: SimulatedAppStore
   let tokens: APITokenValidator
   let limiter: RateLimiter?
+  /// Internal errors still to answer.
+  let internalErrors: Countdown
 
   func register(on router: Router<BasicRequestContext>) {
     router.get("/inApps/v2/history/:id") { request, context in
@@ -75,6 +78,11 @@ struct ServerAPIController: Sendable {
       response.headers[.retryAfter] = String(milliseconds)
       return response
     }
+    if internalErrors.take() {
+      return json(
+        APIErrorResponse(.generalInternalRetryable, "An unknown error occurred. Retry."),
+        status: .internalServerError)
+    }
     do {
       return json(try body(), status: .ok)
     } catch let error as APIErrorResponse.Failure {
@@ -99,5 +107,20 @@ struct ServerAPIController: Sendable {
     return Response(
       status: status, headers: [.contentType: "application/json"],
       body: .init(byteBuffer: ByteBuffer(bytes: data)))
+  }
+}
+
+/// A number of times something is still to happen; shared by every request.
+final class Countdown: Sendable {
+  private let remaining: Mutex<Int>
+
+  init(_ count: Int) { remaining = Mutex(count) }
+
+  /// Whether one is left, using it up.
+  func take() -> Bool {
+    remaining.withLock { remaining in
+      defer { remaining = max(0, remaining - 1) }
+      return remaining > 0
+    }
   }
 }

@@ -13,7 +13,8 @@ public func buildSimulatorApplication(
     tokens: APITokenValidator(
       keys: configuration.apiKeys, issuerId: configuration.issuerId,
       bundleId: store.app.bundleId),
-    limiter: configuration.rateLimit.map(RateLimiter.init(requestsPerSecond:))
+    limiter: configuration.rateLimit.map(RateLimiter.init(requestsPerSecond:)),
+    internalErrors: Countdown(configuration.internalErrors)
   ).register(on: router)
   return Application(
     router: router,

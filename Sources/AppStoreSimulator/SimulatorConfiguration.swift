@@ -11,11 +11,15 @@ public struct SimulatorConfiguration: Sendable {
   public var issuerId: String
   /// Requests per second per endpoint before 429; nil for no limit.
   public var rateLimit: Double?
+  /// The first this many authorized calls answer 500 `GeneralInternalRetryableError`, to show
+  /// a client's retries.
+  public var internalErrors: Int
 
   public init(
     host: String = "127.0.0.1", port: Int = 0, apiKeys: [String: P256.Signing.PublicKey],
-    issuerId: String, rateLimit: Double? = nil
+    issuerId: String, rateLimit: Double? = nil, internalErrors: Int = 0
   ) {
+    self.internalErrors = internalErrors
     self.host = host
     self.port = port
     self.apiKeys = apiKeys

@@ -188,6 +188,22 @@ import Testing
     }
   }
 
+  @Test func internalErrorsAreRetriedWithBackoff() async throws {
+    let (store, history) = Self.storeWithHistory(3)
+    let id = history[0].transactionId!
+    try await H.withClient(store, internalErrors: 1, maximumAttempts: 1) { client, _ in
+      let error = await #expect(throws: AppStoreAPIError.self) {
+        try await client.transactionInfo(id)
+      }
+      #expect(error?.httpStatus == 500 && error?.apiErrorCode == .generalInternalRetryable)
+      #expect(error?.isRetryable == true)
+    }
+    try await H.withClient(store, internalErrors: 3, maximumAttempts: 4) { client, _ in
+      let info = try await client.transactionInfo(id)
+      #expect(info.payload.transactionId == id)
+    }
+  }
+
   @Test func tokensAppleWouldRefuseAreRefused() async throws {
     let (store, history) = Self.storeWithHistory(3)
     let id = history[0].transactionId!

@@ -37,7 +37,8 @@ enum SimulatorHarness {
 
   /// Runs `body` with a client of the simulator serving `store`, and the simulator's URL.
   static func withClient(
-    _ store: SimulatedAppStore, rateLimit: Double? = nil, key: APIKey = apiKey,
+    _ store: SimulatedAppStore, rateLimit: Double? = nil, internalErrors: Int = 0,
+    key: APIKey = apiKey,
     maximumAttempts: Int = 4, verifier: SignedDataVerifier? = nil,
     _ body: @Sendable (AppStoreServerAPIClient, String) async throws -> Void
   ) async throws {
@@ -45,7 +46,7 @@ enum SimulatorHarness {
       store: store,
       configuration: SimulatorConfiguration(
         apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId,
-        rateLimit: rateLimit),
+        rateLimit: rateLimit, internalErrors: internalErrors),
       logger: logger)
     let checker = try verifier ?? Self.verifier()
     try await application.test(.live) { client in
