@@ -40,6 +40,15 @@ struct SimulatorRandom: RandomNumberGenerator {
   }
 
   mutating func chance(_ probability: Double) -> Bool {
-    probability > 0 && Double.random(in: 0..<1, using: &self) < probability
+    probability > 0 && unit() < probability
+  }
+
+  /// Uniform in [0, 1), from the top 53 bits.
+  mutating func unit() -> Double {
+    Double(next() >> 11) / Double(1 << 53)
+  }
+
+  mutating func int(_ range: Range<Int>) -> Int {
+    range.lowerBound + Int(next() % UInt64(range.count))
   }
 }

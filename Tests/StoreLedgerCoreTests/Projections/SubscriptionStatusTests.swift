@@ -21,6 +21,28 @@ import Testing
     #expect(status(events, at: -1) == nil)
   }
 
+  /// Found by the simulator's truth: a reversal restores access from when it was signed; the
+  /// refund was in force before it, also when folded later with the reversal known.
+  @Test func aReversedRefundWasInForceUntilTheReversal() {
+    let refunded = F.transaction("1000", purchased: 0, expires: 30, signed: 5, revoked: 5)
+    let events = [
+      F.notification(.subscribed, .initialBuy, signed: 0, transaction: firstMonth),
+      F.notification(.refund, signed: 5, transaction: refunded),
+      F.notification(
+        .refundReversed, signed: 10,
+        transaction: F.transaction("1000", purchased: 0, expires: 30, signed: 10)),
+    ]
+    #expect(status(events, at: 4)?.status == 1)
+    #expect(status(events, at: 7)?.status == 5)
+    #expect(status(events, at: 7)?.entitled == false)
+    #expect(status(events, at: 10)?.status == 1)
+    #expect(status(events, at: 20)?.status == 1)
+    for order in [events.reversed(), [events[2], events[0], events[1]]] {
+      #expect(
+        LedgerView(LedgerState.fold(Array(order))).subscription("1000", at: F.t(7))?.status == 5)
+    }
+  }
+
   @Test func renewalStartsTheNextPeriod() {
     let events = [
       F.notification(.subscribed, .initialBuy, signed: 0, transaction: firstMonth),

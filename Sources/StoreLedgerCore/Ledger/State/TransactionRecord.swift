@@ -85,10 +85,16 @@ public struct TransactionRecord: Hashable, Sendable {
     return (revocation.signedDate ?? Timestamp(milliseconds: .min)) > standing
   }
 
-  /// Revoked at `time`: revoked, and the revocation took effect at or before `time`.
+  /// Revoked at `time`: the newest revocation took effect at or before `time`, and the
+  /// evidence that the transaction stands again (a reversal, or a later snapshot without
+  /// revocation) is either older than the revocation or not yet signed at `time`: a refund
+  /// reversed later was still in force in between.
   public func isRevoked(at time: Timestamp) -> Bool {
-    guard isRevoked, let revocation else { return false }
-    return (revocation.date ?? time) <= time
+    guard let revocation, (revocation.date ?? time) <= time else { return false }
+    guard let standing = standingSince,
+      standing >= (revocation.signedDate ?? Timestamp(milliseconds: .min))
+    else { return true }
+    return time < standing
   }
 }
 

@@ -24,6 +24,7 @@ extension LedgerView {
     for record in state.transactions.values {
       let facts = record.facts
       bounds.note(facts.purchaseDate, facts.expiresDate, record.revocation?.date)
+      if record.revocation != nil { bounds.note(record.standingSince) }
       if let productId = facts.productId {
         bounds.note(catalog.nonRenewingEnd(of: productId, purchasedAt: facts.purchaseDate))
       }

@@ -1,0 +1,136 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// The seeded lifecycle generator: reproducible, covering Apple's lifecycle notifications, and
+/// its truth agreeing with StoreLedger's own projection of the data it signs.
+@Suite struct SimulationTests {
+  typealias H = SimulatorHarness
+  static let configuration = SimulationConfiguration(customers: 300, months: 12, seed: 7)
+  static let simulation = Simulation(configuration)
+
+  /// Runs the whole simulation into a fresh store; returns its notifications, verified.
+  static func run(_ simulation: Simulation, pki: TestPKI = H.pki) throws -> (
+    SimulatedAppStore, [VerifiedNotification]
+  ) {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: pki,
+      now: simulation.configuration.start)
+    simulation.apply(to: store, through: simulation.configuration.end)
+    let verifier = try H.verifier(trusting: pki)
+    let notifications = try store.notifications().map {
+      try verifier.verifyNotification($0.signedPayload)
+    }
+    return (store, notifications)
+  }
+
+  /// The decoded notification without its nested JWS strings (ECDSA signatures are random).
+  static func withoutSignatures(_ notification: VerifiedNotification)
+    -> ResponseBodyV2DecodedPayload
+  {
+    var payload = notification.payload
+    payload.data?.signedTransactionInfo = nil
+    payload.data?.signedRenewalInfo = nil
+    return payload
+  }
+
+  @Test func theSameSeedGivesIdenticalDecodedPayloads() throws {
+    let small = SimulationConfiguration(customers: 60, months: 6, seed: 11)
+    let (_, first) = try Self.run(Simulation(small))
+    let (_, second) = try Self.run(Simulation(small), pki: try TestPKI())
+    #expect(first.count > 100)
+    #expect(first.map(Self.withoutSignatures) == second.map(Self.withoutSignatures))
+    #expect(first.map { $0.transaction?.payload } == second.map { $0.transaction?.payload })
+    #expect(first.map { $0.renewalInfo?.payload } == second.map { $0.renewalInfo?.payload })
+    let (_, other) = try Self.run(
+      Simulation(SimulationConfiguration(customers: 60, months: 6, seed: 12)))
+    #expect(other.map(Self.withoutSignatures) != first.map(Self.withoutSignatures))
+  }
+
+  @Test func everyLifecycleNotificationAppears() throws {
+    let (_, notifications) = try Self.run(Self.simulation)
+    let seen = Set(
+      notifications.map { n in
+        "\(n.payload.notificationType?.rawValue ?? "?")/\(n.payload.subtype?.rawValue ?? "")"
+      })
+    let expected: [String] = [
+      "SUBSCRIBED/INITIAL_BUY", "SUBSCRIBED/RESUBSCRIBE", "DID_RENEW/",
+      "DID_RENEW/BILLING_RECOVERY",
+      "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY", "EXPIRED/BILLING_RETRY",
+      "DID_FAIL_TO_RENEW/", "DID_FAIL_TO_RENEW/GRACE_PERIOD", "GRACE_PERIOD_EXPIRED/",
+      "DID_CHANGE_RENEWAL_PREF/UPGRADE", "DID_CHANGE_RENEWAL_PREF/DOWNGRADE",
+      "PRICE_INCREASE/PENDING", "PRICE_INCREASE/ACCEPTED", "RENEWAL_EXTENDED/", "REFUND/",
+      "REFUND_REVERSED/", "REFUND_DECLINED/", "CONSUMPTION_REQUEST/", "REVOKE/", "ONE_TIME_CHARGE/",
+    ]
+    #expect(Set(expected).subtracting(seen).isEmpty, "missing: \(Set(expected).subtracting(seen))")
+    // Signed at the simulated time, in time order, as Apple sends them.
+    let dates = notifications.map { $0.payload.signedDate!.milliseconds }
+    #expect(dates == dates.sorted())
+    let tokens = Set(notifications.compactMap { $0.transaction?.payload.appAccountToken })
+    #expect(tokens.count > 100 && tokens.allSatisfy { $0.count == 36 })
+  }
+
+  /// StoreLedger's fold of the signed notifications gives every subscription the status the
+  /// generator meant, at every sampled time, and every one-time purchase its revocation.
+  @Test func theTruthMatchesStoreLedgersProjection() throws {
+    let (_, notifications) = try Self.run(Self.simulation)
+    let events = notifications.map { verified in
+      LedgerEvent(
+        .notification(
+          NotificationReceived(
+            notification: verified.payload, transaction: verified.transaction?.payload,
+            renewalInfo: verified.renewalInfo?.payload)))
+    }
+    let view = LedgerView(LedgerState.fold(events))
+    let truth = Self.simulation.truth
+    let start = Self.configuration.start.milliseconds
+    let samples = stride(from: start, to: Self.configuration.end.milliseconds, by: 5 * 86_400_000)
+      .map { Timestamp(milliseconds: $0 + 43_200_000) }
+    var compared = 0
+    var disagreements: [String] = []
+    for id in truth.subscriptions {
+      for time in samples {
+        guard let expected = truth.status(of: id, at: time) else { continue }
+        let projected = view.subscription(id, at: time)?.status
+        compared += 1
+        if projected != expected.rawValue {
+          disagreements.append(
+            "\(id) at \(time.milliseconds): \(String(describing: projected)) vs \(expected.rawValue)"
+          )
+        }
+      }
+    }
+    #expect(compared > 5_000)
+    #expect(
+      disagreements.isEmpty,
+      "\(disagreements.count) disagreements, first: \(disagreements.prefix(5))")
+    let end = Self.configuration.end
+    let purchases = Dictionary(
+      view.purchases(at: end).map { ($0.transactionId, $0) }, uniquingKeysWith: { $1 })
+    for id in truth.oneTimePurchases where purchases[id] != nil {
+      #expect(purchases[id]?.entitled == !(truth.isRevoked(id, at: end) ?? false), "\(id)")
+    }
+  }
+
+  @Test func theServerAPIServesTheSimulatedCustomers() async throws {
+    let (store, _) = try Self.run(
+      Simulation(SimulationConfiguration(customers: 40, months: 6, seed: 3)))
+    let truth = Simulation(SimulationConfiguration(customers: 40, months: 6, seed: 3)).truth
+    try await H.withClient(store) { client, _ in
+      var checked = 0
+      for id in truth.subscriptions.prefix(15) {
+        let statuses = try await client.subscriptionStatuses(id)
+        let entry = try #require(statuses.first { $0.originalTransactionId == id })
+        #expect(entry.status == truth.status(of: id, at: store.now), "\(id)")
+        var history: [VerifiedTransaction] = []
+        for try await page in client.transactionHistory(id) { history += page.transactions }
+        #expect(history.contains { $0.payload.originalTransactionId == id })
+        checked += 1
+      }
+      #expect(checked == 15)
+    }
+  }
+}
