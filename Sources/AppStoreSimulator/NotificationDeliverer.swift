@@ -20,13 +20,19 @@ public final class NotificationDeliverer: Sendable {
   let faults: DeliveryFaults
   let http: HTTPClient
   let logger: Logger
+  /// The longest one delivery may take before it counts as `TIMED_OUT`.
+  let requestTimeout: Duration
+  /// Deliveries in flight at once.
+  let concurrency: Int
   private let random: Mutex<SimulatorRandom>
 
   public init(
     store: SimulatedAppStore, webhookURL: String, hour: Duration = .milliseconds(10),
     retryHours: [Int64]? = nil, faults: DeliveryFaults = .none, httpClient: HTTPClient = .shared,
-    logger: Logger
+    requestTimeout: Duration = .seconds(5), concurrency: Int = 16, logger: Logger
   ) {
+    self.requestTimeout = requestTimeout
+    self.concurrency = max(1, concurrency)
     self.store = store
     self.webhookURL = webhookURL
     self.retryHours =
@@ -56,12 +62,19 @@ public final class NotificationDeliverer: Sendable {
         continue
       }
       if faults.reorder { random.withLock { due.shuffle(using: &$0) } }
-      for notification in due {
-        await attempt(notification)
-        let attempts = notification.attempts.count + 1
-        if attempts <= retryHours.count {
-          dueAt[notification.uuid] = clock.now + hour * Int(retryHours[attempts - 1])
-        }
+      await attemptAll(due)
+      for notification in due where notification.attempts.count < retryHours.count {
+        dueAt[notification.uuid] = clock.now + hour * Int(retryHours[notification.attempts.count])
+      }
+    }
+  }
+
+  /// Sends `due`, at most `concurrency` at a time, starting them in order.
+  private func attemptAll(_ due: [SimulatedNotification]) async {
+    await withTaskGroup(of: Void.self) { group in
+      for (index, notification) in due.enumerated() {
+        if index >= concurrency { await group.next() }
+        group.addTask { await self.attempt(notification) }
       }
     }
   }
@@ -89,7 +102,9 @@ public final class NotificationDeliverer: Sendable {
     let body = try! JSONEncoder().encode(["signedPayload": signedPayload])
     request.body = .bytes(ByteBuffer(bytes: body))
     do {
-      let response = try await http.execute(request, timeout: .seconds(30))
+      let (seconds, attoseconds) = requestTimeout.components
+      let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+      let response = try await http.execute(request, timeout: timeout)
       _ = try? await response.body.collect(upTo: 1 << 16)
       return (200...206).contains(response.status.code) ? .success : .unsuccessfulHTTPResponseCode
     } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {

@@ -5,7 +5,8 @@ import Logging
 /// The simulated App Store Server API as a Hummingbird application, for `storeledger
 /// simulate` and the tests.
 public func buildSimulatorApplication(
-  store: SimulatedAppStore, configuration: SimulatorConfiguration, logger: Logger
+  store: SimulatedAppStore, configuration: SimulatorConfiguration, logger: Logger,
+  onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
   let router = Router(context: BasicRequestContext.self)
   ServerAPIController(
@@ -21,5 +22,6 @@ public func buildSimulatorApplication(
     configuration: ApplicationConfiguration(
       address: .hostname(configuration.host, port: configuration.port),
       serverName: "appstore-simulator"),
+    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
     logger: logger)
 }

@@ -32,5 +32,8 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       Exit codes: 0 success, 1 the work failed (for example data that does not verify),
       2 usage error.
       """,
-    subcommands: [VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self])
+    subcommands: [
+      VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self,
+      SimulateCommand.self,
+    ])
 }

@@ -119,6 +119,20 @@ import Testing
     }
   }
 
+  @Test func anUnreachableWebhookIsRecordedAsFailedAttempts() async throws {
+    let store = H.store()
+    for index in 0..<20 {
+      store.put(Self.transaction(index), customer: "customer-1")
+      store.notify(.oneTimeCharge, transaction: Self.transaction(index))
+    }
+    await NotificationDeliverer(
+      store: store, webhookURL: "http://127.0.0.1:9/hook", requestTimeout: .seconds(2),
+      logger: H.logger
+    ).deliverPending()
+    let attempts = store.notifications().map { $0.attempts.map(\.sendAttemptResult) }
+    #expect(attempts.allSatisfy { $0 == [.socketIssue] || $0 == [.timedOut] }, "\(attempts)")
+  }
+
   @Test func aBadHistoryRequestGetsApplesCode() async throws {
     let store = H.store()
     try await H.withClient(store) { client, _ in
