@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import StoreLedgerCore
 import Synchronization
 
@@ -97,13 +98,48 @@ public final class AppStoreServerAPIClient: Sendable {
       fetch: { [self] token in
         let body: NotificationHistoryResponse = try await send(
           "/inApps/v1/notifications/history", query: token.map { [("paginationToken", $0)] } ?? [],
-          body: try JSONEncoder().encode(request))
+          method: .POST, body: try JSONEncoder().encode(request))
         let items = try (body.notificationHistory ?? []).map(historyItem)
         let hasMore = body.hasMore ?? false
         return (
           NotificationHistoryPage(items: items, hasMore: hasMore), body.paginationToken, hasMore
         )
       }, firstRevision: nil)
+  }
+
+  /// Request a Test Notification; its token.
+  public func requestTestNotification() async throws -> String {
+    let body: SendTestNotificationResponse = try await send(
+      "/inApps/v1/notifications/test", query: [], method: .POST, body: nil)
+    guard let token = body.testNotificationToken else {
+      throw AppStoreAPIError(.invalidResponse, "no testNotificationToken")
+    }
+    return token
+  }
+
+  /// Get Test Notification Status: the `TEST` notification, verified, and its attempts.
+  public func testNotificationStatus(_ token: String) async throws -> NotificationHistoryPage.Item {
+    guard token.utf8.allSatisfy({ $0 > 32 && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") })
+    else {
+      throw AppStoreAPIError(.apiError, apiErrorCode: .invalidTestNotificationToken, "bad token")
+    }
+    let body: CheckTestNotificationResponse = try await get(
+      "/inApps/v1/notifications/test/\(token)", query: [])
+    var item = NotificationHistoryResponseItem()
+    item.signedPayload = body.signedPayload
+    item.sendAttempts = body.sendAttempts
+    return try historyItem(item)
+  }
+
+  /// Extend a Subscription Renewal Date.
+  public func extendRenewalDate(
+    _ originalTransactionId: String, _ request: ExtendRenewalDateRequest
+  )
+    async throws -> ExtendRenewalDateResponse
+  {
+    try await send(
+      "/inApps/v1/subscriptions/extend/\(try Self.pathComponent(originalTransactionId))", query: [],
+      method: .PUT, body: try JSONEncoder().encode(request))
   }
 
   // MARK: Verification
@@ -151,17 +187,17 @@ public final class AppStoreServerAPIClient: Sendable {
   private func get<Body: Decodable>(_ path: String, query: [(name: String, value: String)])
     async throws -> Body
   {
-    try await send(path, query: query, body: nil)
+    try await send(path, query: query, method: .GET, body: nil)
   }
 
   private func send<Body: Decodable>(
-    _ path: String, query: [(name: String, value: String)], body: Data?
+    _ path: String, query: [(name: String, value: String)], method: HTTPMethod, body: Data?
   ) async throws -> Body {
     let url = configuration.baseURL + path + Self.queryString(query)
     var attempt = 1
     while true {
       do {
-        return try await send(url, body: body)
+        return try await send(url, method: method, body: body)
       } catch let error as RetryableFailure {
         // Backoff doubles with each attempt; a Retry-After is waited for as Apple gives it.
         let wait = error.doubles ? error.wait * (1 << (attempt - 1)) : error.wait
@@ -177,10 +213,12 @@ public final class AppStoreServerAPIClient: Sendable {
   }
 
   /// One attempt; a failure worth another attempt comes as ``RetryableFailure``.
-  private func send<Body: Decodable>(_ url: String, body: Data?) async throws -> Body {
+  private func send<Body: Decodable>(_ url: String, method: HTTPMethod, body: Data?)
+    async throws -> Body
+  {
     var request = HTTPClientRequest(url: url)
+    request.method = method
     if let body {
-      request.method = .POST
       request.headers.add(name: "Content-Type", value: "application/json")
       request.body = .bytes(ByteBuffer(bytes: body))
     }

@@ -14,6 +14,7 @@ struct ServerAPIController: Sendable {
   let limiter: RateLimiter?
   /// Internal errors still to answer.
   let internalErrors: Countdown
+  let hasNotificationURL: Bool
 
   func register(on router: Router<BasicRequestContext>) {
     router.get("/inApps/v2/history/:id") { request, context in
@@ -52,6 +53,30 @@ struct ServerAPIController: Sendable {
         else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
         return try store.notificationHistory(
           body, paginationToken: queryItems(request).last { $0.name == "paginationToken" }?.value)
+      }
+    }
+    router.post("/inApps/v1/notifications/test") { request, _ in
+      try await answer(request, endpoint: "testNotification") {
+        guard hasNotificationURL else {
+          throw APIErrorResponse.Failure(
+            .serverNotificationURLNotFound, "no notification URL for this environment")
+        }
+        return store.requestTestNotification()
+      }
+    }
+    router.get("/inApps/v1/notifications/test/:token") { request, context in
+      try await answer(request, endpoint: "testNotificationStatus") {
+        try store.testNotificationStatus(context.parameters.get("token") ?? "")
+      }
+    }
+    router.put("/inApps/v1/subscriptions/extend/:id") { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "extend") {
+        guard
+          let body = try? JSONDecoder().decode(
+            ExtendRenewalDateRequest.self, from: Data(bytes.readableBytesView))
+        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        return try store.extendRenewalDate(try id(context), body)
       }
     }
     router.get("/inApps/v2/refund/lookup/:id") { request, context in

@@ -31,6 +31,26 @@ extension SimulatedAppStore {
     return uuid
   }
 
+  /// A `TEST` notification: `data` with the app's identity only, no subtype.
+  func notifyTest() -> String {
+    let uuid = UUID().uuidString.lowercased()
+    var body = ResponseBodyV2DecodedPayload()
+    body.notificationType = .test
+    body.notificationUUID = uuid
+    body.version = "2.0"
+    body.signedDate = now
+    var data = NotificationData()
+    data.appAppleId = app.appAppleId
+    data.bundleId = app.bundleId
+    data.environment = app.environment
+    body.data = data
+    enqueue(
+      SimulatedNotification(
+        uuid: uuid, type: .test, subtype: nil, signedPayload: try! signer.sign(body), sentAt: now,
+        transactionId: nil))
+    return uuid
+  }
+
   private func stampedAndSigned(_ transaction: JWSTransactionDecodedPayload) -> String {
     var stamped = transaction
     stamped.bundleId = app.bundleId

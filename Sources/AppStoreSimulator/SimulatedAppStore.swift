@@ -22,6 +22,9 @@ public final class SimulatedAppStore: Sendable {
     var subscriptions: [String: SimulatedSubscription] = [:]
     /// Every notification sent, in order.
     var notifications: [SimulatedNotification] = []
+    /// Renewal extensions by request identifier, and their times per subscription.
+    var extensionsByRequest: [String: ExtendRenewalDateResponse] = [:]
+    var extensionTimes: [String: [Int64]] = [:]
   }
 
   struct StoredTransaction {
@@ -105,6 +108,24 @@ public final class SimulatedAppStore: Sendable {
   /// Every notification sent so far, with its attempts, oldest first.
   public func notifications() -> [SimulatedNotification] {
     state.withLock { $0.notifications }
+  }
+
+  func extensionAnswer(_ requestIdentifier: String) -> ExtendRenewalDateResponse? {
+    state.withLock { $0.extensionsByRequest[requestIdentifier] }
+  }
+
+  func extensions(of originalTransactionId: String) -> [Int64] {
+    state.withLock { $0.extensionTimes[originalTransactionId] ?? [] }
+  }
+
+  func recordExtension(
+    _ requestIdentifier: String, of originalTransactionId: String,
+    _ response: ExtendRenewalDateResponse
+  ) {
+    state.withLock { state in
+      state.extensionsByRequest[requestIdentifier] = response
+      state.extensionTimes[originalTransactionId, default: []].append(state.now.milliseconds)
+    }
   }
 
   func recordAttempt(_ uuid: String, _ result: SendAttemptResult, at time: Timestamp) {

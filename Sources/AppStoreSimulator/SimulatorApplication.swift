@@ -15,7 +15,8 @@ public func buildSimulatorApplication(
       keys: configuration.apiKeys, issuerId: configuration.issuerId,
       bundleId: store.app.bundleId),
     limiter: configuration.rateLimit.map(RateLimiter.init(requestsPerSecond:)),
-    internalErrors: Countdown(configuration.internalErrors)
+    internalErrors: Countdown(configuration.internalErrors),
+    hasNotificationURL: configuration.hasNotificationURL
   ).register(on: router)
   return Application(
     router: router,

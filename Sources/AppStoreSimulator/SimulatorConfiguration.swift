@@ -14,11 +14,16 @@ public struct SimulatorConfiguration: Sendable {
   /// The first this many authorized calls answer 500 `GeneralInternalRetryableError`, to show
   /// a client's retries.
   public var internalErrors: Int
+  /// Whether the app has a notification URL for this environment (Request a Test
+  /// Notification answers 404 `ServerNotificationUrlNotFoundError` without one).
+  public var hasNotificationURL: Bool
 
   public init(
     host: String = "127.0.0.1", port: Int = 0, apiKeys: [String: P256.Signing.PublicKey],
-    issuerId: String, rateLimit: Double? = nil, internalErrors: Int = 0
+    issuerId: String, rateLimit: Double? = nil, internalErrors: Int = 0,
+    hasNotificationURL: Bool = true
   ) {
+    self.hasNotificationURL = hasNotificationURL
     self.internalErrors = internalErrors
     self.host = host
     self.port = port

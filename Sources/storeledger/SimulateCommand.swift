@@ -93,7 +93,7 @@ struct SimulateCommand: AsyncParsableCommand {
       store: store,
       configuration: SimulatorConfiguration(
         host: host, port: port, apiKeys: [keyId: key.publicKey], issuerId: issuerId,
-        rateLimit: rateLimit),
+        rateLimit: rateLimit, hasNotificationURL: webhook != nil),
       logger: logger,
       onServerRunning: { port in say("App Store Server API on http://\(host):\(port ?? 0)") })
     let runner = SimulationRunner(

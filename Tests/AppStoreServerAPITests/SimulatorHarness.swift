@@ -39,14 +39,15 @@ enum SimulatorHarness {
   static func withClient(
     _ store: SimulatedAppStore, rateLimit: Double? = nil, internalErrors: Int = 0,
     key: APIKey = apiKey,
-    maximumAttempts: Int = 4, verifier: SignedDataVerifier? = nil,
+    maximumAttempts: Int = 4, verifier: SignedDataVerifier? = nil, hasNotificationURL: Bool = true,
     _ body: @Sendable (AppStoreServerAPIClient, String) async throws -> Void
   ) async throws {
     let application = buildSimulatorApplication(
       store: store,
       configuration: SimulatorConfiguration(
         apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId,
-        rateLimit: rateLimit, internalErrors: internalErrors),
+        rateLimit: rateLimit, internalErrors: internalErrors,
+        hasNotificationURL: hasNotificationURL),
       logger: logger)
     let checker = try verifier ?? Self.verifier()
     try await application.test(.live) { client in
