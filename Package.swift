@@ -191,6 +191,7 @@ let package = Package(
       dependencies: [
         "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",
         "StoreLedgerPostgres", "StoreLedgerTestSupport",
+        "AppStoreSimulator",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Hummingbird", package: "hummingbird"),
       ]
