@@ -64,6 +64,8 @@ import Testing
       "DID_CHANGE_RENEWAL_PREF/UPGRADE", "DID_CHANGE_RENEWAL_PREF/DOWNGRADE",
       "PRICE_INCREASE/PENDING", "PRICE_INCREASE/ACCEPTED", "RENEWAL_EXTENDED/", "REFUND/",
       "REFUND_REVERSED/", "REFUND_DECLINED/", "CONSUMPTION_REQUEST/", "REVOKE/", "ONE_TIME_CHARGE/",
+      "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED", "DID_CHANGE_RENEWAL_PREF/", "OFFER_REDEEMED/",
+      "EXPIRED/PRICE_INCREASE", "EXPIRED/PRODUCT_NOT_FOR_SALE",
     ]
     #expect(Set(expected).subtracting(seen).isEmpty, "missing: \(Set(expected).subtracting(seen))")
     // Signed at the simulated time, in time order, as Apple sends them.

@@ -61,11 +61,24 @@ struct CustomerLifecycle {
         level -= 1
         upgrade(&current, &renewal, to: P.subscriptions[level], at: periodStart + 10 * Self.day)
       } else if roll < 0.21, level < 2 {
-        level += 1
-        downgrade(&renewal, to: P.subscriptions[level], current, at: periodStart + 10 * Self.day)
+        downgrade(
+          &renewal, to: P.subscriptions[level + 1], current, at: periodStart + 10 * Self.day)
+        if random.chance(0.3) {
+          keepCurrentProduct(&renewal, current, at: periodStart + 15 * Self.day)
+        } else {
+          level += 1
+        }
         current = renew(current, &renewal, product: P.subscriptions[level], at: periodEnd)
+      } else if roll < 0.225 {
+        redeemOffer(&renewal, current, at: periodStart + 12 * Self.day)
+        current = renew(
+          current, &renewal, product: current.productId!, at: periodEnd, offer: .promotional)
+      } else if roll < 0.23 {
+        notForSale(&renewal, current, at: periodEnd)
+        return
       } else if roll < 0.24 {
-        priceIncrease(&renewal, current, periodStart: periodStart)
+        guard priceIncrease(&renewal, current, periodStart: periodStart, periodEnd: periodEnd)
+        else { return }
         current = renew(current, &renewal, product: current.productId!, at: periodEnd)
       } else if roll < 0.27 {
         extend(&current, by: 7, at: periodStart + 15 * Self.day)
@@ -84,12 +97,13 @@ struct CustomerLifecycle {
 
   private mutating func renew(
     _ previous: JWSTransactionDecodedPayload, _ renewal: inout JWSRenewalInfoDecodedPayload,
-    product: String, at time: Int64, subtype: NotificationSubtype? = nil
+    product: String, at time: Int64, subtype: NotificationSubtype? = nil, offer: OfferType? = nil
   ) -> JWSTransactionDecodedPayload {
     var next = transaction(
       newId(), original: previous.originalTransactionId!, product: product, at: time,
       expires: time + Self.period, ownership: previous.inAppOwnershipType ?? .purchased)
     next.transactionReason = .renewal
+    next.offerType = offer
     renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
     put(next, at: time)
     setRenewal(renewal, .active, at: time)
@@ -107,6 +121,15 @@ struct CustomerLifecycle {
     renewal.signedDate = Timestamp(milliseconds: off)
     setRenewal(renewal, .active, at: off)
     notify(.didChangeRenewalStatus, .autoRenewDisabled, current, .active, at: off)
+    if random.chance(0.3) {
+      let on = periodEnd - 4 * Self.day
+      renewal.autoRenewStatus = .on
+      renewal.signedDate = Timestamp(milliseconds: on)
+      setRenewal(renewal, .active, at: on)
+      notify(.didChangeRenewalStatus, .autoRenewEnabled, current, .active, at: on)
+      current = renew(current, &renewal, product: current.productId!, at: periodEnd)
+      return true
+    }
     renewal.expirationIntent = .customerCancelled
     renewal.signedDate = Timestamp(milliseconds: periodEnd)
     setRenewal(renewal, .expired, at: periodEnd)
@@ -194,18 +217,64 @@ struct CustomerLifecycle {
     notify(.didChangeRenewalPref, .downgrade, current, .active, at: time)
   }
 
+  /// A price increase needing consent: accepted (true), or declined and expired at the
+  /// period's end (false).
+  /// The customer switches back to the current product: the pending downgrade is off.
+  private mutating func keepCurrentProduct(
+    _ renewal: inout JWSRenewalInfoDecodedPayload, _ current: JWSTransactionDecodedPayload,
+    at time: Int64
+  ) {
+    renewal.autoRenewProductId = current.productId
+    renewal.signedDate = Timestamp(milliseconds: time)
+    setRenewal(renewal, .active, at: time)
+    notify(.didChangeRenewalPref, nil, current, .active, at: time)
+  }
+
+  /// A promotional offer redeemed on the active subscription, for the next period.
+  private mutating func redeemOffer(
+    _ renewal: inout JWSRenewalInfoDecodedPayload, _ current: JWSTransactionDecodedPayload,
+    at time: Int64
+  ) {
+    renewal.offerType = .promotional
+    renewal.offerIdentifier = "loyal.customer"
+    renewal.signedDate = Timestamp(milliseconds: time)
+    setRenewal(renewal, .active, at: time)
+    notify(.offerRedeemed, nil, current, .active, at: time)
+  }
+
+  /// The product was no longer for sale when the renewal came.
+  private mutating func notForSale(
+    _ renewal: inout JWSRenewalInfoDecodedPayload, _ current: JWSTransactionDecodedPayload,
+    at time: Int64
+  ) {
+    renewal.autoRenewStatus = .off
+    renewal.expirationIntent = .productNotAvailable
+    renewal.signedDate = Timestamp(milliseconds: time)
+    setRenewal(renewal, .expired, at: time)
+    notify(.expired, .productNotForSale, current, .expired, at: time)
+  }
+
   private mutating func priceIncrease(
     _ renewal: inout JWSRenewalInfoDecodedPayload, _ current: JWSTransactionDecodedPayload,
-    periodStart: Int64
-  ) {
+    periodStart: Int64, periodEnd: Int64
+  ) -> Bool {
     renewal.priceIncreaseStatus = .notResponded
     renewal.signedDate = Timestamp(milliseconds: periodStart + 5 * Self.day)
     setRenewal(renewal, .active, at: periodStart + 5 * Self.day)
     notify(.priceIncrease, .pending, current, .active, at: periodStart + 5 * Self.day)
+    if random.chance(0.3) {
+      renewal.autoRenewStatus = .off
+      renewal.expirationIntent = .priceIncreaseNotConsented
+      renewal.signedDate = Timestamp(milliseconds: periodEnd)
+      setRenewal(renewal, .expired, at: periodEnd)
+      notify(.expired, .priceIncrease, current, .expired, at: periodEnd)
+      return false
+    }
     renewal.priceIncreaseStatus = .consentedOrNotified
     renewal.signedDate = Timestamp(milliseconds: periodStart + 8 * Self.day)
     setRenewal(renewal, .active, at: periodStart + 8 * Self.day)
     notify(.priceIncrease, .accepted, current, .active, at: periodStart + 8 * Self.day)
+    return true
   }
 
   private mutating func extend(
@@ -221,6 +290,7 @@ struct CustomerLifecycle {
   private mutating func refundCurrent(_ current: inout JWSTransactionDecodedPayload, at time: Int64)
     -> Bool
   {
+    notify(.consumptionRequest, nil, current, .active, at: time - 2 * Self.day)
     var refunded = current
     refunded.revocationDate = Timestamp(milliseconds: time)
     refunded.revocationReason = random.chance(0.5) ? .appIssue : .other
