@@ -68,6 +68,14 @@ import Testing
       "EXPIRED/PRICE_INCREASE", "EXPIRED/PRODUCT_NOT_FOR_SALE",
     ]
     #expect(Set(expected).subtracting(seen).isEmpty, "missing: \(Set(expected).subtracting(seen))")
+    // A cross-grade: same level and duration, immediate like an upgrade.
+    #expect(
+      notifications.contains {
+        $0.payload.subtype == .upgrade && $0.transaction?.payload.productId == "pro.plus.monthly"
+      })
+    // Offers, introductory and promotional, show on transactions.
+    let offers = Set(notifications.compactMap { $0.transaction?.payload.offerType })
+    #expect(offers.isSuperset(of: [.introductory, .promotional]))
     // Signed at the simulated time, in time order, as Apple sends them.
     let dates = notifications.map { $0.payload.signedDate!.milliseconds }
     #expect(dates == dates.sorted())

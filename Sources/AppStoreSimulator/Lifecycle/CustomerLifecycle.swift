@@ -57,6 +57,8 @@ struct CustomerLifecycle {
         guard churn(&current, &renewal, periodEnd: periodEnd) else { return }
       } else if roll < 0.13 {
         guard failToRenew(&current, &renewal, at: periodEnd) else { return }
+      } else if roll < 0.17, let sibling = P.crossgrades[current.productId!], random.chance(0.3) {
+        upgrade(&current, &renewal, to: sibling, at: periodStart + 10 * Self.day)
       } else if roll < 0.17, level > 0 {
         level -= 1
         upgrade(&current, &renewal, to: P.subscriptions[level], at: periodStart + 10 * Self.day)

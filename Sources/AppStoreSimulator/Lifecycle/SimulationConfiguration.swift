@@ -33,12 +33,18 @@ public enum SimulatedProducts {
   public static let group = "21482000"
   /// By level, highest first.
   public static let subscriptions = ["pro.premium.monthly", "pro.monthly", "pro.basic.monthly"]
+  /// A product of the same level and duration as `pro.monthly`: switching between the two is
+  /// a cross-grade, immediate like an upgrade.
+  public static let crossgrades = [
+    "pro.monthly": "pro.plus.monthly", "pro.plus.monthly": "pro.monthly",
+  ]
   public static let consumable = "gems.100"
   public static let nonConsumable = "lifetime.unlock"
   public static let nonRenewing = "pass.30d"
   /// Milliunits of USD.
   static let prices: [String: Int64] = [
-    "pro.premium.monthly": 14_990, "pro.monthly": 9_990, "pro.basic.monthly": 4_990,
+    "pro.premium.monthly": 14_990, "pro.monthly": 9_990, "pro.plus.monthly": 10_990,
+    "pro.basic.monthly": 4_990,
     "gems.100": 1_990, "lifetime.unlock": 29_990, "pass.30d": 6_990,
   ]
 }
