@@ -10,16 +10,7 @@ extension SimulatedAppStore {
     transaction: JWSTransactionDecodedPayload? = nil, renewal: JWSRenewalInfoDecodedPayload? = nil,
     status: SubscriptionStatus? = nil, uuid: String = UUID().uuidString.lowercased()
   ) -> String {
-    var body = ResponseBodyV2DecodedPayload()
-    body.notificationType = type
-    body.subtype = subtype
-    body.notificationUUID = uuid
-    body.version = "2.0"
-    body.signedDate = now
-    var data = NotificationData()
-    data.appAppleId = app.appAppleId
-    data.bundleId = app.bundleId
-    data.environment = app.environment
+    var (body, data) = envelope(type, subtype, uuid: uuid)
     data.signedTransactionInfo = transaction.map { stampedAndSigned($0) }
     data.signedRenewalInfo = renewal.map { signed($0) }
     data.status = status
@@ -34,8 +25,22 @@ extension SimulatedAppStore {
   /// A `TEST` notification: `data` with the app's identity only, no subtype.
   func notifyTest() -> String {
     let uuid = UUID().uuidString.lowercased()
+    var (body, data) = envelope(.test, nil, uuid: uuid)
+    body.data = data
+    enqueue(
+      SimulatedNotification(
+        uuid: uuid, type: .test, subtype: nil, signedPayload: try! signer.sign(body), sentAt: now,
+        transactionId: nil))
+    return uuid
+  }
+
+  /// A notification signed now, and its `data` with the app's identity.
+  private func envelope(_ type: NotificationType, _ subtype: NotificationSubtype?, uuid: String)
+    -> (ResponseBodyV2DecodedPayload, NotificationData)
+  {
     var body = ResponseBodyV2DecodedPayload()
-    body.notificationType = .test
+    body.notificationType = type
+    body.subtype = subtype
     body.notificationUUID = uuid
     body.version = "2.0"
     body.signedDate = now
@@ -43,12 +48,7 @@ extension SimulatedAppStore {
     data.appAppleId = app.appAppleId
     data.bundleId = app.bundleId
     data.environment = app.environment
-    body.data = data
-    enqueue(
-      SimulatedNotification(
-        uuid: uuid, type: .test, subtype: nil, signedPayload: try! signer.sign(body), sentAt: now,
-        transactionId: nil))
-    return uuid
+    return (body, data)
   }
 
   private func stampedAndSigned(_ transaction: JWSTransactionDecodedPayload) -> String {

@@ -19,6 +19,18 @@ extension CustomerLifecycle {
     truth.note(renewal.originalTransactionId!, status, at: at)
   }
 
+  /// A renewal info Apple signs at `time`, and the notification about `transaction` it
+  /// comes with; `status` is the subscription's from then on.
+  mutating func announce(
+    _ renewal: inout JWSRenewalInfoDecodedPayload, _ status: SubscriptionStatus,
+    _ type: NotificationType, _ subtype: NotificationSubtype?,
+    about transaction: JWSTransactionDecodedPayload, at time: Int64
+  ) {
+    renewal.signedDate = Timestamp(milliseconds: time)
+    setRenewal(renewal, status, at: time)
+    notify(type, subtype, transaction, status, at: time)
+  }
+
   /// A notification about `transaction`; for a subscription, `status` is Apple's from now on.
   mutating func notify(
     _ type: NotificationType, _ subtype: NotificationSubtype?,

@@ -42,8 +42,7 @@ struct CustomerLifecycle {
     if random.chance(0.3) { current.offerType = .introductory }
     var renewal = renewalInfo(original, product: P.subscriptions[level], at: start)
     put(current, at: start)
-    setRenewal(renewal, .active, at: start)
-    notify(.subscribed, .initialBuy, current, .active, at: start)
+    announce(&renewal, .active, .subscribed, .initialBuy, about: current, at: start)
     var renewals = 0
     // Each pass plans one period and ends in a later one (or returns), so steps move forward.
     while current.expiresDate!.milliseconds < end.milliseconds {
@@ -108,8 +107,7 @@ struct CustomerLifecycle {
     next.offerType = offer
     renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
     put(next, at: time)
-    setRenewal(renewal, .active, at: time)
-    notify(.didRenew, subtype, next, .active, at: time)
+    announce(&renewal, .active, .didRenew, subtype, about: next, at: time)
     return next
   }
 
@@ -120,22 +118,18 @@ struct CustomerLifecycle {
   ) -> Bool {
     let off = periodEnd - 10 * Self.day
     renewal.autoRenewStatus = .off
-    renewal.signedDate = Timestamp(milliseconds: off)
-    setRenewal(renewal, .active, at: off)
-    notify(.didChangeRenewalStatus, .autoRenewDisabled, current, .active, at: off)
+    announce(
+      &renewal, .active, .didChangeRenewalStatus, .autoRenewDisabled, about: current, at: off)
     if random.chance(0.3) {
       let on = periodEnd - 4 * Self.day
       renewal.autoRenewStatus = .on
-      renewal.signedDate = Timestamp(milliseconds: on)
-      setRenewal(renewal, .active, at: on)
-      notify(.didChangeRenewalStatus, .autoRenewEnabled, current, .active, at: on)
+      announce(
+        &renewal, .active, .didChangeRenewalStatus, .autoRenewEnabled, about: current, at: on)
       current = renew(current, &renewal, product: current.productId!, at: periodEnd)
       return true
     }
     renewal.expirationIntent = .customerCancelled
-    renewal.signedDate = Timestamp(milliseconds: periodEnd)
-    setRenewal(renewal, .expired, at: periodEnd)
-    notify(.expired, .voluntary, current, .expired, at: periodEnd)
+    announce(&renewal, .expired, .expired, .voluntary, about: current, at: periodEnd)
     guard random.chance(0.4) else { return false }
     let back = periodEnd + 20 * Self.day
     guard back < end.milliseconds else { return false }
@@ -145,8 +139,7 @@ struct CustomerLifecycle {
     again.transactionReason = .purchase
     renewal = renewalInfo(again.originalTransactionId!, product: again.productId!, at: back)
     put(again, at: back)
-    setRenewal(renewal, .active, at: back)
-    notify(.subscribed, .resubscribe, again, .active, at: back)
+    announce(&renewal, .active, .subscribed, .resubscribe, about: again, at: back)
     current = again
     return true
   }
@@ -168,9 +161,7 @@ struct CustomerLifecycle {
     let recovers = random.chance(0.5)
     let graceRunsOut = grace && (!recovers || random.chance(0.5))
     if graceRunsOut {
-      renewal.signedDate = Timestamp(milliseconds: graceEnd)
-      setRenewal(renewal, .billingRetry, at: graceEnd)
-      notify(.gracePeriodExpired, nil, current, .billingRetry, at: graceEnd)
+      announce(&renewal, .billingRetry, .gracePeriodExpired, nil, about: current, at: graceEnd)
     }
     if recovers {
       // Recovery comes inside the grace period, or after it ran out, within retry's 60 days.
@@ -185,9 +176,7 @@ struct CustomerLifecycle {
     renewal.isInBillingRetryPeriod = false
     renewal.gracePeriodExpiresDate = nil
     renewal.autoRenewStatus = .off
-    renewal.signedDate = Timestamp(milliseconds: expiry)
-    setRenewal(renewal, .expired, at: expiry)
-    notify(.expired, .billingRetry, current, .expired, at: expiry)
+    announce(&renewal, .expired, .expired, .billingRetry, about: current, at: expiry)
     return false
   }
 
@@ -204,8 +193,7 @@ struct CustomerLifecycle {
     next.transactionReason = .purchase
     renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
     put(next, at: time)
-    setRenewal(renewal, .active, at: time)
-    notify(.didChangeRenewalPref, .upgrade, next, .active, at: time)
+    announce(&renewal, .active, .didChangeRenewalPref, .upgrade, about: next, at: time)
     current = next
   }
 
@@ -214,9 +202,7 @@ struct CustomerLifecycle {
     _ current: JWSTransactionDecodedPayload, at time: Int64
   ) {
     renewal.autoRenewProductId = product
-    renewal.signedDate = Timestamp(milliseconds: time)
-    setRenewal(renewal, .active, at: time)
-    notify(.didChangeRenewalPref, .downgrade, current, .active, at: time)
+    announce(&renewal, .active, .didChangeRenewalPref, .downgrade, about: current, at: time)
   }
 
   /// A price increase needing consent: accepted (true), or declined and expired at the
@@ -227,9 +213,7 @@ struct CustomerLifecycle {
     at time: Int64
   ) {
     renewal.autoRenewProductId = current.productId
-    renewal.signedDate = Timestamp(milliseconds: time)
-    setRenewal(renewal, .active, at: time)
-    notify(.didChangeRenewalPref, nil, current, .active, at: time)
+    announce(&renewal, .active, .didChangeRenewalPref, nil, about: current, at: time)
   }
 
   /// A promotional offer redeemed on the active subscription, for the next period.
@@ -239,9 +223,7 @@ struct CustomerLifecycle {
   ) {
     renewal.offerType = .promotional
     renewal.offerIdentifier = "loyal.customer"
-    renewal.signedDate = Timestamp(milliseconds: time)
-    setRenewal(renewal, .active, at: time)
-    notify(.offerRedeemed, nil, current, .active, at: time)
+    announce(&renewal, .active, .offerRedeemed, nil, about: current, at: time)
   }
 
   /// The product was no longer for sale when the renewal came.
@@ -251,9 +233,7 @@ struct CustomerLifecycle {
   ) {
     renewal.autoRenewStatus = .off
     renewal.expirationIntent = .productNotAvailable
-    renewal.signedDate = Timestamp(milliseconds: time)
-    setRenewal(renewal, .expired, at: time)
-    notify(.expired, .productNotForSale, current, .expired, at: time)
+    announce(&renewal, .expired, .expired, .productNotForSale, about: current, at: time)
   }
 
   private mutating func priceIncrease(
@@ -261,21 +241,17 @@ struct CustomerLifecycle {
     periodStart: Int64, periodEnd: Int64
   ) -> Bool {
     renewal.priceIncreaseStatus = .notResponded
-    renewal.signedDate = Timestamp(milliseconds: periodStart + 5 * Self.day)
-    setRenewal(renewal, .active, at: periodStart + 5 * Self.day)
-    notify(.priceIncrease, .pending, current, .active, at: periodStart + 5 * Self.day)
+    announce(
+      &renewal, .active, .priceIncrease, .pending, about: current, at: periodStart + 5 * Self.day)
     if random.chance(0.3) {
       renewal.autoRenewStatus = .off
       renewal.expirationIntent = .priceIncreaseNotConsented
-      renewal.signedDate = Timestamp(milliseconds: periodEnd)
-      setRenewal(renewal, .expired, at: periodEnd)
-      notify(.expired, .priceIncrease, current, .expired, at: periodEnd)
+      announce(&renewal, .expired, .expired, .priceIncrease, about: current, at: periodEnd)
       return false
     }
     renewal.priceIncreaseStatus = .consentedOrNotified
-    renewal.signedDate = Timestamp(milliseconds: periodStart + 8 * Self.day)
-    setRenewal(renewal, .active, at: periodStart + 8 * Self.day)
-    notify(.priceIncrease, .accepted, current, .active, at: periodStart + 8 * Self.day)
+    announce(
+      &renewal, .active, .priceIncrease, .accepted, about: current, at: periodStart + 8 * Self.day)
     return true
   }
 
