@@ -67,6 +67,7 @@ let package = Package(
       name: "StoreLedger",
       dependencies: [
         "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
+        "AppStoreServerAPI",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -184,6 +185,9 @@ let package = Package(
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
         "StoreLedgerTestSupport",
+        "AppStoreSimulator", "AppStoreServerAPI",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
       ]
     ),
     .testTarget(

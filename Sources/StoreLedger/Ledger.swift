@@ -61,13 +61,16 @@ public struct Ledger: Sendable {
 
   // MARK: Commands
 
-  /// An App Store Server Notification V2 `signedPayload`.
-  public func ingest(notification signedPayload: String) async throws(LedgerError) -> Ingested {
+  /// An App Store Server Notification V2 `signedPayload`; `source` is kept in the event's
+  /// metadata (`webhook`, `recovery`, …).
+  public func ingest(notification signedPayload: String, source: String = "webhook")
+    async throws(LedgerError) -> Ingested
+  {
     try Self.expect(.notification, in: signedPayload)
     let verified = try verify { verifier throws(VerificationError) in
       try verifier.verifyNotification(signedPayload)
     }
-    let record = try mapped { try LedgerRecord.notification(verified, source: "webhook") }
+    let record = try mapped { try LedgerRecord.notification(verified, source: source) }
     let tokens = [
       verified.transaction?.payload.appAccountToken,
       verified.renewalInfo?.payload.appAccountToken,
