@@ -34,6 +34,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       """,
     subcommands: [
       VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self,
-      SimulateCommand.self,
+      SimulateCommand.self, RecoverCommand.self,
     ])
 }

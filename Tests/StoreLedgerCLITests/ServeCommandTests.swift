@@ -54,6 +54,20 @@ final class LogLines: Sendable {
 
   var text: String { buffer.withLock { String(decoding: $0, as: UTF8.self) } }
 
+  /// The first capture of `pattern` once it appears in the output.
+  func match(_ pattern: String, within limit: Duration) async throws -> String {
+    let deadline = ContinuousClock.now + limit
+    let expression = try Regex(pattern)
+    while ContinuousClock.now < deadline {
+      if let found = text.firstMatch(of: expression), let capture = found.output[1].substring {
+        return String(capture)
+      }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    throw CocoaError(
+      .fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey: "no \(pattern) in: \(text)"])
+  }
+
   func port(within limit: Duration) async throws -> Int {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {

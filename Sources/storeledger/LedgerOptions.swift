@@ -1,0 +1,66 @@
+import AppStoreVerification
+import ArgumentParser
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// The settings every command that opens the ledger needs; each flag falls back to its
+/// environment variable.
+struct LedgerOptions: ParsableArguments {
+  @Option(name: .customLong("database-url")) var databaseURL: String?
+  @Option(name: .customLong("bundle-id")) var bundleId: String?
+  @Option(name: .customLong("app-apple-id")) var appAppleId: Int64?
+  @Option(help: "Comma list of Production, Sandbox, Xcode, LocalTesting.") var environments: String?
+  @Option(name: .customLong("root-certs"), help: "Comma list of DER or PEM files.")
+  var rootCertificates: String?
+  @Option(help: "Product catalog JSON file.") var catalog: String?
+
+  static func setting(_ flag: String?, _ variable: String, _ environment: [String: String])
+    -> String?
+  {
+    flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  func databaseURL(_ environment: [String: String]) throws -> DatabaseURL {
+    guard let text = Self.setting(databaseURL, "DATABASE_URL", environment) else {
+      throw ValidationError("give --database-url or set DATABASE_URL")
+    }
+    do { return try DatabaseURL(text) } catch { throw ValidationError(error.message) }
+  }
+
+  func ledgerConfiguration(_ environment: [String: String]) throws -> LedgerConfiguration {
+    guard let bundle = Self.setting(bundleId, "STORELEDGER_BUNDLE_ID", environment) else {
+      throw ValidationError("give --bundle-id or set STORELEDGER_BUNDLE_ID")
+    }
+    let appleId = try Self.setting(
+      appAppleId.map(String.init), "STORELEDGER_APP_APPLE_ID", environment
+    ).map {
+      guard let id = Int64($0) else { throw ValidationError("the app Apple id must be a number") }
+      return id
+    }
+    return LedgerConfiguration(
+      bundleId: bundle, appAppleId: appleId,
+      environments: Self.list(
+        Self.setting(environments, "STORELEDGER_ENVIRONMENTS", environment)
+          ?? "Production,Sandbox"
+      ).map(AppStoreEnvironment.init(rawValue:)),
+      trustedRoots: try RootCertificates.load(
+        Self.list(Self.setting(rootCertificates, "STORELEDGER_ROOT_CERTS", environment))),
+      catalog: try Self.setting(catalog, "STORELEDGER_CATALOG", environment).map(Self.catalog)
+        ?? .empty)
+  }
+
+  static func list(_ text: String?) -> [String] {
+    (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+  }
+
+  static func catalog(_ path: String) throws -> ProductCatalog {
+    do {
+      return try JSONDecoder().decode(ProductCatalog.self, from: Data(InputReader.bytes(path)))
+    } catch {
+      throw ValidationError("the catalog \(path) is not a product catalog: \(error)")
+    }
+  }
+}

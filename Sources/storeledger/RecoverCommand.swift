@@ -1,0 +1,86 @@
+import AppStoreServerAPI
+import AppStoreVerification
+import ArgumentParser
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+struct RecoverCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "recover",
+    abstract: "Store the notifications that never reached the webhook, from Notification History.",
+    discussion: """
+      Pages Get Notification History from --since to --until (default now), only the
+      notifications Apple could not deliver unless --all, and ingests each one as the webhook
+      would (verified; marked "recovery"). What is already stored is counted, never stored
+      twice, so it can run again at any time. Apple keeps 180 days (Production), 30 (Sandbox).
+
+      Example:
+        storeledger recover --since 2026-11-01T00:00:00Z --database-url postgres://… \\
+          --bundle-id com.example.app --app-apple-id 1234567890 \\
+          --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 AuthKey_2X9R4HXF34.p8
+      """)
+
+  @OptionGroup var ledger: LedgerOptions
+  @OptionGroup var api: AppStoreAPIOptions
+  @Option(help: "Start of the window (ISO 8601 or milliseconds).") var since: String
+  @Option(help: "End of the window (ISO 8601 or milliseconds; default now).") var until: String?
+  @Flag(help: "Every notification of the window, not only the failed ones.") var all = false
+  @Flag(help: "Print the report as JSON.") var json = false
+
+  func run() async throws {
+    let environment = ProcessInfo.processInfo.environment
+    let url = try ledger.databaseURL(environment)
+    let configuration = try ledger.ledgerConfiguration(environment)
+    let (apiConfiguration, verifierConfiguration) = try api.client(
+      ledger: configuration, environment: environment)
+    let start = try Self.time(since, "--since")
+    let end = try until.map { try Self.time($0, "--until") } ?? Date()
+    let logger = {
+      var logger = Logger(label: "storeledger.recover")
+      logger.logLevel = .warning
+      return logger
+    }()
+    let verifier = try SignedDataVerifier(configuration: verifierConfiguration)
+    let quiet = json
+    let report = try await PostgresClient.withRunningClient(url, logger: logger) { client in
+      let ledger = try Ledger(client: client, configuration: configuration, logger: logger)
+      let recovery = NotificationRecovery(
+        ledger: ledger,
+        client: AppStoreServerAPIClient(
+          configuration: apiConfiguration, verifier: verifier, logger: logger),
+        logger: logger)
+      return try await recovery.recover(from: start, to: end, onlyFailures: !all) { progress in
+        if !quiet { say("… \(progress.found) found, \(progress.appended) appended") }
+      }
+    }
+    say(json ? try Self.json(report) : Self.text(report))
+  }
+
+  static func time(_ text: String, _ flag: String) throws -> Date {
+    if let milliseconds = Int64(text) { return Timestamp(milliseconds: milliseconds).date }
+    guard let date = ISO8601Parsing.date(text) else {
+      throw ValidationError("\(flag) must be ISO 8601 or milliseconds")
+    }
+    return date
+  }
+
+  static func text(_ report: NotificationRecovery.Report) -> String {
+    var lines = [
+      "found \(report.found) notifications: \(report.appended) appended, "
+        + "\(report.alreadyStored) already stored, \(report.rejected.values.reduce(0, +)) rejected"
+    ]
+    lines += report.appendedByType.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
+    lines += report.rejected.sorted { $0.key < $1.key }.map { "  rejected \($0.key): \($0.value)" }
+    return lines.joined(separator: "\n")
+  }
+
+  static func json(_ report: NotificationRecovery.Report) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return String(decoding: try encoder.encode(report), as: UTF8.self)
+  }
+}

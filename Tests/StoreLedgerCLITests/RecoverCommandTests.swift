@@ -1,0 +1,50 @@
+import Foundation
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// `storeledger recover` against `storeledger simulate`, both as processes: the simulator
+/// delivered nothing (no webhook), so every notification is a failure to recover, once.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct RecoverCommandTests {
+  @Test func recoversEveryUndeliveredNotificationOnce() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("recover-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let simulator = Process()
+    simulator.executableURL = CommandLineRunner.executable
+    simulator.arguments = [
+      "simulate", "--customers", "25", "--months", "3", "--seed", "4", "--day-seconds", "0",
+      "--port", "0", "--out", folder.path,
+    ]
+    let log = Pipe()
+    simulator.standardOutput = log
+    simulator.standardError = log
+    let lines = LogLines()
+    log.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
+    try simulator.run()
+    defer { if simulator.isRunning { simulator.terminate() } }
+    let port = try await lines.match(#"API on http://127\.0\.0\.1:(\d+)"#, within: .seconds(60))
+    let issuer = try await lines.match(#"issuer ([0-9a-f-]+),"#, within: .seconds(5))
+    let sent = try await lines.match(#"done: \d+ steps, (\d+) notifications"#, within: .seconds(60))
+    try await TestDatabase.withMigrated { database in
+      let arguments = [
+        "recover", "--since", "2026-01-01T00:00:00Z", "--until", "2026-12-31T00:00:00Z",
+        "--database-url", database.writerURL.description, "--bundle-id", "com.example.app",
+        "--environments", "Sandbox", "--root-certs", folder.appendingPathComponent("root.der").path,
+        "--api-url", "http://127.0.0.1:\(port)", "--key-id", "SIM4", "--issuer-id", issuer,
+        "--p8", folder.appendingPathComponent("api-key.p8").path,
+      ]
+      let first = try CommandLineRunner.run(arguments)
+      #expect(first.status == 0, "\(first.standardError)")
+      #expect(first.standardOutput.contains("found \(sent) notifications: \(sent) appended"))
+      let again = try CommandLineRunner.run(arguments + ["--json"])
+      #expect(again.status == 0)
+      #expect(again.standardOutput.contains(#""alreadyStored":\#(sent)"#))
+      #expect(again.standardOutput.contains(#""appended":0"#))
+      let wrongKey = try CommandLineRunner.run(
+        arguments.map { $0 == "SIM4" ? "OTHER" : $0 })
+      #expect(wrongKey.status == 1)
+      #expect(wrongKey.standardError.contains("unauthorized"))
+    }
+  }
+}
