@@ -138,6 +138,11 @@ public final class SimulatedAppStore: Sendable {
     }
   }
 
+  /// Transaction `id` as the App Store would sign it now (what an app forwards).
+  public func signedTransaction(_ id: String) -> String? {
+    transaction(id).map(signed)
+  }
+
   /// `payload` signed now, as the App Store serves it.
   func signed(_ payload: JWSTransactionDecodedPayload) -> String {
     var copy = payload

@@ -34,6 +34,7 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       """,
     subcommands: [
       VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self,
-      SimulateCommand.self, RecoverCommand.self,
+      SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
+      RebuildCommand.self,
     ])
 }

@@ -45,6 +45,32 @@ import Testing
         arguments.map { $0 == "SIM4" ? "OTHER" : $0 })
       #expect(wrongKey.status == 1)
       #expect(wrongKey.standardError.contains("unauthorized"))
+      // What was recovered audits clean; a read-model row edited by hand does not.
+      let auditArguments = [
+        "audit", "--database-url", database.writerURL.description, "--bundle-id",
+        "com.example.app", "--environments", "Sandbox", "--root-certs",
+        folder.appendingPathComponent("root.der").path,
+      ]
+      let rebuilt = try CommandLineRunner.run(["rebuild"] + auditArguments.dropFirst())
+      #expect(
+        rebuilt.status == 0
+          && rebuilt.standardOutput.hasSuffix("account views projected from the log\n"))
+      let clean = try CommandLineRunner.run(auditArguments)
+      #expect(clean.status == 0, "\(clean.standardOutput)")
+      #expect(clean.standardOutput.hasSuffix("consistent\n"))
+      try await database.asAdmin { client in
+        try await client.execute(
+          """
+          UPDATE storeledger.account_views SET view = jsonb_set(view, '{entitlements}', '[]')
+          WHERE app_account_token = (SELECT min(app_account_token) FROM storeledger.account_views
+            WHERE jsonb_array_length(view->'entitlements') > 0 AND projected_changes = changes)
+          """, logger: TestDatabase.logger)
+      }
+      let dirty = try CommandLineRunner.run(auditArguments + ["--json"])
+      #expect(dirty.status == 1)
+      #expect(dirty.standardOutput.contains(#""kind":"read_model""#))
+      _ = try CommandLineRunner.run(["rebuild"] + auditArguments.dropFirst())
+      #expect(try CommandLineRunner.run(auditArguments).status == 0)
     }
   }
 }

@@ -1,0 +1,36 @@
+/// What an audit checked and every inconsistency it found. Consistent only when there is none.
+public struct AuditReport: Sendable, Hashable, Codable {
+  public struct Problem: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+      /// The hash chain or the version sequence of a stream does not hold.
+      case hashChain = "hash_chain"
+      /// A stored JWS no longer verifies.
+      case signature
+      /// The stored payload is not what the stored JWS says.
+      case payload
+      /// A live read-model row differs from the projection rebuilt from the log.
+      case readModel = "read_model"
+    }
+
+    public var kind: Kind
+    /// The stream (log problems) or the account (read-model problems).
+    public var subject: String
+    public var streamVersion: Int64?
+    /// The field that differs, as a path (`subscriptions[0].status`), for read models.
+    public var field: String?
+    public var live: String?
+    public var rebuilt: String?
+    public var detail: String
+  }
+
+  public var eventsChecked = 0
+  public var signaturesVerified = 0
+  public var accountsCompared = 0
+  /// Accounts whose live view is not current (the projector has not caught up): not compared.
+  public var accountsNotCurrent = 0
+  public var problems: [Problem] = []
+
+  public var isConsistent: Bool { problems.isEmpty }
+
+  public init() {}
+}

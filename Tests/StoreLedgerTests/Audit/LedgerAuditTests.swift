@@ -1,0 +1,110 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// The audit on a real database: a clean log passes; a payload edited behind the triggers and
+/// a read-model row edited by hand are each named; rebuilding the views fixes the latter.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct LedgerAuditTests {
+  typealias S = SimulatedAppStoreHarness
+
+  /// A ledger holding a simulated half-year, every account view projected.
+  func withAuditedLedger(_ body: @Sendable (Ledger, TestDatabase) async throws -> Void)
+    async throws
+  {
+    let store = S.store(Simulation(SimulationConfiguration(customers: 30, months: 6, seed: 8)))
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let ledger = try Ledger(
+          client: client,
+          configuration: LedgerConfiguration(
+            bundleId: "com.example.app", environments: [.sandbox],
+            trustedRoots: S.pki.trustedRoots),
+          logger: TestDatabase.logger)
+        for notification in store.notifications() {
+          _ = try await ledger.ingest(notification: notification.signedPayload)
+        }
+        let forwarded = try #require(store.notifications().first { $0.transactionId != nil })
+        _ = try await ledger.ingest(
+          signedTransaction: try #require(store.signedTransaction(forwarded.transactionId!)),
+          appAccountToken: "forwarded-account")
+        try await ledger.rebuildAccountViews()
+        try await body(ledger, database)
+      }
+    }
+  }
+
+  @Test func aCleanLogPassesEveryCheck() async throws {
+    try await withAuditedLedger { ledger, _ in
+      let report = try await ledger.audit(pageSize: 50)
+      #expect(report.isConsistent, "\(report.problems.prefix(3))")
+      #expect(report.eventsChecked > 100 && report.signaturesVerified == report.eventsChecked)
+      #expect(report.accountsCompared > 10 && report.accountsNotCurrent == 0)
+    }
+  }
+
+  @Test func aPayloadEditedBehindTheTriggersIsNamed() async throws {
+    try await withAuditedLedger { ledger, database in
+      let (stream, version) = try await database.asAdmin { client in
+        try await client.execute(
+          "ALTER TABLE storeledger.events DISABLE TRIGGER events_reject_update_delete",
+          logger: TestDatabase.logger)
+        return try await client.query(
+          """
+          UPDATE storeledger.events
+          SET payload = regexp_replace(payload::text, '"productId": "[^"]*"',
+            '"productId": "tampered.product"', 'g')::jsonb
+          WHERE (stream_id, stream_version) = (
+            SELECT stream_id, stream_version FROM storeledger.events
+            WHERE event_type = 'appstore.notification.v1' ORDER BY tx_id, seq OFFSET 7 LIMIT 1)
+          RETURNING stream_id, stream_version
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var edited: (String, Int64)?
+          for try await row in rows.decode((String, Int64).self) { edited = row }
+          return try #require(edited)
+        }
+      }
+      let report = try await ledger.audit(pageSize: 50)
+      #expect(!report.isConsistent)
+      let named = report.problems.filter { $0.subject == stream && $0.streamVersion == version }
+      #expect(Set(named.map(\.kind)) == [.hashChain, .payload])
+      #expect(report.problems.allSatisfy { $0.kind == .readModel || $0.subject == stream })
+    }
+  }
+
+  @Test func anEditedReadModelRowIsShownAndRebuildFixesIt() async throws {
+    try await withAuditedLedger { ledger, database in
+      let token = try await database.asAdmin { client in
+        try await client.query(
+          """
+          UPDATE storeledger.account_views
+          SET view = jsonb_set(view, '{subscriptions,0,status}', '9')
+          WHERE app_account_token = (
+            SELECT app_account_token FROM storeledger.account_views
+            WHERE jsonb_array_length(view->'subscriptions') > 0
+            ORDER BY app_account_token LIMIT 1)
+          RETURNING app_account_token
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var token: String?
+          for try await value in rows.decode(String.self) { token = value }
+          return try #require(token)
+        }
+      }
+      let report = try await ledger.audit(pageSize: 7)
+      let problem = try #require(report.problems.first)
+      #expect(report.problems.count == 1)
+      #expect(problem.kind == .readModel && problem.subject == token)
+      #expect(problem.field == "subscriptions[0].status" && problem.live == "9")
+      #expect(problem.rebuilt != "9")
+      try await ledger.rebuildAccountViews()
+      #expect(try await ledger.audit().isConsistent)
+    }
+  }
+}
