@@ -80,19 +80,32 @@ public struct Ledger: Sendable {
     return ingested
   }
 
-  /// A signed transaction the app forwarded after a purchase, with the account it was made for.
-  public func ingest(signedTransaction: String, appAccountToken: String? = nil)
-    async throws(LedgerError) -> Ingested
-  {
+  /// A signed transaction the app forwarded after a purchase (or the replay fetched), with
+  /// the account it was made for.
+  public func ingest(
+    signedTransaction: String, appAccountToken: String? = nil, source: String = "app"
+  ) async throws(LedgerError) -> Ingested {
     try Self.expect(.transaction, in: signedTransaction)
     let verified = try verify { verifier throws(VerificationError) in
       try verifier.verifyTransaction(signedTransaction)
     }
     let record = try mapped {
-      try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: "app")
+      try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
     }
     return try await append(
       record, accounts: [verified.payload.appAccountToken, appAccountToken].compactMap { $0 })
+  }
+
+  /// A signed renewal info (from Get All Subscription Statuses).
+  public func ingest(signedRenewalInfo: String, source: String) async throws(LedgerError)
+    -> Ingested
+  {
+    try Self.expect(.renewalInfo, in: signedRenewalInfo)
+    let verified = try verify { verifier throws(VerificationError) in
+      try verifier.verifyRenewalInfo(signedRenewalInfo)
+    }
+    let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }
+    return try await append(record, accounts: [verified.payload.appAccountToken].compactMap { $0 })
   }
 
   /// The backend says `appAccountToken` owns the purchase chain `originalTransactionId`.

@@ -1,0 +1,86 @@
+import Foundation
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension CustomerReplay {
+  /// The ids to start from: those a run started from before first (their revisions are
+  /// stored), then the others; each group in a fixed order that spreads one customer's
+  /// (neighbouring) ids apart, so that concurrent replays rarely share a customer.
+  func startingIds(_ customers: Customers) async throws -> [String] {
+    let ids = try await knownIds(customers)
+    let started = Set(try await replayedIds())
+    let order: (String, String) -> Bool = {
+      (String($0.reversed()), $0) < (String($1.reversed()), $1)
+    }
+    return ids.filter(started.contains).sorted(by: order)
+      + ids.filter { !started.contains($0) }.sorted(by: order)
+  }
+
+  private func replayedIds() async throws -> [String] {
+    let prefix = "replay:\(environment.rawValue):"
+    let streams = try await ledger.client.query(
+      """
+      SELECT stream_id FROM storeledger.events
+      WHERE stream_version = 1 AND event_type = \(Self.revisionEventType)
+      """, logger: logger, reading: Self.strings)
+    return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+  }
+
+  private func knownIds(_ customers: Customers) async throws -> [String] {
+    let prefix = "sub:\(environment.rawValue):"
+    let (client, logger) = (ledger.client, logger)
+    let streams: [String]
+    switch customers {
+    case .transactions(let ids): return ids
+    case .account(let token):
+      streams = try await client.query(
+        "SELECT stream_id FROM storeledger.account_streams WHERE app_account_token = \(token)",
+        logger: logger, reading: Self.strings)
+    case .everyone:
+      streams = try await client.query(
+        """
+        SELECT stream_id FROM storeledger.events
+        WHERE stream_version = 1 AND stream_id LIKE 'sub:%'
+        """, logger: logger, reading: Self.strings)
+    }
+    return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+  }
+
+  /// Where a customer's last replay stopped, and the chains it had found then.
+  struct Progress: Codable {
+    var anyTransactionId: String
+    var revision: String
+    var originals: [String]
+  }
+
+  /// The progress the last run stored for this customer, if any.
+  func storedProgress(_ stream: String) async throws -> Progress? {
+    let store = ledger.store
+    var last: RecordedEvent?
+    var version: Int64 = 1
+    while true {
+      let page = try await store.readStream(stream, from: version, limit: 500)
+      guard let end = page.last else { break }
+      last = end
+      version = end.streamVersion + 1
+    }
+    return try last.map { try JSONDecoder().decode(Progress.self, from: Data($0.payload)) }
+  }
+
+  func store(_ progress: Progress, in stream: String) async throws {
+    _ = try await ledger.store.append(
+      [
+        NewEvent(
+          eventType: Self.revisionEventType, idempotencyKey: "\(stream):\(progress.revision)",
+          payload: Array(try JSONEncoder().encode(progress)), environment: environment.rawValue,
+          metadata: Array(#"{"source":"replay"}"#.utf8))
+      ], to: stream)
+  }
+
+  @Sendable static func strings(_ rows: PostgresRowSequence) async throws -> [String] {
+    var values: [String] = []
+    for try await value in rows.decode(String.self) { values.append(value) }
+    return values
+  }
+}
