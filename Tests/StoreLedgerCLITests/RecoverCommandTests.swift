@@ -45,6 +45,16 @@ import Testing
         arguments.map { $0 == "SIM4" ? "OTHER" : $0 })
       #expect(wrongKey.status == 1)
       #expect(wrongKey.standardError.contains("unauthorized"))
+      // Replay every customer the log now knows: history snapshots signed now are new
+      // evidence once; a second replay fetches nothing.
+      let replayArguments = ["replay", "--all"] + arguments.dropFirst(5)
+      let replayed = try CommandLineRunner.run(Array(replayArguments))
+      #expect(replayed.status == 0, "\(replayed.standardError)")
+      #expect(replayed.standardOutput.contains("replayed "))
+      let replayedAgain = try CommandLineRunner.run(Array(replayArguments) + ["--json"])
+      #expect(replayedAgain.standardOutput.contains(#""appended":0"#))
+      #expect(replayedAgain.standardOutput.contains(#""transactionsFetched":0"#))
+      #expect(try CommandLineRunner.run(["replay"] + arguments.dropFirst(5)).status == 2)
       // What was recovered audits clean; a read-model row edited by hand does not.
       let auditArguments = [
         "audit", "--database-url", database.writerURL.description, "--bundle-id",
