@@ -107,4 +107,28 @@ import Testing
       #expect(try await ledger.audit().isConsistent)
     }
   }
+
+  @Test func rebuildEqualsLiveAndTwiceEqualsOnce() async throws {
+    try await withAuditedLedger { ledger, database in
+      let views: @Sendable () async throws -> [String: String] = {
+        try await database.asAdmin { client in
+          try await client.query(
+            "SELECT app_account_token, view::text FROM storeledger.account_views",
+            logger: TestDatabase.logger
+          ) { rows in
+            var views: [String: String] = [:]
+            for try await (token, view) in rows.decode((String, String?).self) {
+              views[token] = view
+            }
+            return views
+          }
+        }
+      }
+      let once = try await views()
+      #expect(once.count > 10 && once.values.allSatisfy { !$0.isEmpty })
+      try await ledger.rebuildAccountViews(pageSize: 4)
+      #expect(try await views() == once)
+      #expect(try await ledger.audit().isConsistent)
+    }
+  }
 }
