@@ -17,7 +17,7 @@ public struct Ledger: Sendable {
   let store: EventStore
   let client: PostgresClient
   let logger: Logger
-  let configuration: LedgerConfiguration
+  public let configuration: LedgerConfiguration
   let verifiers: [SignedDataVerifier]
   /// ``LedgerConfiguration/projectionFingerprint``, computed once.
   let projection: String

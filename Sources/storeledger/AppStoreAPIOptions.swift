@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import AppStoreVerification
 import ArgumentParser
 import Foundation
+import Logging
 import StoreLedger
 import StoreLedgerCore
 
@@ -42,6 +43,20 @@ struct AppStoreAPIOptions: ParsableArguments {
       VerifierConfiguration(
         trustedRoots: ledger.trustedRoots, bundleId: ledger.bundleId,
         appAppleId: ledger.appAppleId, environment: appEnvironment)
+    )
+  }
+
+  /// A client whose answers are verified like the ledger's data, and the environment its
+  /// URL serves (nil for a custom URL).
+  func client(for ledger: Ledger, logger: Logger) throws
+    -> (AppStoreServerAPIClient, AppStoreEnvironment?)
+  {
+    let (configuration, verification) = try client(
+      ledger: ledger.configuration, environment: ProcessInfo.processInfo.environment)
+    let verifier = try SignedDataVerifier(configuration: verification)
+    return (
+      AppStoreServerAPIClient(configuration: configuration, verifier: verifier, logger: logger),
+      verification.environment
     )
   }
 

@@ -26,16 +26,8 @@ struct AuditCommand: AsyncParsableCommand {
   @Flag(help: "Print the report as JSON.") var json = false
 
   func run() async throws {
-    let environment = ProcessInfo.processInfo.environment
-    let url = try ledger.databaseURL(environment)
-    let configuration = try ledger.ledgerConfiguration(environment)
-    let logger = {
-      var logger = Logger(label: "storeledger.audit")
-      logger.logLevel = .warning
-      return logger
-    }()
-    let report = try await PostgresClient.withRunningClient(url, logger: logger) { client in
-      try await Ledger(client: client, configuration: configuration, logger: logger).audit()
+    let report = try await ledger.withLedger("storeledger.audit") { ledger, _ in
+      try await ledger.audit()
     }
     say(json ? try Self.json(report) : Self.text(report))
     if !report.isConsistent { throw ExitCode.failure }

@@ -1,6 +1,8 @@
 import AppStoreVerification
 import ArgumentParser
 import Foundation
+import Logging
+import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
@@ -49,6 +51,21 @@ struct LedgerOptions: ParsableArguments {
         Self.list(Self.setting(rootCertificates, "STORELEDGER_ROOT_CERTS", environment))),
       catalog: try Self.setting(catalog, "STORELEDGER_CATALOG", environment).map(Self.catalog)
         ?? .empty)
+  }
+
+  /// Opens the ledger on the configured database for `body`, logging warnings and errors only.
+  func withLedger<Result: Sendable>(
+    _ label: String, _ body: @Sendable (Ledger, Logger) async throws -> Result
+  ) async throws -> Result {
+    let environment = ProcessInfo.processInfo.environment
+    let url = try databaseURL(environment)
+    let configuration = try ledgerConfiguration(environment)
+    var logger = Logger(label: label)
+    logger.logLevel = .warning
+    let quiet = logger
+    return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
+      try await body(try Ledger(client: client, configuration: configuration, logger: quiet), quiet)
+    }
   }
 
   static func list(_ text: String?) -> [String] {

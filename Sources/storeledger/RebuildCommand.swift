@@ -23,17 +23,8 @@ struct RebuildCommand: AsyncParsableCommand {
   @OptionGroup var ledger: LedgerOptions
 
   func run() async throws {
-    let environment = ProcessInfo.processInfo.environment
-    let url = try ledger.databaseURL(environment)
-    let configuration = try ledger.ledgerConfiguration(environment)
-    let logger = {
-      var logger = Logger(label: "storeledger.rebuild")
-      logger.logLevel = .warning
-      return logger
-    }()
-    let accounts = try await PostgresClient.withRunningClient(url, logger: logger) { client in
-      try await Ledger(client: client, configuration: configuration, logger: logger)
-        .rebuildAccountViews()
+    let accounts = try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
+      try await ledger.rebuildAccountViews()
     }
     say("\(accounts) account views projected from the log")
   }

@@ -32,28 +32,14 @@ struct RecoverCommand: AsyncParsableCommand {
   @Flag(help: "Print the report as JSON.") var json = false
 
   func run() async throws {
-    let environment = ProcessInfo.processInfo.environment
-    let url = try ledger.databaseURL(environment)
-    let configuration = try ledger.ledgerConfiguration(environment)
-    let (apiConfiguration, verifierConfiguration) = try api.client(
-      ledger: configuration, environment: environment)
     let start = try Self.time(since, "--since")
     let end = try until.map { try Self.time($0, "--until") } ?? Date()
-    let logger = {
-      var logger = Logger(label: "storeledger.recover")
-      logger.logLevel = .warning
-      return logger
-    }()
-    let verifier = try SignedDataVerifier(configuration: verifierConfiguration)
-    let quiet = json
-    let report = try await PostgresClient.withRunningClient(url, logger: logger) { client in
-      let ledger = try Ledger(client: client, configuration: configuration, logger: logger)
+    let (api, quiet, onlyFailures) = (api, json, !all)
+    let report = try await ledger.withLedger("storeledger.recover") { ledger, logger in
       let recovery = NotificationRecovery(
-        ledger: ledger,
-        client: AppStoreServerAPIClient(
-          configuration: apiConfiguration, verifier: verifier, logger: logger),
-        logger: logger)
-      return try await recovery.recover(from: start, to: end, onlyFailures: !all) { progress in
+        ledger: ledger, client: try api.client(for: ledger, logger: logger).0, logger: logger)
+      return try await recovery.recover(from: start, to: end, onlyFailures: onlyFailures) {
+        progress in
         if !quiet { say("… \(progress.found) found, \(progress.appended) appended") }
       }
     }

@@ -42,28 +42,15 @@ struct ReplayCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let environment = ProcessInfo.processInfo.environment
-    let url = try ledger.databaseURL(environment)
-    let configuration = try ledger.ledgerConfiguration(environment)
-    let (apiConfiguration, verifierConfiguration) = try api.client(
-      ledger: configuration, environment: environment)
     let customers: CustomerReplay.Customers =
       all ? .everyone : account.map { .account($0) } ?? .transactions(transaction)
-    let appEnvironment =
-      verifierConfiguration.environment ?? configuration.environments.first ?? .production
-    let logger = {
-      var logger = Logger(label: "storeledger.replay")
-      logger.logLevel = .warning
-      return logger
-    }()
-    let verifier = try SignedDataVerifier(configuration: verifierConfiguration)
-    let (quiet, concurrency) = (json, concurrency)
-    let report = try await PostgresClient.withRunningClient(url, logger: logger) { client in
+    let (api, quiet, concurrency) = (api, json, concurrency)
+    let report = try await ledger.withLedger("storeledger.replay") { ledger, logger in
+      let (client, served) = try api.client(for: ledger, logger: logger)
       let replay = CustomerReplay(
-        ledger: try Ledger(client: client, configuration: configuration, logger: logger),
-        client: AppStoreServerAPIClient(
-          configuration: apiConfiguration, verifier: verifier, logger: logger),
-        environment: appEnvironment, concurrency: concurrency, logger: logger)
+        ledger: ledger, client: client,
+        environment: served ?? ledger.configuration.environments.first ?? .production,
+        concurrency: concurrency, logger: logger)
       return try await replay.replay(customers) { progress in
         if !quiet {
           say(
