@@ -85,6 +85,33 @@ public struct LedgerRecord: Sendable, Hashable {
         metadata: metadata(source)))
   }
 
+  /// What Get All Subscription Statuses said of one subscription, both signed items verified
+  /// (Apple's `status` itself is not signed): kept as evidence in the purchase chain's stream,
+  /// once per (subscription, newest signature).
+  public static func status(
+    _ status: SubscriptionStatus?, transaction: VerifiedTransaction,
+    renewalInfo: VerifiedRenewalInfo, source: String
+  ) throws -> LedgerRecord {
+    let renewal = renewalInfo.payload
+    let environment = renewal.environment?.rawValue ?? "unknown"
+    guard let id = renewal.originalTransactionId else {
+      throw MappingError(description: "the renewal info has no originalTransactionId")
+    }
+    let observed = StatusObserved(
+      originalTransactionId: id,
+      subscriptionGroupIdentifier: transaction.payload.subscriptionGroupIdentifier, status: status,
+      transaction: transaction.payload, renewalInfo: renewal)
+    let signed = observed.signedDate?.milliseconds ?? 0
+    return LedgerRecord(
+      streamId: try subscriptionStream(environment, id),
+      event: NewEvent(
+        eventType: StatusObserved.eventType,
+        idempotencyKey: "status:\(environment):\(id):\(signed):\(status?.rawValue ?? 0)",
+        payload: Array(try JSONEncoder().encode(LedgerEvent(.status(observed)))),
+        environment: environment, appleSignedAt: observed.signedDate?.date,
+        metadata: metadata(source)))
+  }
+
   /// A backend command (debit or link), kept in the account's stream under the caller's key.
   public static func command(_ body: LedgerEvent.Body, idempotencyKey: String, source: String)
     throws -> LedgerRecord

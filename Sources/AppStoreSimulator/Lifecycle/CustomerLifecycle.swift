@@ -45,7 +45,7 @@ struct CustomerLifecycle {
     announce(&renewal, .active, .subscribed, .initialBuy, about: current, at: start)
     var renewals = 0
     // Each pass plans one period and ends in a later one (or returns), so steps move forward.
-    while current.expiresDate!.milliseconds < end.milliseconds {
+    while current.expiresDate!.milliseconds <= end.milliseconds {
       let periodStart = current.purchaseDate!.milliseconds
       let periodEnd = current.expiresDate!.milliseconds
       let roll = random.unit()
