@@ -35,6 +35,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
     subcommands: [
       VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
-      RebuildCommand.self, ReplayCommand.self,
+      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self,
     ])
 }

@@ -55,6 +55,12 @@ import Testing
       #expect(replayedAgain.standardOutput.contains(#""appended":0"#))
       #expect(replayedAgain.standardOutput.contains(#""transactionsFetched":0"#))
       #expect(try CommandLineRunner.run(["replay"] + arguments.dropFirst(5)).status == 2)
+      // Everything recovered and replayed: the App Store and the log agree.
+      let reconciled = try CommandLineRunner.run(
+        ["reconcile", "--all", "--json"] + arguments.dropFirst(5))
+      #expect(reconciled.status == 0, "\(reconciled.standardError)")
+      #expect(reconciled.standardOutput.contains(#""disagreements":[]"#))
+      #expect(reconciled.standardOutput.contains(#""recorded":0"#))
       // What was recovered audits clean; a read-model row edited by hand does not.
       let auditArguments = [
         "audit", "--database-url", database.writerURL.description, "--bundle-id",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
@@ -8,7 +9,7 @@ extension CustomerReplay {
   /// stored), then the others; each group in a fixed order that spreads one customer's
   /// (neighbouring) ids apart, so that concurrent replays rarely share a customer.
   func startingIds(_ customers: Customers) async throws -> [String] {
-    let ids = try await knownIds(customers)
+    let ids = try await ledger.purchaseChains(customers, in: environment, logger: logger)
     let started = Set(try await replayedIds())
     let order: (String, String) -> Bool = {
       (String($0.reversed()), $0) < (String($1.reversed()), $1)
@@ -24,26 +25,6 @@ extension CustomerReplay {
       SELECT stream_id FROM storeledger.events
       WHERE stream_version = 1 AND event_type = \(Self.revisionEventType)
       """, logger: logger, reading: Self.strings)
-    return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-  }
-
-  private func knownIds(_ customers: Customers) async throws -> [String] {
-    let prefix = "sub:\(environment.rawValue):"
-    let (client, logger) = (ledger.client, logger)
-    let streams: [String]
-    switch customers {
-    case .transactions(let ids): return ids
-    case .account(let token):
-      streams = try await client.query(
-        "SELECT stream_id FROM storeledger.account_streams WHERE app_account_token = \(token)",
-        logger: logger, reading: Self.strings)
-    case .everyone:
-      streams = try await client.query(
-        """
-        SELECT stream_id FROM storeledger.events
-        WHERE stream_version = 1 AND stream_id LIKE 'sub:%'
-        """, logger: logger, reading: Self.strings)
-    }
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 
@@ -82,5 +63,30 @@ extension CustomerReplay {
     var values: [String] = []
     for try await value in rows.decode(String.self) { values.append(value) }
     return values
+  }
+}
+
+extension Ledger {
+  /// The `originalTransactionId`s of `customers` in `environment` (for explicit transaction
+  /// ids, those ids).
+  public func purchaseChains(
+    _ customers: CustomerReplay.Customers, in environment: AppStoreEnvironment, logger: Logger
+  ) async throws -> [String] {
+    let prefix = "sub:\(environment.rawValue):"
+    let streams: [String]
+    switch customers {
+    case .transactions(let ids): return ids
+    case .account(let token):
+      streams = try await client.query(
+        "SELECT stream_id FROM storeledger.account_streams WHERE app_account_token = \(token)",
+        logger: logger, reading: CustomerReplay.strings)
+    case .everyone:
+      streams = try await client.query(
+        """
+        SELECT stream_id FROM storeledger.events
+        WHERE stream_version = 1 AND stream_id LIKE 'sub:%'
+        """, logger: logger, reading: CustomerReplay.strings)
+    }
+    return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 }
