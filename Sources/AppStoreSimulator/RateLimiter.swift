@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Apple's rate limit, compressed: each endpoint may take `requestsPerSecond` on average
-/// with bursts of as many; past that a request is refused until the returned time (UNIX
+/// with bursts of as many (at least one); past that a request is refused until the returned time (UNIX
 /// milliseconds, as Apple's `Retry-After` says).
 final class RateLimiter: Sendable {
   let requestsPerSecond: Double
@@ -20,9 +20,10 @@ final class RateLimiter: Sendable {
   /// Nil when `endpoint` may be called now; else when it may be called again.
   func admit(_ endpoint: String, now: Date = Date()) -> Date? {
     buckets.withLock { buckets in
-      var bucket = buckets[endpoint] ?? Bucket(tokens: requestsPerSecond, updated: now)
+      let burst = max(1, requestsPerSecond)
+      var bucket = buckets[endpoint] ?? Bucket(tokens: burst, updated: now)
       let elapsed = max(0, now.timeIntervalSince(bucket.updated))
-      bucket.tokens = min(requestsPerSecond, bucket.tokens + elapsed * requestsPerSecond)
+      bucket.tokens = min(burst, bucket.tokens + elapsed * requestsPerSecond)
       bucket.updated = now
       defer { buckets[endpoint] = bucket }
       guard bucket.tokens >= 1 else {

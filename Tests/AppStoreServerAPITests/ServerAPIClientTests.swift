@@ -172,8 +172,8 @@ import Testing
   @Test func rateLimitedCallsWaitForRetryAfterAndSucceed() async throws {
     let (store, history) = Self.storeWithHistory(5)
     let id = history[0].transactionId!
-    try await H.withClient(store, rateLimit: 2, maximumAttempts: 1) { client, _ in
-      _ = try await client.transactionInfo(id)
+    // One call per 10 s: the second, right after the first, is refused.
+    try await H.withClient(store, rateLimit: 0.1, maximumAttempts: 1) { client, _ in
       _ = try await client.transactionInfo(id)
       let refused = await #expect(throws: AppStoreAPIError.self) {
         try await client.transactionInfo(id)

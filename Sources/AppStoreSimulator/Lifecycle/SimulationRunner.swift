@@ -41,7 +41,9 @@ public struct SimulationRunner: Sendable {
         group.addTask {
           while done.isPending {
             await deliverer.deliverPending()
-            try await Task.sleep(for: day / 4)
+            // At least a few milliseconds: with no pause per simulated day this loop would
+            // otherwise spin on the store's lock while the steps are applied.
+            try await Task.sleep(for: max(day / 4, .milliseconds(5)))
           }
         }
       }
