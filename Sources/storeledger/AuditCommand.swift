@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedger
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 struct AuditCommand: AsyncParsableCommand {
@@ -15,22 +16,48 @@ struct AuditCommand: AsyncParsableCommand {
       CA - G3) and compares it with the stored payload, and compares every current account
       view with the projection rebuilt from the log. Prints each difference (kind, stream or
       account, version or field, live, rebuilt) and exits 1 when there is any. Reads the log
-      page by page; a reader role is enough.
+      page by page.
+
+      With --account TOKEN [--at T]: what that account had at T (default now), each
+      entitlement with the rule and the events (type, signedDate, transaction) that decided it.
 
       Example:
-        storeledger audit --database-url postgres://storeledger_reader@127.0.0.1/app \\
+        storeledger audit --database-url postgres://storeledger_writer@127.0.0.1/app \\
           --bundle-id com.example.app --app-apple-id 1234567890 --json
+        storeledger audit --account 9f1c… --at 2026-03-15T00:00:00Z …
       """)
 
   @OptionGroup var ledger: LedgerOptions
   @Flag(help: "Print the report as JSON.") var json = false
+  @Option(
+    help: "Instead of auditing the log: what this account had at --at, and from which events.")
+  var account: String?
+  @Option(help: "With --account: the time (ISO 8601 or milliseconds; default now).") var at: String?
 
   func run() async throws {
+    if let account {
+      try await auditAccount(account)
+      return
+    }
     let report = try await ledger.withLedger("storeledger.audit") { ledger, _ in
       try await ledger.audit()
     }
     say(json ? try Self.json(report) : Self.text(report))
     if !report.isConsistent { throw ExitCode.failure }
+  }
+
+  private func auditAccount(_ token: String) async throws {
+    let time = try at.map { try RecoverCommand.time($0, "--at") } ?? Date()
+    let output = try await ledger.withLedger("storeledger.audit") { ledger, _ in
+      AccountAuditOutput(try await ledger.view(for: token), token: token, at: Timestamp(time))
+    }
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      say(String(decoding: try encoder.encode(output), as: UTF8.self))
+    } else {
+      say(output.text)
+    }
   }
 
   static func text(_ report: AuditReport) -> String {

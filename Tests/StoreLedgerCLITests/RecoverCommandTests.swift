@@ -72,6 +72,26 @@ import Testing
         rebuilt.status == 0
           && rebuilt.standardOutput.hasSuffix("account views projected from the log\n"))
       let clean = try CommandLineRunner.run(auditArguments)
+      // One account at a past time, with the events that decided it.
+      let someAccount = try await database.asAdmin { client in
+        try await client.query(
+          """
+          SELECT min(app_account_token) FROM storeledger.account_views
+          WHERE jsonb_array_length(view->'entitlements') > 0
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var token: String?
+          for try await value in rows.decode(String?.self) { token = value }
+          return try #require(token)
+        }
+      }
+      let pointInTime = try CommandLineRunner.run(
+        auditArguments + ["--account", someAccount, "--at", "2026-03-15T00:00:00Z", "--json"])
+      #expect(pointInTime.status == 0, "\(pointInTime.standardError)")
+      #expect(pointInTime.standardOutput.contains(#""explanations":["#))
+      #expect(pointInTime.standardOutput.contains(#""asOf":1773532800000"#))
+      let readable = try CommandLineRunner.run(auditArguments + ["--account", someAccount])
+      #expect(readable.standardOutput.hasPrefix("\(someAccount) at "))
       #expect(clean.status == 0, "\(clean.standardOutput)")
       #expect(clean.standardOutput.hasSuffix("consistent\n"))
       try await database.asAdmin { client in
