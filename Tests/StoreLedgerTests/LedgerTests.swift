@@ -17,16 +17,8 @@ import Testing
   ])
 
   func withLedger(_ body: @Sendable (Ledger) async throws -> Void) async throws {
-    try await TestDatabase.withMigrated { database in
-      try await database.asWriter { client in
-        let ledger = try Ledger(
-          client: client,
-          configuration: LedgerConfiguration(
-            bundleId: "com.example.app", environments: [.sandbox],
-            trustedRoots: Self.pki.trustedRoots, catalog: Self.catalog),
-          logger: TestDatabase.logger)
-        try await body(ledger)
-      }
+    try await SimulatedAppStoreHarness.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await body(ledger)
     }
   }
 

@@ -18,24 +18,16 @@ import Testing
     async throws
   {
     let store = S.store(Simulation(SimulationConfiguration(customers: 30, months: 6, seed: 8)))
-    try await TestDatabase.withMigrated { database in
-      try await database.asWriter { client in
-        let ledger = try Ledger(
-          client: client,
-          configuration: LedgerConfiguration(
-            bundleId: "com.example.app", environments: [.sandbox],
-            trustedRoots: S.pki.trustedRoots),
-          logger: TestDatabase.logger)
-        for notification in store.notifications() {
-          _ = try await ledger.ingest(notification: notification.signedPayload)
-        }
-        let forwarded = try #require(store.notifications().first { $0.transactionId != nil })
-        _ = try await ledger.ingest(
-          signedTransaction: try #require(store.signedTransaction(forwarded.transactionId!)),
-          appAccountToken: "forwarded-account")
-        try await ledger.rebuildAccountViews()
-        try await body(ledger, database)
+    try await S.withLedger { ledger, database in
+      for notification in store.notifications() {
+        _ = try await ledger.ingest(notification: notification.signedPayload)
       }
+      let forwarded = try #require(store.notifications().first { $0.transactionId != nil })
+      _ = try await ledger.ingest(
+        signedTransaction: try #require(store.signedTransaction(forwarded.transactionId!)),
+        appAccountToken: "forwarded-account")
+      try await ledger.rebuildAccountViews()
+      try await body(ledger, database)
     }
   }
 

@@ -16,47 +16,39 @@ import Testing
   @Test func replayLandsEveryKnownCustomerOnTheTruthAndRepeatsAsANoOp() async throws {
     let simulation = Simulation(SimulationConfiguration(customers: 200, months: 12, seed: 17))
     let store = S.store(simulation)
-    try await TestDatabase.withMigrated { database in
-      try await database.asWriter { client in
-        let ledger = try Ledger(
-          client: client,
-          configuration: LedgerConfiguration(
-            bundleId: "com.example.app", environments: [.sandbox],
-            trustedRoots: S.pki.trustedRoots),
-          logger: TestDatabase.logger)
-        try await S.withWebhook(ledger) { url in
-          await NotificationDeliverer(
-            store: store, webhookURL: url,
-            faults: DeliveryFaults(dropFraction: 0.1, reorder: true, seed: 2), logger: S.logger
-          ).deliverPending()
-        }
-        #expect(store.notifications().contains { !$0.delivered })
-        try await S.withClient(store) { api in
-          let replay = CustomerReplay(
-            ledger: ledger, client: api, environment: .sandbox, logger: S.logger)
-          let first = try await replay.replay(.everyone)
-          #expect(first.customers > 150 && first.customers <= 200)
-          #expect(first.appended > 0 && first.rejected.isEmpty)
-          let stored = try await Self.eventCount(database)
-          let second = try await replay.replay(.everyone)
-          #expect(second.appended == 0 && second.transactionsFetched == 0)
-          #expect(second.customers == first.customers)
-          #expect(try await Self.eventCount(database) == stored)
-        }
-        // At the end: the renewal infos the replay fetched were signed then.
-        let time = simulation.configuration.end
-        var compared = 0
-        for customer in simulation.truth.customers {
-          guard let token = customer.appAccountToken else { continue }
-          for subscription in try await ledger.subscriptions(for: token, at: time.date) {
-            let id = subscription.originalTransactionId
-            #expect(
-              subscription.status == simulation.truth.status(of: id, at: time)?.rawValue, "\(id)")
-            compared += 1
-          }
-        }
-        #expect(compared > 100)
+    try await S.withLedger { ledger, database in
+      try await S.withWebhook(ledger) { url in
+        await NotificationDeliverer(
+          store: store, webhookURL: url,
+          faults: DeliveryFaults(dropFraction: 0.1, reorder: true, seed: 2), logger: S.logger
+        ).deliverPending()
       }
+      #expect(store.notifications().contains { !$0.delivered })
+      try await S.withClient(store) { api in
+        let replay = CustomerReplay(
+          ledger: ledger, client: api, environment: .sandbox, logger: S.logger)
+        let first = try await replay.replay(.everyone)
+        #expect(first.customers > 150 && first.customers <= 200)
+        #expect(first.appended > 0 && first.rejected.isEmpty)
+        let stored = try await Self.eventCount(database)
+        let second = try await replay.replay(.everyone)
+        #expect(second.appended == 0 && second.transactionsFetched == 0)
+        #expect(second.customers == first.customers)
+        #expect(try await Self.eventCount(database) == stored)
+      }
+      // At the end: the renewal infos the replay fetched were signed then.
+      let time = simulation.configuration.end
+      var compared = 0
+      for customer in simulation.truth.customers {
+        guard let token = customer.appAccountToken else { continue }
+        for subscription in try await ledger.subscriptions(for: token, at: time.date) {
+          let id = subscription.originalTransactionId
+          #expect(
+            subscription.status == simulation.truth.status(of: id, at: time)?.rawValue, "\(id)")
+          compared += 1
+        }
+      }
+      #expect(compared > 100)
     }
   }
 

@@ -24,6 +24,24 @@ enum SimulatedAppStoreHarness {
     return logger
   }()
 
+  /// A Sandbox ledger for `com.example.app` trusting the tests' PKI, on a fresh database.
+  static func withLedger(
+    catalog: ProductCatalog = .empty,
+    _ body: @Sendable (Ledger, TestDatabase) async throws -> Void
+  ) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let ledger = try Ledger(
+          client: client,
+          configuration: LedgerConfiguration(
+            bundleId: "com.example.app", environments: [.sandbox],
+            trustedRoots: pki.trustedRoots, catalog: catalog),
+          logger: TestDatabase.logger)
+        try await body(ledger, database)
+      }
+    }
+  }
+
   /// The simulation played into a Sandbox store signed by the ledger tests' PKI.
   static func store(_ simulation: Simulation) -> SimulatedAppStore {
     let store = SimulatedAppStore(
