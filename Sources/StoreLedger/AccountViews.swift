@@ -42,23 +42,28 @@ enum AccountViews {
       WHERE v.app_account_token = ANY(\(tokens))
       ORDER BY v.app_account_token, e.stream_id, e.stream_version
       """, logger: logger
-    ) { rows in
-      var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
-      let decoder = JSONDecoder()
-      for try await (token, changes, payload, recordedAt, key) in rows.decode(
-        (String, Int64, String?, Date?, String?).self)
-      {
-        var account = accounts[token] ?? (changes, [])
-        if let payload {
-          var event = try decoder.decode(LedgerEvent.self, from: Data(payload.utf8))
-          event.recordedAt = recordedAt.map(Timestamp.init)
-          event.key = key
-          account.events.append(event)
-        }
-        accounts[token] = account
+    ) { rows in try await decodeAccounts(rows) }
+  }
+
+  /// Rows of (token, changes, payload, recordedAt, key), an account's events in order.
+  static func decodeAccounts(_ rows: PostgresRowSequence) async throws
+    -> [String: (changes: Int64, events: [LedgerEvent])]
+  {
+    var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
+    let decoder = JSONDecoder()
+    for try await (token, changes, payload, recordedAt, key) in rows.decode(
+      (String, Int64, String?, Date?, String?).self)
+    {
+      var account = accounts[token] ?? (changes, [])
+      if let payload {
+        var event = try decoder.decode(LedgerEvent.self, from: Data(payload.utf8))
+        event.recordedAt = recordedAt.map(Timestamp.init)
+        event.key = key
+        account.events.append(event)
       }
-      return accounts
+      accounts[token] = account
     }
+    return accounts
   }
 
   /// One computed view, ready to store.

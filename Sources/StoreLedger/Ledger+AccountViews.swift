@@ -36,17 +36,10 @@ extension Ledger {
     }
     let instant = Timestamp(now)
     let encoder = JSONEncoder()
-    var views: [AccountViews.ProjectedView] = []
-    for (token, account) in accounts {
-      let view = LedgerView(
-        LedgerState.fold(account.events), catalog: configuration.catalog,
-        options: configuration.options)
-      let summary = try encoder.encode(AccountSummary(view, for: token, at: instant))
-      views.append(
-        .init(
-          token: token, changes: account.changes,
-          summaryJSON: String(decoding: summary, as: UTF8.self),
-          interval: view.stableInterval(around: instant)))
+    let views = try accounts.map { token, account in
+      try projectedView(
+        of: token, changes: account.changes, events: account.events, at: instant,
+        encoder: encoder)
     }
     let projected = views
     _ = try await withDatabase {
@@ -55,34 +48,16 @@ extension Ledger {
     return views.count
   }
 
-  /// Projects every account's view again from the log (after a restore, or to check the
-  /// stored ones), including accounts whose view row is missing. Returns how many accounts
-  /// were projected.
-  @discardableResult
-  public func rebuildAccountViews(pageSize: Int = 500) async throws(LedgerError) -> Int {
-    let (client, logger) = (self.client, self.logger)
-    do {
-      _ = try await withDatabase {
-        try await client.execute(
-          """
-          INSERT INTO storeledger.account_views (app_account_token, changes)
-          SELECT DISTINCT app_account_token, 1 FROM storeledger.account_streams
-          ON CONFLICT (app_account_token) DO NOTHING
-          """, logger: logger)
-      }
-      var projected = 0
-      var last = ""
-      while true {
-        let after = last
-        let page = try await withDatabase {
-          try await AccountViews.accounts(after: after, limit: pageSize, on: client, logger: logger)
-        }
-        guard let end = page.last else { return projected }
-        projected += try await refreshViews(of: page)
-        last = end
-      }
-    } catch {
-      throw Self.mapped(error)
-    }
+  /// One account's view folded from its events, ready to store.
+  func projectedView(
+    of token: String, changes: Int64, events: [LedgerEvent], at instant: Timestamp,
+    encoder: JSONEncoder
+  ) throws -> AccountViews.ProjectedView {
+    let view = LedgerView(
+      LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
+    let summary = try encoder.encode(AccountSummary(view, for: token, at: instant))
+    return AccountViews.ProjectedView(
+      token: token, changes: changes, summaryJSON: String(decoding: summary, as: UTF8.self),
+      interval: view.stableInterval(around: instant))
   }
 }

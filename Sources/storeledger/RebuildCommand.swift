@@ -1,31 +1,99 @@
 import ArgumentParser
 import Foundation
-import Logging
-import PostgresNIO
 import StoreLedger
-import StoreLedgerPostgres
 
 struct RebuildCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "rebuild",
-    abstract: "Project every account's view again from the log.",
+    abstract: "Rebuild the account views from the log into a new version and switch to it.",
     discussion: """
-      Re-creates missing view rows and projects every account from its events, page by page
-      (after a restore, a change of catalog, or a view the audit found wrong). Views are
-      replaced in place, each in one statement; versioned tables switched over in one
-      transaction are not built yet.
+      Projects every account from the log into a fresh table while the live one keeps
+      answering, then makes it live in one transaction. The replaced version stays as
+      storeledger.account_views_v<N> for comparison until you drop it. Use it after a
+      restore, a change of catalog, or when `storeledger audit` finds a view wrong.
 
-      Example:
+      Examples:
         storeledger rebuild --database-url postgres://storeledger_writer@127.0.0.1/app \\
           --bundle-id com.example.app --catalog catalog.json
+        storeledger rebuild --list --database-url …
+        storeledger rebuild --compare 1 --database-url …   # accounts whose view changed
+        storeledger rebuild --drop 1 --database-url …
       """)
 
   @OptionGroup var ledger: LedgerOptions
+  @Flag(help: "List the versions of the account views table instead.") var list = false
+  @Option(help: "List the accounts whose view differs between the live table and version N.")
+  var compare: Int?
+  @Option(help: "Drop retired version N's table.") var drop: Int?
+  @Option(help: "Accounts read from the log per statement.") var pageSize = 200
+  @Flag(help: "Print the result as JSON.") var json = false
+
+  func validate() throws {
+    if [list, compare != nil, drop != nil].filter({ $0 }).count > 1 {
+      throw ValidationError("give at most one of --list, --compare N, --drop N")
+    }
+    if pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
+  }
 
   func run() async throws {
-    let accounts = try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
-      try await ledger.rebuildAccountViews()
+    let (list, compare, drop, json, pageSize) = (list, compare, drop, json, pageSize)
+    try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
+      if list {
+        say(try Self.output(try await ledger.accountViewsVersions(), json: json))
+      } else if let compare {
+        say(try Self.output(try await ledger.accountViewsDifferences(from: compare), json: json))
+      } else if let drop {
+        try await ledger.dropAccountViewsVersion(drop)
+        say(json ? #"{"dropped":\#(drop)}"# : "account views version \(drop) dropped")
+      } else {
+        let bar = ProgressBar("rebuilding", enabled: !json)
+        let result = try await ledger.rebuildAccountViews(pageSize: pageSize) { progress in
+          bar.update(
+            progress.accounts, of: progress.totalAccounts, "accounts, \(progress.events) events")
+        }
+        bar.finish()
+        say(json ? try Self.json(result) : Self.text(result))
+      }
     }
-    say("\(accounts) account views projected from the log")
+  }
+
+  static func text(_ result: AccountViewsRebuild) -> String {
+    let rate = result.seconds > 0 ? Int(Double(result.events) / result.seconds) : 0
+    let kept = result.replacedVersion.map {
+      " (version \($0) kept as storeledger.account_views_v\($0))"
+    }
+    return "account views version \(result.version) is live\(kept ?? ""): "
+      + "\(result.accounts.grouped) accounts, \(result.events.grouped) events in "
+      + String(format: "%.1f s (%@ events/s); ", result.seconds, rate.grouped)
+      + "\(result.projectedAfterSwitch) appended to during the rebuild, projected again"
+  }
+
+  static func output(_ versions: [AccountViewsVersion], json: Bool) throws -> String {
+    if json { return try Self.json(versions) }
+    var table = TextTable(
+      title: "account views versions",
+      header: ["version", "state", "accounts", "created", "switched"])
+    let format = ISO8601DateFormatter()
+    for version in versions {
+      table.rows.append([
+        "\(version.version)", version.state, version.accounts.map(\.grouped) ?? "-",
+        format.string(from: version.createdAt), version.switchedAt.map(format.string) ?? "-",
+      ])
+    }
+    return table.render().trimmingCharacters(in: .newlines)
+  }
+
+  static func output(_ differences: [AccountViewDifference], json: Bool) throws -> String {
+    if json { return try Self.json(differences) }
+    guard !differences.isEmpty else { return "no account's view differs" }
+    return "\(differences.count) accounts' views differ:\n"
+      + differences.map(\.appAccountToken).joined(separator: "\n")
+  }
+
+  static func json<Value: Encodable>(_ value: Value) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
 }

@@ -70,7 +70,7 @@ import Testing
       let rebuilt = try CommandLineRunner.run(["rebuild"] + auditArguments.dropFirst())
       #expect(
         rebuilt.status == 0
-          && rebuilt.standardOutput.hasSuffix("account views projected from the log\n"))
+          && rebuilt.standardOutput.hasPrefix("account views version 2 is live (version 1 kept as"))
       let clean = try CommandLineRunner.run(auditArguments)
       // One account at a past time, with the events that decided it.
       let someAccount = try await database.asAdmin { client in
@@ -107,6 +107,15 @@ import Testing
       #expect(dirty.standardOutput.contains(#""kind":"read_model""#))
       _ = try CommandLineRunner.run(["rebuild"] + auditArguments.dropFirst())
       #expect(try CommandLineRunner.run(auditArguments).status == 0)
+      // The replaced version is kept: it differs from the live one in the edited account.
+      let rebuildArguments = Array(auditArguments.dropFirst())
+      let versions = try CommandLineRunner.run(["rebuild", "--list", "--json"] + rebuildArguments)
+      #expect(versions.standardOutput.contains(#""state":"live","switchedAt""#))
+      let compared = try CommandLineRunner.run(["rebuild", "--compare", "2"] + rebuildArguments)
+      #expect(compared.standardOutput.hasPrefix("1 accounts' views differ:"))
+      #expect(try CommandLineRunner.run(["rebuild", "--drop", "2"] + rebuildArguments).status == 0)
+      let dropped = try CommandLineRunner.run(["rebuild", "--drop", "2"] + rebuildArguments)
+      #expect(dropped.status == 1 && dropped.standardError.contains("not retired"))
     }
   }
 }

@@ -178,7 +178,7 @@ import Testing
       try await admin.execute(
         "UPDATE storeledger.account_views SET view = '{}' WHERE app_account_token = 'acct-2'",
         logger: TestDatabase.logger)
-      #expect(try await ledger.rebuildAccountViews() == 3)
+      #expect(try await ledger.rebuildAccountViews().accounts == 3)
       for account in 1...3 {
         let token = "acct-\(account)"
         let row = try await Self.row(token, on: admin)

@@ -2,11 +2,12 @@ import AppStoreSimulator
 import Foundation
 import Logging
 import PostgresNIO
-import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+
+@testable import StoreLedger
 
 /// The audit on a real database: a clean log passes; a payload edited behind the triggers and
 /// a read-model row edited by hand are each named; rebuilding the views fixes the latter.
@@ -121,6 +122,81 @@ import Testing
       try await ledger.rebuildAccountViews(pageSize: 4)
       #expect(try await views() == once)
       #expect(try await ledger.audit().isConsistent)
+    }
+  }
+
+  @Test func aRebuildIsANewVersionSwitchedLiveAndTheOldOneIsKept() async throws {
+    try await withAuditedLedger { ledger, database in
+      // withAuditedLedger rebuilt once: version 2 live, 1 (never projected) kept.
+      #expect(try await ledger.accountViewsVersions().map(\.state) == ["retired", "live"])
+      let again = try await ledger.rebuildAccountViews(pageSize: 5)
+      #expect(again.version == 3 && again.replacedVersion == 2 && again.events > 100)
+      #expect(try await ledger.accountViewsDifferences(from: 2).isEmpty)
+      let token = try await Self.editOneView(database)
+      let rebuilt = try await ledger.rebuildAccountViews()
+      #expect(rebuilt.version == 4 && rebuilt.accounts == again.accounts)
+      #expect(try await ledger.accountViewsDifferences(from: 3).map(\.appAccountToken) == [token])
+      #expect(try await ledger.audit().isConsistent)
+      try await ledger.dropAccountViewsVersion(3)
+      #expect(
+        try await ledger.accountViewsVersions().map(\.state) == [
+          "retired", "retired", "dropped", "live",
+        ])
+      await #expect(throws: LedgerError.self) { try await ledger.dropAccountViewsVersion(3) }
+      await #expect(throws: LedgerError.self) { try await ledger.accountViewsDifferences(from: 4) }
+    }
+  }
+
+  @Test func anAccountAppendedToDuringARebuildIsProjectedAgainAfterTheSwitch() async throws {
+    try await withAuditedLedger { ledger, database in
+      let client = ledger.client
+      let version = try await AccountViewsRebuildStatements.begin(
+        on: client, logger: TestDatabase.logger)
+      let tokens = try await AccountViewsRebuildStatements.accounts(
+        after: "", limit: 1000, on: client, logger: TestDatabase.logger)
+      let accounts = try await AccountViewsRebuildStatements.changesAndEvents(
+        of: tokens, on: client, logger: TestDatabase.logger)
+      let views = try accounts.map { token, account in
+        try ledger.projectedView(
+          of: token, changes: account.changes, events: account.events, at: Timestamp(Date()),
+          encoder: JSONEncoder())
+      }
+      try await AccountViewsRebuildStatements.store(
+        views, version: version, projection: ledger.projection, on: client,
+        logger: TestDatabase.logger)
+      // An append lands after the new version read the log and before the switch.
+      let debited = try #require(tokens.first)
+      _ = try await ledger.link(
+        appAccountToken: debited, originalTransactionId: "2000000999999999")
+      let stale = try await AccountViewsRebuildStatements.switchLive(
+        to: version, on: client, logger: TestDatabase.logger)
+      #expect(stale == [debited])
+      // Not current: queries fold it from the log, and the audit says so until projected.
+      #expect(try await ledger.audit().accountsNotCurrent == 1)
+      try await ledger.refreshViews(of: stale)
+      let report = try await ledger.audit()
+      #expect(report.isConsistent && report.accountsNotCurrent == 0)
+    }
+  }
+
+  /// Sets one account's first subscription status to 9 in the live views; returns the account.
+  static func editOneView(_ database: TestDatabase) async throws -> String {
+    try await database.asAdmin { client in
+      try await client.query(
+        """
+        UPDATE storeledger.account_views
+        SET view = jsonb_set(view, '{subscriptions,0,status}', '9')
+        WHERE app_account_token = (
+          SELECT app_account_token FROM storeledger.account_views
+          WHERE jsonb_array_length(view->'subscriptions') > 0
+          ORDER BY app_account_token LIMIT 1)
+        RETURNING app_account_token
+        """, logger: TestDatabase.logger
+      ) { rows in
+        var token: String?
+        for try await value in rows.decode(String.self) { token = value }
+        return try #require(token)
+      }
     }
   }
 }

@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+
+/// The statements of a versioned rebuild (schema/0010): the functions it calls create, fill,
+/// switch and drop the versions' tables, so no table name is ever composed here.
+enum AccountViewsRebuildStatements {
+  static func begin(on client: PostgresClient, logger: Logger) async throws -> Int {
+    try await single(
+      "SELECT storeledger.begin_account_views_rebuild()", as: Int32.self, on: client,
+      logger: logger
+    ).map(Int.init) ?? 0
+  }
+
+  static func liveVersion(on client: PostgresClient, logger: Logger) async throws -> Int? {
+    try await single(
+      "SELECT version FROM storeledger.account_views_versions WHERE state = 'live'",
+      as: Int32.self, on: client, logger: logger
+    ).map(Int.init)
+  }
+
+  static func accountCount(on client: PostgresClient, logger: Logger) async throws -> Int {
+    try await single(
+      "SELECT count(DISTINCT app_account_token) FROM storeledger.account_streams",
+      as: Int64.self, on: client, logger: logger
+    ).map(Int.init) ?? 0
+  }
+
+  /// Every account the index knows, in token order after `token`.
+  static func accounts(after token: String, limit: Int, on client: PostgresClient, logger: Logger)
+    async throws -> [String]
+  {
+    try await client.query(
+      """
+      SELECT DISTINCT app_account_token FROM storeledger.account_streams
+      WHERE app_account_token > \(token) ORDER BY app_account_token LIMIT \(limit)
+      """, logger: logger
+    ) { rows in
+      var tokens: [String] = []
+      for try await token in rows.decode(String.self) { tokens.append(token) }
+      return tokens
+    }
+  }
+
+  /// The `changes` (from the live table, 0 without a row) and the events of each account, in
+  /// one statement.
+  static func changesAndEvents(of tokens: [String], on client: PostgresClient, logger: Logger)
+    async throws -> [String: (changes: Int64, events: [LedgerEvent])]
+  {
+    try await client.query(
+      """
+      SELECT t.token, coalesce(v.changes, 0), e.payload::text, e.recorded_at, e.idempotency_key
+      FROM unnest(\(tokens)::text[]) AS t(token)
+      LEFT JOIN storeledger.account_views v ON v.app_account_token = t.token
+      LEFT JOIN LATERAL (
+        SELECT x.payload, x.recorded_at, x.idempotency_key, a.stream_id, x.stream_version
+        FROM storeledger.account_streams a
+        CROSS JOIN LATERAL (
+          SELECT payload, recorded_at, idempotency_key, stream_version
+          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+        ) x
+        WHERE a.app_account_token = t.token
+      ) e ON true
+      ORDER BY t.token, e.stream_id, e.stream_version
+      """, logger: logger
+    ) { rows in try await AccountViews.decodeAccounts(rows) }
+  }
+
+  static func store(
+    _ views: [AccountViews.ProjectedView], version: Int, projection: String,
+    on client: PostgresClient, logger: Logger
+  ) async throws {
+    let unbounded = Int64.min
+    _ = try await client.query(
+      """
+      SELECT storeledger.store_rebuilt_account_views(
+        \(Int32(version)), \(projection), \(views.map(\.token))::text[],
+        \(views.map(\.changes))::bigint[], \(views.map(\.summaryJSON))::text[],
+        array_replace(\(views.map { $0.interval.from?.milliseconds ?? unbounded })::bigint[],
+          \(unbounded), NULL),
+        array_replace(\(views.map { $0.interval.until?.milliseconds ?? unbounded })::bigint[],
+          \(unbounded), NULL))
+      """, logger: logger
+    ) { rows in for try await _ in rows {} }
+  }
+
+  /// Switches `version` live; returns the accounts whose new view is not current.
+  static func switchLive(to version: Int, on client: PostgresClient, logger: Logger)
+    async throws -> [String]
+  {
+    try await client.query(
+      "SELECT app_account_token FROM storeledger.switch_account_views(\(Int32(version)))",
+      logger: logger
+    ) { rows in
+      var tokens: [String] = []
+      for try await token in rows.decode(String.self) { tokens.append(token) }
+      return tokens
+    }
+  }
+
+  static func drop(_ version: Int, on client: PostgresClient, logger: Logger) async throws {
+    _ = try await client.query(
+      "SELECT storeledger.drop_account_views_version(\(Int32(version)))::text", logger: logger
+    ) { rows in for try await _ in rows {} }
+  }
+
+  static func versions(on client: PostgresClient, logger: Logger) async throws
+    -> [AccountViewsVersion]
+  {
+    try await client.query(
+      """
+      SELECT version, state, projection, accounts, created_at, switched_at, retired_at
+      FROM storeledger.account_views_versions ORDER BY version
+      """, logger: logger
+    ) { rows in
+      var versions: [AccountViewsVersion] = []
+      for try await (version, state, projection, accounts, created, switched, retired)
+        in rows.decode((Int32, String, String?, Int64?, Date, Date?, Date?).self)
+      {
+        versions.append(
+          AccountViewsVersion(
+            version: Int(version), state: state, projection: projection,
+            accounts: accounts.map(Int.init), createdAt: created, switchedAt: switched,
+            retiredAt: retired))
+      }
+      return versions
+    }
+  }
+
+  static func differences(from version: Int, on client: PostgresClient, logger: Logger)
+    async throws -> [AccountViewDifference]
+  {
+    try await client.query(
+      """
+      SELECT app_account_token, live::text, retired::text
+      FROM storeledger.account_views_differences(\(Int32(version)))
+      """, logger: logger
+    ) { rows in
+      var differences: [AccountViewDifference] = []
+      for try await (token, live, retired) in rows.decode((String, String?, String?).self) {
+        differences.append(
+          AccountViewDifference(appAccountToken: token, live: live, retired: retired))
+      }
+      return differences
+    }
+  }
+
+  private static func single<Value: PostgresDecodable & Sendable>(
+    _ query: PostgresQuery, as type: Value.Type, on client: PostgresClient, logger: Logger
+  ) async throws -> Value? {
+    try await client.query(query, logger: logger) { rows in
+      var value: Value?
+      for try await row in rows.decode(Value.self) { value = row }
+      return value
+    }
+  }
+}
