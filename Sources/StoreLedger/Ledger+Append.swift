@@ -40,12 +40,14 @@ extension Ledger {
     configuration.environments.map { "sub:\($0.rawValue):\(originalTransactionId)" }
   }
 
-  /// Verifies with each configured environment's verifier; the first that accepts wins.
-  func verify<Result>(_ body: (SignedDataVerifier) throws(VerificationError) -> Result)
-    throws(LedgerError) -> Result
-  {
+  /// Verifies with each configured environment's verifier (judging certificates at the
+  /// current time when `online`, else at the payload's signedDate); the first that accepts
+  /// wins.
+  func verify<Result>(
+    online: Bool = false, _ body: (SignedDataVerifier) throws(VerificationError) -> Result
+  ) throws(LedgerError) -> Result {
     var last: VerificationError?
-    for verifier in verifiers {
+    for verifier in online ? onlineVerifiers : verifiers {
       do {
         return try body(verifier)
       } catch  where error.code == .environmentMismatch {

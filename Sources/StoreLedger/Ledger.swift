@@ -19,6 +19,8 @@ public struct Ledger: Sendable {
   let logger: Logger
   public let configuration: LedgerConfiguration
   let verifiers: [SignedDataVerifier]
+  /// The same, judging certificates at the current time: for data just fetched from Apple.
+  let onlineVerifiers: [SignedDataVerifier]
   /// ``LedgerConfiguration/projectionFingerprint``, computed once.
   let projection: String
   /// Shares commits between concurrent ingests; nil when the configuration turns it off.
@@ -40,12 +42,17 @@ public struct Ledger: Sendable {
       ? GroupCommitter(
         store: store, maximumBatch: configuration.maximumCommitBatch,
         timeout: configuration.databaseTimeout) : nil
-    self.verifiers = try configuration.environments.map { environment in
-      try SignedDataVerifier(
-        configuration: VerifierConfiguration(
-          trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
-          appAppleId: configuration.appAppleId, environment: environment))
+    func verifiers(at time: ValidationTime) throws(VerificationError) -> [SignedDataVerifier] {
+      try configuration.environments.map { environment throws(VerificationError) in
+        try SignedDataVerifier(
+          configuration: VerifierConfiguration(
+            trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
+            appAppleId: configuration.appAppleId, environment: environment,
+            validationTime: time))
+      }
     }
+    self.verifiers = try verifiers(at: .signedDate)
+    self.onlineVerifiers = try verifiers(at: .now)
   }
 
   /// What an ingest stored (or had stored before).
@@ -62,12 +69,14 @@ public struct Ledger: Sendable {
   // MARK: Commands
 
   /// An App Store Server Notification V2 `signedPayload`; `source` is kept in the event's
-  /// metadata (`webhook`, `recovery`, …).
-  public func ingest(notification signedPayload: String, source: String = "webhook")
-    async throws(LedgerError) -> Ingested
-  {
+  /// metadata (`webhook`, `recovery`, …). Certificates are judged at the payload's
+  /// signedDate (a retried delivery may be days old), or at the current time when
+  /// `freshlyFetched` (data the caller fetched from Apple just now).
+  public func ingest(
+    notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false
+  ) async throws(LedgerError) -> Ingested {
     try Self.expect(.notification, in: signedPayload)
-    let verified = try verify { verifier throws(VerificationError) in
+    let verified = try verify(online: freshlyFetched) { verifier throws(VerificationError) in
       try verifier.verifyNotification(signedPayload)
     }
     let record = try mapped { try LedgerRecord.notification(verified, source: source) }
@@ -83,10 +92,11 @@ public struct Ledger: Sendable {
   /// A signed transaction the app forwarded after a purchase (or the replay fetched), with
   /// the account it was made for.
   public func ingest(
-    signedTransaction: String, appAccountToken: String? = nil, source: String = "app"
+    signedTransaction: String, appAccountToken: String? = nil, source: String = "app",
+    freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
     try Self.expect(.transaction, in: signedTransaction)
-    let verified = try verify { verifier throws(VerificationError) in
+    let verified = try verify(online: freshlyFetched) { verifier throws(VerificationError) in
       try verifier.verifyTransaction(signedTransaction)
     }
     let record = try mapped {
@@ -97,11 +107,11 @@ public struct Ledger: Sendable {
   }
 
   /// A signed renewal info (from Get All Subscription Statuses).
-  public func ingest(signedRenewalInfo: String, source: String) async throws(LedgerError)
-    -> Ingested
+  public func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
+    async throws(LedgerError) -> Ingested
   {
     try Self.expect(.renewalInfo, in: signedRenewalInfo)
-    let verified = try verify { verifier throws(VerificationError) in
+    let verified = try verify(online: freshlyFetched) { verifier throws(VerificationError) in
       try verifier.verifyRenewalInfo(signedRenewalInfo)
     }
     let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }

@@ -18,7 +18,7 @@ struct AppStoreAPIOptions: ParsableArguments {
   @Option(name: .customLong("p8"), help: "The .p8 file of the key.") var p8: String?
 
   /// The client's configuration; its data is verified like the ledger's (same roots and app),
-  /// for the environment of the URL.
+  /// for the environment of the URL, at the current time.
   func client(ledger: LedgerConfiguration, environment: [String: String]) throws
     -> (AppStoreServerAPIConfiguration, VerifierConfiguration)
   {
@@ -42,7 +42,9 @@ struct AppStoreAPIOptions: ParsableArguments {
       AppStoreServerAPIConfiguration(baseURL: url, key: key),
       VerifierConfiguration(
         trustedRoots: ledger.trustedRoots, bundleId: ledger.bundleId,
-        appAppleId: ledger.appAppleId, environment: appEnvironment)
+        appAppleId: ledger.appAppleId, environment: appEnvironment,
+        // The API's answers are fresh: their chains are judged now (online), not at signedDate.
+        validationTime: .now)
     )
   }
 

@@ -110,4 +110,26 @@ import Testing
       #expect(explanation?.rule.hasPrefix("E1") == true)
     }
   }
+
+  @Test func freshlyFetchedDataIsJudgedAtTheCurrentTimeStoredDataAtItsSignedDate() async throws {
+    // A signing certificate that expired in mid-2026, after this data was signed (2026-01-01).
+    let expired = try TestPKI(
+      options: TestPKIOptions(
+        leafValidity: Date(
+          timeIntervalSince1970: 1_735_689_600)...Date(
+            timeIntervalSince1970: 1_780_000_000)))
+    try await SimulatedAppStoreHarness.withLedger(trusting: expired) { ledger, _ in
+      let transaction = Self.sandbox(F.transaction("3000", purchased: 0, expires: 30))
+      let signed = try expired.sign(transaction)
+      let error = await #expect(throws: LedgerError.self) {
+        try await ledger.ingest(signedTransaction: signed, source: "replay", freshlyFetched: true)
+      }
+      #expect(
+        error?.code == .verificationFailed
+          && error?.verificationCode == "certificate_not_valid_at_time")
+      #expect(try await ledger.events(for: "acct-1").isEmpty)
+      let stored = try await ledger.ingest(signedTransaction: signed, source: "app")
+      #expect(stored.wasDuplicate == false)
+    }
+  }
 }

@@ -61,7 +61,8 @@ public struct NotificationRecovery: Sendable {
 
   private func ingest(_ signedPayload: String, into report: inout Report) async {
     do {
-      let ingested = try await ledger.ingest(notification: signedPayload, source: "recovery")
+      let ingested = try await ledger.ingest(
+        notification: signedPayload, source: "recovery", freshlyFetched: true)
       if ingested.wasDuplicate {
         report.alreadyStored += 1
       } else {

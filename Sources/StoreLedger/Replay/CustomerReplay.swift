@@ -130,7 +130,8 @@ public struct CustomerReplay: Sendable {
         report.transactionsFetched += 1
         originals.insert(transaction.payload.originalTransactionId ?? id)
         await count(&report) {
-          try await ledger.ingest(signedTransaction: transaction.compactJWS, source: "replay")
+          try await ledger.ingest(
+            signedTransaction: transaction.compactJWS, source: "replay", freshlyFetched: true)
         }
       }
       if let revision = page.revision {
@@ -142,10 +143,12 @@ public struct CustomerReplay: Sendable {
     for entry in try await client.subscriptionStatuses(id) {
       report.renewalInfosFetched += 1
       await count(&report) {
-        try await ledger.ingest(signedRenewalInfo: entry.renewalInfo.compactJWS, source: "replay")
+        try await ledger.ingest(
+          signedRenewalInfo: entry.renewalInfo.compactJWS, source: "replay", freshlyFetched: true)
       }
       await count(&report) {
-        try await ledger.ingest(signedTransaction: entry.transaction.compactJWS, source: "replay")
+        try await ledger.ingest(
+          signedTransaction: entry.transaction.compactJWS, source: "replay", freshlyFetched: true)
       }
     }
     return (report, originals)

@@ -26,7 +26,7 @@ enum SimulatedAppStoreHarness {
 
   /// A Sandbox ledger for `com.example.app` trusting the tests' PKI, on a fresh database.
   static func withLedger(
-    catalog: ProductCatalog = .empty,
+    catalog: ProductCatalog = .empty, trusting roots: TestPKI = pki,
     _ body: @Sendable (Ledger, TestDatabase) async throws -> Void
   ) async throws {
     try await TestDatabase.withMigrated { database in
@@ -35,7 +35,7 @@ enum SimulatedAppStoreHarness {
           client: client,
           configuration: LedgerConfiguration(
             bundleId: "com.example.app", environments: [.sandbox],
-            trustedRoots: pki.trustedRoots, catalog: catalog),
+            trustedRoots: roots.trustedRoots, catalog: catalog),
           logger: TestDatabase.logger)
         try await body(ledger, database)
       }
