@@ -128,6 +128,15 @@ let package = Package(
       path: "Benchmarks/AppendBenchmark"
     ),
     .executableTarget(
+      name: "RebuildBenchmark",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerTestSupport",
+        "AppStoreSimulator", "AppStoreVerification",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/RebuildBenchmark"),
+    .executableTarget(
       name: "ServerBenchmark",
       dependencies: [
         "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",

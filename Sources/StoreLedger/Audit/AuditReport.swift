@@ -29,6 +29,10 @@ public struct AuditReport: Sendable, Hashable, Codable {
   /// Accounts whose live view is not current (the projector has not caught up): not compared.
   public var accountsNotCurrent = 0
   public var problems: [Problem] = []
+  /// Wall-clock seconds of each phase, for capacity planning.
+  public var hashChainSeconds = 0.0
+  public var signatureSeconds = 0.0
+  public var readModelSeconds = 0.0
 
   public var isConsistent: Bool { problems.isEmpty }
 

@@ -13,9 +13,16 @@ extension Ledger {
   {
     var report = AuditReport()
     do {
-      try await auditHashChain(into: &report)
-      try await auditSignatures(pageSize: pageSize, into: &report)
-      try await auditReadModels(pageSize: pageSize, now: now, into: &report)
+      let clock = ContinuousClock()
+      report.hashChainSeconds = try await clock.measure {
+        try await auditHashChain(into: &report)
+      }.seconds
+      report.signatureSeconds = try await clock.measure {
+        try await auditSignatures(pageSize: pageSize, into: &report)
+      }.seconds
+      report.readModelSeconds = try await clock.measure {
+        try await auditReadModels(pageSize: pageSize, now: now, into: &report)
+      }.seconds
     } catch let error as LedgerError {
       throw error
     } catch {
@@ -157,5 +164,12 @@ extension Ledger {
           kind: .readModel, subject: token, field: difference.path, live: difference.live,
           rebuilt: difference.rebuilt, detail: "the live view differs from the log"))
     }
+  }
+}
+
+extension Duration {
+  /// The duration in seconds.
+  var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
 }

@@ -41,8 +41,7 @@ extension Ledger {
       return AccountViewsRebuild(
         version: version, replacedVersion: replaced, accounts: accounts, events: events,
         projectedAfterSwitch: stale.count,
-        seconds: Double(elapsed.components.seconds)
-          + Double(elapsed.components.attoseconds) / 1e18)
+        seconds: elapsed.seconds)
     } catch {
       throw Self.mapped(error)
     }

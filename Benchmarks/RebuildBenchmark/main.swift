@@ -1,0 +1,123 @@
+import AppStoreVerification
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+
+// Rebuild benchmark: `Ledger.rebuildAccountViews` over a log of generated lifecycles, next to
+// reading the same rows without folding them, round by round in one run; peak memory of each
+// phase; then the audit's signature re-verification next to the verifier in memory.
+// Needs a PostgreSQL superuser URL (scripts/bench-rebuild starts a throwaway cluster).
+// Usage: RebuildBenchmark --database-url URL [--events 1000000] [--rounds 3]
+//        [--signature-customers 300]
+
+struct Options {
+  var databaseURL = ProcessInfo.processInfo.environment["STORELEDGER_TEST_DATABASE_URL"]
+  var eventCount = 1_000_000
+  var rounds = 3
+  var signatureCustomers = 300
+
+  init(_ arguments: [String]) {
+    var iterator = arguments.dropFirst().makeIterator()
+    while let argument = iterator.next() {
+      switch argument {
+      case "--database-url": databaseURL = iterator.next()
+      case "--events": eventCount = iterator.next().flatMap(Int.init) ?? eventCount
+      case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
+      case "--signature-customers":
+        signatureCustomers = iterator.next().flatMap(Int.init) ?? signatureCustomers
+      default: fatalError("unknown argument \(argument)")
+      }
+    }
+  }
+}
+
+let options = Options(CommandLine.arguments)
+let (eventCount, rounds, signatureCustomers) = (
+  options.eventCount, options.rounds, options.signatureCustomers
+)
+guard let urlText = options.databaseURL else {
+  fatalError("pass --database-url postgres://superuser@…")
+}
+let logger = {
+  var logger = Logger(label: "storeledger.rebuild-benchmark")
+  logger.logLevel = .error
+  return logger
+}()
+
+let server = try DatabaseURL(urlText)
+let database = try await BenchmarkDatabase.create(on: server, setupSQL: [], logger: logger)
+do {
+  try await database.withWriter { client in
+    let seedStart = ContinuousClock.now
+    let seeded = try await LogSeeder(store: EventStore(client: client, logger: logger)).seed(
+      count: eventCount
+    ) { done in
+      if done % 100_000 < 500 { print("  seeded \(done) events") }
+    }
+    let seedSeconds = Figures.seconds(ContinuousClock.now - seedStart)
+    print(
+      "seeded \(seeded.events) events of \(seeded.customers) customers in "
+        + String(format: "%.0f s (%.0f events/s)", seedSeconds, Double(seeded.events) / seedSeconds)
+    )
+  }
+  PeakMemory.trim()
+  _ = try await PostgresClient.withRunningClient(
+    server.with(database: database.name), logger: logger
+  ) { client in
+    try await client.execute("VACUUM ANALYZE", logger: logger)
+  }
+  try await database.withWriter { client in
+    let ledger = try Ledger(
+      client: client,
+      configuration: LedgerConfiguration(
+        bundleId: "com.example.app", appAppleId: 1_234_567_890, environments: [.production],
+        trustedRoots: try TestPKI().trustedRoots),
+      logger: logger)
+    print("round  phase                   rows/events   per second     peak RSS")
+    var ratios: [Double] = []
+    for round in 1...rounds {
+      PeakMemory.reset()
+      let readStart = ContinuousClock.now
+      let read = try await ReadMeasurement.accountRows(on: client, logger: logger)
+      let readSeconds = Figures.seconds(ContinuousClock.now - readStart)
+      print(
+        "\(round)      read (account rows)     \(read)   \(Figures.rate(read, readSeconds))   \(Figures.megabytes())"
+      )
+      PeakMemory.reset()
+      let tableStart = ContinuousClock.now
+      let table = try await ReadMeasurement.tableRows(on: client, logger: logger)
+      let tableSeconds = Figures.seconds(ContinuousClock.now - tableStart)
+      print(
+        "\(round)      read (events table)     \(table)   \(Figures.rate(table, tableSeconds))   \(Figures.megabytes())"
+      )
+      PeakMemory.reset()
+      let rebuilt = try await ledger.rebuildAccountViews()
+      print(
+        "\(round)      rebuild (\(rebuilt.accounts) accounts) \(rebuilt.events)   "
+          + "\(Figures.rate(rebuilt.events, rebuilt.seconds))   \(Figures.megabytes())")
+      precondition(rebuilt.events == read, "the rebuild folded \(rebuilt.events) of \(read) rows")
+      let ratio = (Double(rebuilt.events) / rebuilt.seconds) / (Double(read) / readSeconds)
+      ratios.append(ratio)
+      print(String(format: "       rebuild ÷ read of the same rows: %.2f", ratio))
+      try await ledger.dropAccountViewsVersion(rebuilt.replacedVersion ?? 0)
+    }
+    let sorted = ratios.sorted()
+    print(String(format: "median rebuild ÷ read: %.2f (target ≥ 0.5)", sorted[sorted.count / 2]))
+  }
+  let signatures = try await SignatureMeasurement(customers: signatureCustomers, logger: logger)
+    .run(server: server)
+  print(
+    "audit re-verified \(signatures.signatures) notification signatures: "
+      + String(
+        format: "%.0f/s; the verifier alone on the same strings: %.0f/s (ratio %.2f)",
+        signatures.auditPerSecond, signatures.verifierPerSecond,
+        signatures.auditPerSecond / signatures.verifierPerSecond))
+  try await database.drop()
+} catch {
+  try? await database.drop()
+  throw error
+}
