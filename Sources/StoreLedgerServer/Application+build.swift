@@ -8,9 +8,10 @@ import StoreLedgerPostgres
 
 /// The server: one application for `storeledger serve` and for the tests. The PostgreSQL
 /// pool and the account projector run as services of the application, so they start and stop
-/// with it.
+/// with it. `onServerRunning` learns the port it listens on (useful with port 0).
 public func buildApplication(
-  configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()
+  configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
+  onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
   let logger = {
     var logger = Logger(label: "storeledger.server")
@@ -36,6 +37,7 @@ public func buildApplication(
       address: .hostname(configuration.host, port: configuration.port),
       serverName: "storeledger"),
     services: services,
+    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
     logger: logger)
   if configuration.migrateOnStart {
     application.beforeServerStarts {

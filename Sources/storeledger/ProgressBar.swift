@@ -51,7 +51,9 @@ final class ProgressBar: Sendable {
 
   static func line(_ label: String, _ done: Int, _ total: Int?, _ detail: String) -> String {
     let suffix = detail.isEmpty ? "" : "  \(detail)"
-    guard let total, total > 0 else { return "\(label)  \(done.grouped)\(suffix)" }
+    guard let total, total > 0 else {
+      return done == 0 ? "\(label)\(suffix)" : "\(label)  \(done.grouped)\(suffix)"
+    }
     let fraction = min(1, Double(done) / Double(total))
     let width = 24
     let filled = Int((fraction * Double(width)).rounded(.down))

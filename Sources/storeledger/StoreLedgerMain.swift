@@ -33,7 +33,8 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       2 usage error.
       """,
     subcommands: [
-      VerifyCommand.self, MigrateCommand.self, FoldCommand.self, ServeCommand.self,
+      DemoCommand.self, VerifyCommand.self, MigrateCommand.self, FoldCommand.self,
+      ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
       RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self,
     ])

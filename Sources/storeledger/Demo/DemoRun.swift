@@ -1,0 +1,112 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerServer
+import Synchronization
+
+/// The demo's work on a database: the simulated App Store and the StoreLedger server run as
+/// services next to the workflow, which plays the customers through the real webhook,
+/// repairs what was lost, audits, measures and sums up; then everything stops.
+struct DemoRun: Sendable {
+  struct Settings: Sendable {
+    var customers: Int
+    var months: Int
+    var seed: UInt64
+    var drop: Double
+    var duplicate: Double
+    var daySeconds: Double
+    var queries: Int
+    var quiet: Bool
+  }
+
+  static let bundleId = "com.example.app"
+  static let appAppleId: Int64 = 1_234_567_890
+
+  let settings: Settings
+  let database: DatabaseURL
+  /// Where the test root certificate and the catalog are written, for querying afterwards.
+  let directory: String
+  let logger: Logger
+
+  /// Runs the demo; nil when interrupted (Ctrl-C, SIGTERM) before the summary.
+  func run() async throws -> DemoSummary? {
+    let pki = try TestPKI()
+    try write(pki: pki)
+    let privateKey = P256.Signing.PrivateKey()
+    let apiKey = APIKey(
+      keyId: "DEMO\(settings.seed)", issuerId: UUID().uuidString.lowercased(),
+      bundleId: Self.bundleId, privateKey: privateKey)
+    let bearer = (0..<3).map { _ in UUID().uuidString.lowercased() }.joined()
+    let ledgerConfiguration = LedgerConfiguration(
+      bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.sandbox],
+      trustedRoots: pki.trustedRoots, catalog: DemoCatalog.catalog)
+    let simulation = Simulation(
+      SimulationConfiguration(
+        customers: settings.customers, months: settings.months, seed: settings.seed))
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: Self.bundleId, appAppleId: Self.appAppleId),
+      signer: pki, now: simulation.configuration.start)
+    let ports = PortsBox()
+    let server = try buildApplication(
+      configuration: ServerConfiguration(
+        host: "127.0.0.1", port: 0, database: database.clientConfiguration,
+        ledger: ledgerConfiguration, apiKeys: [bearer], logLevel: .warning),
+      onServerRunning: { port in ports.set(server: port) })
+    let simulator = buildSimulatorApplication(
+      store: store,
+      configuration: SimulatorConfiguration(
+        apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId),
+      logger: logger, onServerRunning: { port in ports.set(simulator: port) })
+    let workflow = DemoWorkflow(
+      settings: settings, database: database, ledgerConfiguration: ledgerConfiguration,
+      simulation: simulation, store: store, pki: pki, apiKey: apiKey, bearer: bearer,
+      ports: ports, logger: logger)
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [
+          .init(service: server), .init(service: simulator),
+          .init(service: workflow, successTerminationBehavior: .gracefullyShutdownGroup),
+        ],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+    return workflow.result.value
+  }
+}
+
+extension DemoRun {
+  private func write(pki: TestPKI) throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try Data(pki.rootDER).write(to: URL(fileURLWithPath: directory + "/root.der"))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode(DemoCatalog.catalog).write(
+      to: URL(fileURLWithPath: directory + "/catalog.json"))
+  }
+}
+
+/// The ports the two servers listen on, once they do.
+final class PortsBox: Sendable {
+  private let ports = Mutex<(server: Int?, simulator: Int?)>((nil, nil))
+
+  func set(server port: Int?) { ports.withLock { $0.server = port } }
+  func set(simulator port: Int?) { ports.withLock { $0.simulator = port } }
+
+  /// Waits until both servers listen.
+  func both() async throws -> (server: Int, simulator: Int) {
+    while true {
+      let (server, simulator) = ports.withLock { $0 }
+      if let server, let simulator { return (server, simulator) }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+  }
+}

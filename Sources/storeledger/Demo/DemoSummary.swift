@@ -1,0 +1,159 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+
+/// What the demo found, printed as tables or JSON.
+struct DemoSummary: Codable, Sendable {
+  struct Stage: Codable, Sendable {
+    var name: String
+    var seconds: Double
+    var detail: String
+  }
+  struct Balance: Codable, Sendable {
+    var productId: String
+    var accounts = 0
+    var purchased: Int64 = 0
+    var refunded: Int64 = 0
+    var debited: Int64 = 0
+    var balance: Int64 = 0
+  }
+  struct Throughput: Codable, Sendable {
+    var count: Int
+    var seconds: Double
+    var perSecond: Double { seconds > 0 ? Double(count) / seconds : 0 }
+    var p50Milliseconds: Double?
+    var p99Milliseconds: Double?
+  }
+
+  var customers: Int
+  var months: Int
+  var seed: UInt64
+  /// The instant every answer is given at: the simulation's end, Unix ms.
+  var asOf: Int64
+  var accounts = 0
+  /// Subscriptions of the accounts by status, "1"…"5".
+  var subscriptionsByStatus: [String: Int] = [:]
+  /// Accounts entitled, by entitlement.
+  var entitlements: [String: Int] = [:]
+  var consumables: [Balance] = []
+  /// Revocations in force (not reversed), by Apple's revocationReason ("0", "1", or "none").
+  var revocations: [String: Int] = [:]
+  var reversedRevocations = 0
+  var events = 0
+  var streams = 0
+  var notifications = 0
+  var delivered = 0
+  var dropped = 0
+  var replayAppended = 0
+  var recoveryAppended = 0
+  var ingest: Throughput?
+  var queries: Throughput?
+  var auditConsistent = false
+  var auditProblems = 0
+  var auditEvents = 0
+  var auditSignatures = 0
+  var auditAccounts = 0
+  var stages: [Stage] = []
+
+  /// Adds one account's state at `asOf`.
+  mutating func add(_ snapshot: LedgerSnapshot) {
+    accounts += 1
+    for subscription in snapshot.subscriptions {
+      subscriptionsByStatus[String(subscription.status), default: 0] += 1
+    }
+    for name in Set(snapshot.entitlements.filter(\.active).map(\.entitlement)) {
+      entitlements[name, default: 0] += 1
+    }
+    for consumable in snapshot.consumables {
+      var balance =
+        consumables.first { $0.productId == consumable.productId }
+        ?? Balance(productId: consumable.productId)
+      balance.accounts += 1
+      balance.purchased += consumable.purchased
+      balance.refunded += consumable.refunded
+      balance.debited += consumable.debited
+      balance.balance += consumable.balance
+      consumables.removeAll { $0.productId == consumable.productId }
+      consumables.append(balance)
+    }
+    consumables.sort { $0.productId < $1.productId }
+    for revocation in snapshot.revocations {
+      if revocation.reversed {
+        reversedRevocations += 1
+      } else {
+        revocations[revocation.revocationReason.map(String.init) ?? "none", default: 0] += 1
+      }
+    }
+  }
+
+  static let statusNames = [
+    "1": "active", "2": "expired", "3": "billing retry", "4": "grace period", "5": "revoked",
+  ]
+
+  func text() -> String {
+    let instant = ISO8601DateFormatter().string(from: Timestamp(milliseconds: asOf).date)
+    var out: [String] = []
+    var statuses = TextTable(
+      title: "\nSubscriptions of \(accounts.grouped) accounts by status at \(instant)",
+      header: ["status", "subscriptions"])
+    for code in ["1", "2", "3", "4", "5"] {
+      statuses.rows.append(
+        ["\(code) \(Self.statusNames[code]!)", (subscriptionsByStatus[code] ?? 0).grouped])
+    }
+    out.append(statuses.render())
+    var entitled = TextTable(title: "Entitlements", header: ["entitlement", "accounts entitled"])
+    for (name, count) in entitlements.sorted(by: { $0.key < $1.key }) {
+      entitled.rows.append([name, count.grouped])
+    }
+    out.append(entitled.render())
+    var balances = TextTable(
+      title: "Consumable balances",
+      header: ["product", "accounts", "purchased", "refunded", "debited", "balance"])
+    for balance in consumables {
+      balances.rows.append([
+        balance.productId, balance.accounts.grouped, "\(balance.purchased)", "\(balance.refunded)",
+        "\(balance.debited)", "\(balance.balance)",
+      ])
+    }
+    out.append(balances.render())
+    var revoked = TextTable(
+      title: "Revocations in force (\(reversedRevocations) more were reversed)",
+      header: ["revocationReason", "purchases"])
+    for (reason, count) in revocations.sorted(by: { $0.key < $1.key }) {
+      let name = ["0": "0 other", "1": "1 app issue"][reason] ?? reason
+      revoked.rows.append([name, count.grouped])
+    }
+    out.append(revoked.render())
+    out.append(figures())
+    return out.joined(separator: "\n")
+  }
+
+  private func figures() -> String {
+    func rate(_ throughput: Throughput?) -> String {
+      guard let throughput else { return "-" }
+      var text = "\(Int(throughput.perSecond).grouped)/s"
+      if let p50 = throughput.p50Milliseconds, let p99 = throughput.p99Milliseconds {
+        text += String(format: " (p50 %.1f ms, p99 %.1f ms)", p50, p99)
+      }
+      return text
+    }
+    let verdict =
+      auditConsistent
+      ? "consistent: \(auditEvents.grouped) events in intact hash chains, "
+        + "\(auditSignatures.grouped) Apple signatures re-verified, \(auditAccounts.grouped) "
+        + "account views equal to the log"
+      : "\(auditProblems) problems (run storeledger audit for the list)"
+    return """
+      Events stored      \(events.grouped) in \(streams.grouped) streams
+      Notifications      \(notifications.grouped) sent by the App Store, \(delivered.grouped) \
+      delivered, \(dropped.grouped) lost on the way
+      Repaired           \(replayAppended.grouped) events by replay, \
+      \(recoveryAppended.grouped) by notification recovery
+      Ingest             \(rate(ingest)) through the webhook (\(ingest?.count.grouped ?? "0") \
+      requests, duplicates included)
+      Queries            \(rate(queries)) entitlement queries over HTTP
+      Audit              \(verdict)
+
+      """
+  }
+}

@@ -1,0 +1,222 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import Synchronization
+
+/// The demo's stages, in order, each timed and shown with a progress bar.
+struct DemoWorkflow: Service {
+  let settings: DemoRun.Settings
+  let database: DatabaseURL
+  let ledgerConfiguration: LedgerConfiguration
+  let simulation: Simulation
+  let store: SimulatedAppStore
+  let pki: TestPKI
+  let apiKey: APIKey
+  let bearer: String
+  let ports: PortsBox
+  let logger: Logger
+  let result = ResultBox()
+
+  func run() async throws {
+    try await cancelWhenGracefulShutdown {
+      let (server, simulator) = try await ports.both()
+      let summary = try await PostgresClient.withRunningClient(database, logger: logger) {
+        client in
+        let ledger = try Ledger(client: client, configuration: ledgerConfiguration, logger: logger)
+        return try await stages(ledger: ledger, server: server, simulator: simulator)
+      }
+      result.set(summary)
+    }
+  }
+
+  private func stages(ledger: Ledger, server: Int, simulator: Int) async throws -> DemoSummary {
+    let configuration = simulation.configuration
+    var summary = DemoSummary(
+      customers: settings.customers, months: settings.months, seed: settings.seed,
+      asOf: configuration.end.milliseconds)
+    try await deliver(to: "http://127.0.0.1:\(server)/v1/notifications/appstore", into: &summary)
+    let api = try apiClient(port: simulator)
+    try await repair(ledger: ledger, api: api, into: &summary)
+    let (projected, seconds) = try await timed("projecting") {
+      try await AccountProjector(ledger: ledger, logger: logger).catchUp()
+    }
+    record(
+      "projecting", seconds, "\(projected.grouped) events projected into account views",
+      into: &summary)
+    try await audit(ledger: ledger, into: &summary)
+    try await query(port: server, ledger: ledger, into: &summary)
+    try await sumUp(ledger: ledger, into: &summary)
+    return summary
+  }
+
+  /// Plays the customers in compressed time; the deliverer posts every notification to the
+  /// webhook with the configured faults.
+  private func deliver(to webhook: String, into summary: inout DemoSummary) async throws {
+    let day = Duration.milliseconds(Int64(settings.daySeconds * 1000))
+    let deliverer = NotificationDeliverer(
+      store: store, webhookURL: webhook, hour: day / 24,
+      faults: DeliveryFaults(
+        dropFraction: settings.drop, duplicateFraction: settings.duplicate, reorder: true,
+        seed: settings.seed),
+      logger: logger)
+    let runner = SimulationRunner(
+      simulation: simulation, store: store, deliverer: deliverer, day: day)
+    let bar = ProgressBar("simulating ", enabled: !settings.quiet)
+    let started = ContinuousClock.now
+    try await runner.run { progress in
+      bar.update(
+        progress.month, of: progress.months,
+        "months  \(progress.notifications.grouped) notifications, "
+          + "\(progress.delivered.grouped) delivered", force: progress.isFinal)
+    }
+    bar.finish()
+    let seconds = (ContinuousClock.now - started).seconds
+    let notifications = store.notifications()
+    summary.notifications = notifications.count
+    summary.delivered = notifications.filter(\.delivered).count
+    summary.dropped = summary.notifications - summary.delivered
+    let requests = notifications.reduce(0) { total, notification in
+      total + notification.attempts.filter { $0.sendAttemptResult == .success }.count
+    }
+    summary.ingest = .init(count: requests, seconds: seconds)
+    record(
+      "simulating", seconds,
+      "\(settings.customers.grouped) customers, \(summary.notifications.grouped) notifications: "
+        + "\(summary.delivered.grouped) delivered through the webhook, "
+        + "\(summary.dropped.grouped) lost", into: &summary)
+  }
+
+  /// Replays every known customer from Transaction History, then recovers the notifications
+  /// of customers the log never heard of from Notification History.
+  private func repair(ledger: Ledger, api: AppStoreServerAPIClient, into summary: inout DemoSummary)
+    async throws
+  {
+    let bar = ProgressBar("replaying  ", enabled: !settings.quiet)
+    let replay = CustomerReplay(
+      ledger: ledger, client: api, environment: .sandbox, concurrency: 8, logger: logger)
+    let started = ContinuousClock.now
+    let replayed = try await replay.replay(.everyone) { progress in
+      bar.update(
+        progress.customers, of: nil,
+        "customers  \(progress.transactionsFetched.grouped) transactions fetched, "
+          + "\(progress.appended.grouped) appended")
+    }
+    bar.finish()
+    summary.replayAppended = replayed.appended
+    record(
+      "replaying", (ContinuousClock.now - started).seconds,
+      "\(replayed.customers.grouped) customers from Transaction History: "
+        + "\(replayed.appended.grouped) events appended, \(replayed.alreadyStored.grouped) "
+        + "already stored", into: &summary)
+    let (recovered, seconds) = try await timed("recovering") {
+      try await NotificationRecovery(ledger: ledger, client: api, logger: logger).recover(
+        from: simulation.configuration.start.date.addingTimeInterval(-86_400),
+        to: store.now.date.addingTimeInterval(86_400))
+    }
+    summary.recoveryAppended = recovered.appended
+    record(
+      "recovering", seconds,
+      "\(recovered.found.grouped) undelivered notifications in Notification History, "
+        + "\(recovered.appended.grouped) of them new to the log", into: &summary)
+  }
+
+  private func audit(ledger: Ledger, into summary: inout DemoSummary) async throws {
+    let (report, seconds) = try await timed("auditing") { try await ledger.audit() }
+    summary.auditConsistent = report.isConsistent
+    summary.auditProblems = report.problems.count
+    summary.auditEvents = report.eventsChecked
+    summary.auditSignatures = report.signaturesVerified
+    summary.auditAccounts = report.accountsCompared
+    record(
+      "auditing", seconds,
+      report.isConsistent
+        ? "consistent: hash chains, \(report.signaturesVerified.grouped) signatures, "
+          + "\(report.accountsCompared.grouped) account views"
+        : "\(report.problems.count) problems", into: &summary)
+  }
+
+  /// Entitlement queries over HTTP, 16 at a time, across every account.
+  private func query(port: Int, ledger: Ledger, into summary: inout DemoSummary) async throws {
+    let tokens = try await ledger.accountTokens(limit: 1_000_000)
+    guard !tokens.isEmpty, settings.queries > 0 else { return }
+    let (measured, seconds) = try await timed("querying") {
+      try await DemoQueries(port: port, bearer: bearer, tokens: tokens, count: settings.queries)
+        .run()
+    }
+    summary.queries = measured
+    record(
+      "querying", seconds,
+      "\(measured.count.grouped) GET /v1/accounts/{token}/entitlements, 16 at a time",
+      into: &summary)
+  }
+
+  /// Every account's state at the simulation's end, folded from the log.
+  private func sumUp(ledger: Ledger, into summary: inout DemoSummary) async throws {
+    let statistics = try await ledger.statistics()
+    summary.events = statistics.events
+    summary.streams = statistics.streams
+    let asOf = Timestamp(milliseconds: summary.asOf)
+    var after = ""
+    while true {
+      let page = try await ledger.accountTokens(after: after, limit: 500)
+      guard let last = page.last else { break }
+      for token in page { summary.add(try await ledger.view(for: token).snapshot(at: asOf)) }
+      after = last
+    }
+  }
+
+  private func apiClient(port: Int) throws -> AppStoreServerAPIClient {
+    AppStoreServerAPIClient(
+      configuration: AppStoreServerAPIConfiguration(
+        baseURL: "http://127.0.0.1:\(port)", key: apiKey),
+      verifier: try SignedDataVerifier(
+        configuration: VerifierConfiguration(
+          trustedRoots: pki.trustedRoots, bundleId: DemoRun.bundleId,
+          appAppleId: DemoRun.appAppleId, environment: .sandbox, validationTime: .now)),
+      logger: logger)
+  }
+
+  /// Runs one stage behind a waiting line; returns its result and its seconds.
+  private func timed<Result>(_ name: String, _ body: () async throws -> Result) async throws
+    -> (Result, Double)
+  {
+    let bar = ProgressBar(
+      name.padding(toLength: 11, withPad: " ", startingAt: 0), enabled: !settings.quiet)
+    bar.update(0, of: nil, "…", force: true)
+    let started = ContinuousClock.now
+    let result = try await body()
+    bar.finish()
+    return (result, (ContinuousClock.now - started).seconds)
+  }
+
+  private func record(
+    _ name: String, _ seconds: Double, _ detail: String, into summary: inout DemoSummary
+  ) {
+    summary.stages.append(.init(name: name, seconds: seconds, detail: detail))
+    if !settings.quiet {
+      say(
+        "✓ \(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(detail) "
+          + String(format: "(%.1f s)", seconds))
+    }
+  }
+}
+
+/// Where the workflow leaves its summary for the command.
+final class ResultBox: Sendable {
+  private let summary = Mutex<DemoSummary?>(nil)
+  func set(_ value: DemoSummary) { summary.withLock { $0 = value } }
+  var value: DemoSummary? { summary.withLock { $0 } }
+}
+
+extension Duration {
+  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
