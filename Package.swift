@@ -212,7 +212,10 @@ let package = Package(
     ),
     .testTarget(
       name: "StoreLedgerCLITests",
-      dependencies: ["storeledger", "StoreLedgerPostgres", "StoreLedgerTestSupport"]
+      dependencies: [
+        "storeledger", "StoreLedgerPostgres", "StoreLedgerTestSupport", "AppStoreSimulator",
+        "AppStoreVerification", "StoreLedgerCore",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -20,10 +20,18 @@ enum CommandLineRunner {
     return URL(fileURLWithPath: "storeledger")
   }()
 
-  static func run(_ arguments: [String], standardInput: String? = nil) throws -> Result {
+  /// `environment` entries are added to (or, empty, removed from) the test's environment.
+  static func run(
+    _ arguments: [String], standardInput: String? = nil, environment: [String: String] = [:]
+  ) throws -> Result {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if !environment.isEmpty {
+      var merged = ProcessInfo.processInfo.environment
+      for (name, value) in environment { merged[name] = value.isEmpty ? nil : value }
+      process.environment = merged
+    }
     let output = Pipe()
     let error = Pipe()
     let input = Pipe()

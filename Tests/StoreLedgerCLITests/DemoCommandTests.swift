@@ -1,0 +1,116 @@
+import AppStoreSimulator
+import AppStoreVerification
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// `storeledger demo` as a process at a small size on the test cluster: what it prints is
+/// what the simulator knows to be true.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct DemoCommandTests {
+  /// The fields of the demo's JSON summary the test checks.
+  struct Summary: Decodable {
+    var accounts: Int
+    var subscriptionsByStatus: [String: Int]
+    var entitlements: [String: Int]
+    var consumables: [Balance]
+    var notifications: Int
+    var delivered: Int
+    var dropped: Int
+    var recoveryAppended: Int
+    var events: Int
+    var auditConsistent: Bool
+    var auditSignatures: Int
+    var queries: Throughput?
+    var ingest: Throughput?
+    var asOf: Int64
+
+    struct Balance: Decodable {
+      var productId: String
+      var balance: Int64
+    }
+    struct Throughput: Decodable {
+      var count: Int
+      var seconds: Double
+    }
+  }
+
+  @Test func aSmallDemoPrintsWhatTheSimulatorKnowsToBeTrue() async throws {
+    try await TestDatabase.withMigrated { database in
+      let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("demo-\(UUID().uuidString)")
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let result = try CommandLineRunner.run([
+        "demo", "--customers", "50", "--seed", "11", "--drop", "0.1", "--queries", "200",
+        "--json", "--database-url", database.adminURL.description, "--directory", folder.path,
+      ])
+      #expect(result.status == 0, "\(result.standardError)")
+      let summary = try JSONDecoder().decode(Summary.self, from: Data(result.standardOutput.utf8))
+      let truth = try Self.truth(customers: 50, seed: 11)
+      #expect(summary.asOf == truth.end.milliseconds)
+      #expect(summary.subscriptionsByStatus == truth.statuses)
+      #expect(summary.accounts == truth.accounts)
+      #expect(summary.consumables.map(\.balance) == [truth.gemUnits])
+      #expect(summary.dropped > 0 && summary.delivered + summary.dropped == summary.notifications)
+      #expect(summary.recoveryAppended <= summary.dropped)
+      #expect(summary.auditConsistent && summary.auditSignatures > summary.delivered)
+      #expect(summary.queries?.count == 200 && summary.ingest?.count ?? 0 >= summary.delivered)
+      #expect(summary.events > summary.notifications)
+      #expect(summary.entitlements["pro", default: 0] + summary.entitlements["basic", default: 0] > 0)
+      // The root certificate and catalog are left for querying the database afterwards.
+      #expect(FileManager.default.fileExists(atPath: folder.path + "/root.der"))
+      #expect(FileManager.default.fileExists(atPath: folder.path + "/catalog.json"))
+    }
+  }
+
+  @Test func withoutADatabaseURLItRunsAPrivateClusterAndRemovesIt() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("demo-private-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try CommandLineRunner.run(
+      ["demo", "--customers", "8", "--months", "3", "--queries", "20", "--directory", folder.path],
+      environment: ["DATABASE_URL": ""])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardOutput.contains("a private cluster in \(folder.path)/postgres"))
+    #expect(result.standardOutput.contains("Audit              consistent"))
+    #expect(!FileManager.default.fileExists(atPath: folder.path + "/postgres"))
+  }
+
+  @Test func helpShowsExamplesAndBadSettingsAreUsageErrors() throws {
+    let help = try CommandLineRunner.run(["demo", "--help"])
+    #expect(help.status == 0 && help.standardOutput.contains("swift run storeledger demo"))
+    #expect(try CommandLineRunner.run(["demo", "--drop", "1.5"]).status == 2)
+    #expect(try CommandLineRunner.run(["demo", "--customers", "0"]).status == 2)
+  }
+
+  /// The simulator's own answers for the accounts the demo can see (customers with a token),
+  /// at the simulation's end.
+  static func truth(customers: Int, seed: UInt64) throws -> (
+    end: Timestamp, statuses: [String: Int], accounts: Int, gemUnits: Int64
+  ) {
+    let simulation = Simulation(
+      SimulationConfiguration(customers: customers, months: 12, seed: seed))
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890),
+      signer: try TestPKI(), now: simulation.configuration.start)
+    let end = simulation.configuration.end
+    simulation.apply(to: store, through: end)
+    let tokens = Dictionary(
+      uniqueKeysWithValues: simulation.truth.customers.map { ($0.id, $0.appAccountToken) })
+    var statuses: [String: Int] = [:]
+    for id in simulation.truth.subscriptions {
+      guard let customer = store.customer(of: id), tokens[customer] ?? nil != nil,
+        let status = simulation.truth.status(of: id, at: end)
+      else { continue }
+      statuses[String(status.rawValue), default: 0] += 1
+    }
+    let buyers = Set(
+      store.notifications().compactMap { $0.transactionId.flatMap(store.customer(of:)) })
+    let accounts = buyers.filter { tokens[$0] ?? nil != nil }.count
+    let gems = simulation.truth.consumableUnits.filter { key, _ in
+      tokens[String(key.split(separator: "/")[0])] ?? nil != nil
+    }.values.reduce(0, +)
+    return (end, statuses, accounts, gems * 100)
+  }
+}
