@@ -63,8 +63,13 @@ struct LedgerOptions: ParsableArguments {
     var logger = Logger(label: label)
     logger.logLevel = .warning
     let quiet = logger
-    return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
-      try await body(try Ledger(client: client, configuration: configuration, logger: quiet), quiet)
+    do {
+      return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
+        try await body(
+          try Ledger(client: client, configuration: configuration, logger: quiet), quiet)
+      }
+    } catch let error as LedgerError {
+      throw CommandFailure(error)
     }
   }
 

@@ -13,6 +13,11 @@ struct ReconcileCommand: AsyncParsableCommand {
       Statuses, compares Apple's status with the projection at the time Apple signed its
       answer, and records each disagreement as a status observation (evidence next to the
       history, never over it). Prints each disagreement; exits 0.
+
+      Examples:
+        storeledger reconcile --all --database-url postgres://… --bundle-id com.example.app \
+          --key-id ABC123 --issuer-id 5f6e… --p8 AuthKey_ABC123.p8
+        storeledger reconcile --account 9f1c2b7e-… --json …
       """)
 
   @OptionGroup var ledger: LedgerOptions

@@ -33,7 +33,9 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       2 usage error.
       """,
     subcommands: [
-      DemoCommand.self, VerifyCommand.self, MigrateCommand.self, FoldCommand.self,
+      DemoCommand.self, EntitlementsCommand.self, EventsCommand.self, ExplainCommand.self,
+      IngestCommand.self, DebitCommand.self, VerifyCommand.self, MigrateCommand.self,
+      FoldCommand.self,
       ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
       RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self,

@@ -57,7 +57,8 @@ import Testing
       #expect(summary.auditConsistent && summary.auditSignatures > summary.delivered)
       #expect(summary.queries?.count == 200 && summary.ingest?.count ?? 0 >= summary.delivered)
       #expect(summary.events > summary.notifications)
-      #expect(summary.entitlements["pro", default: 0] + summary.entitlements["basic", default: 0] > 0)
+      #expect(
+        summary.entitlements["pro", default: 0] + summary.entitlements["basic", default: 0] > 0)
       // The root certificate and catalog are left for querying the database afterwards.
       #expect(FileManager.default.fileExists(atPath: folder.path + "/root.der"))
       #expect(FileManager.default.fileExists(atPath: folder.path + "/catalog.json"))

@@ -1,0 +1,122 @@
+import AppStoreVerification
+import Foundation
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// `entitlements`, `events`, `explain`, `debit` and `ingest` as processes on a real database.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct AccountCommandTests {
+  typealias F = LedgerFixtures
+
+  /// A migrated database, a test PKI's root in a file, and the options every command needs.
+  func withLedgerOptions(_ body: @Sendable ([String], TestPKI, TestDatabase) async throws -> Void)
+    async throws
+  {
+    try await TestDatabase.withMigrated { database in
+      let pki = try TestPKI()
+      let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("account-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let root = folder.appendingPathComponent("root.der")
+      try Data(pki.rootDER).write(to: root)
+      let catalog = folder.appendingPathComponent("catalog.json")
+      try Data(
+        #"{"products":{"pro.monthly":{"entitlements":["pro"]},"gems.100":{"entitlements":["gems"],"units":100}}}"#
+          .utf8
+      ).write(to: catalog)
+      try await body(
+        [
+          "--database-url", database.writerURL.description, "--bundle-id", "com.example.app",
+          "--environments", "Sandbox", "--root-certs", root.path, "--catalog", catalog.path,
+        ], pki, database)
+    }
+  }
+
+  @Test func ingestThenAskWhatTheAccountHasWhyAndSpendIt() async throws {
+    try await withLedgerOptions { options, pki, _ in
+      let fixtures = SignedFixtures(pki: pki)
+      let subscribed = try fixtures.notification(
+        .subscribed, .initialBuy, uuid: "cli-1",
+        transaction: F.transaction("4000", purchased: 0, expires: 30, token: "acct-cli"))
+      let stored = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: subscribed)
+      #expect(stored.status == 0, "\(stored.standardError)")
+      #expect(stored.standardOutput == "stored: notification SUBSCRIBED in sub:Sandbox:4000 v1\n")
+      let again = try CommandLineRunner.run(
+        ["ingest", "-", "--json"] + options,
+        standardInput: #"{"signedPayload":"\#(subscribed)"}"#)
+      #expect(again.standardOutput.contains(#""stored":false"#))
+      let gems = try fixtures.transaction(
+        F.transaction("4100", product: "gems.100", type: .consumable, purchased: 1, token: nil))
+      let bought = try CommandLineRunner.run(
+        ["ingest", "-", "--account", "acct-cli"] + options, standardInput: gems)
+      #expect(bought.status == 0, "\(bought.standardError)")
+
+      let at = ["--at", F.t(5).date.formatted(.iso8601)]
+      let entitlements = try CommandLineRunner.run(["entitlements", "acct-cli"] + at + options)
+      #expect(entitlements.status == 0, "\(entitlements.standardError)")
+      #expect(entitlements.standardOutput.contains("pro          yes"))
+      #expect(entitlements.standardOutput.contains("4000                   pro.monthly  1 active"))
+      let json = try CommandLineRunner.run(["entitlements", "acct-cli", "--json"] + at + options)
+      let summary = try JSONDecoder().decode(
+        [String: JSONValue].self, from: Data(json.standardOutput.utf8))
+      #expect(summary["entitlements"] != nil && summary["consumables"] != nil)
+
+      let events = try CommandLineRunner.run(["events", "acct-cli", "--json"] + options)
+      let list = try JSONDecoder().decode([JSONValue].self, from: Data(events.standardOutput.utf8))
+      #expect(list.count == 2)
+      let table = try CommandLineRunner.run(["events", "acct-cli"] + options)
+      #expect(table.standardOutput.hasPrefix("2 events of acct-cli"))
+
+      let explained = try CommandLineRunner.run(["explain", "acct-cli", "pro"] + at + options)
+      #expect(explained.status == 0, "\(explained.standardError)")
+      #expect(explained.standardOutput.contains("rule E1"))
+      #expect(
+        explained.standardOutput.contains(
+          "· SUBSCRIBED/INITIAL_BUY signed 2026-01-01T00:00:00Z, transaction 4000"))
+      let missing = try CommandLineRunner.run(["explain", "acct-cli", "platinum"] + options)
+      #expect(missing.status == 1 && missing.standardError.contains("has no platinum"))
+
+      let debit = ["debit", "acct-cli", "gems.100", "30", "--key", "order-1"] + options
+      #expect(
+        try CommandLineRunner.run(debit).standardOutput == "debited 30; gems.100 balance now 70\n")
+      #expect(try CommandLineRunner.run(debit).standardOutput.hasPrefix("already debited"))
+      let tooMuch = try CommandLineRunner.run(
+        ["debit", "acct-cli", "gems.100", "71", "--key", "order-2"] + options)
+      #expect(tooMuch.status == 1 && tooMuch.standardError.contains("insufficient_balance"))
+      #expect(tooMuch.standardError.contains("→ see the balance"))
+    }
+  }
+
+  @Test func badInputIsRefusedWithTheNextStepAndNothingIsStored() async throws {
+    try await withLedgerOptions { options, _, _ in
+      let garbage = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: "hello")
+      #expect(garbage.status == 1 && garbage.standardError.contains("not signed App Store data"))
+      let stranger = try SignedFixtures(pki: try TestPKI()).notification(
+        .subscribed, uuid: "cli-2", transaction: F.transaction("5000", purchased: 0, expires: 30))
+      let refused = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: stranger)
+      #expect(refused.status == 1 && refused.standardError.contains("verification_failed"))
+      #expect(refused.standardError.contains("→ check --root-certs"))
+      let events = try CommandLineRunner.run(["events", "acct-1", "--json"] + options)
+      #expect(events.standardOutput == "[]\n")
+      #expect(
+        try CommandLineRunner.run(["debit", "a", "p", "0", "--key", "k"] + options).status == 2)
+      let noDatabase = try CommandLineRunner.run(
+        ["entitlements", "acct-1", "--bundle-id", "com.example.app"],
+        environment: ["DATABASE_URL": ""])
+      #expect(noDatabase.status == 2 && noDatabase.standardError.contains("--database-url"))
+    }
+  }
+
+  @Test(arguments: [
+    "demo", "entitlements", "events", "explain", "ingest", "debit", "verify", "migrate", "fold",
+    "serve", "simulate", "recover", "audit", "rebuild", "replay", "reconcile",
+  ])
+  func everyCommandHasHelpWithExamples(command: String) throws {
+    let help = try CommandLineRunner.run([command, "--help"])
+    #expect(help.status == 0)
+    #expect(help.standardOutput.contains("Example"), "\(command)")
+  }
+}
