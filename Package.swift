@@ -104,6 +104,16 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "EmbeddingExample",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Examples/EmbeddingExample"),
+    .executableTarget(
       name: "VerificationBenchmark",
       dependencies: [
         "AppStoreVerification",
