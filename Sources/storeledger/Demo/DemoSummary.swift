@@ -150,7 +150,7 @@ struct DemoSummary: Codable, Sendable {
       Repaired           \(replayAppended.grouped) events by replay, \
       \(recoveryAppended.grouped) by notification recovery
       Ingest             \(rate(ingest)) through the webhook (\(ingest?.count.grouped ?? "0") \
-      requests, duplicates included)
+      notifications stored while the year was played)
       Queries            \(rate(queries)) entitlement queries over HTTP
       Audit              \(verdict)
 
