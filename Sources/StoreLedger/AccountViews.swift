@@ -20,16 +20,19 @@ enum AccountViews {
     }
   }
 
-  /// The `changes` and the events of each account that has a view row, read in one
-  /// statement (one snapshot, so each view stores exactly the changes it includes). Accounts
-  /// without a row (never named by an append) are absent.
+  /// The `changes` and the events of each account, read in one statement (one snapshot, so
+  /// each view stores exactly the changes it includes). An account without a view row (never
+  /// named by an append) is absent, or present with 0 changes when `includingUnviewed` (a
+  /// rebuild, which also projects accounts whose row was lost).
   static func changesAndEvents(
-    of tokens: [String], on client: PostgresClient, logger: Logger
+    of tokens: [String], includingUnviewed: Bool = false, on client: PostgresClient,
+    logger: Logger
   ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
     try await client.query(
       """
-      SELECT v.app_account_token, v.changes, e.payload::text, e.recorded_at, e.idempotency_key
-      FROM storeledger.account_views v
+      SELECT t.token, coalesce(v.changes, 0), e.payload::text, e.recorded_at, e.idempotency_key
+      FROM unnest(\(tokens)::text[]) AS t(token)
+      LEFT JOIN storeledger.account_views v ON v.app_account_token = t.token
       LEFT JOIN LATERAL (
         SELECT x.payload, x.recorded_at, x.idempotency_key, a.stream_id, x.stream_version
         FROM storeledger.account_streams a
@@ -37,10 +40,10 @@ enum AccountViews {
           SELECT payload, recorded_at, idempotency_key, stream_version
           FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
         ) x
-        WHERE a.app_account_token = v.app_account_token
+        WHERE a.app_account_token = t.token
       ) e ON true
-      WHERE v.app_account_token = ANY(\(tokens))
-      ORDER BY v.app_account_token, e.stream_id, e.stream_version
+      WHERE \(includingUnviewed) OR v.app_account_token IS NOT NULL
+      ORDER BY t.token, e.stream_id, e.stream_version
       """, logger: logger
     ) { rows in try await decodeAccounts(rows) }
   }

@@ -52,7 +52,7 @@ struct RebuildCommand: AsyncParsableCommand {
             progress.accounts, of: progress.totalAccounts, "accounts, \(progress.events) events")
         }
         bar.finish()
-        say(json ? try Self.json(result) : Self.text(result))
+        say(json ? try CommandJSON.string(result) : Self.text(result))
       }
     }
   }
@@ -69,7 +69,7 @@ struct RebuildCommand: AsyncParsableCommand {
   }
 
   static func output(_ versions: [AccountViewsVersion], json: Bool) throws -> String {
-    if json { return try Self.json(versions) }
+    if json { return try CommandJSON.string(versions) }
     var table = TextTable(
       title: "account views versions",
       header: ["version", "state", "accounts", "created", "switched"])
@@ -84,16 +84,9 @@ struct RebuildCommand: AsyncParsableCommand {
   }
 
   static func output(_ differences: [AccountViewDifference], json: Bool) throws -> String {
-    if json { return try Self.json(differences) }
+    if json { return try CommandJSON.string(differences) }
     guard !differences.isEmpty else { return "no account's view differs" }
     return "\(differences.count) accounts' views differ:\n"
       + differences.map(\.appAccountToken).joined(separator: "\n")
-  }
-
-  static func json<Value: Encodable>(_ value: Value) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    encoder.dateEncodingStrategy = .iso8601
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
 }

@@ -35,14 +35,17 @@ struct RecoverCommand: AsyncParsableCommand {
     let start = try Self.time(since, "--since")
     let end = try until.map { try Self.time($0, "--until") } ?? Date()
     let (api, quiet, onlyFailures) = (api, json, !all)
+    let bar = ProgressBar("recovering", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.recover") { ledger, logger in
       let recovery = NotificationRecovery(
         ledger: ledger, client: try api.client(for: ledger, logger: logger).0, logger: logger)
       return try await recovery.recover(from: start, to: end, onlyFailures: onlyFailures) {
         progress in
-        if !quiet { say("… \(progress.found) found, \(progress.appended) appended") }
+        bar.update(
+          progress.found, of: nil, "notifications found, \(progress.appended.grouped) appended")
       }
     }
+    bar.finish()
     say(json ? try Self.json(report) : Self.text(report))
   }
 

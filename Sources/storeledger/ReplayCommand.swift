@@ -45,6 +45,7 @@ struct ReplayCommand: AsyncParsableCommand {
     let customers: CustomerReplay.Customers =
       all ? .everyone : account.map { .account($0) } ?? .transactions(transaction)
     let (api, quiet, concurrency) = (api, json, concurrency)
+    let bar = ProgressBar("replaying", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.replay") { ledger, logger in
       let (client, served) = try api.client(for: ledger, logger: logger)
       let replay = CustomerReplay(
@@ -52,13 +53,13 @@ struct ReplayCommand: AsyncParsableCommand {
         environment: served ?? ledger.configuration.environments.first ?? .production,
         concurrency: concurrency, logger: logger)
       return try await replay.replay(customers) { progress in
-        if !quiet {
-          say(
-            "… \(progress.customers) customers, \(progress.transactionsFetched) transactions, "
-              + "\(progress.appended) appended")
-        }
+        bar.update(
+          progress.customers, of: nil,
+          "customers, \(progress.transactionsFetched.grouped) transactions, "
+            + "\(progress.appended.grouped) appended")
       }
     }
+    bar.finish()
     say(json ? try Self.json(report) : Self.text(report))
   }
 

@@ -43,30 +43,6 @@ enum AccountViewsRebuildStatements {
     }
   }
 
-  /// The `changes` (from the live table, 0 without a row) and the events of each account, in
-  /// one statement.
-  static func changesAndEvents(of tokens: [String], on client: PostgresClient, logger: Logger)
-    async throws -> [String: (changes: Int64, events: [LedgerEvent])]
-  {
-    try await client.query(
-      """
-      SELECT t.token, coalesce(v.changes, 0), e.payload::text, e.recorded_at, e.idempotency_key
-      FROM unnest(\(tokens)::text[]) AS t(token)
-      LEFT JOIN storeledger.account_views v ON v.app_account_token = t.token
-      LEFT JOIN LATERAL (
-        SELECT x.payload, x.recorded_at, x.idempotency_key, a.stream_id, x.stream_version
-        FROM storeledger.account_streams a
-        CROSS JOIN LATERAL (
-          SELECT payload, recorded_at, idempotency_key, stream_version
-          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
-        ) x
-        WHERE a.app_account_token = t.token
-      ) e ON true
-      ORDER BY t.token, e.stream_id, e.stream_version
-      """, logger: logger
-    ) { rows in try await AccountViews.decodeAccounts(rows) }
-  }
-
   static func store(
     _ views: [AccountViews.ProjectedView], version: Int, projection: String,
     on client: PostgresClient, logger: Logger

@@ -124,8 +124,8 @@ extension Ledger {
   ) {
     let (client, logger, projection) = (self.client, self.logger, self.projection)
     let accounts = try await withDatabase {
-      try await AccountViewsRebuildStatements.changesAndEvents(
-        of: tokens, on: client, logger: logger)
+      try await AccountViews.changesAndEvents(
+        of: tokens, includingUnviewed: true, on: client, logger: logger)
     }
     let (instant, encoder) = (Timestamp(now), JSONEncoder())
     var events = 0

@@ -88,7 +88,7 @@ struct DemoCommand: AsyncParsableCommand {
       say("interrupted: everything stopped")
       throw ExitCode(130)
     }
-    say(json ? try Self.json(summary) : summary.text())
+    say(json ? try CommandJSON.string(summary) : summary.text())
     if keep, let cluster {
       say(connectionHelp(cluster, database))
     } else {
@@ -149,11 +149,5 @@ struct DemoCommand: AsyncParsableCommand {
       Stop it:
         \(stop)
       """
-  }
-
-  static func json(_ summary: DemoSummary) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return String(decoding: try encoder.encode(summary), as: UTF8.self)
   }
 }

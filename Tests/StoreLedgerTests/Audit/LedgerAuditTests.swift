@@ -154,8 +154,8 @@ import Testing
         on: client, logger: TestDatabase.logger)
       let tokens = try await AccountViewsRebuildStatements.accounts(
         after: "", limit: 1000, on: client, logger: TestDatabase.logger)
-      let accounts = try await AccountViewsRebuildStatements.changesAndEvents(
-        of: tokens, on: client, logger: TestDatabase.logger)
+      let accounts = try await AccountViews.changesAndEvents(
+        of: tokens, includingUnviewed: true, on: client, logger: TestDatabase.logger)
       let views = try accounts.map { token, account in
         try ledger.projectedView(
           of: token, changes: account.changes, events: account.events, at: Timestamp(Date()),
