@@ -30,6 +30,25 @@ GRANT SELECT ON storeledger.account_views_versions TO storeledger_writer, storel
 INSERT INTO storeledger.account_views_versions (version, state, switched_at)
 VALUES (1, 'live', now());
 
+-- Refuses a version that is not in p_state (SQLSTATE p_code), so callers get a clear error.
+CREATE FUNCTION storeledger.require_account_views_version(
+  p_version integer, p_state text, p_code text
+) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM 1 FROM storeledger.account_views_versions
+  WHERE version = p_version AND state = p_state;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'account views version % is not %', p_version,
+      CASE p_state WHEN 'building' THEN 'being built' ELSE p_state END
+      USING ERRCODE = p_code;
+  END IF;
+END
+$$;
+ALTER FUNCTION storeledger.require_account_views_version(integer, text, text)
+  OWNER TO storeledger_owner;
+
 -- Starts a rebuild: abandons (drops) any unfinished one, creates an empty table shaped like
 -- the live one, and returns its version.
 CREATE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
@@ -70,12 +89,7 @@ AS $$
 DECLARE
   v_count bigint;
 BEGIN
-  PERFORM 1 FROM storeledger.account_views_versions
-  WHERE version = p_version AND state = 'building';
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'account views version % is not being built', p_version
-      USING ERRCODE = 'SL010';
-  END IF;
+  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
   EXECUTE format(
     'INSERT INTO storeledger.%I AS v (app_account_token, changes, projected_changes, projection,'
     ' view, stable_from_ms, stable_until_ms, projected_at)'
@@ -106,12 +120,7 @@ DECLARE
   v_live integer;
 BEGIN
   LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
-  PERFORM 1 FROM storeledger.account_views_versions
-  WHERE version = p_version AND state = 'building';
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'account views version % is not being built', p_version
-      USING ERRCODE = 'SL010';
-  END IF;
+  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
   SELECT version INTO v_live FROM storeledger.account_views_versions WHERE state = 'live';
   LOCK TABLE storeledger.account_views IN EXCLUSIVE MODE;
   EXECUTE format(
@@ -139,11 +148,7 @@ CREATE FUNCTION storeledger.drop_account_views_version(p_version integer) RETURN
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM 1 FROM storeledger.account_views_versions
-  WHERE version = p_version AND state = 'retired' FOR UPDATE;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'account views version % is not retired', p_version USING ERRCODE = 'SL011';
-  END IF;
+  PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
   EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || p_version);
   UPDATE storeledger.account_views_versions SET state = 'dropped' WHERE version = p_version;
 END
@@ -156,11 +161,7 @@ RETURNS TABLE (app_account_token text, live jsonb, retired jsonb)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM 1 FROM storeledger.account_views_versions
-  WHERE version = p_version AND state = 'retired';
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'account views version % is not retired', p_version USING ERRCODE = 'SL011';
-  END IF;
+  PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
   RETURN QUERY EXECUTE format(
     'SELECT coalesce(l.app_account_token, r.app_account_token), l.view, r.view'
     ' FROM storeledger.account_views l FULL JOIN storeledger.%I r'

@@ -80,20 +80,12 @@ do {
     print("round  phase                   rows/events   per second     peak RSS")
     var ratios: [Double] = []
     for round in 1...rounds {
-      PeakMemory.reset()
-      let readStart = ContinuousClock.now
-      let read = try await ReadMeasurement.accountRows(on: client, logger: logger)
-      let readSeconds = Figures.seconds(ContinuousClock.now - readStart)
-      print(
-        "\(round)      read (account rows)     \(read)   \(Figures.rate(read, readSeconds))   \(Figures.megabytes())"
-      )
-      PeakMemory.reset()
-      let tableStart = ContinuousClock.now
-      let table = try await ReadMeasurement.tableRows(on: client, logger: logger)
-      let tableSeconds = Figures.seconds(ContinuousClock.now - tableStart)
-      print(
-        "\(round)      read (events table)     \(table)   \(Figures.rate(table, tableSeconds))   \(Figures.megabytes())"
-      )
+      let (read, readSeconds) = try await Figures.measure("read (account rows)", round) {
+        try await ReadMeasurement.accountRows(on: client, logger: logger)
+      }
+      _ = try await Figures.measure("read (events table)", round) {
+        try await ReadMeasurement.tableRows(on: client, logger: logger)
+      }
       PeakMemory.reset()
       let rebuilt = try await ledger.rebuildAccountViews()
       print(

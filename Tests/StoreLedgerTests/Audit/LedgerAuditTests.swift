@@ -73,23 +73,7 @@ import Testing
 
   @Test func anEditedReadModelRowIsShownAndRebuildFixesIt() async throws {
     try await withAuditedLedger { ledger, database in
-      let token = try await database.asAdmin { client in
-        try await client.query(
-          """
-          UPDATE storeledger.account_views
-          SET view = jsonb_set(view, '{subscriptions,0,status}', '9')
-          WHERE app_account_token = (
-            SELECT app_account_token FROM storeledger.account_views
-            WHERE jsonb_array_length(view->'subscriptions') > 0
-            ORDER BY app_account_token LIMIT 1)
-          RETURNING app_account_token
-          """, logger: TestDatabase.logger
-        ) { rows in
-          var token: String?
-          for try await value in rows.decode(String.self) { token = value }
-          return try #require(token)
-        }
-      }
+      let token = try await Self.editOneView(database)
       let report = try await ledger.audit(pageSize: 7)
       let problem = try #require(report.problems.first)
       #expect(report.problems.count == 1)
