@@ -38,33 +38,7 @@ struct AccountController: Sendable {
 
   struct Events: Encodable {
     let appAccountToken: String
-    let events: [Event]
-  }
-
-  struct Event: Encodable {
-    let streamId: String
-    let streamVersion: Int64
-    let eventType: String
-    let idempotencyKey: String
-    let environment: String?
-    let appleSignedAt: Date?
-    let recordedAt: Date
-    let payload: JSONValue
-    let signed: String?
-    let hash: String
-
-    init(_ event: RecordedEvent) throws {
-      streamId = event.streamId
-      streamVersion = event.streamVersion
-      eventType = event.eventType
-      idempotencyKey = event.idempotencyKey
-      environment = event.environment
-      appleSignedAt = event.appleSignedAt
-      recordedAt = event.recordedAt
-      payload = try JSONDecoder().decode(JSONValue.self, from: Data(event.payload))
-      signed = event.rawSigned
-      hash = event.hash.map { String(format: "%02x", $0) }.joined()
-    }
+    let events: [StoredEvent]
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
@@ -95,7 +69,7 @@ struct AccountController: Sendable {
     }
     group.get("/v1/accounts/{token}/events") { _, context in
       let token = try context.parameters.require("token")
-      let events = try await ledger.events(for: token).map(Event.init)
+      let events = try await ledger.events(for: token).map(StoredEvent.init)
       return try JSONBody.response(Events(appAccountToken: token, events: events))
     }
     group.get("/v1/accounts/{token}/entitlements/{entitlement}/explanation") { request, context in

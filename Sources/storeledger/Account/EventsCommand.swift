@@ -22,31 +22,12 @@ struct EventsCommand: AsyncParsableCommand {
   @OptionGroup var ledger: LedgerOptions
   @Flag(help: "Print the events as a JSON array.") var json = false
 
-  struct Event: Encodable {
-    var streamId: String
-    var streamVersion: Int64
-    var eventType: String
-    var idempotencyKey: String
-    var appleSignedAt: Date?
-    var recordedAt: Date
-    var source: String?
-    var payload: JSONValue
-    var rawSigned: String?
-  }
-
   func run() async throws {
     let token = token
     let recorded = try await ledger.withLedger("storeledger.events") { ledger, _ in
       try await ledger.events(for: token)
     }
-    let events = recorded.map { event in
-      Event(
-        streamId: event.streamId, streamVersion: event.streamVersion, eventType: event.eventType,
-        idempotencyKey: event.idempotencyKey, appleSignedAt: event.appleSignedAt,
-        recordedAt: event.recordedAt, source: Self.source(event.metadata),
-        payload: (try? JSONDecoder().decode(JSONValue.self, from: Data(event.payload))) ?? .null,
-        rawSigned: event.rawSigned)
-    }
+    let events = try recorded.map(StoredEvent.init)
     if json {
       say(try CommandJSON.string(events))
       return
@@ -62,10 +43,5 @@ struct EventsCommand: AsyncParsableCommand {
       ])
     }
     say(table.render().trimmingCharacters(in: .newlines))
-  }
-
-  static func source(_ metadata: [UInt8]) -> String? {
-    (try? JSONDecoder().decode([String: JSONValue].self, from: Data(metadata)))?["source"]
-      .flatMap { if case .string(let text) = $0 { text } else { nil } }
   }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// An event as the log holds it, for showing: the HTTP API's and the CLI's `events` answer.
+public struct StoredEvent: Encodable, Sendable, Hashable {
+  public let streamId: String
+  public let streamVersion: Int64
+  public let eventType: String
+  public let idempotencyKey: String
+  public let environment: String?
+  public let appleSignedAt: Date?
+  public let recordedAt: Date
+  /// Where it came from (`webhook`, `app`, `replay`, `recovery`, `api`, …).
+  public let source: String?
+  /// The decoded payload, with Apple's field names.
+  public let payload: JSONValue
+  /// The original JWS as Apple signed it.
+  public let signed: String?
+  /// The row's hash-chain link, hex.
+  public let hash: String
+
+  public init(_ event: RecordedEvent) throws {
+    streamId = event.streamId
+    streamVersion = event.streamVersion
+    eventType = event.eventType
+    idempotencyKey = event.idempotencyKey
+    environment = event.environment
+    appleSignedAt = event.appleSignedAt
+    recordedAt = event.recordedAt
+    let metadata = try? JSONDecoder().decode([String: JSONValue].self, from: Data(event.metadata))
+    if case .string(let text)? = metadata?["source"] { source = text } else { source = nil }
+    payload = try JSONDecoder().decode(JSONValue.self, from: Data(event.payload))
+    signed = event.rawSigned
+    hash = event.hash.map { String(format: "%02x", $0) }.joined()
+  }
+}
