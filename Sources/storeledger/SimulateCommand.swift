@@ -49,6 +49,8 @@ struct SimulateCommand: AsyncParsableCommand {
   var rateLimit: Double?
   @Flag(name: .customLong("exit-when-done"), help: "Stop once the last notification is out.")
   var exitWhenDone = false
+  @Flag(help: "Print progress as JSON lines (one object per simulated month and a final one).")
+  var json = false
 
   func validate() throws {
     guard customers > 0, months > 0, daySeconds >= 0 else {
@@ -85,17 +87,24 @@ struct SimulateCommand: AsyncParsableCommand {
           dropFraction: drop, duplicateFraction: duplicate, reorder: reorder, seed: seed),
         logger: logger)
     }
-    say(
-      "simulating \(customers) customers over \(months) months (seed \(seed), "
-        + "\(simulation.steps.count) App Store steps, \(environment))")
-    say("API key: id \(keyId), issuer \(issuerId), \(out)/api-key.p8; root: \(out)/root.der")
+    if !json {
+      say(
+        "simulating \(customers) customers over \(months) months (seed \(seed), "
+          + "\(simulation.steps.count) App Store steps, \(environment))")
+      say("API key: id \(keyId), issuer \(issuerId), \(out)/api-key.p8; root: \(out)/root.der")
+    }
     let application = buildSimulatorApplication(
       store: store,
       configuration: SimulatorConfiguration(
         host: host, port: port, apiKeys: [keyId: key.publicKey], issuerId: issuerId,
         rateLimit: rateLimit, hasNotificationURL: webhook != nil),
       logger: logger,
-      onServerRunning: { port in say("App Store Server API on http://\(host):\(port ?? 0)") })
+      onServerRunning: { [json] port in
+        say(
+          json
+            ? #"{"apiURL":"http://\#(host):\#(port ?? 0)","keyId":"\#(keyId)","issuerId":"\#(issuerId)"}"#
+            : "App Store Server API on http://\(host):\(port ?? 0)")
+      })
     let runner = SimulationRunner(
       simulation: simulation, store: store, deliverer: deliverer, day: day)
     let services = ServiceGroup(
@@ -103,7 +112,7 @@ struct SimulateCommand: AsyncParsableCommand {
         services: [
           .init(service: application),
           .init(
-            service: SimulationService(runner: runner),
+            service: SimulationService(runner: runner, json: json),
             successTerminationBehavior: exitWhenDone ? .gracefullyShutdownGroup : .ignore),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -119,9 +128,14 @@ struct SimulateCommand: AsyncParsableCommand {
   /// Plays the simulation next to the API server.
   struct SimulationService: Service {
     let runner: SimulationRunner
+    let json: Bool
 
     func run() async throws {
       try await runner.run { progress in
+        if json, let line = try? CommandJSON.string(progress) {
+          say(line)
+          return
+        }
         let counts =
           "\(progress.notifications) notifications, \(progress.delivered) delivered, "
           + "\(progress.failing) failing"

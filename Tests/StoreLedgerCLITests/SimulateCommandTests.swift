@@ -26,6 +26,23 @@ import Testing
     #expect(key.hasPrefix("-----BEGIN PRIVATE KEY-----"))
   }
 
+  @Test func jsonProgressIsOneObjectPerLine() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("simulate-json-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try CommandLineRunner.run([
+      "simulate", "--customers", "10", "--months", "2", "--day-seconds", "0", "--port", "0",
+      "--out", folder.path, "--exit-when-done", "--json",
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let objects = try result.standardOutput.split(separator: "\n").map {
+      try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    #expect(objects.count == 4 && objects.allSatisfy { $0 != nil })
+    #expect((objects.first??["apiURL"] as? String)?.hasPrefix("http://127.0.0.1:") == true)
+    #expect(objects.last??["isFinal"] as? Bool == true)
+  }
+
   @Test(arguments: [
     ["--drop", "2"], ["--environment", "Xcode"], ["--customers", "0"],
   ])

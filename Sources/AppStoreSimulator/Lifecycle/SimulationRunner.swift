@@ -4,7 +4,7 @@ import StoreLedgerCore
 /// after each day the steps up to it are in the store (and queued notifications go out
 /// through the deliverer, which runs alongside). Reports progress once per simulated month.
 public struct SimulationRunner: Sendable {
-  public struct Progress: Sendable, Hashable {
+  public struct Progress: Sendable, Hashable, Codable {
     public var month: Int
     public var months: Int
     public var steps: Int
