@@ -78,6 +78,38 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: folder.path + "/postgres"))
   }
 
+  @Test func ctrlCStopsEverythingAndRemovesThePrivateCluster() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("demo-interrupted-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let output = folder.appendingPathComponent("out.txt")
+    FileManager.default.createFile(atPath: output.path, contents: nil)
+    let process = Process()
+    process.executableURL = CommandLineRunner.executable
+    process.arguments = ["demo", "--customers", "400", "--directory", folder.path]
+    var environment = ProcessInfo.processInfo.environment
+    environment["DATABASE_URL"] = nil
+    process.environment = environment
+    process.standardOutput = try FileHandle(forWritingTo: output)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Interrupt once the cluster is up and the year is being played.
+    for _ in 0..<300 {
+      if (try? String(contentsOf: output, encoding: .utf8))?.contains("a private cluster") == true {
+        break
+      }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    try await Task.sleep(for: .seconds(1))
+    process.interrupt()
+    process.waitUntilExit()
+    let printed = try String(contentsOf: output, encoding: .utf8)
+    #expect(process.terminationStatus == 130, "\(printed)")
+    #expect(printed.hasSuffix("interrupted: everything stopped\n"))
+    #expect(!FileManager.default.fileExists(atPath: folder.path + "/postgres"))
+  }
+
   @Test func helpShowsExamplesAndBadSettingsAreUsageErrors() throws {
     let help = try CommandLineRunner.run(["demo", "--help"])
     #expect(help.status == 0 && help.standardOutput.contains("swift run storeledger demo"))

@@ -64,8 +64,15 @@ struct DemoCommand: AsyncParsableCommand {
     }()
     let environment = ProcessInfo.processInfo.environment
     // Until the services watch for signals, Ctrl-C must not leave a half-made cluster behind.
+    // A parent may have started us with them blocked (test runners do): unblock them, or the
+    // services would never hear Ctrl-C.
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &signals, nil)
     let (database, cluster) = try await open(
       LedgerOptions.setting(databaseURL, "DATABASE_URL", environment), logger: logger)
     let summary: DemoSummary?

@@ -30,6 +30,13 @@ struct DemoRun: Sendable {
   }
 
   static let bundleId = "com.example.app"
+  /// For the in-process servers: what goes wrong surfaces as the workflow's errors, and a
+  /// shutdown with requests in flight is not worth a line.
+  static let silent = {
+    var logger = Logger(label: "storeledger.demo.servers")
+    logger.logLevel = .critical
+    return logger
+  }()
   static let appAppleId: Int64 = 1_234_567_890
 
   let settings: Settings
@@ -60,13 +67,13 @@ struct DemoRun: Sendable {
     let server = try buildApplication(
       configuration: ServerConfiguration(
         host: "127.0.0.1", port: 0, database: database.clientConfiguration,
-        ledger: ledgerConfiguration, apiKeys: [bearer], logLevel: .warning),
+        ledger: ledgerConfiguration, apiKeys: [bearer], logLevel: .critical),
       onServerRunning: { port in ports.set(server: port) })
     let simulator = buildSimulatorApplication(
       store: store,
       configuration: SimulatorConfiguration(
         apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId),
-      logger: logger, onServerRunning: { port in ports.set(simulator: port) })
+      logger: Self.silent, onServerRunning: { port in ports.set(simulator: port) })
     let workflow = DemoWorkflow(
       settings: settings, database: database, ledgerConfiguration: ledgerConfiguration,
       simulation: simulation, store: store, pki: pki, apiKey: apiKey, bearer: bearer,

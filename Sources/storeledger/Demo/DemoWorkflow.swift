@@ -27,14 +27,20 @@ struct DemoWorkflow: Service {
   let result = ResultBox()
 
   func run() async throws {
-    try await cancelWhenGracefulShutdown {
-      let (server, simulator) = try await ports.both()
-      let summary = try await PostgresClient.withRunningClient(database, logger: logger) {
-        client in
-        let ledger = try Ledger(client: client, configuration: ledgerConfiguration, logger: logger)
-        return try await stages(ledger: ledger, server: server, simulator: simulator)
+    do {
+      try await cancelWhenGracefulShutdown {
+        let (server, simulator) = try await ports.both()
+        let summary = try await PostgresClient.withRunningClient(database, logger: logger) {
+          client in
+          let ledger = try Ledger(
+            client: client, configuration: ledgerConfiguration, logger: logger)
+          return try await stages(ledger: ledger, server: server, simulator: simulator)
+        }
+        result.set(summary)
       }
-      result.set(summary)
+    } catch {
+      // Ctrl-C or SIGTERM: the group is shutting down; leaving without a summary says so.
+      guard Task.isCancelled || error is CancellationError else { throw error }
     }
   }
 
