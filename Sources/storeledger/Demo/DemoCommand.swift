@@ -126,19 +126,19 @@ struct DemoCommand: AsyncParsableCommand {
         }
       }
     } catch {
-      cluster.stop(removing: keep ? nil : directory + "/postgres")
+      cluster.stop(removing: !keep)
       throw error
     }
     if !json {
       say(
-        "PostgreSQL \(version): a private cluster in \(directory)/postgres on "
+        "PostgreSQL \(version): a private cluster in \(cluster.directory) on "
           + "127.0.0.1:\(cluster.port)" + (keep ? " (kept: --keep)" : " (removed on exit)"))
     }
     return (server.with(database: "storeledger_demo"), cluster)
   }
 
   private func close(_ cluster: EmbeddedPostgres?) {
-    cluster?.stop(removing: keep ? nil : directory + "/postgres")
+    cluster?.stop(removing: !keep)
   }
 
   private func connectionHelp(_ cluster: EmbeddedPostgres, _ database: DatabaseURL) -> String {

@@ -11,6 +11,8 @@ import Foundation
 /// we do.
 struct EmbeddedPostgres: Sendable {
   let binDirectory: String
+  /// Holds the data directory and the logs.
+  let directory: String
   let dataDirectory: String
   let port: Int
   let runAsUser: String?
@@ -26,14 +28,14 @@ struct EmbeddedPostgres: Sendable {
   /// the `postgresql` package first when no server binaries are found.
   static func start(in relativeDirectory: String, say: (String) -> Void) throws -> EmbeddedPostgres
   {
-    let directory = URL(fileURLWithPath: relativeDirectory).standardizedFileURL.path
     let binaries = try serverBinaries(say: say)
     let runAs = getuid() == 0 ? "postgres" : nil
+    let directory = try usableDirectory(
+      URL(fileURLWithPath: relativeDirectory).standardizedFileURL.path, for: runAs, say: say)
     let data = directory + "/data"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    if let runAs { try run("/bin/chown", ["-R", "\(runAs):", directory]) }
     let cluster = EmbeddedPostgres(
-      binDirectory: binaries, dataDirectory: data, port: try freePort(), runAsUser: runAs)
+      binDirectory: binaries, directory: directory, dataDirectory: data, port: try freePort(),
+      runAsUser: runAs)
     if !FileManager.default.fileExists(atPath: data + "/PG_VERSION") {
       try cluster.postgres(
         "initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8"],
@@ -49,11 +51,30 @@ struct EmbeddedPostgres: Sendable {
     return cluster
   }
 
-  /// Stops the cluster; removes its files unless `keep`.
-  func stop(removing directory: String?) {
+  /// Stops the cluster, and removes its files when `removing`.
+  func stop(removing: Bool) {
     try? postgres("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "stop"], log: nil)
-    // The cluster's files belong to its user; removing them is ours to do.
-    if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    if removing { try? FileManager.default.removeItem(atPath: directory) }
+  }
+
+  /// `directory`, made and owned by `user` — or, when that user cannot reach it (a parent
+  /// closed to others, as a root-only temporary directory is), a directory of its own under
+  /// /tmp, said so.
+  static func usableDirectory(_ directory: String, for user: String?, say: (String) -> Void)
+    throws -> String
+  {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    guard let user else { return directory }
+    try run("/bin/chown", ["-R", "\(user):", directory])
+    let reachable = try Subprocess.run(
+      "/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/test", "-w", directory])
+    if reachable == 0 { return directory }
+    let fallback = "/tmp/storeledger-postgres" + directory.replacingOccurrences(of: "/", with: "_")
+    say("the \(user) user cannot reach \(directory); the cluster lives in \(fallback) instead")
+    try? FileManager.default.removeItem(atPath: directory)
+    try FileManager.default.createDirectory(atPath: fallback, withIntermediateDirectories: true)
+    try run("/bin/chown", ["-R", "\(user):", fallback])
+    return fallback
   }
 
   /// The newest installed server's bin directory; installs the package when there is none.
