@@ -8,18 +8,6 @@ import Testing
 /// Random mutations of valid JWS never verify and never crash: every outcome is a
 /// `VerificationError`.
 @Suite struct MutationPropertyTests {
-  /// SplitMix64: a seeded generator, so a failure can be replayed from its seed.
-  struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   struct Sample: Sendable, CustomTestStringConvertible {
     let name: String
     let jws: String
@@ -48,7 +36,7 @@ import Testing
   static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ \n".utf8)
 
-  static func mutate(_ token: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
+  static func mutate(_ token: [UInt8], using random: inout SeededRandom) -> [UInt8] {
     var bytes = token
     for _ in 0..<Int.random(in: 1...3, using: &random) {
       guard !bytes.isEmpty else { break }
@@ -67,8 +55,7 @@ import Testing
   }
 
   /// Flips one bit of a segment's decoded bytes and re-encodes it canonically.
-  static func flippingDecodedBit(in bytes: [UInt8], using random: inout SeededGenerator) -> [UInt8]
-  {
+  static func flippingDecodedBit(in bytes: [UInt8], using random: inout SeededRandom) -> [UInt8] {
     var segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
     guard segments.count == 3 else { return bytes }
     let which = Int.random(in: 0..<3, using: &random)
@@ -81,7 +68,7 @@ import Testing
     return Array(segments.joined(separator: [UInt8(ascii: ".")]))
   }
 
-  static func swappingSegments(_ bytes: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
+  static func swappingSegments(_ bytes: [UInt8], using random: inout SeededRandom) -> [UInt8] {
     var segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
     guard segments.count == 3 else { return bytes }
     segments.swapAt(Int.random(in: 0..<3, using: &random), Int.random(in: 0..<3, using: &random))
@@ -95,7 +82,7 @@ import Testing
 
   @Test(arguments: samples)
   func mutationsNeverVerify(sample: Sample) {
-    var random = SeededGenerator(state: 0x5EED_0000 &+ UInt64(sample.name.utf8.count))
+    var random = SeededRandom(seed: 0x5EED_0000 &+ UInt64(sample.name.utf8.count))
     let original = Array(sample.jws.utf8)
     var tried = 0
     for _ in 0..<1500 {
@@ -128,7 +115,7 @@ import Testing
   }
 
   @Test func randomBytesNeverVerify() {
-    var random = SeededGenerator(state: 42)
+    var random = SeededRandom(seed: 42)
     let verifier = try? SignedDataVerifier(configuration: VerifierConfiguration())
     for length in stride(from: 0, to: 3000, by: 7) {
       let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
