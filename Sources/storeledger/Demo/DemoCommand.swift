@@ -63,16 +63,7 @@ struct DemoCommand: AsyncParsableCommand {
       return logger
     }()
     let environment = ProcessInfo.processInfo.environment
-    // Until the services watch for signals, Ctrl-C must not leave a half-made cluster behind.
-    // A parent may have started us with them blocked (test runners do): unblock them, or the
-    // services would never hear Ctrl-C.
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    sigaddset(&signals, SIGINT)
-    sigaddset(&signals, SIGTERM)
-    sigprocmask(SIG_UNBLOCK, &signals, nil)
+    DemoInterruption.watch()
     let (database, cluster) = try await open(
       LedgerOptions.setting(databaseURL, "DATABASE_URL", environment), logger: logger)
     let summary: DemoSummary?
@@ -80,12 +71,15 @@ struct DemoCommand: AsyncParsableCommand {
       _ = try await PostgresClient.withRunningClient(database, logger: logger) { client in
         try await SchemaMigrator(client: client, logger: logger).migrate()
       }
-      summary = try await DemoRun(
-        settings: .init(
-          customers: customers, months: months, seed: seed, drop: drop, duplicate: duplicate,
-          daySeconds: daySeconds, queries: queries, quiet: json),
-        database: database, directory: directory, logger: logger
-      ).run()
+      summary =
+        DemoInterruption.wasRequested
+        ? nil
+        : try await DemoRun(
+          settings: .init(
+            customers: customers, months: months, seed: seed, drop: drop, duplicate: duplicate,
+            daySeconds: daySeconds, queries: queries, quiet: json),
+          database: database, directory: directory, logger: logger
+        ).run()
     } catch {
       close(cluster)
       throw error

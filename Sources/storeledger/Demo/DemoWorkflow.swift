@@ -49,7 +49,9 @@ struct DemoWorkflow: Service {
     var summary = DemoSummary(
       customers: settings.customers, months: settings.months, seed: settings.seed,
       asOf: configuration.end.milliseconds)
+    try DemoInterruption.check()
     try await deliver(to: "http://127.0.0.1:\(server)/v1/notifications/appstore", into: &summary)
+    try DemoInterruption.check()
     let api = try apiClient(port: simulator)
     try await repair(ledger: ledger, api: api, into: &summary)
     let (projected, seconds) = try await timed("projecting") {
