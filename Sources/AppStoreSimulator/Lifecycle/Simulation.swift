@@ -63,7 +63,7 @@ public struct Simulation: Sendable {
 
   /// Notification UUIDs derived from the seed and the step, so a rerun names them alike.
   private static func uuid(_ step: SimulatedStep, in simulation: Simulation) -> String {
-    var hasher = StableHash()
+    var hasher = StableDigest()
     hasher.add(simulation.configuration.seed)
     hasher.add(UInt64(bitPattern: step.time.milliseconds))
     for byte in step.customer.utf8 { hasher.add(UInt64(byte)) }
@@ -72,15 +72,5 @@ public struct Simulation: Sendable {
     }
     var random = SimulatorRandom(seed: hasher.value)
     return CustomerLifecycle.uuid(&random)
-  }
-}
-
-/// FNV-1a over 64-bit words: the same value on every run and platform (Swift's `Hasher` is
-/// seeded per process).
-struct StableHash {
-  private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
-
-  mutating func add(_ word: UInt64) {
-    value = (value ^ word) &* 0x0000_0100_0000_01B3
   }
 }

@@ -103,9 +103,7 @@ public struct LedgerState: Hashable, Sendable {
     case .transaction(let transaction, let forwardedToken):
       guard let transaction else { return }
       absorb(transaction, source: input)
-      if let forwardedToken {
-        transactions[transaction.key]?.absorbForwardedToken(forwardedToken)
-      }
+      if forwardedToken != nil { transactions[transaction.key]?.absorbForward(input) }
     case .renewal(let renewal):
       if let renewal {
         absorb(renewal, status: nil, for: renewal.key, source: input)
@@ -128,11 +126,10 @@ public struct LedgerState: Hashable, Sendable {
   }
 
   /// One hash lookup, also for a new transaction: the record is made in place, and absorbing
-  /// the snapshot it was made from changes nothing.
+  /// the snapshot it was made from changes nothing. `facts` is the one `source` carries.
   private mutating func absorb(_ facts: TransactionFacts, source: FoldInput) {
     let known = transactions.count
-    transactions[facts.key, default: TransactionRecord(facts: facts, source: source)]
-      .absorb(facts, source: source)
+    transactions[facts.key, default: TransactionRecord(source: source)].absorb(source)
     guard transactions.count != known, !pendingReversals.isEmpty,
       let reversal = pendingReversals.removeValue(forKey: facts.key)
     else { return }

@@ -6,7 +6,13 @@
 public struct RecordKey: Hashable, Sendable, CustomStringConvertible {
   /// The identifier's value when it is canonical decimal, else -1.
   private let number: Int64
-  private let text: String?
+  /// Any other identifier, boxed so that a key is two words (the fold's maps hold many).
+  private let text: Text?
+
+  private final class Text: Sendable {
+    let value: String
+    init(_ value: String) { self.value = value }
+  }
 
   public init(_ identifier: String) {
     if let number = Self.canonicalDecimal(identifier) {
@@ -14,19 +20,19 @@ public struct RecordKey: Hashable, Sendable, CustomStringConvertible {
       self.text = nil
     } else {
       self.number = -1
-      self.text = identifier
+      self.text = Text(identifier)
     }
   }
 
   /// The identifier as Apple wrote it.
-  public var description: String { text ?? String(number) }
+  public var description: String { text?.value ?? String(number) }
 
   public static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
-    lhs.number == rhs.number && lhs.text == rhs.text
+    lhs.number == rhs.number && lhs.text?.value == rhs.text?.value
   }
 
   public func hash(into hasher: inout Hasher) {
-    if let text { hasher.combine(text) } else { hasher.combine(number) }
+    if let text { hasher.combine(text.value) } else { hasher.combine(number) }
   }
 
   /// The value of `string` when it is the shortest decimal spelling of a non-negative

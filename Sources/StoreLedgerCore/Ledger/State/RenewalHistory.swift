@@ -14,7 +14,12 @@ public struct RenewalHistory: Hashable, Sendable {
   }
 
   mutating func insert(_ record: RenewalRecord) {
-    // Usually the newest: a check of the last element and an append.
+    // Usually the newest by signedDate: one comparison of integers and an append.
+    if records.isEmpty || record.signedMilliseconds > records[records.count - 1].signedMilliseconds
+    {
+      records.append(record)
+      return
+    }
     var index = records.endIndex
     while index > records.startIndex, !record.supersedes(records[index - 1]) {
       index -= 1

@@ -14,6 +14,9 @@ public final class RenewalFacts: Hashable, Sendable {
   public let signedDate: Timestamp?
   /// `originalTransactionId` as the fold keys its subscription.
   public let key: RecordKey
+  /// A digest of every field `==` compares: unequal digests settle `==` without comparing
+  /// strings.
+  let contentDigest: UInt64
 
   init?(_ payload: JWSRenewalInfoDecodedPayload) {
     guard let id = payload.originalTransactionId, !id.isEmpty else { return nil }
@@ -29,10 +32,25 @@ public final class RenewalFacts: Hashable, Sendable {
     appAccountToken = payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
     signedDate = payload.signedDate
     key = RecordKey(id)
+    var digest = StableDigest()
+    for text in [
+      id, productId, autoRenewProductId, appAccountToken,
+    ] {
+      digest.add(text)
+    }
+    for number in [
+      signedDate?.milliseconds, gracePeriodExpiresDate?.milliseconds, renewalDate?.milliseconds,
+      autoRenewStatus.map { Int64($0.rawValue) }, expirationIntent.map { Int64($0.rawValue) },
+      priceIncreaseStatus.map { Int64($0.rawValue) }, isInBillingRetryPeriod ? 1 : 0,
+    ] {
+      digest.add(number)
+    }
+    contentDigest = digest.value
   }
 
   public static func == (lhs: RenewalFacts, rhs: RenewalFacts) -> Bool {
     if lhs === rhs { return true }
+    if lhs.contentDigest != rhs.contentDigest { return false }
     return lhs.originalTransactionId == rhs.originalTransactionId
       && lhs.signedDate == rhs.signedDate && lhs.productId == rhs.productId
       && lhs.autoRenewProductId == rhs.autoRenewProductId
@@ -54,6 +72,15 @@ public final class RenewalFacts: Hashable, Sendable {
 public struct RenewalRecord: Hashable, Sendable {
   public let facts: RenewalFacts
   let input: FoldInput
+  /// `signedDate` in milliseconds (`Int64.min` when absent), kept beside the reference: the
+  /// fold orders a subscription's renewal infos by it without loading each one's facts.
+  let signedMilliseconds: Int64
+
+  init(facts: RenewalFacts, input: FoldInput) {
+    self.facts = facts
+    self.input = input
+    self.signedMilliseconds = facts.signedDate?.milliseconds ?? .min
+  }
 
   public var source: EventReference { input.reference }
   public var originalTransactionId: String { facts.originalTransactionId }
@@ -66,9 +93,9 @@ public struct RenewalRecord: Hashable, Sendable {
 
   /// Whether this renewal info replaces `other`: later `signedDate`; ties by content.
   func supersedes(_ other: RenewalRecord) -> Bool {
-    let mine = signedDate?.milliseconds ?? .min
-    let theirs = other.signedDate?.milliseconds ?? .min
-    if mine != theirs { return mine > theirs }
+    if signedMilliseconds != other.signedMilliseconds {
+      return signedMilliseconds > other.signedMilliseconds
+    }
     let (a, b) = (facts, other.facts)
     let left = (
       a.gracePeriodExpiresDate?.milliseconds ?? .min, a.renewalDate?.milliseconds ?? .min,

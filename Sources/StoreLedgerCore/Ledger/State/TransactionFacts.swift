@@ -18,6 +18,11 @@ public final class TransactionFacts: Hashable, Sendable {
   public let revocationType: RevocationType?
   public let revocationPercentage: Int32?
   public let signedDate: Timestamp?
+  /// `signedDate` in milliseconds, `Int64.min` when absent: how snapshots are ordered.
+  let signedMilliseconds: Int64
+  /// A digest of every field `==` compares: unequal digests settle `==` and ties without
+  /// comparing strings.
+  let contentDigest: UInt64
   /// `transactionId` and `originalTransactionId` as the fold keys its records.
   public let key: RecordKey
   public let originalKey: RecordKey
@@ -41,12 +46,38 @@ public final class TransactionFacts: Hashable, Sendable {
     self.revocationType = payload.revocationType
     self.revocationPercentage = payload.revocationPercentage
     self.signedDate = payload.signedDate
+    self.signedMilliseconds = payload.signedDate?.milliseconds ?? .min
     self.key = RecordKey(transactionId)
     self.originalKey = RecordKey(originalTransactionId)
+    self.contentDigest = Self.digest(payload, transactionId, originalTransactionId)
+  }
+
+  private static func digest(
+    _ payload: JWSTransactionDecodedPayload, _ transactionId: String, _ originalId: String
+  ) -> UInt64 {
+    var digest = StableDigest()
+    for text in [
+      transactionId, originalId, payload.productId, payload.subscriptionGroupIdentifier,
+      payload.type?.rawValue, payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 },
+      payload.inAppOwnershipType?.rawValue, payload.revocationType?.rawValue,
+    ] {
+      digest.add(text)
+    }
+    for number in [
+      payload.signedDate?.milliseconds, payload.purchaseDate?.milliseconds,
+      payload.expiresDate?.milliseconds, payload.revocationDate?.milliseconds,
+      Int64(payload.quantity ?? 1), (payload.isUpgraded ?? false) ? 1 : 0,
+      payload.revocationReason.map { Int64($0.rawValue) },
+      payload.revocationPercentage.map(Int64.init),
+    ] {
+      digest.add(number)
+    }
+    return digest.value
   }
 
   public static func == (lhs: TransactionFacts, rhs: TransactionFacts) -> Bool {
     if lhs === rhs { return true }
+    if lhs.contentDigest != rhs.contentDigest { return false }
     return lhs.transactionId == rhs.transactionId && lhs.signedDate == rhs.signedDate
       && lhs.originalTransactionId == rhs.originalTransactionId && lhs.productId == rhs.productId
       && lhs.subscriptionGroupIdentifier == rhs.subscriptionGroupIdentifier
@@ -74,9 +105,9 @@ public final class TransactionFacts: Hashable, Sendable {
   /// on arrival order, and a snapshot never supersedes itself.
   func supersedes(_ other: TransactionFacts) -> Bool {
     if self === other { return false }
-    let mine = signedDate?.milliseconds ?? .min
-    let theirs = other.signedDate?.milliseconds ?? .min
-    if mine != theirs { return mine > theirs }
+    if signedMilliseconds != other.signedMilliseconds {
+      return signedMilliseconds > other.signedMilliseconds
+    }
     return ordersAfter(other)
   }
 
@@ -84,6 +115,7 @@ public final class TransactionFacts: Hashable, Sendable {
     let mine = tieBreakKey()
     let theirs = other.tieBreakKey()
     if mine != theirs { return theirs < mine }
+    if contentDigest != other.contentDigest { return contentDigest > other.contentDigest }
     return (productId ?? "", appAccountToken ?? "", inAppOwnershipType?.rawValue ?? "")
       > (
         other.productId ?? "", other.appAccountToken ?? "", other.inAppOwnershipType?.rawValue ?? ""

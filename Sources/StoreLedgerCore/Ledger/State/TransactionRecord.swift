@@ -1,48 +1,79 @@
 /// Everything known about one transaction, merged so that any order of the same evidence
 /// gives the same record: the newest snapshot, the newest revocation seen on it, and the
 /// newest evidence that it is not (or no longer) revoked.
-public struct TransactionRecord: Hashable, Sendable {
-  /// The newest snapshot by `signedDate`.
-  public private(set) var facts: TransactionFacts
+public struct TransactionRecord: Sendable {
+  // Every field is a reference to an event or an integer, so that the fold's largest map
+  // stays small (fewer pages to touch); the facts are read through the events.
+  /// The event that brought the newest snapshot by `signedDate`.
   private var input: FoldInput
-  /// The newest snapshot that carried a `revocationDate`, kept after a reversal clears it.
-  public private(set) var revocation: Revocation?
-  /// The newest `signedDate` of evidence that the transaction stands: a snapshot without
-  /// `revocationDate`, or a `REFUND_REVERSED` notification.
-  public private(set) var standingSince: Timestamp?
+  /// The snapshot's `signedDate` in milliseconds (`Int64.min` when absent), kept beside the
+  /// reference: a newer snapshot is told from an older one without loading the record's facts.
+  private var signedMilliseconds: Int64
+  /// The event that brought the newest snapshot carrying a `revocationDate`.
+  private var revocationInput: FoldInput?
+  /// `standingSince` in milliseconds, `Int64.min` when there is no such evidence.
+  private var standingMilliseconds: Int64 = .min
   private var standingInput: FoldInput?
-  /// The account the backend named when it forwarded the transaction (if Apple's has none).
-  public private(set) var forwardedAccountToken: String?
+  /// The backend's forward of the transaction that named the greatest account token.
+  private var forwardedInput: FoldInput?
 
+  /// The newest snapshot by `signedDate`.
+  public var facts: TransactionFacts { input.transactionFacts! }
   /// The event that brought the newest snapshot.
   public var source: EventReference { input.reference }
+  /// The newest snapshot that carried a `revocationDate`, kept after a reversal clears it.
+  public var revocation: Revocation? { revocationInput.map(Revocation.init) }
+  /// The newest `signedDate` of evidence that the transaction stands: a snapshot without
+  /// `revocationDate`, or a `REFUND_REVERSED` notification.
+  public var standingSince: Timestamp? {
+    standingInput == nil ? nil : Timestamp(milliseconds: standingMilliseconds)
+  }
   /// The event that brought the newest standing evidence.
   public var standingSource: EventReference? { standingInput?.reference }
+  /// The account the backend named when it forwarded the transaction (if Apple's has none).
+  public var forwardedAccountToken: String? { forwardedInput?.forwardedToken }
 
   public struct Revocation: Hashable, Sendable {
-    let facts: TransactionFacts
     let input: FoldInput
+    var facts: TransactionFacts { input.transactionFacts! }
     public var date: Timestamp? { facts.revocationDate }
     public var reason: RevocationReason? { facts.revocationReason }
     public var type: RevocationType? { facts.revocationType }
     public var percentage: Int32? { facts.revocationPercentage }
     public var signedDate: Timestamp? { facts.signedDate }
     public var source: EventReference { input.reference }
-  }
 
-  init(facts: TransactionFacts, source: FoldInput) {
-    self.facts = facts
-    self.input = source
-    absorbRevocationEvidence(facts, source: source)
-  }
-
-  /// Merges another snapshot of the same transaction.
-  mutating func absorb(_ snapshot: TransactionFacts, source: FoldInput) {
-    if snapshot.supersedes(facts) || (snapshot == facts && source.ordersAfter(input)) {
-      facts = snapshot
-      input = source
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+      lhs.input == rhs.input && lhs.facts == rhs.facts
     }
-    absorbRevocationEvidence(snapshot, source: source)
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(facts) }
+  }
+
+  /// A record of the snapshot `source` carries.
+  init(source: FoldInput) {
+    self.input = source
+    self.signedMilliseconds = source.transactionFacts!.signedMilliseconds
+    absorbRevocationEvidence(from: source)
+  }
+
+  /// Merges the snapshot `source` carries (of the same transaction).
+  mutating func absorb(_ source: FoldInput) {
+    if source === input { return }
+    let snapshot = source.transactionFacts!
+    if replaces(snapshot, from: source) {
+      input = source
+      signedMilliseconds = snapshot.signedMilliseconds
+    }
+    absorbRevocationEvidence(from: source)
+  }
+
+  private func replaces(_ snapshot: TransactionFacts, from source: FoldInput) -> Bool {
+    if snapshot.signedMilliseconds != signedMilliseconds {
+      return snapshot.signedMilliseconds > signedMilliseconds
+    }
+    let facts = self.facts
+    return snapshot.supersedes(facts) || (snapshot == facts && source.ordersAfter(input))
   }
 
   /// A `REFUND_REVERSED` notification signed at `signedDate`.
@@ -50,29 +81,31 @@ public struct TransactionRecord: Hashable, Sendable {
     noteStanding(signedDate, source: source)
   }
 
-  mutating func absorbForwardedToken(_ token: String) {
+  /// A forward by the backend naming an account token.
+  mutating func absorbForward(_ source: FoldInput) {
     // Several forwards with different tokens: the greatest wins, whatever the order.
-    if forwardedAccountToken.map({ token > $0 }) ?? true { forwardedAccountToken = token }
+    guard let token = source.forwardedToken else { return }
+    if forwardedInput?.forwardedToken.map({ token > $0 }) ?? true { forwardedInput = source }
   }
 
-  private mutating func absorbRevocationEvidence(
-    _ snapshot: TransactionFacts, source: FoldInput
-  ) {
+  private mutating func absorbRevocationEvidence(from source: FoldInput) {
+    let snapshot = source.transactionFacts!
     guard snapshot.revocationDate != nil else {
       noteStanding(snapshot.signedDate, source: source)
       return
     }
-    let candidate = Revocation(facts: snapshot, input: source)
-    if revocation.map({ candidate.isNewer(than: $0) }) ?? true { revocation = candidate }
+    let candidate = Revocation(input: source)
+    if revocation.map({ candidate.isNewer(than: $0) }) ?? true { revocationInput = source }
   }
 
   private mutating func noteStanding(_ signedDate: Timestamp?, source: FoldInput) {
     guard let signedDate else { return }
-    let newer = standingSince.map { signedDate > $0 } ?? true
+    let milliseconds = signedDate.milliseconds
+    let newer = standingInput == nil || milliseconds > standingMilliseconds
     let sameButPreferred =
-      standingSince == signedDate && standingInput.map { source.ordersAfter($0) } ?? false
+      standingMilliseconds == milliseconds && standingInput.map { source.ordersAfter($0) } ?? false
     if newer || sameButPreferred {
-      standingSince = signedDate
+      standingMilliseconds = milliseconds
       standingInput = source
     }
   }
@@ -109,5 +142,18 @@ extension TransactionRecord.Revocation {
     )
     if left != right { return left > right }
     return input.ordersAfter(other.input)
+  }
+}
+
+extension TransactionRecord: Hashable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.input == rhs.input && lhs.facts == rhs.facts && lhs.revocation == rhs.revocation
+      && lhs.standingSince == rhs.standingSince && lhs.standingInput == rhs.standingInput
+      && lhs.forwardedAccountToken == rhs.forwardedAccountToken
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(facts)
+    hasher.combine(standingSince)
   }
 }
