@@ -9,6 +9,8 @@ public final class FoldInput: Sendable {
   let change: Change
   /// The one transaction snapshot the event carries, if any (every kind carries at most one).
   let transactionFacts: TransactionFacts?
+  /// The one renewal info the event carries, if any.
+  let renewalFacts: RenewalFacts?
   /// A digest of ``reference``: orders two events carrying the same facts with one integer
   /// comparison instead of four string comparisons on memory that is rarely in cache.
   private let orderDigest: UInt64
@@ -32,6 +34,7 @@ public final class FoldInput: Sendable {
     self.effectiveDate = body.effectiveDate
     self.change = Self.change(of: body)
     self.transactionFacts = Self.transactionFacts(of: change)
+    self.renewalFacts = Self.renewalFacts(of: change)
     var digest = StableDigest()
     digest.add(reference.eventType)
     digest.add(reference.notification)
@@ -68,6 +71,15 @@ public final class FoldInput: Sendable {
     case .transaction(let transaction, _): transaction
     case .status(_, let transaction, _, _): transaction
     case .renewal, .debit, .link: nil
+    }
+  }
+
+  private static func renewalFacts(of change: Change) -> RenewalFacts? {
+    switch change {
+    case .notification(_, let renewal, _, _): renewal
+    case .renewal(let renewal): renewal
+    case .status(_, _, let renewal, _): renewal
+    case .transaction, .debit, .link: nil
     }
   }
 

@@ -14,10 +14,12 @@ public struct LedgerState: Hashable, Sendable {
     /// The newest status Apple reported; for cross-checks only.
     public internal(set) var appleStatus: AppleStatusRecord?
 
-    mutating func absorb(
-      _ renewal: RenewalFacts?, _ status: SubscriptionStatus?, source: FoldInput
-    ) {
-      if let renewal { renewals.insert(RenewalRecord(facts: renewal, input: source)) }
+    /// The renewal info `source` carries (when `renewal`) and Apple's `status`.
+    mutating func absorb(renewal: Bool, _ status: SubscriptionStatus?, source: FoldInput) {
+      if renewal {
+        if renewals.records.isEmpty { renewals.reserveCapacity(8) }
+        renewals.insert(RenewalRecord(input: source))
+      }
       guard let status else { return }
       let record = AppleStatusRecord(
         status: status, signedDate: source.effectiveDate, input: source)
@@ -86,34 +88,36 @@ public struct LedgerState: Hashable, Sendable {
   }
 
   mutating func apply(_ input: FoldInput) {
+    // Reads the facts through `input` (kept alive by the caller) rather than binding them
+    // out of the enum: a binding costs a reference count on memory that is rarely in cache.
     switch input.change {
-    case .notification(let transaction, let renewal, let isReversal, let status):
-      if let transaction {
-        absorb(transaction, source: input)
-        if isReversal {
-          absorbReversal(
-            of: transaction.key, signedDate: input.effectiveDate, source: input)
-        }
+    case .notification(_, _, let isReversal, let status):
+      if input.transactionFacts != nil {
+        absorbTransaction(of: input)
+        if isReversal { absorbReversal(of: input) }
       }
-      if let id = transaction?.originalKey ?? renewal?.key,
-        renewal != nil || status != nil
+      if let id = input.transactionFacts?.originalKey ?? input.renewalFacts?.key,
+        input.renewalFacts != nil || status != nil
       {
-        absorb(renewal, status: status, for: id, source: input)
+        absorbSubscriptionEvidence(of: input, status: status, for: id)
       }
-    case .transaction(let transaction, let forwardedToken):
-      guard let transaction else { return }
-      absorb(transaction, source: input)
-      if forwardedToken != nil { transactions[transaction.key]?.absorbForward(input) }
-    case .renewal(let renewal):
-      if let renewal {
-        absorb(renewal, status: nil, for: renewal.key, source: input)
+    case .transaction(_, let forwardedToken):
+      guard let key = input.transactionFacts?.key else { return }
+      absorbTransaction(of: input)
+      if forwardedToken != nil { transactions[key]?.absorbForward(input) }
+    case .renewal:
+      if let key = input.renewalFacts?.key {
+        absorbSubscriptionEvidence(of: input, status: nil, for: key)
       }
-    case .status(let id, let transaction, let renewal, let status):
-      if let transaction { absorb(transaction, source: input) }
-      if let renewal {
-        absorb(renewal, status: nil, for: renewal.key, source: input)
+    case .status(let id, _, _, let status):
+      if input.transactionFacts != nil { absorbTransaction(of: input) }
+      if let key = input.renewalFacts?.key {
+        absorbSubscriptionEvidence(of: input, status: nil, for: key)
       }
-      if let status { absorb(nil, status: status, for: id, source: input) }
+      if let status {
+        subscriptions[id, default: SubscriptionEvidence()].absorb(
+          renewal: false, status, source: input)
+      }
     case .debit(let debit):
       let record = DebitRecord(debit: debit, input: input)
       if debits[debit.id].map({ record.supersedes($0) }) ?? true { debits[debit.id] = record }
@@ -127,26 +131,28 @@ public struct LedgerState: Hashable, Sendable {
 
   /// One hash lookup, also for a new transaction: the record is made in place, and absorbing
   /// the snapshot it was made from changes nothing. `facts` is the one `source` carries.
-  private mutating func absorb(_ facts: TransactionFacts, source: FoldInput) {
+  private mutating func absorbTransaction(of source: FoldInput) {
+    let key = source.transactionFacts!.key
     let known = transactions.count
-    transactions[facts.key, default: TransactionRecord(source: source)].absorb(source)
+    transactions[key, default: TransactionRecord(source: source)].absorb(source)
     guard transactions.count != known, !pendingReversals.isEmpty,
-      let reversal = pendingReversals.removeValue(forKey: facts.key)
+      let reversal = pendingReversals.removeValue(forKey: key)
     else { return }
-    transactions[facts.key]?.absorbReversal(
-      signedDate: reversal.signedDate, source: reversal.input)
+    transactions[key]?.absorbReversal(signedDate: reversal.signedDate, source: reversal.input)
   }
 
-  /// A renewal info and/or Apple's status about subscription `id`, in one lookup.
-  private mutating func absorb(
-    _ renewal: RenewalFacts?, status: SubscriptionStatus?, for id: RecordKey, source: FoldInput
+  /// The renewal info (if any) of `source` and Apple's `status` about subscription `id`, in
+  /// one lookup.
+  private mutating func absorbSubscriptionEvidence(
+    of source: FoldInput, status: SubscriptionStatus?, for id: RecordKey
   ) {
-    subscriptions[id, default: SubscriptionEvidence()].absorb(renewal, status, source: source)
+    subscriptions[id, default: SubscriptionEvidence()].absorb(
+      renewal: source.renewalFacts != nil, status, source: source)
   }
 
-  private mutating func absorbReversal(
-    of transactionId: RecordKey, signedDate: Timestamp?, source: FoldInput
-  ) {
+  private mutating func absorbReversal(of source: FoldInput) {
+    let transactionId = source.transactionFacts!.key
+    let signedDate = source.effectiveDate
     if let index = transactions.index(forKey: transactionId) {
       transactions.values[index].absorbReversal(signedDate: signedDate, source: source)
       return

@@ -35,6 +35,24 @@ public struct RecordKey: Hashable, Sendable, CustomStringConvertible {
     if let text { hasher.combine(text.value) } else { hasher.combine(number) }
   }
 
+  /// What `Dictionary` asks for. A numeric key is mixed with the table's seed by a bijective
+  /// 64-bit finalizer (SplitMix64's) instead of a full SipHash: the fold looks up two keys per
+  /// event, and these are Apple's signed identifiers, not attacker-chosen input; text keys keep
+  /// SipHash.
+  public func _rawHashValue(seed: Int) -> Int {
+    guard text == nil else {
+      var hasher = Hasher()
+      hasher.combine(seed)
+      hash(into: &hasher)
+      return hasher.finalize()
+    }
+    var mixed =
+      UInt64(bitPattern: number) ^ UInt64(bitPattern: Int64(seed)) &* 0x9E37_79B9_7F4A_7C15
+    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+    return Int(bitPattern: UInt(mixed ^ (mixed >> 31)))
+  }
+
   /// The value of `string` when it is the shortest decimal spelling of a non-negative
   /// `Int64`, so that the number gives the string back exactly.
   private static func canonicalDecimal(_ string: String) -> Int64? {

@@ -13,6 +13,9 @@ public struct RenewalHistory: Hashable, Sendable {
     records.last { ($0.signedDate ?? time) <= time }
   }
 
+  /// Room for a year of monthly renewals before the first reallocation.
+  mutating func reserveCapacity(_ count: Int) { records.reserveCapacity(count) }
+
   mutating func insert(_ record: RenewalRecord) {
     // Usually the newest by signedDate: one comparison of integers and an append.
     if records.isEmpty || record.signedMilliseconds > records[records.count - 1].signedMilliseconds

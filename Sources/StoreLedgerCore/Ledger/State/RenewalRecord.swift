@@ -69,18 +69,21 @@ public final class RenewalFacts: Hashable, Sendable {
 }
 
 /// One renewal info of a subscription and the event that brought it.
-public struct RenewalRecord: Hashable, Sendable {
-  public let facts: RenewalFacts
+public struct RenewalRecord: Sendable {
+  /// The event that brought the renewal info (its facts are read through it, so a record is
+  /// two words).
   let input: FoldInput
   /// `signedDate` in milliseconds (`Int64.min` when absent), kept beside the reference: the
   /// fold orders a subscription's renewal infos by it without loading each one's facts.
   let signedMilliseconds: Int64
 
-  init(facts: RenewalFacts, input: FoldInput) {
-    self.facts = facts
+  /// The renewal info `input` carries.
+  init(input: FoldInput) {
     self.input = input
-    self.signedMilliseconds = facts.signedDate?.milliseconds ?? .min
+    self.signedMilliseconds = input.renewalFacts!.signedDate?.milliseconds ?? .min
   }
+
+  public var facts: RenewalFacts { input.renewalFacts! }
 
   public var source: EventReference { input.reference }
   public var originalTransactionId: String { facts.originalTransactionId }
@@ -113,4 +116,12 @@ public struct RenewalRecord: Hashable, Sendable {
     if names != otherNames { return names > otherNames }
     return input.ordersAfter(other.input)
   }
+}
+
+extension RenewalRecord: Hashable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.input == rhs.input && lhs.facts == rhs.facts
+  }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(facts) }
 }
