@@ -29,18 +29,41 @@ public final class FoldInput: Sendable {
   }
 
   init(_ body: LedgerEvent.Body, key: String?) {
+    let change = Self.change(of: body)
     self.body = body
-    self.reference = LedgerEvent.makeReference(body, key: key)
     self.effectiveDate = body.effectiveDate
-    self.change = Self.change(of: body)
+    self.change = change
     self.transactionFacts = Self.transactionFacts(of: change)
     self.renewalFacts = Self.renewalFacts(of: change)
+    self.reference = LedgerEvent.makeReference(body, key: key)
+    self.orderDigest = Self.digest(of: reference)
+  }
+
+  /// The same event under another key: only the reference changes, the facts are shared (a
+  /// stored event is decoded first and given its key after).
+  private init(_ other: FoldInput, key: String?) {
+    body = other.body
+    effectiveDate = other.effectiveDate
+    change = other.change
+    transactionFacts = other.transactionFacts
+    renewalFacts = other.renewalFacts
+    var reference = other.reference
+    reference.key = key
+    self.reference = reference
+    orderDigest = Self.digest(of: reference)
+  }
+
+  func withKey(_ key: String?) -> FoldInput {
+    key == reference.key ? self : FoldInput(self, key: key)
+  }
+
+  private static func digest(of reference: EventReference) -> UInt64 {
     var digest = StableDigest()
     digest.add(reference.eventType)
     digest.add(reference.notification)
     digest.add(reference.key)
     digest.add(reference.transactionId)
-    self.orderDigest = digest.value
+    return digest.value
   }
 
   private static func change(of body: LedgerEvent.Body) -> Change {

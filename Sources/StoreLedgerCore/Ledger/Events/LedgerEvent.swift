@@ -10,7 +10,7 @@ public struct LedgerEvent: Hashable, Sendable {
   public var recordedAt: Timestamp?
   /// The event's idempotency key (or a scenario's index), shown in explanations.
   public var key: String? {
-    didSet { compiled = FoldInput(compiled.body, key: key) }
+    didSet { compiled = compiled.withKey(key) }
   }
   /// What the reducers read, extracted once when the event is made: folding then copies one
   /// reference per event instead of Apple's whole payloads.
