@@ -115,8 +115,7 @@ public struct LedgerState: Hashable, Sendable {
         absorbSubscriptionEvidence(of: input, status: nil, for: key)
       }
       if let status {
-        subscriptions[id, default: SubscriptionEvidence()].absorb(
-          renewal: false, status, source: input)
+        absorbSubscriptionEvidence(of: input, renewal: false, status: status, for: id)
       }
     case .debit(let debit):
       let record = DebitRecord(debit: debit, input: input)
@@ -130,7 +129,7 @@ public struct LedgerState: Hashable, Sendable {
   }
 
   /// One hash lookup, also for a new transaction: the record is made in place, and absorbing
-  /// the snapshot it was made from changes nothing. `facts` is the one `source` carries.
+  /// the snapshot it was made from changes nothing.
   private mutating func absorbTransaction(of source: FoldInput) {
     let key = source.transactionFacts!.key
     let known = transactions.count
@@ -144,10 +143,10 @@ public struct LedgerState: Hashable, Sendable {
   /// The renewal info (if any) of `source` and Apple's `status` about subscription `id`, in
   /// one lookup.
   private mutating func absorbSubscriptionEvidence(
-    of source: FoldInput, status: SubscriptionStatus?, for id: RecordKey
+    of source: FoldInput, renewal: Bool = true, status: SubscriptionStatus?, for id: RecordKey
   ) {
     subscriptions[id, default: SubscriptionEvidence()].absorb(
-      renewal: source.renewalFacts != nil, status, source: source)
+      renewal: renewal && source.renewalFacts != nil, status, source: source)
   }
 
   private mutating func absorbReversal(of source: FoldInput) {
