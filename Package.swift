@@ -129,6 +129,11 @@ let package = Package(
       path: "Benchmarks/FoldBenchmark"
     ),
     .executableTarget(
+      name: "DecodeBenchmark",
+      dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"],
+      path: "Benchmarks/DecodeBenchmark"
+    ),
+    .executableTarget(
       name: "AppendBenchmark",
       dependencies: [
         "StoreLedgerPostgres",

@@ -53,13 +53,13 @@ enum AccountViews {
     -> [String: (changes: Int64, events: [LedgerEvent])]
   {
     var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
-    let decoder = JSONDecoder()
+    let decoder = FlatJSONDecoder()
     for try await (token, changes, payload, recordedAt, key) in rows.decode(
       (String, Int64, String?, Date?, String?).self)
     {
       var account = accounts[token] ?? (changes, [])
       if let payload {
-        var event = try decoder.decode(LedgerEvent.self, from: Data(payload.utf8))
+        var event = try decoder.decode(LedgerEvent.self, from: payload)
         event.recordedAt = recordedAt.map(Timestamp.init)
         event.key = key
         account.events.append(event)

@@ -136,7 +136,7 @@ public struct LedgerRecord: Sendable, Hashable {
 
   /// The event a stored row holds, ready to fold.
   public static func ledgerEvent(_ recorded: RecordedEvent) throws -> LedgerEvent {
-    var event = try JSONDecoder().decode(LedgerEvent.self, from: Data(recorded.payload))
+    var event = try FlatJSONDecoder().decode(LedgerEvent.self, from: recorded.payload)
     event.recordedAt = Timestamp(recorded.recordedAt)
     event.key = recorded.idempotencyKey
     return event

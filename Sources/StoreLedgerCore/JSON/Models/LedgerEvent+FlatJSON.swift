@@ -1,0 +1,45 @@
+/// A stored event read without `Decodable` (see FlatJSONObjectDecodable and
+/// LedgerEvent+Codable.swift for the shape).
+extension LedgerEvent: FlatJSONObjectDecodable {
+  private enum Keys {
+    static let notification = JSONMemberName("notification")
+    static let transaction = JSONMemberName("transaction")
+    static let renewalInfo = JSONMemberName("renewalInfo")
+    static let status = JSONMemberName("status")
+    static let debit = JSONMemberName("debit")
+    static let link = JSONMemberName("link")
+    static let recordedAt = JSONMemberName("recordedAt")
+    static let key = JSONMemberName("key")
+    static let appAccountToken = JSONMemberName("appAccountToken")
+    static let kinds = [notification, transaction, renewalInfo, status, debit, link]
+  }
+
+  init(flat object: JSONObjectReader) throws {
+    let present = Keys.kinds.filter(object.contains)
+    guard present.count == 1 else { throw JSONObjectReader.Mismatch() }
+    self.init(
+      try Self.body(present[0], in: object), recordedAt: try object.timestamp(Keys.recordedAt),
+      key: try object.string(Keys.key))
+  }
+
+  private static func body(_ kind: JSONMemberName, in object: JSONObjectReader) throws -> Body {
+    func required<T>(_ value: T?) throws -> T {
+      guard let value else { throw JSONObjectReader.Mismatch() }
+      return value
+    }
+    switch kind.hash {
+    case Keys.notification.hash:
+      return .notification(try required(object.object(kind)))
+    case Keys.transaction.hash:
+      return .transaction(
+        TransactionObserved(
+          transaction: try required(object.object(kind)),
+          appAccountToken: try object.string(Keys.appAccountToken)))
+    case Keys.renewalInfo.hash:
+      return .renewalInfo(RenewalInfoObserved(renewalInfo: try required(object.object(kind))))
+    case Keys.status.hash: return .status(try required(object.object(kind)))
+    case Keys.debit.hash: return .debit(try required(object.decoded(kind)))
+    default: return .link(try required(object.decoded(kind)))
+    }
+  }
+}
