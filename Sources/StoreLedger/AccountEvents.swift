@@ -51,12 +51,9 @@ enum AccountEvents {
 
   private static func decode(_ rows: PostgresRowSequence) async throws -> [LedgerEvent] {
     var events: [LedgerEvent] = []
-    let decoder = FlatJSONDecoder()
     for try await (payload, recordedAt, key) in rows.decode((String, Date, String).self) {
-      var event = try decoder.decode(LedgerEvent.self, from: payload)
-      event.recordedAt = Timestamp(recordedAt)
-      event.key = key
-      events.append(event)
+      events.append(
+        try LedgerEvent(storedPayload: payload, recordedAt: Timestamp(recordedAt), key: key))
     }
     return events
   }

@@ -22,11 +22,9 @@ enum AccountViews {
 
   /// The `changes` and the events of each account, read in one statement (one snapshot, so
   /// each view stores exactly the changes it includes). An account without a view row (never
-  /// named by an append) is absent, or present with 0 changes when `includingUnviewed` (a
-  /// rebuild, which also projects accounts whose row was lost).
+  /// named by an append) is absent.
   static func changesAndEvents(
-    of tokens: [String], includingUnviewed: Bool = false, on client: PostgresClient,
-    logger: Logger
+    of tokens: [String], on client: PostgresClient, logger: Logger
   ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
     try await client.query(
       """
@@ -42,7 +40,7 @@ enum AccountViews {
         ) x
         WHERE a.app_account_token = t.token
       ) e ON true
-      WHERE \(includingUnviewed) OR v.app_account_token IS NOT NULL
+      WHERE v.app_account_token IS NOT NULL
       ORDER BY t.token, e.stream_id, e.stream_version
       """, logger: logger
     ) { rows in try await decodeAccounts(rows) }
@@ -53,16 +51,14 @@ enum AccountViews {
     -> [String: (changes: Int64, events: [LedgerEvent])]
   {
     var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
-    let decoder = FlatJSONDecoder()
     for try await (token, changes, payload, recordedAt, key) in rows.decode(
       (String, Int64, String?, Date?, String?).self)
     {
       var account = accounts[token] ?? (changes, [])
       if let payload {
-        var event = try decoder.decode(LedgerEvent.self, from: payload)
-        event.recordedAt = recordedAt.map(Timestamp.init)
-        event.key = key
-        account.events.append(event)
+        account.events.append(
+          try LedgerEvent(
+            storedPayload: payload, recordedAt: recordedAt.map(Timestamp.init), key: key))
       }
       accounts[token] = account
     }

@@ -136,10 +136,9 @@ public struct LedgerRecord: Sendable, Hashable {
 
   /// The event a stored row holds, ready to fold.
   public static func ledgerEvent(_ recorded: RecordedEvent) throws -> LedgerEvent {
-    var event = try FlatJSONDecoder().decode(LedgerEvent.self, from: recorded.payload)
-    event.recordedAt = Timestamp(recorded.recordedAt)
-    event.key = recorded.idempotencyKey
-    return event
+    try LedgerEvent(
+      storedPayload: recorded.payload, recordedAt: Timestamp(recorded.recordedAt),
+      key: recorded.idempotencyKey)
   }
 
   private static func subscriptionStream(_ environment: String, _ id: String?) throws -> String {

@@ -25,7 +25,7 @@ struct RebuildCommand: AsyncParsableCommand {
   @Option(help: "List the accounts whose view differs between the live table and version N.")
   var compare: Int?
   @Option(help: "Drop retired version N's table.") var drop: Int?
-  @Option(help: "Accounts read from the log per statement.") var pageSize = 200
+  @Option(help: "Accounts decoded, folded and stored per batch.") var pageSize = 200
   @Flag(help: "Print the result as JSON.") var json = false
 
   func validate() throws {

@@ -27,21 +27,23 @@ enum AccountViewsRebuildStatements {
     ).map(Int.init) ?? 0
   }
 
-  /// Every account the index knows, in token order after `token`.
-  static func accounts(after token: String, limit: Int, on client: PostgresClient, logger: Logger)
-    async throws -> [String]
-  {
-    try await client.query(
-      """
-      SELECT DISTINCT app_account_token FROM storeledger.account_streams
-      WHERE app_account_token > \(token) ORDER BY app_account_token LIMIT \(limit)
-      """, logger: logger
-    ) { rows in
-      var tokens: [String] = []
-      for try await token in rows.decode(String.self) { tokens.append(token) }
-      return tokens
-    }
-  }
+  /// Every event of every account the index knows, account by account in token order, each
+  /// account's streams in order, with the account's `changes` (0 without a view row); an
+  /// account whose streams hold no event comes once, with null event columns. Each stream is
+  /// read through its index (a lateral join), so rows flow from the first account on and
+  /// folding overlaps the reading; a join sorted as a whole would send nothing until the
+  /// whole log was sorted.
+  static let everyAccountsEvents: PostgresQuery = """
+    SELECT a.app_account_token, coalesce(v.changes, 0), e.payload::text, e.recorded_at,
+      e.idempotency_key
+    FROM storeledger.account_streams a
+    LEFT JOIN storeledger.account_views v ON v.app_account_token = a.app_account_token
+    LEFT JOIN LATERAL (
+      SELECT payload, recorded_at, idempotency_key, stream_version
+      FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+    ) e ON true
+    ORDER BY a.app_account_token, a.stream_id, e.stream_version
+    """
 
   static func store(
     _ views: [AccountViews.ProjectedView], version: Int, projection: String,

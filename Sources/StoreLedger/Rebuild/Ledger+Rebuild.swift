@@ -7,8 +7,9 @@ extension Ledger {
   /// Projects every account from the log into a fresh version of the account views table
   /// while the live one keeps answering, then makes it live in one transaction; the replaced
   /// version stays (`storeledger.account_views_v<N>`) for ``accountViewsDifferences(from:)``
-  /// until ``dropAccountViewsVersion(_:)``. The log is read `pageSize` accounts at a time,
-  /// `concurrency` pages at once, so memory holds only those pages' events.
+  /// until ``dropAccountViewsVersion(_:)``. The log is streamed in one statement; batches of
+  /// `pageSize` accounts are decoded, folded and stored, `concurrency` at once, so memory
+  /// holds only those batches' events.
   ///
   /// Accounts appended to while it ran are projected again right after the switch; until
   /// then their views are not current and queries fold them from the log.
@@ -86,29 +87,54 @@ extension Ledger {
     }
   }
 
-  /// Fills version `version`, pages of accounts in token order, `concurrency` at once;
-  /// returns how many accounts and events it projected.
+  /// Fills version `version` from one streamed statement over every account's events in
+  /// token order (one snapshot; PostgreSQL reads the log once, as a plain scan would): the
+  /// rows of `pageSize` accounts at a time go to up to `concurrency` workers that decode,
+  /// fold and store them while the stream goes on, so memory holds only those batches.
+  /// Returns how many accounts and events it projected.
   func fill(
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
     progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
-    let (client, logger) = (self.client, self.logger)
-    return try await withThrowingTaskGroup(of: (Int, Int).self) { group in
-      var (accounts, events, running, last) = (0, 0, 0, "")
+    let client = self.client
+    return try await client.withConnection { connection in
+      try await connection.failingOnClose { connection in
+        let rows = try await connection.query(
+          AccountViewsRebuildStatements.everyAccountsEvents, logger: self.logger)
+        return try await self.fill(
+          from: rows, version: version, total: total, pageSize: pageSize,
+          concurrency: concurrency, now: now, progress: progress)
+      }
+    }
+  }
+
+  private func fill(
+    from rows: PostgresRowSequence, version: Int, total: Int, pageSize: Int, concurrency: Int,
+    now: Date, progress: (@Sendable (RebuildProgress) -> Void)?
+  ) async throws -> (accounts: Int, events: Int) {
+    try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+      var (batch, accounts, events, running) = ([StoredAccount](), 0, 0, 0)
+      var decoded = rows.decode((String, Int64, String?, Date?, String?).self).makeAsyncIterator()
       while true {
-        let after = last
-        let page = try await withDatabase {
-          try await AccountViewsRebuildStatements.accounts(
-            after: after, limit: pageSize, on: client, logger: logger)
+        let row = try await decoded.next()
+        let ended = row == nil
+        if ended || (row?.0 != batch.last?.token && batch.count == pageSize) {
+          if running == concurrency, let (done, folded) = try await group.next() {
+            (accounts, events, running) = (accounts + done, events + folded, running - 1)
+            progress?(RebuildProgress(accounts: accounts, totalAccounts: total, events: events))
+          }
+          let full = batch
+          batch = []
+          group.addTask { try await self.rebuild(full, into: version, now: now) }
+          running += 1
         }
-        guard let end = page.last else { break }
-        last = end
-        if running == concurrency, let (done, folded) = try await group.next() {
-          (accounts, events, running) = (accounts + done, events + folded, running - 1)
-          progress?(RebuildProgress(accounts: accounts, totalAccounts: total, events: events))
+        guard let (token, changes, payload, recordedAt, key) = row else { break }
+        if token != batch.last?.token {
+          batch.append(StoredAccount(token: token, changes: changes))
         }
-        group.addTask { try await self.rebuild(page, into: version, now: now) }
-        running += 1
+        if let payload, let recordedAt {
+          batch[batch.count - 1].rows.append((payload, recordedAt, key))
+        }
       }
       for try await (done, folded) in group {
         (accounts, events) = (accounts + done, events + folded)
@@ -118,21 +144,29 @@ extension Ledger {
     }
   }
 
-  /// Projects one page of accounts into version `version`; returns (accounts, events).
-  private func rebuild(_ tokens: [String], into version: Int, now: Date) async throws -> (
+  /// One account's stored rows, not yet decoded.
+  struct StoredAccount: Sendable {
+    var token: String
+    var changes: Int64
+    var rows: [(payload: String, recordedAt: Date, key: String?)] = []
+  }
+
+  /// Decodes, folds and stores one batch of accounts into version `version`; returns
+  /// (accounts, events).
+  private func rebuild(_ batch: [StoredAccount], into version: Int, now: Date) async throws -> (
     Int, Int
   ) {
     let (client, logger, projection) = (self.client, self.logger, self.projection)
-    let accounts = try await withDatabase {
-      try await AccountViews.changesAndEvents(
-        of: tokens, includingUnviewed: true, on: client, logger: logger)
-    }
     let (instant, encoder) = (Timestamp(now), JSONEncoder())
     var events = 0
-    let views = try accounts.map { token, account in
-      events += account.events.count
+    let views = try batch.map { account in
+      events += account.rows.count
+      let decoded = try account.rows.map {
+        try LedgerEvent(
+          storedPayload: $0.payload, recordedAt: Timestamp($0.recordedAt), key: $0.key)
+      }
       return try projectedView(
-        of: token, changes: account.changes, events: account.events, at: instant,
+        of: account.token, changes: account.changes, events: decoded, at: instant,
         encoder: encoder)
     }
     try await withDatabase {

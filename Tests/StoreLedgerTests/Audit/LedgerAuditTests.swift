@@ -136,18 +136,10 @@ import Testing
       let client = ledger.client
       let version = try await AccountViewsRebuildStatements.begin(
         on: client, logger: TestDatabase.logger)
-      let tokens = try await AccountViewsRebuildStatements.accounts(
-        after: "", limit: 1000, on: client, logger: TestDatabase.logger)
-      let accounts = try await AccountViews.changesAndEvents(
-        of: tokens, includingUnviewed: true, on: client, logger: TestDatabase.logger)
-      let views = try accounts.map { token, account in
-        try ledger.projectedView(
-          of: token, changes: account.changes, events: account.events, at: Timestamp(Date()),
-          encoder: JSONEncoder())
-      }
-      try await AccountViewsRebuildStatements.store(
-        views, version: version, projection: ledger.projection, on: client,
-        logger: TestDatabase.logger)
+      _ = try await ledger.fill(
+        version: version, total: 0, pageSize: 7, concurrency: 2, now: Date(), progress: nil)
+      let tokens = try await AccountViews.accounts(
+        after: "", limit: 1, on: client, logger: TestDatabase.logger)
       // An append lands after the new version read the log and before the switch.
       let debited = try #require(tokens.first)
       _ = try await ledger.link(

@@ -15,11 +15,37 @@ extension LedgerEvent: FlatJSONObjectDecodable {
   }
 
   init(flat object: JSONObjectReader) throws {
+    self.init(
+      try Self.body(in: object), recordedAt: try object.timestamp(Keys.recordedAt),
+      key: try object.string(Keys.key))
+  }
+
+  /// An event as the log stores it: its payload, and the time it was recorded and its key
+  /// from the row (the event is made once, with both).
+  public init(storedPayload payload: String, recordedAt: Timestamp?, key: String?) throws {
+    let stored = try FlatJSONDecoder().decode(StoredBody.self, from: payload)
+    self.init(stored.body, recordedAt: recordedAt, key: key)
+  }
+
+  public init(storedPayload payload: some Collection<UInt8>, recordedAt: Timestamp?, key: String?)
+    throws
+  {
+    let stored = try FlatJSONDecoder().decode(StoredBody.self, from: payload)
+    self.init(stored.body, recordedAt: recordedAt, key: key)
+  }
+
+  /// The body of a stored payload, without making an event for it.
+  private struct StoredBody: FlatJSONObjectDecodable {
+    let body: Body
+
+    init(flat object: JSONObjectReader) throws { body = try LedgerEvent.body(in: object) }
+    init(from decoder: any Decoder) throws { body = try LedgerEvent(from: decoder).body }
+  }
+
+  static func body(in object: JSONObjectReader) throws -> Body {
     let present = Keys.kinds.filter(object.contains)
     guard present.count == 1 else { throw JSONObjectReader.Mismatch() }
-    self.init(
-      try Self.body(present[0], in: object), recordedAt: try object.timestamp(Keys.recordedAt),
-      key: try object.string(Keys.key))
+    return try body(present[0], in: object)
   }
 
   private static func body(_ kind: JSONMemberName, in object: JSONObjectReader) throws -> Body {
