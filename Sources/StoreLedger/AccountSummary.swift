@@ -24,3 +24,16 @@ public struct AccountSummary: Hashable, Sendable, Codable {
       consumables: view.consumables(at: time).filter { $0.appAccountToken == appAccountToken })
   }
 }
+
+extension AccountSummary {
+  /// The summary as JSON text, as its `Encodable` writes it (the stored read model).
+  public var jsonText: String {
+    var json = JSONTextWriter()
+    json.object { json in
+      json.member("entitlements") { $0.array(entitlements) { $1.write(to: &$0) } }
+      json.member("subscriptions") { $0.array(subscriptions) { $1.write(to: &$0) } }
+      json.member("consumables") { $0.array(consumables) { $1.write(to: &$0) } }
+    }
+    return json.text
+  }
+}

@@ -35,11 +35,8 @@ extension Ledger {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
     let instant = Timestamp(now)
-    let encoder = JSONEncoder()
-    let views = try accounts.map { token, account in
-      try projectedView(
-        of: token, changes: account.changes, events: account.events, at: instant,
-        encoder: encoder)
+    let views = accounts.map { token, account in
+      projectedView(of: token, changes: account.changes, events: account.events, at: instant)
     }
     let projected = views
     _ = try await withDatabase {
@@ -50,14 +47,13 @@ extension Ledger {
 
   /// One account's view folded from its events, ready to store.
   func projectedView(
-    of token: String, changes: Int64, events: [LedgerEvent], at instant: Timestamp,
-    encoder: JSONEncoder
-  ) throws -> AccountViews.ProjectedView {
+    of token: String, changes: Int64, events: [LedgerEvent], at instant: Timestamp
+  ) -> AccountViews.ProjectedView {
     let view = LedgerView(
       LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
-    let summary = try encoder.encode(AccountSummary(view, for: token, at: instant))
     return AccountViews.ProjectedView(
-      token: token, changes: changes, summaryJSON: String(decoding: summary, as: UTF8.self),
+      token: token, changes: changes,
+      summaryJSON: AccountSummary(view, for: token, at: instant).jsonText,
       interval: view.stableInterval(around: instant))
   }
 }

@@ -157,7 +157,7 @@ extension Ledger {
     Int, Int
   ) {
     let (client, logger, projection) = (self.client, self.logger, self.projection)
-    let (instant, encoder) = (Timestamp(now), JSONEncoder())
+    let instant = Timestamp(now)
     var events = 0
     let views = try batch.map { account in
       events += account.rows.count
@@ -165,9 +165,8 @@ extension Ledger {
         try LedgerEvent(
           storedPayload: $0.payload, recordedAt: Timestamp($0.recordedAt), key: $0.key)
       }
-      return try projectedView(
-        of: account.token, changes: account.changes, events: decoded, at: instant,
-        encoder: encoder)
+      return projectedView(
+        of: account.token, changes: account.changes, events: decoded, at: instant)
     }
     try await withDatabase {
       try await AccountViewsRebuildStatements.store(
