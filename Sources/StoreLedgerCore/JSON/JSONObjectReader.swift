@@ -105,19 +105,6 @@ struct JSONObjectReader {
     return JSONObjectReader(decoder: decoder, object: index)
   }
 
-  /// Apple nests signed payloads as JWS strings; the ledger stores their decoded object in
-  /// the same member. Either one, or neither when absent or null.
-  func jwsOrObject<T: FlatJSONObjectDecodable>(_ key: JSONMemberName, as _: T.Type = T.self) throws
-    -> (String?, T?)
-  {
-    guard let index = token(key) else { return (nil, nil) }
-    switch document.tokens[index].kind {
-    case .string: return (try document.string(at: index), nil)
-    case .object: return (nil, try T(flat: JSONObjectReader(decoder: decoder, object: index)))
-    default: throw Mismatch()
-    }
-  }
-
   /// The kind of the member's value, nil when absent.
   func kind(_ key: JSONMemberName) -> JSONToken.Kind? {
     document.member(of: object, named: key.bytes, hash: key.hash).map { document.tokens[$0].kind }

@@ -25,7 +25,8 @@ extension NotificationReceived: FlatJSONObjectDecodable {
   }
 
   init(flat object: JSONObjectReader) throws {
-    var notification = ResponseBodyV2DecodedPayload()
+    // Written in place: the payloads are large values, and every copy moves and retains them.
+    self.init(notification: ResponseBodyV2DecodedPayload())
     notification.notificationType = try object.enumeration(Keys.notificationType)
     notification.subtype = try object.enumeration(Keys.subtype)
     notification.notificationUUID = try object.string(Keys.notificationUUID)
@@ -34,20 +35,27 @@ extension NotificationReceived: FlatJSONObjectDecodable {
     notification.summary = try object.decoded(Keys.summary)
     notification.externalPurchaseToken = try object.decoded(Keys.externalPurchaseToken)
     notification.appData = try object.decoded(Keys.appData)
-    var (transaction, renewalInfo): (JWSTransactionDecodedPayload?, JWSRenewalInfoDecodedPayload?)
-    if let data = try object.nested(Keys.data) {
-      var body = NotificationData()
-      body.appAppleId = try data.integer(DataKeys.appAppleId)
-      body.bundleId = try data.string(DataKeys.bundleId)
-      body.bundleVersion = try data.string(DataKeys.bundleVersion)
-      body.environment = try data.enumeration(DataKeys.environment)
-      body.status = try data.enumeration(DataKeys.status)
-      body.consumptionRequestReason = try data.enumeration(DataKeys.consumptionRequestReason)
-      (body.signedTransactionInfo, transaction) = try data.jwsOrObject(
-        DataKeys.signedTransactionInfo)
-      (body.signedRenewalInfo, renewalInfo) = try data.jwsOrObject(DataKeys.signedRenewalInfo)
-      notification.data = body
+    guard let data = try object.nested(Keys.data) else { return }
+    notification.data = NotificationData()
+    notification.data?.appAppleId = try data.integer(DataKeys.appAppleId)
+    notification.data?.bundleId = try data.string(DataKeys.bundleId)
+    notification.data?.bundleVersion = try data.string(DataKeys.bundleVersion)
+    notification.data?.environment = try data.enumeration(DataKeys.environment)
+    notification.data?.status = try data.enumeration(DataKeys.status)
+    notification.data?.consumptionRequestReason = try data.enumeration(
+      DataKeys.consumptionRequestReason)
+    switch data.kind(DataKeys.signedTransactionInfo) {
+    case .string:
+      notification.data?.signedTransactionInfo = try data.string(DataKeys.signedTransactionInfo)
+    case .object: transaction = try data.object(DataKeys.signedTransactionInfo)
+    case .null, nil: break
+    default: throw JSONObjectReader.Mismatch()
     }
-    self.init(notification: notification, transaction: transaction, renewalInfo: renewalInfo)
+    switch data.kind(DataKeys.signedRenewalInfo) {
+    case .string: notification.data?.signedRenewalInfo = try data.string(DataKeys.signedRenewalInfo)
+    case .object: renewalInfo = try data.object(DataKeys.signedRenewalInfo)
+    case .null, nil: break
+    default: throw JSONObjectReader.Mismatch()
+    }
   }
 }
