@@ -48,11 +48,7 @@ extension JSONDocument {
     let found = tokens[index].kind
     guard found == .number else { throw mismatch(T.self, "a number", found: found, path: path()) }
     guard let value = integer(at: index, as: T.self) else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: path(),
-          debugDescription: "Parsed JSON number <\(try numberText(at: index, path: path()))> "
-            + "does not fit in \(T.self)."))
+      throw try doesNotFit(T.self, at: index, path: path())
     }
     return value
   }
@@ -65,13 +61,19 @@ extension JSONDocument {
     let double = double(at: index) ?? .nan
     let value = T(double)
     guard value.isFinite else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: path(),
-          debugDescription: "Parsed JSON number <\(try numberText(at: index, path: path()))> "
-            + "does not fit in \(T.self)."))
+      throw try doesNotFit(T.self, at: index, path: path())
     }
     return value
+  }
+
+  private func doesNotFit(_ type: Any.Type, at index: Int, path: [any CodingKey]) throws
+    -> DecodingError
+  {
+    .dataCorrupted(
+      .init(
+        codingPath: path,
+        debugDescription: "Parsed JSON number <\(try numberText(at: index, path: path))> "
+          + "does not fit in \(type)."))
   }
 
   private func mismatch(
