@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerCore
 
 /// Builds event payloads from the exact JSON Apple signed by splicing bytes, without parsing
 /// and writing it again (Foundation's JSONSerialization took a fifth of a webhook's CPU).
@@ -37,24 +38,7 @@ enum EventPayloadJSON {
   }
 
   /// A JSON string literal.
-  static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        out +=
-          "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-          + String(scalar.value, radix: 16)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
+  static func quoted(_ text: String) -> String { JSONTextWriter.quoted(text) }
 
   private static func onlyOccurrence(of pattern: [UInt8], in bytes: [UInt8]) -> Range<Int>? {
     guard let first = firstOccurrence(of: pattern, in: bytes, from: 0) else { return nil }

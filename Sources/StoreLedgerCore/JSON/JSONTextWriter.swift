@@ -83,6 +83,13 @@ public struct JSONTextWriter {
     needsComma = true
   }
 
+  /// `text` as a JSON string literal.
+  public static func quoted(_ text: String) -> String {
+    var writer = JSONTextWriter(capacity: text.utf8.count + 2)
+    writer.string(text)
+    return writer.text
+  }
+
   /// A JSON string literal: quotes, backslashes and control characters escaped.
   private mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
