@@ -49,8 +49,20 @@ extension Ledger {
   func projectedView(
     of token: String, changes: Int64, events: [LedgerEvent], at instant: Timestamp
   ) -> AccountViews.ProjectedView {
-    let view = LedgerView(
-      LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
+    projectedView(of: token, changes: changes, state: LedgerState.fold(events), at: instant)
+  }
+
+  /// One account's view folded from its stored events' facts, ready to store.
+  func projectedView(
+    of token: String, changes: Int64, inputs: [FoldInput], at instant: Timestamp
+  ) -> AccountViews.ProjectedView {
+    projectedView(of: token, changes: changes, state: LedgerState.fold(inputs), at: instant)
+  }
+
+  private func projectedView(
+    of token: String, changes: Int64, state: LedgerState, at instant: Timestamp
+  ) -> AccountViews.ProjectedView {
+    let view = LedgerView(state, catalog: configuration.catalog, options: configuration.options)
     return AccountViews.ProjectedView(
       token: token, changes: changes,
       summaryJSON: AccountSummary(view, for: token, at: instant).jsonText,

@@ -114,11 +114,14 @@ extension Ledger {
   ) async throws -> (accounts: Int, events: Int) {
     try await withThrowingTaskGroup(of: (Int, Int).self) { group in
       var (batch, accounts, events, running) = ([StoredAccount](), 0, 0, 0)
-      var decoded = rows.decode((String, Int64, String?, Date?, String?).self).makeAsyncIterator()
+      var iterator = rows.makeAsyncIterator()
+      var tokenBytes: ByteBuffer?
       while true {
-        let row = try await decoded.next()
-        let ended = row == nil
-        if ended || (row?.0 != batch.last?.token && batch.count == pageSize) {
+        let row = try await iterator.next()
+        var cells = row?.makeIterator()
+        let token = cells?.next()?.bytes
+        let isNewAccount = row != nil && token != tokenBytes
+        if row == nil || (isNewAccount && batch.count == pageSize) {
           if running == concurrency, let (done, folded) = try await group.next() {
             (accounts, events, running) = (accounts + done, events + folded, running - 1)
             progress?(RebuildProgress(accounts: accounts, totalAccounts: total, events: events))
@@ -128,13 +131,14 @@ extension Ledger {
           group.addTask { try await self.rebuild(full, into: version, now: now) }
           running += 1
         }
-        guard let (token, changes, payload, recordedAt, key) = row else { break }
-        if token != batch.last?.token {
-          batch.append(StoredAccount(token: token, changes: changes))
+        guard var cells else { break }
+        if isNewAccount {
+          tokenBytes = token
+          batch.append(try StoredAccount(token: token, changes: cells.next()))
+        } else {
+          _ = cells.next()
         }
-        if let payload, let recordedAt {
-          batch[batch.count - 1].rows.append((payload, recordedAt, key))
-        }
+        if let stored = try StoredRow(&cells) { batch[batch.count - 1].rows.append(stored) }
       }
       for try await (done, folded) in group {
         (accounts, events) = (accounts + done, events + folded)
@@ -148,7 +152,31 @@ extension Ledger {
   struct StoredAccount: Sendable {
     var token: String
     var changes: Int64
-    var rows: [(payload: String, recordedAt: Date, key: String?)] = []
+    var rows: [StoredRow] = []
+
+    /// From the row's first two cells; the token is made once per account, not per row.
+    init(token: ByteBuffer?, changes: PostgresCell?) throws {
+      guard let token, let changes else { throw StoredRow.malformed }
+      self.token = String(buffer: token)
+      self.changes = try changes.decode(Int64.self, context: .default)
+    }
+  }
+
+  /// One event row as the statement sends it: the payload stays in the bytes it arrived in
+  /// until a worker decodes it (no intermediate `String`).
+  struct StoredRow: Sendable {
+    var payload: ByteBuffer
+    var key: String?
+
+    static let malformed = LedgerError(.databaseRejected, "a rebuild row lacks a column")
+
+    /// Nil for an account without events (null event columns).
+    init?(_ cells: inout PostgresRow.Iterator) throws {
+      guard let payload = cells.next(), let key = cells.next() else { throw Self.malformed }
+      guard let bytes = payload.bytes else { return nil }
+      self.payload = bytes
+      self.key = key.bytes.map { String(buffer: $0) }
+    }
   }
 
   /// Decodes, folds and stores one batch of accounts into version `version`; returns
@@ -161,12 +189,11 @@ extension Ledger {
     var events = 0
     let views = try batch.map { account in
       events += account.rows.count
-      let decoded = try account.rows.map {
-        try LedgerEvent(
-          storedPayload: $0.payload, recordedAt: Timestamp($0.recordedAt), key: $0.key)
+      let inputs = try account.rows.map { row in
+        try row.payload.withUnsafeReadableBytes { try FoldInput(storedPayload: $0, key: row.key) }
       }
       return projectedView(
-        of: account.token, changes: account.changes, events: decoded, at: instant)
+        of: account.token, changes: account.changes, inputs: inputs, at: instant)
     }
     try await withDatabase {
       try await AccountViewsRebuildStatements.store(

@@ -25,18 +25,27 @@ public struct FlatJSONDecoder: Sendable {
     return try text.withUTF8 { try decode(type, fromBuffer: UnsafeRawBufferPointer($0)) }
   }
 
+  /// `factsOnly`: see ``JSONObjectReader/factsOnly``.
+  func decode<T: FlatJSONObjectDecodable>(
+    _ type: T.Type, fromBuffer bytes: UnsafeRawBufferPointer, factsOnly: Bool = false
+  ) throws -> T {
+    try JSONValueDecoder(document(of: bytes), factsOnly: factsOnly).flatValue(T.self, at: 0)
+  }
+
   private func decode<T: Decodable>(_ type: T.Type, fromBuffer bytes: UnsafeRawBufferPointer)
     throws -> T
   {
-    let document: JSONDocument
+    try JSONValueDecoder(document(of: bytes)).value(T.self, at: 0, key: nil)
+  }
+
+  private func document(of bytes: UnsafeRawBufferPointer) throws -> JSONDocument {
     do {
-      document = try JSONDocument(copying: bytes)
+      return try JSONDocument(copying: bytes)
     } catch {
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: [], debugDescription: "The given data was not valid JSON.",
           underlyingError: error))
     }
-    return try JSONValueDecoder(document).value(T.self, at: 0, key: nil)
   }
 }

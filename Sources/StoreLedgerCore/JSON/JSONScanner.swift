@@ -124,30 +124,56 @@ struct JSONScanner {
     offset += length
   }
 
-  /// A string; a key's bytes are hashed as they pass (escaped keys get no hash: they are
-  /// compared decoded).
+  /// A string; an unescaped key is hashed (escaped keys are hashed decoded, when indexed).
   private mutating func string(isKey: Bool) throws(JSONSyntaxError) {
     offset += 1
     let start = offset
-    var (hash, escaped) = (JSONKeyHash.seed, false)
+    var escaped = false
     while true {
+      skipPlainStringBytes()
       guard offset < bytes.count else { throw JSONSyntaxError(.unexpectedEnd, at: offset) }
       let byte = bytes[offset]
       if byte == UInt8(ascii: "\"") { break }
       if byte < 0x20 { throw JSONSyntaxError(.controlCharacterInString, at: offset) }
-      if byte == UInt8(ascii: "\\") {
-        escaped = true
-        try escape()
-        continue
-      }
-      if isKey { hash = JSONKeyHash.adding(byte, to: hash) }
-      offset += 1
+      escaped = true
+      try escape()
     }
+    let hash =
+      isKey && !escaped
+      ? JSONKeyHash.of(UnsafeRawBufferPointer(rebasing: bytes[start..<offset])) : 0
     tokens.append(
       JSONToken(
-        start: UInt32(start), end: UInt32(offset), info: isKey && !escaped ? hash : 0,
-        kind: .string, isComplex: escaped))
+        start: UInt32(start), end: UInt32(offset), info: hash, kind: .string,
+        isComplex: escaped))
     offset += 1
+  }
+
+  /// Moves to the next quote, backslash or control character of a string: eight bytes at a
+  /// time while none of them is one.
+  private mutating func skipPlainStringBytes() {
+    while offset + 8 <= bytes.count {
+      let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian
+      let special =
+        Self.zeroBytes(word ^ 0x2222_2222_2222_2222)
+        | Self.zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+        | (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+      if special != 0 {
+        offset += special.trailingZeroBitCount / 8
+        return
+      }
+      offset += 8
+    }
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return }
+      offset += 1
+    }
+  }
+
+  /// The high bit of each zero byte of `word` is set (and of no byte below the first zero).
+  @inline(__always)
+  private static func zeroBytes(_ word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
   }
 
   /// Checks the escape sequence at `offset` and moves past it.

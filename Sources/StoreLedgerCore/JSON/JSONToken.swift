@@ -18,18 +18,30 @@ struct JSONToken {
   var isComplex: Bool
 }
 
-/// The hash object keys are compared by before their bytes are: FNV-1a over the key's UTF-8.
+/// The hash object keys are compared by before their bytes are: eight bytes at a time, each
+/// word mixed by a multiply (a byte-at-a-time hash makes every key byte wait for the previous
+/// one's multiply). Only ever compared within one process, so byte order does not matter.
 enum JSONKeyHash {
-  static let seed: UInt32 = 2_166_136_261
-
-  @inline(__always)
-  static func adding(_ byte: UInt8, to hash: UInt32) -> UInt32 {
-    (hash ^ UInt32(byte)) &* 16_777_619
+  static func of(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      hash = mix(hash, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      offset += 8
+    }
+    if offset < bytes.count {
+      var tail: UInt64 = 0
+      for index in offset..<bytes.count {
+        tail |= UInt64(bytes[index]) << UInt64(8 * (index - offset))
+      }
+      hash = mix(hash, tail)
+    }
+    return UInt32(truncatingIfNeeded: hash)
   }
 
-  static func of(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-    var hash = seed
-    for byte in bytes { hash = adding(byte, to: hash) }
-    return hash
+  @inline(__always)
+  private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+    let mixed = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+    return mixed ^ (mixed >> 29)
   }
 }

@@ -8,11 +8,18 @@ final class JSONValueDecoder: Decoder, SingleValueDecodingContainer {
   private(set) var index = 0
   private(set) var codingPath: [any CodingKey] = []
   var userInfo: [CodingUserInfoKey: Any] { [:] }
+  /// Whether ``FlatJSONObjectDecodable`` types read only the members a fold reads (see
+  /// ``JSONObjectReader/factsOnly``).
+  let factsOnly: Bool
 
-  init(_ document: JSONDocument, at index: Int = 0, codingPath: [any CodingKey] = []) {
+  init(
+    _ document: JSONDocument, at index: Int = 0, codingPath: [any CodingKey] = [],
+    factsOnly: Bool = false
+  ) {
     self.document = document
     self.index = index
     self.codingPath = codingPath
+    self.factsOnly = factsOnly
   }
 
   /// Decodes the token at `index` as `T`, with `key` added to the coding path meanwhile.
@@ -24,6 +31,23 @@ final class JSONValueDecoder: Decoder, SingleValueDecodingContainer {
     {
       return value as! T
     }
+    return try decodable(type, at: index, key: key)
+  }
+
+  /// ``value(_:at:key:)`` for a type known to read itself member by member, without the
+  /// dynamic casts (the root of every stored event).
+  func flatValue<T: FlatJSONObjectDecodable>(_ type: T.Type, at index: Int) throws -> T {
+    if document.tokens[index].kind == .object,
+      let value = try? T(flat: JSONObjectReader(decoder: self, object: index))
+    {
+      return value
+    }
+    return try decodable(type, at: index, key: nil)
+  }
+
+  private func decodable<T: Decodable>(_ type: T.Type, at index: Int, key: (any CodingKey)?)
+    throws -> T
+  {
     let saved = self.index
     self.index = index
     if let key { codingPath.append(key) }

@@ -29,6 +29,7 @@ extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
 
   init(flat object: JSONObjectReader) throws {
     self.init()
+    // What RenewalFacts reads first: a facts-only read stops after it.
     originalTransactionId = try object.string(Keys.originalTransactionId)
     productId = try object.string(Keys.productId)
     autoRenewProductId = try object.string(Keys.autoRenewProductId)
@@ -38,6 +39,9 @@ extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
     gracePeriodExpiresDate = try object.timestamp(Keys.gracePeriodExpiresDate)
     priceIncreaseStatus = try object.enumeration(Keys.priceIncreaseStatus)
     renewalDate = try object.timestamp(Keys.renewalDate)
+    appAccountToken = try object.string(Keys.appAccountToken)
+    signedDate = try object.timestamp(Keys.signedDate)
+    guard !object.factsOnly else { return }
     renewalPrice = try object.integer(Keys.renewalPrice)
     currency = try object.string(Keys.currency)
     offerType = try object.enumeration(Keys.offerType)
@@ -46,9 +50,7 @@ extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
     offerPeriod = try object.string(Keys.offerPeriod)
     eligibleWinBackOfferIds = try object.strings(Keys.eligibleWinBackOfferIds)
     recentSubscriptionStartDate = try object.timestamp(Keys.recentSubscriptionStartDate)
-    appAccountToken = try object.string(Keys.appAccountToken)
     appTransactionId = try object.string(Keys.appTransactionId)
-    signedDate = try object.timestamp(Keys.signedDate)
     environment = try object.enumeration(Keys.environment)
     advancedCommerceInfo = try object.decoded(Keys.advancedCommerceInfo)
     renewalBillingPlanType = try object.enumeration(Keys.renewalBillingPlanType)

@@ -23,19 +23,27 @@ extension LedgerEvent: FlatJSONObjectDecodable {
   /// An event as the log stores it: its payload, and the time it was recorded and its key
   /// from the row (the event is made once, with both).
   public init(storedPayload payload: String, recordedAt: Timestamp?, key: String?) throws {
-    let stored = try FlatJSONDecoder().decode(StoredBody.self, from: payload)
-    self.init(stored.body, recordedAt: recordedAt, key: key)
+    var payload = payload
+    let body = try payload.withUTF8 { try Self.storedBody(UnsafeRawBufferPointer($0)) }
+    self.init(body, recordedAt: recordedAt, key: key)
   }
 
   public init(storedPayload payload: some Collection<UInt8>, recordedAt: Timestamp?, key: String?)
     throws
   {
-    let stored = try FlatJSONDecoder().decode(StoredBody.self, from: payload)
-    self.init(stored.body, recordedAt: recordedAt, key: key)
+    let body =
+      try payload.withContiguousStorageIfAvailable {
+        try Self.storedBody(UnsafeRawBufferPointer($0))
+      } ?? Array(payload).withUnsafeBytes(Self.storedBody)
+    self.init(body, recordedAt: recordedAt, key: key)
+  }
+
+  private static func storedBody(_ payload: UnsafeRawBufferPointer) throws -> Body {
+    try FlatJSONDecoder().decode(StoredBody.self, fromBuffer: payload).body
   }
 
   /// The body of a stored payload, without making an event for it.
-  private struct StoredBody: FlatJSONObjectDecodable {
+  struct StoredBody: FlatJSONObjectDecodable {
     let body: Body
 
     init(flat object: JSONObjectReader) throws { body = try LedgerEvent.body(in: object) }
@@ -43,9 +51,13 @@ extension LedgerEvent: FlatJSONObjectDecodable {
   }
 
   static func body(in object: JSONObjectReader) throws -> Body {
-    let present = Keys.kinds.filter(object.contains)
-    guard present.count == 1 else { throw JSONObjectReader.Mismatch() }
-    return try body(present[0], in: object)
+    var present: JSONMemberName?
+    for kind in Keys.kinds where object.contains(kind) {
+      guard present == nil else { throw JSONObjectReader.Mismatch() }
+      present = kind
+    }
+    guard let present else { throw JSONObjectReader.Mismatch() }
+    return try body(present, in: object)
   }
 
   private static func body(_ kind: JSONMemberName, in object: JSONObjectReader) throws -> Body {

@@ -26,24 +26,34 @@ extension NotificationReceived: FlatJSONObjectDecodable {
 
   init(flat object: JSONObjectReader) throws {
     // Written in place: the payloads are large values, and every copy moves and retains them.
+    // What FoldInput reads comes first; a facts-only read stops after it.
     self.init(notification: ResponseBodyV2DecodedPayload())
     notification.notificationType = try object.enumeration(Keys.notificationType)
     notification.subtype = try object.enumeration(Keys.subtype)
+    notification.signedDate = try object.timestamp(Keys.signedDate)
+    let data = try object.nested(Keys.data)
+    if let data {
+      notification.data = NotificationData()
+      notification.data?.status = try data.enumeration(DataKeys.status)
+      try readSignedPayloads(of: data)
+    }
+    guard !object.factsOnly else { return }
     notification.notificationUUID = try object.string(Keys.notificationUUID)
     notification.version = try object.string(Keys.version)
-    notification.signedDate = try object.timestamp(Keys.signedDate)
     notification.summary = try object.decoded(Keys.summary)
     notification.externalPurchaseToken = try object.decoded(Keys.externalPurchaseToken)
     notification.appData = try object.decoded(Keys.appData)
-    guard let data = try object.nested(Keys.data) else { return }
-    notification.data = NotificationData()
+    guard let data else { return }
     notification.data?.appAppleId = try data.integer(DataKeys.appAppleId)
     notification.data?.bundleId = try data.string(DataKeys.bundleId)
     notification.data?.bundleVersion = try data.string(DataKeys.bundleVersion)
     notification.data?.environment = try data.enumeration(DataKeys.environment)
-    notification.data?.status = try data.enumeration(DataKeys.status)
     notification.data?.consumptionRequestReason = try data.enumeration(
       DataKeys.consumptionRequestReason)
+  }
+
+  /// The transaction and renewal info: decoded objects, or JWS strings kept as they came.
+  private mutating func readSignedPayloads(of data: JSONObjectReader) throws {
     switch data.kind(DataKeys.signedTransactionInfo) {
     case .string:
       notification.data?.signedTransactionInfo = try data.string(DataKeys.signedTransactionInfo)

@@ -2,7 +2,9 @@
 /// payloads once, when the event is made. Immutable and shared, so copying an event for a fold
 /// costs one reference.
 public final class FoldInput: Sendable {
-  public let body: LedgerEvent.Body
+  /// The event's body; nil for one made from a stored payload's facts alone
+  /// (``init(storedPayload:key:)``), which no ``LedgerEvent`` holds.
+  let body: LedgerEvent.Body?
   public let reference: EventReference
   /// Apple's time (or the backend's, for its commands); see ``LedgerEvent/effectiveDate``.
   public let effectiveDate: Timestamp?
@@ -15,7 +17,7 @@ public final class FoldInput: Sendable {
   /// comparison instead of four string comparisons on memory that is rarely in cache.
   private let orderDigest: UInt64
 
-  enum Change: Sendable {
+  enum Change: Sendable, Equatable {
     case notification(
       transaction: TransactionFacts?, renewal: RenewalFacts?, isReversal: Bool,
       status: SubscriptionStatus?)
@@ -28,9 +30,9 @@ public final class FoldInput: Sendable {
     case link(AccountLinked)
   }
 
-  init(_ body: LedgerEvent.Body, key: String?) {
+  init(_ body: LedgerEvent.Body, key: String?, keepingBody: Bool = true) {
     let change = Self.change(of: body)
-    self.body = body
+    self.body = keepingBody ? body : nil
     self.effectiveDate = body.effectiveDate
     self.change = change
     self.transactionFacts = Self.transactionFacts(of: change)

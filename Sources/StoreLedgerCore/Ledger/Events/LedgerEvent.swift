@@ -3,7 +3,8 @@
 public struct LedgerEvent: Hashable, Sendable {
   /// What happened. Kept inside ``compiled``, so copying an event copies one reference.
   public var body: Body {
-    get { compiled.body }
+    // An event's fold input is always made from its body, and keeps it.
+    get { compiled.body! }
     set { compiled = FoldInput(newValue, key: key) }
   }
   /// When StoreLedger stored the event; for "as we knew it at T" folds.

@@ -75,6 +75,14 @@ public struct LedgerState: Hashable, Sendable {
     return state
   }
 
+  /// Folds fold inputs made without events (``FoldInput/init(storedPayload:key:)``).
+  public static func fold(_ inputs: [FoldInput]) -> LedgerState {
+    var state = LedgerState()
+    state.reserveCapacity(inputs.count)
+    for input in inputs { state.apply(input) }
+    return state
+  }
+
   /// Room for what `events` events usually hold (about two transactions per three events, one
   /// subscription per four): growing the maps while folding rehashes them again and again.
   mutating func reserveCapacity(_ events: Int) {

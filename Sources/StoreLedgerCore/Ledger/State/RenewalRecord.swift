@@ -32,19 +32,19 @@ public final class RenewalFacts: Hashable, Sendable {
     appAccountToken = payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
     signedDate = payload.signedDate
     key = RecordKey(id)
+    // Field by field rather than over array literals: this runs once per stored event.
     var digest = StableDigest()
-    for text in [
-      id, productId, autoRenewProductId, appAccountToken,
-    ] {
-      digest.add(text)
-    }
-    for number in [
-      signedDate?.milliseconds, gracePeriodExpiresDate?.milliseconds, renewalDate?.milliseconds,
-      autoRenewStatus.map { Int64($0.rawValue) }, expirationIntent.map { Int64($0.rawValue) },
-      priceIncreaseStatus.map { Int64($0.rawValue) }, isInBillingRetryPeriod ? 1 : 0,
-    ] {
-      digest.add(number)
-    }
+    digest.add(id)
+    digest.add(productId)
+    digest.add(autoRenewProductId)
+    digest.add(appAccountToken)
+    digest.add(signedDate?.milliseconds)
+    digest.add(gracePeriodExpiresDate?.milliseconds)
+    digest.add(renewalDate?.milliseconds)
+    digest.add(autoRenewStatus.map { Int64($0.rawValue) })
+    digest.add(expirationIntent.map { Int64($0.rawValue) })
+    digest.add(priceIncreaseStatus.map { Int64($0.rawValue) })
+    digest.add(Int64(isInBillingRetryPeriod ? 1 : 0))
     contentDigest = digest.value
   }
 

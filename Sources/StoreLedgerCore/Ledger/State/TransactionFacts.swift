@@ -55,23 +55,24 @@ public final class TransactionFacts: Hashable, Sendable {
   private static func digest(
     _ payload: JWSTransactionDecodedPayload, _ transactionId: String, _ originalId: String
   ) -> UInt64 {
+    // Field by field rather than over array literals: this runs once per stored event.
     var digest = StableDigest()
-    for text in [
-      transactionId, originalId, payload.productId, payload.subscriptionGroupIdentifier,
-      payload.type?.rawValue, payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 },
-      payload.inAppOwnershipType?.rawValue, payload.revocationType?.rawValue,
-    ] {
-      digest.add(text)
-    }
-    for number in [
-      payload.signedDate?.milliseconds, payload.purchaseDate?.milliseconds,
-      payload.expiresDate?.milliseconds, payload.revocationDate?.milliseconds,
-      Int64(payload.quantity ?? 1), (payload.isUpgraded ?? false) ? 1 : 0,
-      payload.revocationReason.map { Int64($0.rawValue) },
-      payload.revocationPercentage.map(Int64.init),
-    ] {
-      digest.add(number)
-    }
+    digest.add(transactionId)
+    digest.add(originalId)
+    digest.add(payload.productId)
+    digest.add(payload.subscriptionGroupIdentifier)
+    digest.add(payload.type?.rawValue)
+    digest.add(payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 })
+    digest.add(payload.inAppOwnershipType?.rawValue)
+    digest.add(payload.revocationType?.rawValue)
+    digest.add(payload.signedDate?.milliseconds)
+    digest.add(payload.purchaseDate?.milliseconds)
+    digest.add(payload.expiresDate?.milliseconds)
+    digest.add(payload.revocationDate?.milliseconds)
+    digest.add(Int64(payload.quantity ?? 1))
+    digest.add(Int64((payload.isUpgraded ?? false) ? 1 : 0))
+    digest.add(payload.revocationReason.map { Int64($0.rawValue) })
+    digest.add(payload.revocationPercentage.map(Int64.init))
     return digest.value
   }
 
