@@ -25,20 +25,21 @@ public struct FlatJSONDecoder: Sendable {
     return try text.withUTF8 { try decode(type, fromBuffer: UnsafeRawBufferPointer($0)) }
   }
 
-  /// `factsOnly`: see ``JSONObjectReader/factsOnly``.
-  func decode<T: FlatJSONObjectDecodable>(
-    _ type: T.Type, fromBuffer bytes: UnsafeRawBufferPointer, factsOnly: Bool = false
-  ) throws -> T {
-    try JSONValueDecoder(document(of: bytes), factsOnly: factsOnly).flatValue(T.self, at: 0)
+  /// A type that reads itself member by member, without `Decodable`'s dynamic casts.
+  func decode<T: FlatJSONObjectDecodable>(_ type: T.Type, fromBuffer bytes: UnsafeRawBufferPointer)
+    throws -> T
+  {
+    try JSONValueDecoder(Self.document(of: bytes)).flatValue(T.self, at: 0)
   }
 
   private func decode<T: Decodable>(_ type: T.Type, fromBuffer bytes: UnsafeRawBufferPointer)
     throws -> T
   {
-    try JSONValueDecoder(document(of: bytes)).value(T.self, at: 0, key: nil)
+    try JSONValueDecoder(Self.document(of: bytes)).value(T.self, at: 0, key: nil)
   }
 
-  private func document(of bytes: UnsafeRawBufferPointer) throws -> JSONDocument {
+  /// The scanned text; a text that is not JSON is `dataCorrupted`, as JSONDecoder has it.
+  static func document(of bytes: UnsafeRawBufferPointer) throws -> JSONDocument {
     do {
       return try JSONDocument(copying: bytes)
     } catch {

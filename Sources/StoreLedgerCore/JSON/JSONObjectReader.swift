@@ -11,10 +11,6 @@ struct JSONObjectReader {
 
   private var document: JSONDocument { decoder.document }
 
-  /// Set for a fold that only projects (``FoldInput/init(storedPayload:key:)``): a type then
-  /// reads the members its fold input is made from and leaves the rest unread and nil.
-  var factsOnly: Bool { decoder.factsOnly }
-
   /// The member's token, nil when absent or null.
   @inline(__always)
   private func token(_ key: JSONMemberName) -> Int? {

@@ -8,18 +8,10 @@ final class JSONValueDecoder: Decoder, SingleValueDecodingContainer {
   private(set) var index = 0
   private(set) var codingPath: [any CodingKey] = []
   var userInfo: [CodingUserInfoKey: Any] { [:] }
-  /// Whether ``FlatJSONObjectDecodable`` types read only the members a fold reads (see
-  /// ``JSONObjectReader/factsOnly``).
-  let factsOnly: Bool
-
-  init(
-    _ document: JSONDocument, at index: Int = 0, codingPath: [any CodingKey] = [],
-    factsOnly: Bool = false
-  ) {
+  init(_ document: JSONDocument, at index: Int = 0, codingPath: [any CodingKey] = []) {
     self.document = document
     self.index = index
     self.codingPath = codingPath
-    self.factsOnly = factsOnly
   }
 
   /// Decodes the token at `index` as `T`, with `key` added to the coding path meanwhile.

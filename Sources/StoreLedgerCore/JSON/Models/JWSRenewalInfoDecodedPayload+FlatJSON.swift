@@ -1,6 +1,6 @@
 /// The fields of a signed renewal info, read without `Decodable` (see FlatJSONObjectDecodable).
 extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
-  private enum Keys {
+  enum MemberNames {
     static let originalTransactionId = JSONMemberName("originalTransactionId")
     static let productId = JSONMemberName("productId")
     static let autoRenewProductId = JSONMemberName("autoRenewProductId")
@@ -29,31 +29,29 @@ extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
 
   init(flat object: JSONObjectReader) throws {
     self.init()
-    // What RenewalFacts reads first: a facts-only read stops after it.
-    originalTransactionId = try object.string(Keys.originalTransactionId)
-    productId = try object.string(Keys.productId)
-    autoRenewProductId = try object.string(Keys.autoRenewProductId)
-    autoRenewStatus = try object.enumeration(Keys.autoRenewStatus)
-    expirationIntent = try object.enumeration(Keys.expirationIntent)
-    isInBillingRetryPeriod = try object.bool(Keys.isInBillingRetryPeriod)
-    gracePeriodExpiresDate = try object.timestamp(Keys.gracePeriodExpiresDate)
-    priceIncreaseStatus = try object.enumeration(Keys.priceIncreaseStatus)
-    renewalDate = try object.timestamp(Keys.renewalDate)
-    appAccountToken = try object.string(Keys.appAccountToken)
-    signedDate = try object.timestamp(Keys.signedDate)
-    guard !object.factsOnly else { return }
-    renewalPrice = try object.integer(Keys.renewalPrice)
-    currency = try object.string(Keys.currency)
-    offerType = try object.enumeration(Keys.offerType)
-    offerIdentifier = try object.string(Keys.offerIdentifier)
-    offerDiscountType = try object.enumeration(Keys.offerDiscountType)
-    offerPeriod = try object.string(Keys.offerPeriod)
-    eligibleWinBackOfferIds = try object.strings(Keys.eligibleWinBackOfferIds)
-    recentSubscriptionStartDate = try object.timestamp(Keys.recentSubscriptionStartDate)
-    appTransactionId = try object.string(Keys.appTransactionId)
-    environment = try object.enumeration(Keys.environment)
-    advancedCommerceInfo = try object.decoded(Keys.advancedCommerceInfo)
-    renewalBillingPlanType = try object.enumeration(Keys.renewalBillingPlanType)
-    commitmentInfo = try object.decoded(Keys.commitmentInfo)
+    originalTransactionId = try object.string(MemberNames.originalTransactionId)
+    productId = try object.string(MemberNames.productId)
+    autoRenewProductId = try object.string(MemberNames.autoRenewProductId)
+    autoRenewStatus = try object.enumeration(MemberNames.autoRenewStatus)
+    expirationIntent = try object.enumeration(MemberNames.expirationIntent)
+    isInBillingRetryPeriod = try object.bool(MemberNames.isInBillingRetryPeriod)
+    gracePeriodExpiresDate = try object.timestamp(MemberNames.gracePeriodExpiresDate)
+    priceIncreaseStatus = try object.enumeration(MemberNames.priceIncreaseStatus)
+    renewalDate = try object.timestamp(MemberNames.renewalDate)
+    appAccountToken = try object.string(MemberNames.appAccountToken)
+    signedDate = try object.timestamp(MemberNames.signedDate)
+    renewalPrice = try object.integer(MemberNames.renewalPrice)
+    currency = try object.string(MemberNames.currency)
+    offerType = try object.enumeration(MemberNames.offerType)
+    offerIdentifier = try object.string(MemberNames.offerIdentifier)
+    offerDiscountType = try object.enumeration(MemberNames.offerDiscountType)
+    offerPeriod = try object.string(MemberNames.offerPeriod)
+    eligibleWinBackOfferIds = try object.strings(MemberNames.eligibleWinBackOfferIds)
+    recentSubscriptionStartDate = try object.timestamp(MemberNames.recentSubscriptionStartDate)
+    appTransactionId = try object.string(MemberNames.appTransactionId)
+    environment = try object.enumeration(MemberNames.environment)
+    advancedCommerceInfo = try object.decoded(MemberNames.advancedCommerceInfo)
+    renewalBillingPlanType = try object.enumeration(MemberNames.renewalBillingPlanType)
+    commitmentInfo = try object.decoded(MemberNames.commitmentInfo)
   }
 }

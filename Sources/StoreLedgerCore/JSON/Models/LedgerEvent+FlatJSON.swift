@@ -1,7 +1,7 @@
 /// A stored event read without `Decodable` (see FlatJSONObjectDecodable and
 /// LedgerEvent+Codable.swift for the shape).
 extension LedgerEvent: FlatJSONObjectDecodable {
-  private enum Keys {
+  enum MemberNames {
     static let notification = JSONMemberName("notification")
     static let transaction = JSONMemberName("transaction")
     static let renewalInfo = JSONMemberName("renewalInfo")
@@ -16,8 +16,8 @@ extension LedgerEvent: FlatJSONObjectDecodable {
 
   init(flat object: JSONObjectReader) throws {
     self.init(
-      try Self.body(in: object), recordedAt: try object.timestamp(Keys.recordedAt),
-      key: try object.string(Keys.key))
+      try Self.body(in: object), recordedAt: try object.timestamp(MemberNames.recordedAt),
+      key: try object.string(MemberNames.key))
   }
 
   /// An event as the log stores it: its payload, and the time it was recorded and its key
@@ -51,13 +51,18 @@ extension LedgerEvent: FlatJSONObjectDecodable {
   }
 
   static func body(in object: JSONObjectReader) throws -> Body {
+    try body(storedKind(in: object), in: object)
+  }
+
+  /// The one member naming the event's kind (`notification`, `transaction`, ...).
+  static func storedKind(in object: JSONObjectReader) throws -> JSONMemberName {
     var present: JSONMemberName?
-    for kind in Keys.kinds where object.contains(kind) {
+    for kind in MemberNames.kinds where object.contains(kind) {
       guard present == nil else { throw JSONObjectReader.Mismatch() }
       present = kind
     }
     guard let present else { throw JSONObjectReader.Mismatch() }
-    return try body(present, in: object)
+    return present
   }
 
   private static func body(_ kind: JSONMemberName, in object: JSONObjectReader) throws -> Body {
@@ -66,17 +71,17 @@ extension LedgerEvent: FlatJSONObjectDecodable {
       return value
     }
     switch kind.hash {
-    case Keys.notification.hash:
+    case MemberNames.notification.hash:
       return .notification(try required(object.object(kind)))
-    case Keys.transaction.hash:
+    case MemberNames.transaction.hash:
       return .transaction(
         TransactionObserved(
           transaction: try required(object.object(kind)),
-          appAccountToken: try object.string(Keys.appAccountToken)))
-    case Keys.renewalInfo.hash:
+          appAccountToken: try object.string(MemberNames.appAccountToken)))
+    case MemberNames.renewalInfo.hash:
       return .renewalInfo(RenewalInfoObserved(renewalInfo: try required(object.object(kind))))
-    case Keys.status.hash: return .status(try required(object.object(kind)))
-    case Keys.debit.hash: return .debit(try required(object.decoded(kind)))
+    case MemberNames.status.hash: return .status(try required(object.object(kind)))
+    case MemberNames.debit.hash: return .debit(try required(object.decoded(kind)))
     default: return .link(try required(object.decoded(kind)))
     }
   }

@@ -1,7 +1,7 @@
 /// A stored notification read without `Decodable` (see FlatJSONObjectDecodable and
 /// NotificationReceived+Codable.swift for the shape).
 extension NotificationReceived: FlatJSONObjectDecodable {
-  private enum Keys {
+  enum MemberNames {
     static let notificationType = JSONMemberName("notificationType")
     static let subtype = JSONMemberName("subtype")
     static let notificationUUID = JSONMemberName("notificationUUID")
@@ -13,7 +13,7 @@ extension NotificationReceived: FlatJSONObjectDecodable {
     static let appData = JSONMemberName("appData")
   }
 
-  private enum DataKeys {
+  enum DataMemberNames {
     static let appAppleId = JSONMemberName("appAppleId")
     static let bundleId = JSONMemberName("bundleId")
     static let bundleVersion = JSONMemberName("bundleVersion")
@@ -26,44 +26,44 @@ extension NotificationReceived: FlatJSONObjectDecodable {
 
   init(flat object: JSONObjectReader) throws {
     // Written in place: the payloads are large values, and every copy moves and retains them.
-    // What FoldInput reads comes first; a facts-only read stops after it.
     self.init(notification: ResponseBodyV2DecodedPayload())
-    notification.notificationType = try object.enumeration(Keys.notificationType)
-    notification.subtype = try object.enumeration(Keys.subtype)
-    notification.signedDate = try object.timestamp(Keys.signedDate)
-    let data = try object.nested(Keys.data)
+    notification.notificationType = try object.enumeration(MemberNames.notificationType)
+    notification.subtype = try object.enumeration(MemberNames.subtype)
+    notification.signedDate = try object.timestamp(MemberNames.signedDate)
+    let data = try object.nested(MemberNames.data)
     if let data {
       notification.data = NotificationData()
-      notification.data?.status = try data.enumeration(DataKeys.status)
+      notification.data?.status = try data.enumeration(DataMemberNames.status)
       try readSignedPayloads(of: data)
     }
-    guard !object.factsOnly else { return }
-    notification.notificationUUID = try object.string(Keys.notificationUUID)
-    notification.version = try object.string(Keys.version)
-    notification.summary = try object.decoded(Keys.summary)
-    notification.externalPurchaseToken = try object.decoded(Keys.externalPurchaseToken)
-    notification.appData = try object.decoded(Keys.appData)
+    notification.notificationUUID = try object.string(MemberNames.notificationUUID)
+    notification.version = try object.string(MemberNames.version)
+    notification.summary = try object.decoded(MemberNames.summary)
+    notification.externalPurchaseToken = try object.decoded(MemberNames.externalPurchaseToken)
+    notification.appData = try object.decoded(MemberNames.appData)
     guard let data else { return }
-    notification.data?.appAppleId = try data.integer(DataKeys.appAppleId)
-    notification.data?.bundleId = try data.string(DataKeys.bundleId)
-    notification.data?.bundleVersion = try data.string(DataKeys.bundleVersion)
-    notification.data?.environment = try data.enumeration(DataKeys.environment)
+    notification.data?.appAppleId = try data.integer(DataMemberNames.appAppleId)
+    notification.data?.bundleId = try data.string(DataMemberNames.bundleId)
+    notification.data?.bundleVersion = try data.string(DataMemberNames.bundleVersion)
+    notification.data?.environment = try data.enumeration(DataMemberNames.environment)
     notification.data?.consumptionRequestReason = try data.enumeration(
-      DataKeys.consumptionRequestReason)
+      DataMemberNames.consumptionRequestReason)
   }
 
   /// The transaction and renewal info: decoded objects, or JWS strings kept as they came.
   private mutating func readSignedPayloads(of data: JSONObjectReader) throws {
-    switch data.kind(DataKeys.signedTransactionInfo) {
+    switch data.kind(DataMemberNames.signedTransactionInfo) {
     case .string:
-      notification.data?.signedTransactionInfo = try data.string(DataKeys.signedTransactionInfo)
-    case .object: transaction = try data.object(DataKeys.signedTransactionInfo)
+      notification.data?.signedTransactionInfo = try data.string(
+        DataMemberNames.signedTransactionInfo)
+    case .object: transaction = try data.object(DataMemberNames.signedTransactionInfo)
     case .null, nil: break
     default: throw JSONObjectReader.Mismatch()
     }
-    switch data.kind(DataKeys.signedRenewalInfo) {
-    case .string: notification.data?.signedRenewalInfo = try data.string(DataKeys.signedRenewalInfo)
-    case .object: renewalInfo = try data.object(DataKeys.signedRenewalInfo)
+    switch data.kind(DataMemberNames.signedRenewalInfo) {
+    case .string:
+      notification.data?.signedRenewalInfo = try data.string(DataMemberNames.signedRenewalInfo)
+    case .object: renewalInfo = try data.object(DataMemberNames.signedRenewalInfo)
     case .null, nil: break
     default: throw JSONObjectReader.Mismatch()
     }

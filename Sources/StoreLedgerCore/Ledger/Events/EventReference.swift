@@ -30,8 +30,8 @@ extension LedgerEvent {
       key: key, eventType: body.eventType, signedDate: body.effectiveDate)
     switch body {
     case .notification(let event):
-      let type = event.notification.notificationType?.rawValue ?? "?"
-      reference.notification = event.notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
+      reference.notification = EventReference.notificationName(
+        event.notification.notificationType, event.notification.subtype)
       reference.transactionId = event.transaction?.transactionId
     case .transaction(let event): reference.transactionId = event.transaction.transactionId
     case .status(let event): reference.transactionId = event.transaction?.transactionId
@@ -42,6 +42,15 @@ extension LedgerEvent {
 }
 
 extension EventReference {
+  /// `NOTIFICATION_TYPE` or `NOTIFICATION_TYPE/SUBTYPE` ("?" for a notification without a type).
+  static func notificationName(_ type: NotificationType?, _ subtype: NotificationSubtype?)
+    -> String
+  {
+    let type = type?.rawValue ?? "?"
+    guard let subtype else { return type }
+    return type + "/" + subtype.rawValue
+  }
+
   /// An arbitrary but fixed order, for choosing between two events that carry the same facts:
   /// the record then cites the same event whatever the arrival order.
   func ordersAfter(_ other: EventReference) -> Bool {

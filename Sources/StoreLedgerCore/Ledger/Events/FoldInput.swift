@@ -30,14 +30,22 @@ public final class FoldInput: Sendable {
     case link(AccountLinked)
   }
 
-  init(_ body: LedgerEvent.Body, key: String?, keepingBody: Bool = true) {
-    let change = Self.change(of: body)
-    self.body = keepingBody ? body : nil
-    self.effectiveDate = body.effectiveDate
+  /// `keepingBody` false: only the facts are kept (a fold that never shows the body).
+  convenience init(_ body: LedgerEvent.Body, key: String?, keepingBody: Bool = true) {
+    self.init(
+      body: keepingBody ? body : nil, change: Self.change(of: body),
+      reference: LedgerEvent.makeReference(body, key: key))
+  }
+
+  /// What every fold input is made of, from an event's body or straight from a stored
+  /// payload's members (FoldInput+FlatJSON.swift). The reference carries the effective date.
+  init(body: LedgerEvent.Body?, change: Change, reference: EventReference) {
+    self.body = body
+    self.effectiveDate = reference.signedDate
     self.change = change
     self.transactionFacts = Self.transactionFacts(of: change)
     self.renewalFacts = Self.renewalFacts(of: change)
-    self.reference = LedgerEvent.makeReference(body, key: key)
+    self.reference = reference
     self.orderDigest = Self.digest(of: reference)
   }
 

@@ -18,33 +18,51 @@ public final class RenewalFacts: Hashable, Sendable {
   /// strings.
   let contentDigest: UInt64
 
-  init?(_ payload: JWSRenewalInfoDecodedPayload) {
-    guard let id = payload.originalTransactionId, !id.isEmpty else { return nil }
+  convenience init?(_ payload: JWSRenewalInfoDecodedPayload) {
+    self.init(
+      originalTransactionId: payload.originalTransactionId, productId: payload.productId,
+      autoRenewProductId: payload.autoRenewProductId, autoRenewStatus: payload.autoRenewStatus,
+      expirationIntent: payload.expirationIntent,
+      isInBillingRetryPeriod: payload.isInBillingRetryPeriod,
+      gracePeriodExpiresDate: payload.gracePeriodExpiresDate, renewalDate: payload.renewalDate,
+      priceIncreaseStatus: payload.priceIncreaseStatus, appAccountToken: payload.appAccountToken,
+      signedDate: payload.signedDate)
+  }
+
+  /// From the payload's fields as Apple signed them (a stored payload's are read straight from
+  /// its JSON; see RenewalFacts+FlatJSON.swift).
+  init?(
+    originalTransactionId id: String?, productId: String?, autoRenewProductId: String?,
+    autoRenewStatus: AutoRenewStatus?, expirationIntent: ExpirationIntent?,
+    isInBillingRetryPeriod: Bool?, gracePeriodExpiresDate: Timestamp?, renewalDate: Timestamp?,
+    priceIncreaseStatus: PriceIncreaseStatus?, appAccountToken: String?, signedDate: Timestamp?
+  ) {
+    guard let id, !id.isEmpty else { return nil }
     originalTransactionId = id
-    productId = payload.productId
-    autoRenewProductId = payload.autoRenewProductId
-    autoRenewStatus = payload.autoRenewStatus
-    expirationIntent = payload.expirationIntent
-    isInBillingRetryPeriod = payload.isInBillingRetryPeriod ?? false
-    gracePeriodExpiresDate = payload.gracePeriodExpiresDate
-    renewalDate = payload.renewalDate
-    priceIncreaseStatus = payload.priceIncreaseStatus
-    appAccountToken = payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
-    signedDate = payload.signedDate
+    self.productId = productId
+    self.autoRenewProductId = autoRenewProductId
+    self.autoRenewStatus = autoRenewStatus
+    self.expirationIntent = expirationIntent
+    self.isInBillingRetryPeriod = isInBillingRetryPeriod ?? false
+    self.gracePeriodExpiresDate = gracePeriodExpiresDate
+    self.renewalDate = renewalDate
+    self.priceIncreaseStatus = priceIncreaseStatus
+    self.appAccountToken = appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+    self.signedDate = signedDate
     key = RecordKey(id)
     // Field by field rather than over array literals: this runs once per stored event.
     var digest = StableDigest()
     digest.add(id)
     digest.add(productId)
     digest.add(autoRenewProductId)
-    digest.add(appAccountToken)
+    digest.add(self.appAccountToken)
     digest.add(signedDate?.milliseconds)
     digest.add(gracePeriodExpiresDate?.milliseconds)
     digest.add(renewalDate?.milliseconds)
     digest.add(autoRenewStatus.map { Int64($0.rawValue) })
     digest.add(expirationIntent.map { Int64($0.rawValue) })
     digest.add(priceIncreaseStatus.map { Int64($0.rawValue) })
-    digest.add(Int64(isInBillingRetryPeriod ? 1 : 0))
+    digest.add(Int64(self.isInBillingRetryPeriod ? 1 : 0))
     contentDigest = digest.value
   }
 

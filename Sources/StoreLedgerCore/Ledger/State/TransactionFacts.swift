@@ -28,52 +28,68 @@ public final class TransactionFacts: Hashable, Sendable {
   public let originalKey: RecordKey
 
   /// Nil when the payload lacks a transaction id: such a transaction cannot be keyed.
-  public init?(_ payload: JWSTransactionDecodedPayload) {
-    guard let transactionId = payload.transactionId, !transactionId.isEmpty else { return nil }
-    self.transactionId = transactionId
-    self.originalTransactionId = payload.originalTransactionId ?? transactionId
-    self.productId = payload.productId
-    self.subscriptionGroupIdentifier = payload.subscriptionGroupIdentifier
-    self.type = payload.type
-    self.purchaseDate = payload.purchaseDate
-    self.expiresDate = payload.expiresDate
-    self.quantity = Int64(payload.quantity ?? 1)
-    self.appAccountToken = payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
-    self.inAppOwnershipType = payload.inAppOwnershipType
-    self.isUpgraded = payload.isUpgraded ?? false
-    self.revocationDate = payload.revocationDate
-    self.revocationReason = payload.revocationReason
-    self.revocationType = payload.revocationType
-    self.revocationPercentage = payload.revocationPercentage
-    self.signedDate = payload.signedDate
-    self.signedMilliseconds = payload.signedDate?.milliseconds ?? .min
-    self.key = RecordKey(transactionId)
-    self.originalKey = RecordKey(originalTransactionId)
-    self.contentDigest = Self.digest(payload, transactionId, originalTransactionId)
+  public convenience init?(_ payload: JWSTransactionDecodedPayload) {
+    self.init(
+      transactionId: payload.transactionId, originalTransactionId: payload.originalTransactionId,
+      productId: payload.productId,
+      subscriptionGroupIdentifier: payload.subscriptionGroupIdentifier,
+      type: payload.type, purchaseDate: payload.purchaseDate, expiresDate: payload.expiresDate,
+      quantity: payload.quantity, appAccountToken: payload.appAccountToken,
+      inAppOwnershipType: payload.inAppOwnershipType, isUpgraded: payload.isUpgraded,
+      revocationDate: payload.revocationDate, revocationReason: payload.revocationReason,
+      revocationType: payload.revocationType, revocationPercentage: payload.revocationPercentage,
+      signedDate: payload.signedDate)
   }
 
-  private static func digest(
-    _ payload: JWSTransactionDecodedPayload, _ transactionId: String, _ originalId: String
-  ) -> UInt64 {
+  /// From the payload's fields as Apple signed them (a stored payload's are read straight from
+  /// its JSON; see TransactionFacts+FlatJSON.swift).
+  init?(
+    transactionId: String?, originalTransactionId: String?, productId: String?,
+    subscriptionGroupIdentifier: String?, type: ProductType?, purchaseDate: Timestamp?,
+    expiresDate: Timestamp?, quantity: Int32?, appAccountToken: String?,
+    inAppOwnershipType: InAppOwnershipType?, isUpgraded: Bool?, revocationDate: Timestamp?,
+    revocationReason: RevocationReason?, revocationType: RevocationType?,
+    revocationPercentage: Int32?, signedDate: Timestamp?
+  ) {
+    guard let transactionId, !transactionId.isEmpty else { return nil }
+    self.transactionId = transactionId
+    self.originalTransactionId = originalTransactionId ?? transactionId
+    self.productId = productId
+    self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+    self.type = type
+    self.purchaseDate = purchaseDate
+    self.expiresDate = expiresDate
+    self.quantity = Int64(quantity ?? 1)
+    self.appAccountToken = appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+    self.inAppOwnershipType = inAppOwnershipType
+    self.isUpgraded = isUpgraded ?? false
+    self.revocationDate = revocationDate
+    self.revocationReason = revocationReason
+    self.revocationType = revocationType
+    self.revocationPercentage = revocationPercentage
+    self.signedDate = signedDate
+    self.signedMilliseconds = signedDate?.milliseconds ?? .min
+    self.key = RecordKey(transactionId)
+    self.originalKey = RecordKey(self.originalTransactionId)
     // Field by field rather than over array literals: this runs once per stored event.
     var digest = StableDigest()
     digest.add(transactionId)
-    digest.add(originalId)
-    digest.add(payload.productId)
-    digest.add(payload.subscriptionGroupIdentifier)
-    digest.add(payload.type?.rawValue)
-    digest.add(payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 })
-    digest.add(payload.inAppOwnershipType?.rawValue)
-    digest.add(payload.revocationType?.rawValue)
-    digest.add(payload.signedDate?.milliseconds)
-    digest.add(payload.purchaseDate?.milliseconds)
-    digest.add(payload.expiresDate?.milliseconds)
-    digest.add(payload.revocationDate?.milliseconds)
-    digest.add(Int64(payload.quantity ?? 1))
-    digest.add(Int64((payload.isUpgraded ?? false) ? 1 : 0))
-    digest.add(payload.revocationReason.map { Int64($0.rawValue) })
-    digest.add(payload.revocationPercentage.map(Int64.init))
-    return digest.value
+    digest.add(self.originalTransactionId)
+    digest.add(productId)
+    digest.add(subscriptionGroupIdentifier)
+    digest.add(type?.rawValue)
+    digest.add(self.appAccountToken)
+    digest.add(inAppOwnershipType?.rawValue)
+    digest.add(revocationType?.rawValue)
+    digest.add(signedDate?.milliseconds)
+    digest.add(purchaseDate?.milliseconds)
+    digest.add(expiresDate?.milliseconds)
+    digest.add(revocationDate?.milliseconds)
+    digest.add(self.quantity)
+    digest.add(Int64(self.isUpgraded ? 1 : 0))
+    digest.add(revocationReason.map { Int64($0.rawValue) })
+    digest.add(revocationPercentage.map(Int64.init))
+    self.contentDigest = digest.value
   }
 
   public static func == (lhs: TransactionFacts, rhs: TransactionFacts) -> Bool {
