@@ -39,9 +39,12 @@ public struct FlatJSONDecoder: Sendable {
   }
 
   /// The scanned text; a text that is not JSON is `dataCorrupted`, as JSONDecoder has it.
-  static func document(of bytes: UnsafeRawBufferPointer) throws -> JSONDocument {
+  /// `borrowing`: see ``JSONDocument/init(borrowing:)``.
+  static func document(of bytes: UnsafeRawBufferPointer, borrowing: Bool = false) throws
+    -> JSONDocument
+  {
     do {
-      return try JSONDocument(copying: bytes)
+      return try borrowing ? JSONDocument(borrowing: bytes) : JSONDocument(copying: bytes)
     } catch {
       throw DecodingError.dataCorrupted(
         .init(

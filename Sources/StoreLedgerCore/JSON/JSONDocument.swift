@@ -1,8 +1,10 @@
-/// A scanned JSON text: its bytes (owned, so values can be read from them for as long as a
-/// decoder lives), its tokens, and one hash table of every object's members, so finding a
-/// member costs the same in an object of 3 members as in one of 40.
+/// A scanned JSON text: its bytes, its tokens, and one hash table of every object's members,
+/// so finding a member costs the same in an object of 3 members as in one of 40.
 final class JSONDocument {
-  private let storage: UnsafeMutableRawBufferPointer
+  /// The text: a copy owned by the document (so values can be read for as long as a decoder
+  /// lives), or the caller's bytes, borrowed for a read that ends before they do.
+  private let storage: UnsafeRawBufferPointer
+  private let ownsStorage: Bool
   let tokens: UnsafeMutableBufferPointer<JSONToken>
   /// Open addressing, linear probing; `value == 0` marks an empty slot (token 0 is the
   /// root, never a member's value).
@@ -13,28 +15,34 @@ final class JSONDocument {
     var value: UInt32
   }
 
-  init(copying bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
-    storage = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
-    storage.copyMemory(from: bytes)
-    let scanned: [JSONToken]
+  convenience init(copying bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+    copy.copyMemory(from: bytes)
+    try self.init(UnsafeRawBufferPointer(rebasing: copy[..<bytes.count]), owned: true)
+  }
+
+  /// `bytes` must outlive the document and every value read from it while it lives.
+  convenience init(borrowing bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
+    try self.init(bytes, owned: false)
+  }
+
+  private init(_ bytes: UnsafeRawBufferPointer, owned: Bool) throws(JSONSyntaxError) {
     do {
-      scanned = try JSONScanner.tokens(
-        of: UnsafeRawBufferPointer(rebasing: storage[..<bytes.count]))
+      tokens = try JSONScanner.tokens(of: bytes)
     } catch {
-      storage.deallocate()
+      if owned { bytes.deallocate() }
       throw error
     }
-    tokens = .allocate(capacity: scanned.count)
-    _ = tokens.initialize(from: scanned)
+    (storage, ownsStorage) = (bytes, owned)
     var capacity = 16
-    while capacity < scanned.count { capacity <<= 1 }
+    while capacity < tokens.count { capacity <<= 1 }
     members = .allocate(capacity: capacity)
     members.initialize(repeating: MemberSlot(object: 0, value: 0))
     indexMembers()
   }
 
   deinit {
-    storage.deallocate()
+    if ownsStorage { storage.deallocate() }
     tokens.deallocate()
     members.deallocate()
   }
@@ -45,7 +53,7 @@ final class JSONDocument {
     return try text.withUTF8 { try JSONDocument(copying: UnsafeRawBufferPointer($0)) }
   }
 
-  var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
+  var bytes: UnsafeRawBufferPointer { storage }
 
   /// The token after `index` and all its descendants.
   @inline(__always)

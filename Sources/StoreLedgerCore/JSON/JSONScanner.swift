@@ -5,22 +5,47 @@ struct JSONScanner {
 
   private let bytes: UnsafeRawBufferPointer
   private var offset = 0
-  private var tokens: [JSONToken] = []
+  /// Grown by hand: an array's append checks uniqueness and capacity for every token. Every
+  /// token takes two bytes of the text (its quotes, brackets, or a digit and what ends it),
+  /// so half the length is room enough for all but degenerate texts.
+  private var tokens: UnsafeMutablePointer<JSONToken>
+  private var count = 0
+  private var capacity: Int
 
-  init(_ bytes: UnsafeRawBufferPointer) {
+  private init(_ bytes: UnsafeRawBufferPointer) {
     self.bytes = bytes
-    tokens.reserveCapacity(bytes.count / 12 + 4)
+    capacity = bytes.count / 2 + 2
+    tokens = .allocate(capacity: capacity)
   }
 
-  /// The tokens of a text holding exactly one value (whitespace around it allowed).
-  static func tokens(of bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> [JSONToken] {
+  /// The tokens of a text holding exactly one value (whitespace around it allowed); the caller
+  /// owns (and deallocates) the buffer.
+  static func tokens(of bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError)
+    -> UnsafeMutableBufferPointer<JSONToken>
+  {
     var scanner = JSONScanner(bytes)
-    try scanner.value(depth: 0)
-    scanner.skipWhitespace()
-    guard scanner.offset == bytes.count else {
-      throw JSONSyntaxError(.unexpectedCharacter, at: scanner.offset)
+    do throws(JSONSyntaxError) {
+      try scanner.value(depth: 0)
+      scanner.skipWhitespace()
+      guard scanner.offset == bytes.count else {
+        throw JSONSyntaxError(.unexpectedCharacter, at: scanner.offset)
+      }
+    } catch {
+      scanner.tokens.deallocate()
+      throw error
     }
-    return scanner.tokens
+    return UnsafeMutableBufferPointer(start: scanner.tokens, count: scanner.count)
+  }
+
+  private mutating func append(_ token: JSONToken) {
+    if count == capacity {
+      let grown = UnsafeMutablePointer<JSONToken>.allocate(capacity: capacity * 2)
+      grown.moveInitialize(from: tokens, count: count)
+      tokens.deallocate()
+      (tokens, capacity) = (grown, capacity * 2)
+    }
+    (tokens + count).initialize(to: token)
+    count += 1
   }
 
   private mutating func value(depth: Int) throws(JSONSyntaxError) {
@@ -71,14 +96,13 @@ struct JSONScanner {
   }
 
   private mutating func open(_ kind: JSONToken.Kind) -> Int {
-    tokens.append(
-      JSONToken(start: UInt32(offset), end: 0, info: 0, kind: kind, isComplex: false))
+    append(JSONToken(start: UInt32(offset), end: 0, info: 0, kind: kind, isComplex: false))
     offset += 1
-    return tokens.count - 1
+    return count - 1
   }
 
   private mutating func close(_ index: Int, count: UInt32) {
-    tokens[index].end = UInt32(tokens.count)
+    tokens[index].end = UInt32(self.count)
     tokens[index].info = count
   }
 
@@ -117,7 +141,7 @@ struct JSONScanner {
     for index in 0..<length where bytes[offset + index] != text.utf8Start[index] {
       throw JSONSyntaxError(.unexpectedCharacter, at: offset + index)
     }
-    tokens.append(
+    append(
       JSONToken(
         start: UInt32(offset), end: UInt32(offset + length), info: 0, kind: kind,
         isComplex: false))
@@ -141,7 +165,7 @@ struct JSONScanner {
     let hash =
       isKey && !escaped
       ? JSONKeyHash.of(UnsafeRawBufferPointer(rebasing: bytes[start..<offset])) : 0
-    tokens.append(
+    append(
       JSONToken(
         start: UInt32(start), end: UInt32(offset), info: hash, kind: .string,
         isComplex: escaped))
@@ -224,7 +248,7 @@ struct JSONScanner {
       }
       try requireDigits()
     }
-    tokens.append(
+    append(
       JSONToken(
         start: UInt32(start), end: UInt32(offset), info: 0, kind: .number, isComplex: complex))
   }

@@ -14,7 +14,9 @@ extension FoldInput {
   /// (so a member a fact comes from is refused as the whole decode refuses it). Members no
   /// fact comes from are not checked; the audit and every query decode them.
   public convenience init(storedPayload payload: UnsafeRawBufferPointer, key: String?) throws {
-    let document = try FlatJSONDecoder.document(of: payload)
+    // Borrowed: every value is copied out before this returns, and only the ledger's own
+    // types are decoded from it.
+    let document = try FlatJSONDecoder.document(of: payload, borrowing: true)
     let root = JSONObjectReader(decoder: JSONValueDecoder(document), object: 0)
     if document.tokens[0].kind == .object, let parts = try? Self.parts(of: root, key: key) {
       self.init(body: nil, change: parts.change, reference: parts.reference)
