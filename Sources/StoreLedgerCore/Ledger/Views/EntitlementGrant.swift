@@ -6,7 +6,8 @@ struct EntitlementGrant {
   var expiresDate: Timestamp?
   var source: String
   var rule: EntitlementRule
-  var explanation: Explanation
+  /// Nil unless asked for (``LedgerView/grants(at:explained:)``).
+  var explanation: Explanation?
 
   /// Which of two grants decides the entitlement: an active one over an inactive one, then the
   /// one that lasts longer (no end lasts longest), then the greater transaction id.

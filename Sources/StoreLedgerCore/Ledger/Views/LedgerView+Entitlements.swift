@@ -13,14 +13,14 @@ extension LedgerView {
   public func explainEntitlement(
     _ entitlement: String, for appAccountToken: String, at time: Timestamp
   ) -> Explanation? {
-    let grants = self.grants(at: time).filter {
+    let grants = self.grants(at: time, explained: true).filter {
       $0.appAccountToken == appAccountToken && $0.entitlement == entitlement
     }
     guard let deciding = grants.max(by: { $1.decides(over: $0) }) else { return nil }
     return Explanation(
       subject: "entitlement \(entitlement)", answer: deciding.active ? "active" : "inactive",
-      rule: deciding.rule.summary, events: deciding.explanation.events,
-      because: grants.sorted { $0.decides(over: $1) }.map(\.explanation))
+      rule: deciding.rule.summary, events: deciding.explanation?.events ?? [],
+      because: grants.sorted { $0.decides(over: $1) }.compactMap(\.explanation))
   }
 
   /// Why the subscription has its status at `time`; nil when it had not begun.
@@ -50,16 +50,21 @@ extension LedgerView {
     }
   }
 
-  func grants(at time: Timestamp) -> [EntitlementGrant] {
-    subscriptionGrants(at: time) + purchaseGrants(at: time) + consumableGrants(at: time)
+  /// `explained`: with each grant's explanation (only explaining needs them; building their
+  /// texts for every account costs a projection more than deciding the grants).
+  func grants(at time: Timestamp, explained: Bool = false) -> [EntitlementGrant] {
+    subscriptionGrants(at: time, explained: explained)
+      + purchaseGrants(at: time, explained: explained)
+      + consumableGrants(at: time, explained: explained)
   }
 
-  private func subscriptionGrants(at time: Timestamp) -> [EntitlementGrant] {
+  private func subscriptionGrants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
     chains.values.flatMap { chain -> [EntitlementGrant] in
       guard let result = chain.evaluate(at: time) else { return [] }
       let view = subscription(chain, result, at: time)
       guard let token = view.appAccountToken, let product = view.productId else { return [] }
-      let explanation = explanation(of: result, for: chain.originalTransactionId)
+      let explanation =
+        explained ? explanation(of: result, for: chain.originalTransactionId) : nil
       let end =
         view.status == SubscriptionStatus.billingGracePeriod.rawValue
         ? view.gracePeriodExpiresDate : view.expiresDate
@@ -71,7 +76,7 @@ extension LedgerView {
     }
   }
 
-  private func purchaseGrants(at time: Timestamp) -> [EntitlementGrant] {
+  private func purchaseGrants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
     state.transactions.values
       .filter { $0.facts.type == .nonConsumable || $0.facts.type == .nonRenewingSubscription }
       .filter { ($0.facts.purchaseDate ?? time) <= time }
@@ -80,7 +85,8 @@ extension LedgerView {
         guard let token = view.appAccountToken, let product = view.productId else { return [] }
         let rule: EntitlementRule =
           record.facts.type == .nonRenewingSubscription ? .nonRenewing : .nonConsumable
-        let explanation = purchaseExplanation(record, view: view, rule: rule)
+        let explanation =
+          explained ? purchaseExplanation(record, view: view, rule: rule) : nil
         return catalog.entitlements(of: product).map {
           EntitlementGrant(
             appAccountToken: token, entitlement: $0, active: view.entitled,
@@ -102,7 +108,7 @@ extension LedgerView {
       rule: rule.summary, events: events)
   }
 
-  private func consumableGrants(at time: Timestamp) -> [EntitlementGrant] {
+  private func consumableGrants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
     var purchases: [BalanceKey: [TransactionRecord]] = [:]
     for record in state.transactions.values
     where record.facts.type == .consumable && (record.facts.purchaseDate ?? time) <= time {
@@ -121,19 +127,26 @@ extension LedgerView {
       let key = BalanceKey(appAccountToken: token, productId: balance.productId)
       let records = purchases[key] ?? []
       let latest = records.min(by: Self.newestPurchaseFirst)
-      let explanation = Explanation(
-        subject: "balance of \(balance.productId)",
-        answer:
-          "\(balance.balance) = \(balance.purchased) purchased − \(balance.refunded) refunded − \(balance.debited) debited",
-        rule: EntitlementRule.consumable.summary,
-        events: records.map(\.source) + records.compactMap { $0.revocation?.source }
-          + (debits[key] ?? []).map(\.source))
+      let explanation =
+        explained ? Self.balanceExplanation(balance, records: records, debits: debits[key]) : nil
       return catalog.entitlements(of: balance.productId).map {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: balance.balance > 0, expiresDate: nil,
           source: latest?.facts.transactionId ?? "", rule: .consumable, explanation: explanation)
       }
     }
+  }
+
+  private static func balanceExplanation(
+    _ balance: ConsumableView, records: [TransactionRecord], debits: [DebitRecord]?
+  ) -> Explanation {
+    Explanation(
+      subject: "balance of \(balance.productId)",
+      answer:
+        "\(balance.balance) = \(balance.purchased) purchased − \(balance.refunded) refunded − \(balance.debited) debited",
+      rule: EntitlementRule.consumable.summary,
+      events: records.map(\.source) + records.compactMap { $0.revocation?.source }
+        + (debits ?? []).map(\.source))
   }
 }
 
