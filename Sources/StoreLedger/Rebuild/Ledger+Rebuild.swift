@@ -120,7 +120,7 @@ extension Ledger {
         let row = try await iterator.next()
         var cells = row?.makeIterator()
         let token = cells?.next()?.bytes
-        let isNewAccount = row != nil && token != tokenBytes
+        let isNewAccount = row != nil && (token != tokenBytes || batch.isEmpty)
         if row == nil || (isNewAccount && batch.count == pageSize) {
           if running == concurrency, let (done, folded) = try await group.next() {
             (accounts, events, running) = (accounts + done, events + folded, running - 1)

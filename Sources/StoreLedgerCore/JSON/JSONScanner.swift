@@ -5,9 +5,10 @@ struct JSONScanner {
 
   private let bytes: UnsafeRawBufferPointer
   private var offset = 0
-  /// Grown by hand: an array's append checks uniqueness and capacity for every token. Every
-  /// token takes two bytes of the text (its quotes, brackets, or a digit and what ends it),
-  /// so half the length is room enough for all but degenerate texts.
+  /// Grown by hand: an array's append checks uniqueness and capacity for every token. A
+  /// token needs a quote pair, a bracket pair, a literal's letters, or a digit followed by a
+  /// separator, a bracket or the end, so half the length plus two is room for any text;
+  /// `append` still grows the buffer rather than trust that.
   private var tokens: UnsafeMutablePointer<JSONToken>
   private var count = 0
   private var capacity: Int
