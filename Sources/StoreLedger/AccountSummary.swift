@@ -18,10 +18,11 @@ public struct AccountSummary: Hashable, Sendable, Codable {
 
   /// The account's part of `view` at `time`.
   public init(_ view: LedgerView, for appAccountToken: String, at time: Timestamp) {
+    let snapshot = view.snapshot(at: time)
     self.init(
-      entitlements: view.entitlements(for: appAccountToken, at: time),
-      subscriptions: view.subscriptions(at: time).filter { $0.appAccountToken == appAccountToken },
-      consumables: view.consumables(at: time).filter { $0.appAccountToken == appAccountToken })
+      entitlements: snapshot.entitlements.filter { $0.appAccountToken == appAccountToken },
+      subscriptions: snapshot.subscriptions.filter { $0.appAccountToken == appAccountToken },
+      consumables: snapshot.consumables.filter { $0.appAccountToken == appAccountToken })
   }
 }
 

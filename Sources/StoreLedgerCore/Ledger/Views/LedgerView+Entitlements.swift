@@ -1,12 +1,16 @@
 extension LedgerView {
   /// Every account's entitlements at `time`, active or not, one row per (account, name).
   public func entitlements(at time: Timestamp) -> [EntitlementView] {
-    decidingGrants(at: time).map(\.view)
+    entitlements(in: LedgerMoment(self, at: time))
   }
 
   /// One account's entitlements at `time`.
   public func entitlements(for appAccountToken: String, at time: Timestamp) -> [EntitlementView] {
-    decidingGrants(at: time).filter { $0.appAccountToken == appAccountToken }.map(\.view)
+    entitlements(at: time).filter { $0.appAccountToken == appAccountToken }
+  }
+
+  func entitlements(in moment: LedgerMoment) -> [EntitlementView] {
+    decidingGrants(in: moment).map(\.view)
   }
 
   /// Why `entitlement` of the account is (in)active at `time`; nil when nothing ever granted it.
@@ -39,9 +43,9 @@ extension LedgerView {
       rule: result.rule.summary, events: result.events)
   }
 
-  private func decidingGrants(at time: Timestamp) -> [EntitlementGrant] {
+  private func decidingGrants(in moment: LedgerMoment) -> [EntitlementGrant] {
     var deciding: [String: EntitlementGrant] = [:]
-    for grant in grants(at: time) {
+    for grant in grants(in: moment, explained: false) {
       let key = grant.appAccountToken + "\u{0}" + grant.entitlement
       if deciding[key].map({ grant.decides(over: $0) }) ?? true { deciding[key] = grant }
     }
@@ -52,19 +56,24 @@ extension LedgerView {
 
   /// `explained`: with each grant's explanation (only explaining needs them; building their
   /// texts for every account costs a projection more than deciding the grants).
-  func grants(at time: Timestamp, explained: Bool = false) -> [EntitlementGrant] {
-    subscriptionGrants(at: time, explained: explained)
-      + purchaseGrants(at: time, explained: explained)
-      + consumableGrants(at: time, explained: explained)
+  func grants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
+    grants(in: LedgerMoment(self, at: time), explained: explained)
   }
 
-  private func subscriptionGrants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
-    chains.values.flatMap { chain -> [EntitlementGrant] in
-      guard let result = chain.evaluate(at: time) else { return [] }
-      let view = subscription(chain, result, at: time)
+  private func grants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
+    subscriptionGrants(in: moment, explained: explained)
+      + purchaseGrants(in: moment, explained: explained)
+      + consumableGrants(in: moment, explained: explained)
+  }
+
+  private func subscriptionGrants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
+    moment.subscriptions.flatMap { subscription -> [EntitlementGrant] in
+      let view = subscription.view
       guard let token = view.appAccountToken, let product = view.productId else { return [] }
       let explanation =
-        explained ? explanation(of: result, for: chain.originalTransactionId) : nil
+        explained
+        ? explanation(of: subscription.result, for: subscription.chain.originalTransactionId)
+        : nil
       let end =
         view.status == SubscriptionStatus.billingGracePeriod.rawValue
         ? view.gracePeriodExpiresDate : view.expiresDate
@@ -76,24 +85,20 @@ extension LedgerView {
     }
   }
 
-  private func purchaseGrants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
-    state.transactions.values
-      .filter { $0.facts.type == .nonConsumable || $0.facts.type == .nonRenewingSubscription }
-      .filter { ($0.facts.purchaseDate ?? time) <= time }
-      .flatMap { record -> [EntitlementGrant] in
-        let view = purchase(record, at: time)
-        guard let token = view.appAccountToken, let product = view.productId else { return [] }
-        let rule: EntitlementRule =
-          record.facts.type == .nonRenewingSubscription ? .nonRenewing : .nonConsumable
-        let explanation =
-          explained ? purchaseExplanation(record, view: view, rule: rule) : nil
-        return catalog.entitlements(of: product).map {
-          EntitlementGrant(
-            appAccountToken: token, entitlement: $0, active: view.entitled,
-            expiresDate: view.expiresDate, source: view.transactionId, rule: rule,
-            explanation: explanation)
-        }
+  private func purchaseGrants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
+    moment.purchases.flatMap { purchase -> [EntitlementGrant] in
+      let (record, view) = (purchase.record, purchase.view)
+      guard let token = view.appAccountToken, let product = view.productId else { return [] }
+      let rule: EntitlementRule =
+        record.facts.type == .nonRenewingSubscription ? .nonRenewing : .nonConsumable
+      let explanation = explained ? purchaseExplanation(record, view: view, rule: rule) : nil
+      return catalog.entitlements(of: product).map {
+        EntitlementGrant(
+          appAccountToken: token, entitlement: $0, active: view.entitled,
+          expiresDate: view.expiresDate, source: view.transactionId, rule: rule,
+          explanation: explanation)
       }
+    }
   }
 
   private func purchaseExplanation(
@@ -108,7 +113,8 @@ extension LedgerView {
       rule: rule.summary, events: events)
   }
 
-  private func consumableGrants(at time: Timestamp, explained: Bool) -> [EntitlementGrant] {
+  private func consumableGrants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
+    let time = moment.time
     var purchases: [BalanceKey: [TransactionRecord]] = [:]
     for record in state.transactions.values
     where record.facts.type == .consumable && (record.facts.purchaseDate ?? time) <= time {
@@ -122,7 +128,7 @@ extension LedgerView {
         appAccountToken: record.debit.appAccountToken, productId: record.debit.productId)
       debits[key, default: []].append(record)
     }
-    return consumables(at: time).flatMap { balance -> [EntitlementGrant] in
+    return moment.consumables.flatMap { balance -> [EntitlementGrant] in
       guard let token = balance.appAccountToken else { return [] }
       let key = BalanceKey(appAccountToken: token, productId: balance.productId)
       let records = purchases[key] ?? []

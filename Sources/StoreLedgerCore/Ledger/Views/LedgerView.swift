@@ -28,10 +28,11 @@ public struct LedgerView: Sendable {
 
   /// Every projection at `time`, in a stable order.
   public func snapshot(at time: Timestamp) -> LedgerSnapshot {
-    LedgerSnapshot(
-      asOf: time, subscriptions: subscriptions(at: time), purchases: purchases(at: time),
-      consumables: consumables(at: time), revocations: revocations(at: time),
-      entitlements: entitlements(at: time))
+    let moment = LedgerMoment(self, at: time)
+    return LedgerSnapshot(
+      asOf: time, subscriptions: moment.subscriptions.map(\.view),
+      purchases: moment.purchases.map(\.view), consumables: moment.consumables,
+      revocations: revocations(at: time), entitlements: entitlements(in: moment))
   }
 
   // MARK: Accounts
@@ -90,11 +91,15 @@ public struct LedgerView: Sendable {
   // MARK: One-time purchases
 
   public func purchases(at time: Timestamp) -> [PurchaseView] {
+    purchaseRecords(at: time).map { purchase($0, at: time) }
+  }
+
+  /// The non-consumable and non-renewing purchases made by `time`, by transaction id.
+  func purchaseRecords(at time: Timestamp) -> [TransactionRecord] {
     state.transactions.values
       .filter { $0.facts.type == .nonConsumable || $0.facts.type == .nonRenewingSubscription }
       .filter { ($0.facts.purchaseDate ?? time) <= time }
       .sorted { $0.facts.transactionId < $1.facts.transactionId }
-      .map { purchase($0, at: time) }
   }
 
   func purchase(_ record: TransactionRecord, at time: Timestamp) -> PurchaseView {
