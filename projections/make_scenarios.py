@@ -461,6 +461,144 @@ S.append(scenario(
     {"consumables": [{"purchased": 3, "balance": 3}],
      "entitlements": [ent(GEMS, True, "3000000000006", expires=None), ent(PRO, True, O1, expires=30)]}, catalog=None))
 
+# Issue 20: products of several durations and levels in one group (level 1 = highest).
+DURATIONS = {"weekly": 7, "monthly": 30, "yearly": 365}
+LEVELS = {"pro": 1, "plus": 2, "basic": 3}
+def product_id(level, duration):
+    return f"com.example.{level}.{duration}"
+CATALOG_GRADES = {"products": {product_id(level, duration): {"entitlements": [level]}
+                               for level in LEVELS for duration in DURATIONS}}
+
+
+def grade_change(index, old, new):
+    """One customer on `old` (level, duration) from day 0 who moves to `new` on day 3, as
+    reference §8.3 says Apple does it: an upgrade, or a crossgrade to the same duration, starts a
+    new transaction at once; a downgrade, or a crossgrade to another duration, is a renewal
+    preference that the next renewal (at the old period's end) brings in."""
+    orig = f"26{index:03d}00000000"
+    token = f"0000{index:04d}-0000-4000-8000-000000000000"
+    (old_level, old_duration), (new_level, new_duration) = old, new
+    old_days, new_days = DURATIONS[old_duration], DURATIONS[new_duration]
+    old_product, new_product = product_id(*old), product_id(*new)
+    first_tx = tx(orig, product=old_product, purchased=0, expires=old_days, token=token)
+    events = [n("SUBSCRIBED", "INITIAL_BUY", 0, first_tx, ri(orig, 0, product=old_product), 1, uuid=f"{orig}-buy")]
+    up = LEVELS[new_level] < LEVELS[old_level]
+    at_once = up or (LEVELS[new_level] == LEVELS[old_level] and old_days == new_days)
+    if at_once:
+        change_tx = tx(f"{orig[:-1]}1", orig=orig, product=new_product, purchased=3, expires=3 + new_days, token=token)
+        events.append(n("DID_CHANGE_RENEWAL_PREF", "UPGRADE", 3, change_tx, ri(orig, 3, product=new_product), 1, uuid=f"{orig}-change"))
+        starts = 3
+    else:
+        events.append(n("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", 3, first_tx, ri(orig, 3, product=old_product, auto_product=new_product), 1, uuid=f"{orig}-change"))
+        change_tx = tx(f"{orig[:-1]}1", orig=orig, product=new_product, purchased=old_days, expires=old_days + new_days, token=token)
+        events.append(n("DID_RENEW", None, old_days, change_tx, ri(orig, old_days, product=new_product), 1, uuid=f"{orig}-renew"))
+        starts = old_days
+    return orig, token, events, at_once, starts, starts + new_days
+
+
+def grade_pairs():
+    pairs = []
+    for old_level in LEVELS:
+        for new_level in LEVELS:
+            for old_duration in DURATIONS:
+                for new_duration in DURATIONS:
+                    if (old_level, old_duration) != (new_level, new_duration):
+                        pairs.append(((old_level, old_duration), (new_level, new_duration)))
+    return pairs
+
+
+def grade_scenario(name, description, as_of, select):
+    events, subs, ents = [], [], []
+    for index, (old, new) in enumerate(grade_pairs()):
+        orig, token, evs, at_once, starts, ends = grade_change(index, old, new)
+        if not select(at_once):
+            continue
+        events += evs
+        # Before the change takes effect the old product decides; from it, the new one, and the
+        # old period never comes back, even when it would have lasted longer.
+        current = new if starts <= as_of else old
+        expires = ends if starts <= as_of else DURATIONS[old[1]]
+        active = as_of < expires
+        subs.append((orig, sub(orig, 1 if active else 2, active, productId=product_id(*current), expiresDate=expires)))
+        ents.append((token, current[0], ent(current[0], active, f"{orig[:-1]}1" if starts <= as_of else orig, token=token, expires=expires)))
+    subs.sort(key=lambda row: row[0])
+    ents.sort(key=lambda row: (row[0], row[1]))
+    return scenario(name, description, as_of, events,
+                    {"subscriptions": [row for _, row in subs], "entitlements": [row for _, _, row in ents]},
+                    catalog=CATALOG_GRADES)
+
+
+S.append(grade_scenario(
+    "grade-changes-at-once", "Every upgrade and same-duration crossgrade across weekly, monthly and yearly products of three levels (projections/upgrades-and-downgrades.md): the new product decides from day 3, whatever the durations; the yearly period an upgrade to a weekly or monthly product replaced never returns (day 40).", 40,
+    lambda at_once: at_once))
+S.append(grade_scenario(
+    "grade-changes-at-renewal-pending", "Every downgrade and crossgrade to another duration: on day 5 the old product still decides (the change waits for the next renewal).", 5,
+    lambda at_once: not at_once))
+S.append(grade_scenario(
+    "grade-changes-at-renewal", "Every downgrade and crossgrade to another duration: from the renewal the new product decides (day 400: the yearly ones renewed on day 365).", 400,
+    lambda at_once: not at_once))
+
+BASIC_YEARLY, PRO_MONTHLY = product_id("basic", "yearly"), product_id("pro", "monthly")
+yearly = tx(O1, product=BASIC_YEARLY, purchased=0, expires=365)
+monthly_pro = tx("2000000000008", orig=O1, product=PRO_MONTHLY, purchased=100, expires=130)
+upgrade_events = [n("SUBSCRIBED", "INITIAL_BUY", 0, yearly, ri(O1, 0, product=BASIC_YEARLY), 1),
+                  n("DID_CHANGE_RENEWAL_PREF", "UPGRADE", 100, monthly_pro, ri(O1, 100, product=PRO_MONTHLY), 1)]
+S.append(scenario(
+    "upgrade-to-shorter-period", "Yearly basic upgraded to monthly pro: Apple notifies only the new transaction (no isUpgraded snapshot); pro is granted at once, basic is not, although the yearly period still has the later expiresDate.", 110,
+    upgrade_events,
+    {"subscriptions": [sub(O1, 1, True, productId=PRO_MONTHLY, expiresDate=130, transactionId="2000000000008")],
+     "entitlements": [ent("pro", True, "2000000000008", expires=130)]}, catalog=CATALOG_GRADES))
+S.append(scenario(
+    "upgraded-period-never-returns", "After the monthly pro period lapses (no renewal), the yearly basic period it replaced does not come back; the isUpgraded snapshot from history changes nothing.", 140,
+    upgrade_events + [observed(tx(O1, product=BASIC_YEARLY, purchased=0, expires=365, signed=150, upgraded=True))],
+    {"subscriptions": [sub(O1, 2, False, productId=PRO_MONTHLY, expiresDate=130, transactionId="2000000000008")],
+     "entitlements": [ent("pro", False, "2000000000008", expires=130)]}, catalog=CATALOG_GRADES))
+
+refund_lost_renewal = [n("SUBSCRIBED", "INITIAL_BUY", 0, first, ri(O1, 0), 1),
+                       n("REFUND", None, 40, tx(O1, purchased=0, expires=30, signed=40, revoked=40), ri(O1, 40, renewalDate=t(60)), 1)]
+S.append(scenario(
+    "refund-older-period-renewal-lost", "REFUND of an older period when the renewal on day 30 was never received: Apple signed status 1 and a renewalDate on day 60, so the subscription is active as the App Store reported (S0), not revoked.", 45,
+    refund_lost_renewal,
+    {"subscriptions": [sub(O1, 1, True, rule="S0", appleStatus=1, productId=PRO, expiresDate=60)],
+     "revocations": [{"transactionId": O1, "reversed": False}],
+     "entitlements": [ent("pro", True, O1, expires=60)]}))
+S.append(scenario(
+    "apple-status-evidence-runs-out", "Apple's word lasts until its renewalDate: on day 61, with nothing newer, the log decides again (the refunded period: revoked).", 61,
+    refund_lost_renewal,
+    {"subscriptions": [sub(O1, 5, False, rule="S1", appleStatus=1)], "entitlements": [ent("pro", False, O1)]}))
+S.append(scenario(
+    "apple-status-superseded-by-fuller-log", "The lost renewal arrives later (replay, signed on day 50): the log explains the status itself (S2), with the renewal's own transaction and expiry.", 45,
+    refund_lost_renewal + [observed(tx("2000000000002", orig=O1, purchased=30, expires=60, signed=50))],
+    {"subscriptions": [sub(O1, 1, True, rule="S2", transactionId="2000000000002", expiresDate=60)],
+     "entitlements": [ent("pro", True, "2000000000002", expires=60)]}))
+S.append(scenario(
+    "apple-status-as-known-then", "A question about day 45 reports the status Apple had signed by then (1, with the refund), not the newer EXPIRED of day 60 (whose renewal transaction now explains day 45 itself).", 45,
+    refund_lost_renewal + [n("EXPIRED", "VOLUNTARY", 60, tx("2000000000002", orig=O1, purchased=30, expires=60, signed=60), ri(O1, 60, auto=0, intent=1), 2)],
+    {"subscriptions": [sub(O1, 1, True, rule="S2", appleStatus=1, transactionId="2000000000002")]}))
+
+S.append(scenario(
+    "billing-retry-ends-after-60-days", "Billing retry entitled by policy, and the EXPIRED/BILLING_RETRY notification lost: after 60 days of retry the subscription is expired, not entitled forever.", 91,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, first, ri(O1, 0), 1),
+     n("DID_FAIL_TO_RENEW", None, 30, first, ri(O1, 30, retry=True, intent=2), 3)],
+    {"subscriptions": [sub(O1, 2, False, rule="S5")], "entitlements": [ent("pro", False, O1)]}, billingRetryIsEntitled=True))
+
+S.append(scenario(
+    "empty-entitlements-grant-nothing", "A catalog product listed with an empty entitlements list grants nothing (a product missing from the catalog still grants its own name).", 10,
+    [n("ONE_TIME_CHARGE", None, 1, tx("4000000000009", product="com.example.tip.jar", kind="Non-Consumable", purchased=1)),
+     n("ONE_TIME_CHARGE", None, 2, tx("4000000000010", product="com.example.unlisted", kind="Non-Consumable", purchased=2))],
+    {"purchases": [{"transactionId": "4000000000009", "entitled": True}, {"transactionId": "4000000000010", "entitled": True}],
+     "entitlements": [ent("com.example.unlisted", True, "4000000000010", expires=None)]},
+    catalog={"products": {"com.example.tip.jar": {"entitlements": []}}}))
+
+S.append(scenario(
+    "account-token-case", "An appAccountToken is a UUID compared without regard to case: a transaction forwarded and a debit made with the upper-case form land on the one lower-case account Apple signed.", 10,
+    [n("ONE_TIME_CHARGE", None, 1, tx("3000000000011", product=GEMS, kind="Consumable", purchased=1, token=None)),
+     observed(tx("3000000000011", product=GEMS, kind="Consumable", purchased=1, token=None), token=A.upper()),
+     n("ONE_TIME_CHARGE", None, 2, tx("3000000000012", product=GEMS, kind="Consumable", purchased=2)),
+     {"debit": {"id": "spend-upper", "appAccountToken": A.upper(), "productId": GEMS, "quantity": 30, "debitedAt": t(3)}}],
+    {"consumables": [{"appAccountToken": A, "productId": GEMS, "purchased": 200, "debited": 30, "balance": 170}],
+     "entitlements": [ent("gems", True, "3000000000012", expires=None)]}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

@@ -10,6 +10,7 @@ extension Ledger {
   public func summary(for appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> AccountSummary
   {
+    let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
     let stored: StoredAccountView?
     do {

@@ -11,7 +11,8 @@ extension Ledger {
     _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = [],
     check: (@Sendable (PostgresConnection, AppendResult) async throws -> Void)? = nil
   ) async throws(LedgerError) -> Ingested {
-    let tokens = Array(Set(accounts.filter { !$0.isEmpty })).sorted()
+    let tokens = Array(Set(accounts.filter { !$0.isEmpty }.map(AppAccountToken.normalized)))
+      .sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
     let (store, committer) = (self.store, self.committer)
     do {
@@ -35,46 +36,64 @@ extension Ledger {
     }
   }
 
+  /// The canonical (lower-case) form of a token the caller supplies; refused with
+  /// `invalid_request` when it is not a UUID, before anything is read or written.
+  static func canonical(_ appAccountToken: String) throws(LedgerError) -> String {
+    guard let token = AppAccountToken.canonical(appAccountToken) else {
+      throw LedgerError(
+        .invalidRequest,
+        "an appAccountToken is a UUID, such as \(AppAccountToken.example) (any case)")
+    }
+    return token
+  }
+
   /// The purchase streams of a chain, in every environment it was seen in.
   func streams(ofChain originalTransactionId: String) -> [String] {
     configuration.environments.map { "sub:\($0.rawValue):\(originalTransactionId)" }
   }
 
-  /// Verifies with each configured environment's verifier (judging certificates at the
-  /// current time when `online`, else at the payload's signedDate); the first that accepts
-  /// wins.
+  /// Verifies with the verifier of the environment the payload claims (judging certificates
+  /// at the current time when `online`, else at the payload's signedDate); that verifier
+  /// checks everything again, the claim included, so the claim only chooses. Sandbox data
+  /// carries no App Apple ID; Production data must carry the configured one.
   func verify<Result>(
-    online: Bool = false, _ body: (SignedDataVerifier) throws(VerificationError) -> Result
+    _ claims: SignedDataKind.Claims, online: Bool = false,
+    _ body: (SignedDataVerifier) throws(VerificationError) -> Result
   ) throws(LedgerError) -> Result {
-    var last: VerificationError?
-    for verifier in online ? onlineVerifiers : verifiers {
-      do {
-        return try body(verifier)
-      } catch  where error.code == .environmentMismatch {
-        last = error
-      } catch {
-        throw LedgerError(
-          .verificationFailed, error.message, verificationCode: error.code.rawValue)
-      }
+    let candidates = online ? onlineVerifiers : verifiers
+    guard
+      let verifier = candidates.first(where: { $0.configuration.environment == claims.environment })
+    else {
+      let configured = configuration.environments.map(\.rawValue).joined(separator: ", ")
+      throw LedgerError(
+        .verificationFailed,
+        "the payload's environment (\(claims.environment?.rawValue ?? "none")) is not one of the configured environments (\(configured))",
+        verificationCode: VerificationError.Code.environmentMismatch.rawValue)
     }
-    throw LedgerError(
-      .verificationFailed, last?.message ?? "no environment is configured",
-      verificationCode: last?.code.rawValue)
-  }
-
-  /// Refuses signed data of another kind before verifying it (the kind is read from the
-  /// unverified payload only to refuse, never to trust).
-  static func expect(_ kind: SignedDataKind, in jws: String) throws(LedgerError) {
-    let found: SignedDataKind
     do {
-      found = try SignedDataKind.of(jws)
+      return try body(verifier)
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
-    guard found == kind else {
-      throw LedgerError(
-        .invalidPayload, "this is signed \(found.rawValue) data, not a \(kind.rawValue)")
+  }
+
+  /// Refuses signed data of another kind before verifying it, and returns what the payload
+  /// claims (read from the unverified payload only to refuse or to choose a verifier, never
+  /// to trust).
+  static func expect(_ kind: SignedDataKind, in jws: String) throws(LedgerError)
+    -> SignedDataKind.Claims
+  {
+    let found: SignedDataKind.Claims
+    do {
+      found = try SignedDataKind.claims(of: jws)
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
+    guard found.kind == kind else {
+      throw LedgerError(
+        .invalidPayload, "this is signed \(found.kind.rawValue) data, not a \(kind.rawValue)")
+    }
+    return found
   }
 
   func mapped(_ body: () throws -> LedgerRecord) throws(LedgerError) -> LedgerRecord {

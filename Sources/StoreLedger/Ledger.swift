@@ -75,8 +75,8 @@ public struct Ledger: Sendable {
   public func ingest(
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
-    try Self.expect(.notification, in: signedPayload)
-    let verified = try verify(online: freshlyFetched) { verifier throws(VerificationError) in
+    let claims = try Self.expect(.notification, in: signedPayload)
+    let verified = try verify(claims, online: freshlyFetched) { verifier throws(VerificationError) in
       try verifier.verifyNotification(signedPayload)
     }
     let record = try mapped { try LedgerRecord.notification(verified, source: source) }
@@ -95,8 +95,11 @@ public struct Ledger: Sendable {
     signedTransaction: String, appAccountToken: String? = nil, source: String = "app",
     freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
-    try Self.expect(.transaction, in: signedTransaction)
-    let verified = try verify(online: freshlyFetched) { verifier throws(VerificationError) in
+    let appAccountToken = try appAccountToken.map { token throws(LedgerError) in
+      try Self.canonical(token)
+    }
+    let claims = try Self.expect(.transaction, in: signedTransaction)
+    let verified = try verify(claims, online: freshlyFetched) { verifier throws(VerificationError) in
       try verifier.verifyTransaction(signedTransaction)
     }
     let record = try mapped {
@@ -110,8 +113,8 @@ public struct Ledger: Sendable {
   public func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
     async throws(LedgerError) -> Ingested
   {
-    try Self.expect(.renewalInfo, in: signedRenewalInfo)
-    let verified = try verify(online: freshlyFetched) { verifier throws(VerificationError) in
+    let claims = try Self.expect(.renewalInfo, in: signedRenewalInfo)
+    let verified = try verify(claims, online: freshlyFetched) { verifier throws(VerificationError) in
       try verifier.verifyRenewalInfo(signedRenewalInfo)
     }
     let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }
@@ -125,6 +128,7 @@ public struct Ledger: Sendable {
     guard !appAccountToken.isEmpty, !originalTransactionId.isEmpty else {
       throw LedgerError(.invalidRequest, "a link needs an account token and a transaction id")
     }
+    let appAccountToken = try Self.canonical(appAccountToken)
     let link = AccountLinked(
       appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
       linkedAt: Timestamp(time))
@@ -147,6 +151,7 @@ public struct Ledger: Sendable {
       throw LedgerError(
         .invalidRequest, "a debit needs an account, a product, a positive quantity and a key")
     }
+    let appAccountToken = try Self.canonical(appAccountToken)
     let debit = ConsumableDebited(
       id: idempotencyKey, appAccountToken: appAccountToken, productId: productId,
       quantity: quantity, debitedAt: Timestamp(time))
@@ -169,6 +174,7 @@ public struct Ledger: Sendable {
 
   /// The account's state, folded from its streams in the log.
   public func view(for appAccountToken: String) async throws(LedgerError) -> LedgerView {
+    let appAccountToken = try Self.canonical(appAccountToken)
     let events: [LedgerEvent]
     do {
       let (client, logger) = (self.client, self.logger)
@@ -202,6 +208,7 @@ public struct Ledger: Sendable {
 
   /// The account's history as stored, oldest first in each stream, with the original JWS.
   public func events(for appAccountToken: String) async throws(LedgerError) -> [RecordedEvent] {
+    let appAccountToken = try Self.canonical(appAccountToken)
     do {
       let (client, logger, store) = (self.client, self.logger, self.store)
       return try await withDatabase {
@@ -217,7 +224,8 @@ public struct Ledger: Sendable {
   public func explain(entitlement: String, for appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> Explanation?
   {
-    try await view(for: appAccountToken).explainEntitlement(
+    let appAccountToken = try Self.canonical(appAccountToken)
+    return try await view(for: appAccountToken).explainEntitlement(
       entitlement, for: appAccountToken, at: Timestamp(time))
   }
 }

@@ -43,21 +43,21 @@ struct AccountController: Sendable {
 
   func register(on group: RouterGroup<BasicRequestContext>) {
     group.get("/v1/accounts/{token}/entitlements") { request, context in
-      let token = try context.parameters.require("token")
+      let token = try Self.token(context)
       let time = try Self.time(request)
       let entitlements = try await ledger.entitlements(for: token, at: time)
       return try JSONBody.response(
         Entitlements(appAccountToken: token, asOf: Timestamp(time), entitlements: entitlements))
     }
     group.get("/v1/accounts/{token}/subscriptions") { request, context in
-      let token = try context.parameters.require("token")
+      let token = try Self.token(context)
       let time = try Self.time(request)
       let subscriptions = try await ledger.subscriptions(for: token, at: time)
       return try JSONBody.response(
         Subscriptions(appAccountToken: token, asOf: Timestamp(time), subscriptions: subscriptions))
     }
     group.get("/v1/accounts/{token}/consumables") { request, context in
-      let token = try context.parameters.require("token")
+      let token = try Self.token(context)
       let time = try Self.time(request)
       let balances = try await ledger.balances(for: token, at: time).map {
         Balance(
@@ -68,12 +68,12 @@ struct AccountController: Sendable {
         Balances(appAccountToken: token, asOf: Timestamp(time), consumables: balances))
     }
     group.get("/v1/accounts/{token}/events") { _, context in
-      let token = try context.parameters.require("token")
+      let token = try Self.token(context)
       let events = try await ledger.events(for: token).map(StoredEvent.init)
       return try JSONBody.response(Events(appAccountToken: token, events: events))
     }
     group.get("/v1/accounts/{token}/entitlements/{entitlement}/explanation") { request, context in
-      let token = try context.parameters.require("token")
+      let token = try Self.token(context)
       let entitlement = try context.parameters.require("entitlement")
       guard
         let explanation = try await ledger.explain(
@@ -86,6 +86,16 @@ struct AccountController: Sendable {
   }
 
   /// `?at=` as ISO 8601 (with or without fractional seconds); now when absent.
+  /// The path's account token in canonical (lower-case) form; refused unless it is a UUID.
+  static func token(_ context: BasicRequestContext) throws -> String {
+    let raw = try context.parameters.require("token")
+    guard let token = AppAccountToken.canonical(raw) else {
+      throw APIError.invalidRequest(
+        "an appAccountToken is a UUID, such as \(AppAccountToken.example) (any case)")
+    }
+    return token
+  }
+
   static func time(_ request: Request) throws -> Date {
     guard let text = request.uri.queryParameters.get("at") else { return Date() }
     guard let date = ISO8601Parsing.date(text) else {

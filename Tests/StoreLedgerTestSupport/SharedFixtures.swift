@@ -1,15 +1,15 @@
 import Foundation
 
-/// Apple's conformance data and certificates, read in place from `../shared` (or from
-/// `STORELEDGER_SHARED`, which `scripts/test` sets).
+/// Apple's conformance data and certificates, kept in the repository under `Tests/Fixtures`
+/// (where each file came from: `Tests/Fixtures/README.md`). `STORELEDGER_FIXTURES` points at
+/// another copy with the same layout.
 public enum SharedFixtures {
   public static let root: URL = {
-    if let path = ProcessInfo.processInfo.environment["STORELEDGER_SHARED"] {
+    if let path = ProcessInfo.processInfo.environment["STORELEDGER_FIXTURES"] {
       return URL(fileURLWithPath: path)
     }
     return URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("shared")
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
   }()
 
   public static func data(_ relativePath: String) throws -> Data {

@@ -73,7 +73,7 @@ public struct SyntheticLifecycles {
           F.transaction(
             Self.appleId(customer, period - 1), original: original, product: product,
             purchased: start - 30,
-            expires: start, token: token), at: start + 2)
+            expires: start, token: token), at: start + 2, chainStatus: .active)
       }
       if random.chance(0.05) {
         product = "premium.monthly"
@@ -152,13 +152,18 @@ public struct SyntheticLifecycles {
     emit(F.observed(upgraded))
   }
 
-  private mutating func refund(_ transaction: JWSTransactionDecodedPayload, at day: Double) {
+  /// `chainStatus`: what Apple signs as the subscription's status with the refund — revoked
+  /// when the refunded period is the current one, active when a later period runs.
+  private mutating func refund(
+    _ transaction: JWSTransactionDecodedPayload, at day: Double,
+    chainStatus: SubscriptionStatus = .revoked
+  ) {
     var refunded = transaction
     refunded.revocationDate = F.t(day)
     refunded.revocationReason = .appIssue
     refunded.revocationType = .refundFull
     refunded.signedDate = F.t(day)
-    emit(F.notification(.refund, signed: day, transaction: refunded, status: .revoked))
+    emit(F.notification(.refund, signed: day, transaction: refunded, status: chainStatus))
   }
 
   private mutating func reverse(_ transaction: JWSTransactionDecodedPayload, at day: Double) {

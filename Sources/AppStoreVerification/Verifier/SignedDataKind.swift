@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerCore
 
 /// The kinds of data the App Store signs, as recognised from a payload's fields.
 public enum SignedDataKind: String, Sendable, CaseIterable {
@@ -16,6 +17,25 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
     var transactionId: String?
     var bundleId: String?
     var type: String?
+    var environment: String?
+    var data: Nested?
+    var summary: Nested?
+    var appData: Nested?
+    var externalPurchaseToken: Nested?
+  }
+
+  private struct Nested: Decodable {
+    var environment: String?
+    var externalPurchaseId: String?
+  }
+
+  /// What a (not yet verified) payload says it is: its kind and the environment it claims.
+  /// Read only to choose how to verify it, never to trust it.
+  public struct Claims: Sendable, Hashable {
+    public var kind: SignedDataKind
+    /// `environment` (`receiptType` for an app transaction; `data`/`summary`/`appData`'s for
+    /// a notification); nil when the payload names none.
+    public var environment: AppStoreEnvironment?
   }
 
   /// Recognises the kind of `jws` from its (not yet verified) payload.
@@ -24,6 +44,11 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
   /// `userLocale`/`requestIdentifier` a retention request; a `transactionId`, `bundleId` or
   /// `type` a transaction. Renewal info has none of these.
   public static func of(_ jws: String) throws(VerificationError) -> SignedDataKind {
+    try claims(of: jws).kind
+  }
+
+  /// The kind of `jws` and the environment its payload claims.
+  public static func claims(of jws: String) throws(VerificationError) -> Claims {
     let token = try CompactJWS(jws)
     let probe: Probe
     do {
@@ -31,6 +56,22 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
     } catch {
       throw VerificationError(.malformedPayload, "the payload is not a JSON object")
     }
+    let kind = kind(of: probe)
+    let environment =
+      switch kind {
+      case .notification:
+        (probe.data ?? probe.summary ?? probe.appData)?.environment
+          ?? probe.externalPurchaseToken?.externalPurchaseId.map {
+            // As the payload's own `environment` reads it: a SANDBOX prefix means Sandbox.
+            $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production"
+          }
+      case .appTransaction: probe.receiptType
+      default: probe.environment
+      }
+    return Claims(kind: kind, environment: environment.map(AppStoreEnvironment.init(rawValue:)))
+  }
+
+  private static func kind(of probe: Probe) -> SignedDataKind {
     if probe.notificationType != nil { return .notification }
     if probe.receiptType != nil { return .appTransaction }
     if probe.userLocale != nil || probe.requestIdentifier != nil { return .realtimeRequest }

@@ -85,9 +85,15 @@ extension Ledger {
   private func signedContent(_ raw: String, matches body: LedgerEvent.Body)
     throws(LedgerError) -> Bool
   {
+    let claims: SignedDataKind.Claims
+    do {
+      claims = try SignedDataKind.claims(of: raw)
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
     switch body {
     case .notification(let stored):
-      let verified = try verify { verifier throws(VerificationError) in
+      let verified = try verify(claims) { verifier throws(VerificationError) in
         try verifier.verifyNotification(raw)
       }
       let signed = verified.payload
@@ -98,12 +104,12 @@ extension Ledger {
         && stored.notification.subtype == signed.subtype
         && stored.notification.signedDate == signed.signedDate
     case .transaction(let stored):
-      let verified = try verify { verifier throws(VerificationError) in
+      let verified = try verify(claims) { verifier throws(VerificationError) in
         try verifier.verifyTransaction(raw)
       }
       return stored.transaction == verified.payload
     case .renewalInfo(let stored):
-      let verified = try verify { verifier throws(VerificationError) in
+      let verified = try verify(claims) { verifier throws(VerificationError) in
         try verifier.verifyRenewalInfo(raw)
       }
       return stored.renewalInfo == verified.payload

@@ -36,7 +36,9 @@ extension FoldInput {
     case EventKeys.notification.hash: return try notificationParts(of: object, key: key)
     case EventKeys.transaction.hash:
       let (facts, id, signed) = try transaction(object)
-      let token = try root.string(EventKeys.appAccountToken).flatMap { $0.isEmpty ? nil : $0 }
+      let token = try root.string(EventKeys.appAccountToken).flatMap {
+        $0.isEmpty ? nil : AppAccountToken.normalized($0)
+      }
       return (
         .transaction(facts, forwardedToken: token),
         EventReference(

@@ -85,7 +85,9 @@ public final class FoldInput: Sendable {
         isReversal: received.notification.notificationType == .refundReversed,
         status: received.notification.data?.status)
     case .transaction(let observed):
-      let token = observed.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+      let token = observed.appAccountToken.flatMap {
+        $0.isEmpty ? nil : AppAccountToken.normalized($0)
+      }
       return .transaction(TransactionFacts(observed.transaction), forwardedToken: token)
     case .renewalInfo(let observed): return .renewal(RenewalFacts(observed.renewalInfo))
     case .status(let observed):
@@ -93,8 +95,12 @@ public final class FoldInput: Sendable {
         originalTransactionId: RecordKey(observed.originalTransactionId),
         transaction: observed.transaction.flatMap(TransactionFacts.init),
         renewal: observed.renewalInfo.flatMap(RenewalFacts.init), status: observed.status)
-    case .debit(let debit): return .debit(debit)
-    case .link(let link): return .link(link)
+    case .debit(var debit):
+      debit.appAccountToken = AppAccountToken.normalized(debit.appAccountToken)
+      return .debit(debit)
+    case .link(var link):
+      link.appAccountToken = AppAccountToken.normalized(link.appAccountToken)
+      return .link(link)
     }
   }
 

@@ -1,11 +1,13 @@
-/// The newest status Apple reported for a subscription (a notification's `data.status` or Get
-/// All Subscription Statuses), kept to cross-check the derived status.
+/// A status Apple signed for a subscription (a notification's `data.status` or Get All
+/// Subscription Statuses), with the event that carried it (and the renewal info beside it).
 public struct AppleStatusRecord: Hashable, Sendable {
   public var status: SubscriptionStatus
   public var signedDate: Timestamp?
   let input: FoldInput
 
   public var source: EventReference { input.reference }
+  /// The renewal info signed with the status, if the event carried one.
+  public var renewal: RenewalFacts? { input.renewalFacts }
 
   func supersedes(_ other: AppleStatusRecord) -> Bool {
     let mine = (signedDate?.milliseconds ?? .min, Int64(status.rawValue))

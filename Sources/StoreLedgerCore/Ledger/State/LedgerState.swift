@@ -11,8 +11,11 @@ public struct LedgerState: Hashable, Sendable {
 
   public struct SubscriptionEvidence: Hashable, Sendable {
     public internal(set) var renewals = RenewalHistory()
-    /// The newest status Apple reported; for cross-checks only.
-    public internal(set) var appleStatus: AppleStatusRecord?
+    /// Every status Apple reported, by `signedDate`: evidence where the log holds no period
+    /// that explains it (projections/subscription-status.md, rule S0).
+    public internal(set) var appleStatuses = AppleStatusHistory()
+    /// The newest status Apple reported.
+    public var appleStatus: AppleStatusRecord? { appleStatuses.newest }
 
     /// The renewal info `source` carries (when `renewal`) and Apple's `status`.
     mutating func absorb(renewal: Bool, _ status: SubscriptionStatus?, source: FoldInput) {
@@ -23,7 +26,7 @@ public struct LedgerState: Hashable, Sendable {
       guard let status else { return }
       let record = AppleStatusRecord(
         status: status, signedDate: source.effectiveDate, input: source)
-      if appleStatus.map({ record.supersedes($0) }) ?? true { appleStatus = record }
+      appleStatuses.insert(record)
     }
   }
   /// The newest reversal evidence for transactions not seen yet, by `transactionId`.

@@ -22,7 +22,7 @@ public struct LedgerView: Sendable {
         originalTransactionId: entry.key,
         transactions: entry.value.sorted(by: Self.newestPurchaseFirst),
         renewals: state.subscription(entry.key)?.renewals ?? RenewalHistory(),
-        appleStatus: state.subscription(entry.key)?.appleStatus)
+        appleStatuses: state.subscription(entry.key)?.appleStatuses ?? AppleStatusHistory())
     }
   }
 
@@ -78,14 +78,14 @@ public struct LedgerView: Sendable {
     let renewal = chain.renewals.inForce(at: time)
     let grace = result.renewal?.gracePeriodExpiresDate ?? renewal?.gracePeriodExpiresDate
     return SubscriptionView(
-      originalTransactionId: originalTransactionId, productId: facts.productId,
+      originalTransactionId: originalTransactionId, productId: result.productId,
       subscriptionGroupIdentifier: facts.subscriptionGroupIdentifier,
       appAccountToken: accountToken(ofChain: originalTransactionId, records: chain.transactions),
       inAppOwnershipType: facts.inAppOwnershipType?.rawValue, status: result.status.rawValue,
-      entitled: options.isEntitled(result.status), expiresDate: facts.expiresDate,
+      entitled: options.isEntitled(result.status), expiresDate: result.expiresDate,
       gracePeriodExpiresDate: grace, autoRenewStatus: renewal?.autoRenewStatus?.rawValue,
       autoRenewProductId: renewal?.autoRenewProductId, transactionId: facts.transactionId,
-      rule: result.rule.rawValue, appleStatus: chain.appleStatus?.status.rawValue)
+      rule: result.rule.rawValue, appleStatus: chain.appleStatus(at: time)?.status.rawValue)
   }
 
   // MARK: One-time purchases

@@ -23,7 +23,14 @@ extension LedgerView {
     var bounds = IntervalBounds(time: time.milliseconds)
     for record in state.transactions.values {
       let facts = record.facts
-      bounds.note(facts.purchaseDate, facts.expiresDate, record.revocation?.date)
+      bounds.note(facts.purchaseDate, facts.expiresDate, record.revocation?.date, facts.signedDate)
+      if let expires = facts.expiresDate,
+        state.subscriptions[facts.originalKey]?.renewals.records.contains(where: \.isInBillingRetryPeriod)
+          == true
+      {
+        bounds.note(
+          Timestamp(milliseconds: expires.milliseconds + SubscriptionChain.billingRetryLimit))
+      }
       if record.revocation != nil { bounds.note(record.standingSince) }
       if let productId = facts.productId {
         bounds.note(catalog.nonRenewingEnd(of: productId, purchasedAt: facts.purchaseDate))
@@ -31,7 +38,10 @@ extension LedgerView {
     }
     for evidence in state.subscriptions.values {
       for renewal in evidence.renewals.records {
-        bounds.note(renewal.signedDate, renewal.gracePeriodExpiresDate)
+        bounds.note(renewal.signedDate, renewal.gracePeriodExpiresDate, renewal.facts.renewalDate)
+      }
+      for status in evidence.appleStatuses.records {
+        bounds.note(status.signedDate, status.renewal?.renewalDate)
       }
     }
     for record in state.debits.values { bounds.note(record.debit.debitedAt) }

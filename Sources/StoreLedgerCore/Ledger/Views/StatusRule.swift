@@ -1,5 +1,6 @@
 /// The rules of reference §8.2, in the order they are tried (projections/subscription-status.md).
 public enum StatusRule: String, Hashable, Sendable, Codable, CaseIterable {
+  case appleReported = "S0"
   case revoked = "S1"
   case active = "S2"
   case gracePeriod = "S3"
@@ -8,6 +9,7 @@ public enum StatusRule: String, Hashable, Sendable, Codable, CaseIterable {
 
   public var status: SubscriptionStatus {
     switch self {
+    case .appleReported: .active  // never read: an S0 answer carries Apple's own status
     case .revoked: .revoked
     case .active: .active
     case .gracePeriod: .billingGracePeriod
@@ -18,13 +20,16 @@ public enum StatusRule: String, Hashable, Sendable, Codable, CaseIterable {
 
   public var summary: String {
     switch self {
+    case .appleReported:
+      "S0: the log holds no period that explains the status the App Store signed; its word decides until its renewalDate or the next event"
     case .revoked:
       "S1: the current period's transaction is revoked (not reversed) at or before T"
     case .active: "S2: T is before the current period's expiresDate"
     case .gracePeriod:
       "S3: expired, the newest renewal info is in billing retry and T is before gracePeriodExpiresDate"
-    case .billingRetry: "S4: expired and the newest renewal info is in billing retry"
-    case .expired: "S5: expired, not in billing retry"
+    case .billingRetry:
+      "S4: expired, the newest renewal info is in billing retry and T is within 60 days of expiresDate"
+    case .expired: "S5: expired, not in billing retry (or its 60 days are over)"
     }
   }
 }

@@ -5,7 +5,11 @@ public struct SubscriptionChain: Hashable, Sendable {
   /// Its transactions (periods, upgrades), newest purchase first.
   public var transactions: [TransactionRecord]
   public var renewals: RenewalHistory
-  public var appleStatus: AppleStatusRecord?
+  public var appleStatuses: AppleStatusHistory
+
+  /// How long Apple retries a failed renewal (reference §8.4): after it the subscription is
+  /// expired, whatever the last renewal info said.
+  public static let billingRetryLimit: Int64 = 60 * 86_400_000
 
   /// The status at `time` and how it was decided; nil when no period had begun by `time`.
   public struct Evaluation: Hashable, Sendable {
@@ -16,61 +20,133 @@ public struct SubscriptionChain: Hashable, Sendable {
     /// The renewal info the rule read, if it read one.
     public var renewal: RenewalRecord?
     public var events: [EventReference]
+    /// Apple's signed status the answer rests on (rule S0), when the log explains nothing else.
+    public var reported: AppleStatusRecord?
+    /// The product in force: the current period's, or the one Apple reported with its status.
+    public var productId: String?
+    /// The end of the current period, or of Apple's evidence (its renewal info's renewalDate).
+    public var expiresDate: Timestamp?
+  }
+
+  /// The newest status Apple had signed by `time`.
+  public func appleStatus(at time: Timestamp) -> AppleStatusRecord? {
+    appleStatuses.inForce(at: time)
   }
 
   public func evaluate(at time: Timestamp) -> Evaluation? {
+    guard let derived = evaluateFromLog(at: time) else { return nil }
+    guard let reported = appleStatus(at: time), time < evidenceEnd(of: reported),
+      !explains(reported)
+    else { return derived }
+    var result = derived
+    result.status = reported.status
+    result.rule = .appleReported
+    result.reported = reported
+    result.renewal = nil
+    result.events = [reported.source]
+    result.productId = reported.renewal?.productId ?? derived.productId
+    result.expiresDate = reported.renewal?.renewalDate ?? derived.expiresDate
+    return result
+  }
+
+  /// The §8.2 rules S1–S5 over the periods the log holds.
+  func evaluateFromLog(at time: Timestamp) -> Evaluation? {
     guard let current = currentPeriod(at: time) else { return nil }
     var events = [current.source]
+    func answer(_ rule: StatusRule, renewal: RenewalRecord? = nil) -> Evaluation {
+      Evaluation(
+        status: rule.status, rule: rule, current: current, renewal: renewal, events: events,
+        reported: nil, productId: current.facts.productId, expiresDate: current.facts.expiresDate)
+    }
     if current.isRevoked(at: time), let revocation = current.revocation {
       events.append(revocation.source)
-      return Evaluation(
-        status: .revoked, rule: .revoked, current: current, renewal: nil, events: events)
+      return answer(.revoked)
     }
     if let reversal = current.standingSource, current.revocation != nil {
       events.append(reversal)
     }
-    if let expires = current.facts.expiresDate, time < expires {
-      return Evaluation(
-        status: .active, rule: .active, current: current, renewal: nil, events: events)
-    }
+    if let expires = current.facts.expiresDate, time < expires { return answer(.active) }
     let renewal = renewals.inForce(at: time)
-    let retry = renewalInRetry(renewal, for: current)
-    if let retry {
+    if let retry = renewalInRetry(renewal, for: current, at: time) {
       events.append(retry.source)
       let inGrace = retry.gracePeriodExpiresDate.map { time < $0 } ?? false
-      let rule: StatusRule = inGrace ? .gracePeriod : .billingRetry
-      return Evaluation(
-        status: rule.status, rule: rule, current: current, renewal: retry, events: events)
+      return answer(inGrace ? .gracePeriod : .billingRetry, renewal: retry)
     }
     if let renewal { events.append(renewal.source) }
-    return Evaluation(
-      status: .expired, rule: .expired, current: current, renewal: renewal, events: events)
+    return answer(.expired, renewal: renewal)
   }
 
-  /// The period in force at `time`: among transactions bought by then, not replaced by an
-  /// upgrade, the one that runs longest (latest `expiresDate`, then latest `purchaseDate`).
-  func currentPeriod(at time: Timestamp) -> TransactionRecord? {
-    let begun = transactions.filter { ($0.facts.purchaseDate ?? time) <= time }
-    let standing = begun.filter { !$0.facts.isUpgraded }
-    return (standing.isEmpty ? begun : standing).max { lhs, rhs in
-      (
-        lhs.facts.expiresDate?.milliseconds ?? .min, lhs.facts.purchaseDate?.milliseconds ?? .min,
-        lhs.facts.transactionId
-      )
-        < (
-          rhs.facts.expiresDate?.milliseconds ?? .min,
-          rhs.facts.purchaseDate?.milliseconds ?? .min, rhs.facts.transactionId
-        )
+  /// Whether the log holds a period that explains Apple's status at the moment it was signed.
+  private func explains(_ reported: AppleStatusRecord) -> Bool {
+    guard let signed = reported.signedDate else { return true }
+    return evaluateFromLog(at: signed)?.status == reported.status
+  }
+
+  /// When Apple's word stops being evidence: at its renewal info's `renewalDate`, or at the
+  /// next evidence about the chain signed by another event, whichever comes first.
+  private func evidenceEnd(of reported: AppleStatusRecord) -> Timestamp {
+    let signed = reported.signedDate?.milliseconds ?? .min
+    var end = Int64.max
+    if let renewalDate = reported.renewal?.renewalDate?.milliseconds, renewalDate > signed {
+      end = renewalDate
     }
+    func consider(_ date: Timestamp?, _ source: EventReference) {
+      guard let date = date?.milliseconds, date > signed, date < end,
+        source != reported.source
+      else { return }
+      end = date
+    }
+    for record in transactions { consider(record.facts.signedDate, record.source) }
+    for record in renewals.records { consider(record.signedDate, record.source) }
+    if let next = appleStatuses.next(after: reported) { consider(next.signedDate, next.source) }
+    return Timestamp(milliseconds: end)
   }
 
-  /// The newest renewal info, when it says billing retry about this period (one signed
-  /// before the period was bought speaks of an earlier lapse).
-  private func renewalInRetry(_ renewal: RenewalRecord?, for current: TransactionRecord)
-    -> RenewalRecord?
+  /// The period in force at `time` (reference §8.2–8.3): among transactions bought by then,
+  /// the one bought last. A newer transaction that starts before the previous period ends
+  /// replaces it at once (an upgrade, even to a shorter period), so a replaced period never
+  /// returns. `isUpgraded` is not needed for that (Apple never notifies it; it only shows in
+  /// history) and only breaks ties: before its upgrade a period was current, upgraded or not.
+  func currentPeriod(at time: Timestamp) -> TransactionRecord? {
+    var best: TransactionRecord?
+    for record in transactions where (record.facts.purchaseDate ?? time) <= time {
+      guard let incumbent = best else {
+        best = record
+        continue
+      }
+      if Self.replaces(record, incumbent) { best = record }
+    }
+    return best
+  }
+
+  private static func replaces(_ record: TransactionRecord, _ incumbent: TransactionRecord)
+    -> Bool
   {
+    let (new, old) = (record.facts, incumbent.facts)
+    let left = (
+      new.purchaseDate?.milliseconds ?? .min, new.isUpgraded ? 0 : 1,
+      new.expiresDate?.milliseconds ?? .min, new.transactionId
+    )
+    let right = (
+      old.purchaseDate?.milliseconds ?? .min, old.isUpgraded ? 0 : 1,
+      old.expiresDate?.milliseconds ?? .min, old.transactionId
+    )
+    return left > right
+  }
+
+  /// The renewal info in force, when it says billing retry about this period (one signed
+  /// before the period was bought speaks of an earlier lapse) and the 60 days of retry have
+  /// not run out.
+  private func renewalInRetry(
+    _ renewal: RenewalRecord?, for current: TransactionRecord, at time: Timestamp
+  ) -> RenewalRecord? {
     guard let renewal, renewal.isInBillingRetryPeriod else { return nil }
     if let signed = renewal.signedDate, let bought = current.facts.purchaseDate, signed < bought {
+      return nil
+    }
+    if let expires = current.facts.expiresDate,
+      time.milliseconds >= expires.milliseconds + Self.billingRetryLimit
+    {
       return nil
     }
     return renewal
