@@ -12,6 +12,8 @@ public final class SimulatedAppStore: Sendable {
 
   struct State {
     var now = Timestamp(milliseconds: 0)
+    /// When the last response was signed (see `servingTime`).
+    var lastServed: Int64 = .min
     /// Bumped by every change to a transaction: the order Get Transaction History v2 calls
     /// "recently modified".
     var sequence: Int64 = 0
@@ -146,14 +148,24 @@ public final class SimulatedAppStore: Sendable {
   /// `payload` signed now, as the App Store serves it.
   func signed(_ payload: JWSTransactionDecodedPayload) -> String {
     var copy = payload
-    copy.signedDate = now
+    copy.signedDate = servingTime()
     // Encoding a payload of plain values cannot fail.
     return try! signer.sign(copy)
   }
 
   func signed(_ renewal: JWSRenewalInfoDecodedPayload) -> String {
     var copy = renewal
-    copy.signedDate = now
+    copy.signedDate = servingTime()
     return try! signer.sign(copy)
+  }
+
+  /// The moment a response is signed. Apple signs each response when it serves it, so two
+  /// requests for the same facts never carry the same `signedDate`: each signature served is
+  /// at least a millisecond after the one before (the simulated clock itself does not move).
+  private func servingTime() -> Timestamp {
+    state.withLock { state in
+      state.lastServed = max(state.now.milliseconds, state.lastServed + 1)
+      return Timestamp(milliseconds: state.lastServed)
+    }
   }
 }

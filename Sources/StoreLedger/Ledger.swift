@@ -90,7 +90,9 @@ public struct Ledger: Sendable {
   }
 
   /// A signed transaction the app forwarded after a purchase (or the replay fetched), with
-  /// the account it was made for.
+  /// the account it was made for. One that says what the log's newest snapshot of the
+  /// transaction says (but for its signedDate), with no account named, is a repeat: nothing is
+  /// stored and the stored event is returned as a duplicate.
   public func ingest(
     signedTransaction: String, appAccountToken: String? = nil, source: String = "app",
     freshlyFetched: Bool = false
@@ -105,11 +107,18 @@ public struct Ledger: Sendable {
     let record = try mapped {
       try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
     }
+    if appAccountToken == nil {
+      let payload = verified.payload
+      if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
+        return known
+      }
+    }
     return try await append(
       record, accounts: [verified.payload.appAccountToken, appAccountToken].compactMap { $0 })
   }
 
-  /// A signed renewal info (from Get All Subscription Statuses).
+  /// A signed renewal info (from Get All Subscription Statuses); a repeat of the newest one
+  /// stored (but for its signedDate) stores nothing.
   public func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
     async throws(LedgerError) -> Ingested
   {
@@ -118,6 +127,10 @@ public struct Ledger: Sendable {
       try verifier.verifyRenewalInfo(signedRenewalInfo)
     }
     let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }
+    let payload = verified.payload
+    if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
+      return known
+    }
     return try await append(record, accounts: [verified.payload.appAccountToken].compactMap { $0 })
   }
 

@@ -16,7 +16,8 @@ struct RecoverCommand: AsyncParsableCommand {
       Pages Get Notification History from --since to --until (default now), only the
       notifications Apple could not deliver unless --all, and ingests each one as the webhook
       would (verified; marked "recovery"). What is already stored is counted, never stored
-      twice, so it can run again at any time. Apple keeps 180 days (Production), 30 (Sandbox).
+      twice, so it can run again at any time. Apple keeps 180 days (Production), 30 (Sandbox):
+      a --since beyond that starts at the oldest day Apple keeps, and the report says so.
 
       Example:
         storeledger recover --since 2026-11-01T00:00:00Z --database-url postgres://… \\
@@ -37,8 +38,9 @@ struct RecoverCommand: AsyncParsableCommand {
     let (api, quiet, onlyFailures) = (api, json, !all)
     let bar = ProgressBar("recovering", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.recover") { ledger, logger in
+      let (client, environment) = try api.client(for: ledger, logger: logger)
       let recovery = NotificationRecovery(
-        ledger: ledger, client: try api.client(for: ledger, logger: logger).0, logger: logger)
+        ledger: ledger, client: client, environment: environment, logger: logger)
       return try await recovery.recover(from: start, to: end, onlyFailures: onlyFailures) {
         progress in
         bar.update(
@@ -58,7 +60,13 @@ struct RecoverCommand: AsyncParsableCommand {
   }
 
   static func text(_ report: NotificationRecovery.Report) -> String {
-    var lines = [
+    var lines: [String] = []
+    if let asked = report.clampedFrom, let searched = report.searchedFrom {
+      lines.append(
+        "--since \(asked) lies beyond Apple's notification history (180 days in Production, "
+          + "30 in Sandbox): searched from \(searched)")
+    }
+    lines += [
       "found \(report.found) notifications: \(report.appended) appended, "
         + "\(report.alreadyStored) already stored, \(report.rejected.values.reduce(0, +)) rejected"
     ]

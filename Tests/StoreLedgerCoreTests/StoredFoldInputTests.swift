@@ -103,7 +103,7 @@ import Testing
         key: "no data"),
       F.observed(F.transaction("", purchased: 1)),
       F.observed(F.renewal("", signed: 3)),
-      F.link("2000000000000001", to: "acct-9", at: 1),
+      F.link("2000000000000001", to: "00000000-0000-4000-8000-000000000009", at: 1),
     ]
     for event in events {
       for text in try Self.storedTexts(of: event) {

@@ -23,7 +23,7 @@ import Testing
         let id = period == 0 ? original : "8\(customer)00\(period)"
         let transaction = F.transaction(
           id, original: original, purchased: Double(period * 30),
-          expires: Double(period * 30 + 30), token: "acct-load-\(customer)")
+          expires: Double(period * 30 + 30), token: LedgerFixtures.account(customer))
         payloads.append(
           try H.signed.notification(
             period == 0 ? .subscribed : .didRenew, period == 0 ? .initialBuy : nil,
@@ -61,7 +61,7 @@ import Testing
       let view = try await Self.foldOfTheWholeLog(database)
       let time = F.t(140)
       for customer in stride(from: 0, to: 200, by: 7) {
-        let token = "acct-load-\(customer)"
+        let token = LedgerFixtures.account(customer)
         let answer = try H.value(
           try await client.execute(
             uri: "/v1/accounts/\(token)/entitlements?at=\(time.date.formatted(.iso8601))",

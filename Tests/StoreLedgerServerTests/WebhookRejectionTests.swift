@@ -86,7 +86,7 @@ import Testing
 
   @Test func apiKeysGuardEverythingButTheWebhookAndHealth() async throws {
     try await H.withServer { client, _ in
-      let uri = "/v1/accounts/acct-1/entitlements"
+      let uri = "/v1/accounts/00000000-0000-4000-8000-000000000001/entitlements"
       let missing = try await client.execute(uri: uri, method: .get)
       #expect(missing.status == .unauthorized)
       #expect(try H.errorCode(missing) == "unauthorized")

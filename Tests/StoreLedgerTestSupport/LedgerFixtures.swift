@@ -6,6 +6,13 @@ public enum LedgerFixtures {
   /// 2026-01-01T00:00:00Z, the start of every fixture timeline.
   public static let epoch: Int64 = 1_767_225_600_000
 
+  /// The `number`th test account: an appAccountToken is a UUID (canonical, lower case).
+  public static func account(_ number: Int) -> String {
+    let digits = String(number)
+    return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count))
+      + digits
+  }
+
   public static func t(_ days: Double) -> Timestamp {
     Timestamp(milliseconds: epoch + Int64(days * Double(day)))
   }
@@ -13,7 +20,7 @@ public enum LedgerFixtures {
   public static func transaction(
     _ id: String, original: String? = nil, product: String = "pro.monthly",
     type: ProductType = .autoRenewableSubscription, purchased: Double, expires: Double? = nil,
-    signed: Double? = nil, token: String? = "acct-1", group: String? = "group.pro",
+    signed: Double? = nil, token: String? = "00000000-0000-4000-8000-000000000001", group: String? = "group.pro",
     quantity: Int32 = 1, upgraded: Bool = false, ownership: InAppOwnershipType = .purchased,
     revoked: Double? = nil, revocationType: RevocationType? = nil, percentage: Int32? = nil,
     reason: RevocationReason? = nil
@@ -101,7 +108,7 @@ public enum LedgerFixtures {
   }
 
   public static func debit(
-    _ id: String, token: String = "acct-1", product: String, quantity: Int64, at: Double
+    _ id: String, token: String = "00000000-0000-4000-8000-000000000001", product: String, quantity: Int64, at: Double
   ) -> LedgerEvent {
     LedgerEvent(
       .debit(

@@ -21,7 +21,7 @@ public struct SyntheticLifecycles {
   }
 
   public mutating func addCustomer(_ customer: Int) {
-    let token: String? = random.chance(0.85) ? "acct-\(customer)" : nil
+    let token: String? = random.chance(0.85) ? LedgerFixtures.account(customer) : nil
     if random.chance(0.8) { addSubscription(customer, token: token) }
     if random.chance(0.4) { addConsumables(customer, token: token) }
     if random.chance(0.2) { addNonConsumable(customer, token: token) }

@@ -64,7 +64,7 @@ import Testing
   }
 
   static func subscribe(
-    _ ledger: Ledger, uuid: String, id: String, original: String = "1000", token: String = "acct-1",
+    _ ledger: Ledger, uuid: String, id: String, original: String = "1000", token: String = "00000000-0000-4000-8000-000000000001",
     from start: Double, to end: Double, type: NotificationType = .subscribed
   ) async throws {
     let transaction = F.transaction(
@@ -79,15 +79,15 @@ import Testing
   @Test func aCurrentViewIsServedAndAnIngestOutdatesIt() async throws {
     try await withLedger { ledger, admin, _ in
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
-      #expect(try await Self.row("acct-1", on: admin) == Row(changes: 1, projectedChanges: -1))
+      #expect(try await Self.row("00000000-0000-4000-8000-000000000001", on: admin) == Row(changes: 1, projectedChanges: -1))
       #expect(
-        try await ledger.entitlements(for: "acct-1", at: F.t(10).date).map(\.active) == [true])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.active) == [true])
 
       let projected = try await AccountProjector(ledger: ledger, logger: TestDatabase.logger)
         .catchUp(now: F.t(10).date)
       #expect(projected == 1)
       #expect(
-        try await Self.row("acct-1", on: admin)
+        try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)
           == Row(
             changes: 1, projectedChanges: 1, stableFrom: F.t(0).milliseconds,
             stableUntil: F.t(30).milliseconds))
@@ -95,20 +95,20 @@ import Testing
       try await admin.execute(
         """
         UPDATE storeledger.account_views
-        SET view = jsonb_set(view, '{entitlements}', '[]') WHERE app_account_token = 'acct-1'
+        SET view = jsonb_set(view, '{entitlements}', '[]') WHERE app_account_token = '00000000-0000-4000-8000-000000000001'
         """, logger: TestDatabase.logger)
-      #expect(try await ledger.entitlements(for: "acct-1", at: F.t(10).date).isEmpty)
+      #expect(try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).isEmpty)
       // Outside the stable interval the row is not used.
       #expect(
-        try await ledger.entitlements(for: "acct-1", at: F.t(31).date).map(\.active) == [false])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(31).date).map(\.active) == [false])
 
       try await Self.subscribe(
         ledger, uuid: "n-2", id: "1001", from: 30, to: 60, type: .didRenew)
-      #expect(try await Self.row("acct-1", on: admin)?.changes == 2)
+      #expect(try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)?.changes == 2)
       #expect(
-        try await ledger.entitlements(for: "acct-1", at: F.t(10).date).map(\.active) == [true])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.active) == [true])
       #expect(
-        try await ledger.entitlements(for: "acct-1", at: F.t(45).date).map(\.active) == [true])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(45).date).map(\.active) == [true])
     }
   }
 
@@ -118,7 +118,7 @@ import Testing
       try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
         now: F.t(1).date)
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
-      let row = try await Self.row("acct-1", on: admin)
+      let row = try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)
       #expect(row?.changes == 1 && row?.projectedChanges == 1)
     }
   }
@@ -128,14 +128,14 @@ import Testing
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
       let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
       try await projector.catchUp(now: F.t(10).date)
-      #expect(try await Self.row("acct-1", on: admin)?.stableUntil == F.t(30).milliseconds)
+      #expect(try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)?.stableUntil == F.t(30).milliseconds)
       #expect(try await projector.catchUp(now: F.t(45).date) == 0)
-      let row = try await Self.row("acct-1", on: admin)
+      let row = try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)
       #expect(row?.stableFrom == F.t(30).milliseconds)
       #expect(row?.stableUntil == nil)
       #expect(projector.progress.accountsProjected == 2)
       #expect(
-        try await ledger.entitlements(for: "acct-1", at: F.t(45).date).map(\.active) == [false])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(45).date).map(\.active) == [false])
     }
   }
 
@@ -147,18 +147,18 @@ import Testing
       let renamed = ProductCatalog(products: ["pro.monthly": .init(entitlements: ["premium"])])
       let other = try Self.ledger(client, catalog: renamed)
       #expect(
-        try await other.entitlements(for: "acct-1", at: F.t(10).date).map(\.entitlement) == [
+        try await other.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.entitlement) == [
           "premium"
         ])
       let projector = AccountProjector(ledger: other, logger: TestDatabase.logger)
       #expect(try await projector.catchUp(now: F.t(10).date) == 0)
       #expect(projector.progress.accountsProjected == 1)
       #expect(
-        try await other.entitlements(for: "acct-1", at: F.t(10).date).map(\.entitlement) == [
+        try await other.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.entitlement) == [
           "premium"
         ])
       #expect(
-        try await ledger.entitlements(for: "acct-1", at: F.t(10).date).map(\.entitlement) == ["pro"]
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.entitlement) == ["pro"]
       )
     }
   }
@@ -168,19 +168,19 @@ import Testing
       for account in 1...3 {
         try await Self.subscribe(
           ledger, uuid: "n-\(account)", id: "\(account)000", original: "\(account)000",
-          token: "acct-\(account)", from: Double(account), to: 30)
+          token: LedgerFixtures.account(account), from: Double(account), to: 30)
       }
       try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
         now: F.t(5).date)
       try await admin.execute(
-        "DELETE FROM storeledger.account_views WHERE app_account_token = 'acct-1'",
+        "DELETE FROM storeledger.account_views WHERE app_account_token = '00000000-0000-4000-8000-000000000001'",
         logger: TestDatabase.logger)
       try await admin.execute(
-        "UPDATE storeledger.account_views SET view = '{}' WHERE app_account_token = 'acct-2'",
+        "UPDATE storeledger.account_views SET view = '{}' WHERE app_account_token = '00000000-0000-4000-8000-000000000002'",
         logger: TestDatabase.logger)
       #expect(try await ledger.rebuildAccountViews().accounts == 3)
       for account in 1...3 {
-        let token = "acct-\(account)"
+        let token = LedgerFixtures.account(account)
         let row = try await Self.row(token, on: admin)
         #expect(row != nil && row?.changes == row?.projectedChanges)
         let now = Date()
@@ -204,13 +204,13 @@ import Testing
           defer { running.cancel() }
           try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
           try await Self.subscribe(
-            ledger, uuid: "n-2", id: "2000", original: "2000", token: "acct-2", from: 0, to: 30)
+            ledger, uuid: "n-2", id: "2000", original: "2000", token: "00000000-0000-4000-8000-000000000002", from: 0, to: 30)
           let deadline = ContinuousClock.now + .seconds(20)
           while projector.progress.eventsProjected < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
           }
           #expect(projector.progress.eventsProjected == 2)
-          #expect(try await Self.row("acct-2", on: admin)?.projectedChanges == 1)
+          #expect(try await Self.row("00000000-0000-4000-8000-000000000002", on: admin)?.projectedChanges == 1)
           let checkpoint = try await EventStore(client: client, logger: TestDatabase.logger)
             .checkpoint(AccountProjector.checkpointName)
           #expect(checkpoint != nil && checkpoint == projector.progress.position)
@@ -232,29 +232,29 @@ import Testing
     try await TestDatabase.withMigrated(to: beforeViews) { database in
       try await database.withEventStore { store in
         let transaction = SignedFixtures.sandbox(
-          F.transaction("1000", purchased: 0, expires: 30, token: "acct-old"))
+          F.transaction("1000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-0000000000a0"))
         let event = NewEvent(
           eventType: "appstore.transaction.v1", idempotencyKey: "tx:old",
           payload: Array(try JSONEncoder().encode(["transaction": transaction])))
         _ = try await store.append(
           [event], to: "sub:Sandbox:1000",
-          indexing: StreamIndex(keys: ["acct-old"], streams: ["sub:Sandbox:1000"]))
+          indexing: StreamIndex(keys: ["00000000-0000-4000-8000-0000000000a0"], streams: ["sub:Sandbox:1000"]))
       }
       try await database.asAdmin { client in
         _ = try await SchemaMigrator(client: client, logger: TestDatabase.logger).migrate()
       }
       try await database.asAdmin { admin in
         #expect(
-          try await AccountViewTests.row("acct-old", on: admin)
+          try await AccountViewTests.row("00000000-0000-4000-8000-0000000000a0", on: admin)
             == AccountViewTests.Row(changes: 1, projectedChanges: -1))
         try await database.asWriter { client in
           let ledger = try AccountViewTests.ledger(client)
           try await AccountProjector(ledger: ledger, logger: TestDatabase.logger)
             .catchUp(now: F.t(10).date)
-          let row = try await AccountViewTests.row("acct-old", on: admin)
+          let row = try await AccountViewTests.row("00000000-0000-4000-8000-0000000000a0", on: admin)
           #expect(row?.projectedChanges == 1)
           #expect(
-            try await ledger.entitlements(for: "acct-old", at: F.t(10).date).map(\.active) == [true]
+            try await ledger.entitlements(for: "00000000-0000-4000-8000-0000000000a0", at: F.t(10).date).map(\.active) == [true]
           )
         }
       }

@@ -20,6 +20,11 @@ public struct NotificationRecovery: Sendable {
     public var rejected: [String: Int] = [:]
     /// Newly stored, by `notificationType`.
     public var appendedByType: [String: Int] = [:]
+    /// The start of the window asked for, when it lay beyond what Apple keeps (180 days in
+    /// Production, 30 in Sandbox) and the window was started at `searchedFrom` instead.
+    public var clampedFrom: Timestamp?
+    /// The start of the window searched.
+    public var searchedFrom: Timestamp?
 
     public init() {}
   }
@@ -27,11 +32,30 @@ public struct NotificationRecovery: Sendable {
   let ledger: Ledger
   let client: AppStoreServerAPIClient
   let logger: Logger
+  /// The App Store environment the client talks to: it decides how far back Apple keeps
+  /// notifications. Nil for another server (a simulator keeps its own window).
+  let environment: AppStoreEnvironment?
 
-  public init(ledger: Ledger, client: AppStoreServerAPIClient, logger: Logger) {
+  public init(
+    ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment? = nil,
+    logger: Logger
+  ) {
     self.ledger = ledger
     self.client = client
+    self.environment = environment
     self.logger = logger
+  }
+
+  /// How far back Get Notification History reaches (reference §6.5): 180 days in Production,
+  /// 30 in Sandbox.
+  public static func historyWindow(_ environment: AppStoreEnvironment) -> TimeInterval {
+    Double(environment == .sandbox ? 30 : 180) * 86_400
+  }
+
+  /// `start`, or the oldest instant Apple still keeps when `start` lies before it (a minute
+  /// inside the window, so a request made at `now` is not refused by the time it arrives).
+  public static func clamp(_ start: Date, environment: AppStoreEnvironment, now: Date) -> Date {
+    max(start, now.addingTimeInterval(-historyWindow(environment) + 60))
   }
 
   /// Recovers the notifications Apple sent between `start` and `end`; with `onlyFailures`
@@ -40,9 +64,13 @@ public struct NotificationRecovery: Sendable {
     from start: Date, to end: Date = Date(), onlyFailures: Bool = true,
     progress: @Sendable (Report) -> Void = { _ in }
   ) async throws -> Report {
-    var request = NotificationHistoryRequest(startDate: Timestamp(start), endDate: Timestamp(end))
-    request.onlyFailures = onlyFailures
     var report = Report()
+    let from = environment.map { Self.clamp(start, environment: $0, now: Date()) } ?? start
+    report.searchedFrom = Timestamp(from)
+    if from > start { report.clampedFrom = Timestamp(start) }
+    guard from < end else { return report }
+    var request = NotificationHistoryRequest(startDate: Timestamp(from), endDate: Timestamp(end))
+    request.onlyFailures = onlyFailures
     for try await page in client.notificationHistory(request) {
       for item in page.items {
         report.found += 1

@@ -1,0 +1,38 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension Ledger {
+  /// The stored event that already says what a fetched observation says: the newest snapshot
+  /// of the same transaction (or renewal info) in its chain's stream, equal but for
+  /// `signedDate`. Apple signs every response when it serves it, so without this each replay
+  /// would store every transaction again. Nil when the observation tells something new.
+  func repeatedObservation(
+    in stream: String,
+    _ repeated: @Sendable (NewestObservations) -> Int?
+  ) async throws(LedgerError) -> Ingested? {
+    let store = self.store
+    let recorded: [RecordedEvent]
+    do {
+      recorded = try await withDatabase { try await store.readStreams([stream]) }
+    } catch {
+      throw Self.mapped(error)
+    }
+    let events: [LedgerEvent]
+    do {
+      events = try recorded.map {
+        try LedgerEvent(
+          storedPayload: String(decoding: $0.payload, as: UTF8.self),
+          recordedAt: Timestamp($0.recordedAt), key: $0.idempotencyKey)
+      }
+    } catch {
+      // A stream the log cannot read back is not a reason to refuse new evidence.
+      return nil
+    }
+    guard let index = repeated(NewestObservations(events)) else { return nil }
+    let event = recorded[index]
+    return Ingested(
+      streamId: stream, idempotencyKey: event.idempotencyKey, streamVersion: event.streamVersion,
+      wasDuplicate: true)
+  }
+}

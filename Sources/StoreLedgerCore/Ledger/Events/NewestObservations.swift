@@ -1,0 +1,71 @@
+/// The newest snapshot the log holds of each transaction and of each subscription's renewal
+/// info, whichever event brought it (a notification, a forwarded or fetched transaction, a
+/// status observation). Apple signs every API response anew, so a fetched snapshot that says
+/// what the newest one already says is a repeat, not a new event (design.md, "Events"): it is
+/// compared with the newest only, so A, then B, then A again still ends on A.
+public struct NewestObservations: Sendable {
+  /// By `transactionId`: the newest snapshot and the index of the event that brought it.
+  public private(set) var transactions: [String: (payload: JWSTransactionDecodedPayload, event: Int)] = [:]
+  /// By `originalTransactionId`.
+  public private(set) var renewalInfos: [String: (payload: JWSRenewalInfoDecodedPayload, event: Int)] = [:]
+
+  /// Of `events`; an entry's `event` is its index in `events`.
+  public init(_ events: [LedgerEvent]) {
+    for (index, event) in events.enumerated() { note(event.body, index: index) }
+  }
+
+  private mutating func note(_ body: LedgerEvent.Body, index: Int) {
+    switch body {
+    case .notification(let received):
+      received.transaction.map { note($0, index: index) }
+      received.renewalInfo.map { note($0, index: index) }
+    case .transaction(let observed): note(observed.transaction, index: index)
+    case .renewalInfo(let observed): note(observed.renewalInfo, index: index)
+    case .status(let observed):
+      observed.transaction.map { note($0, index: index) }
+      observed.renewalInfo.map { note($0, index: index) }
+    case .debit, .link: break
+    }
+  }
+
+  private mutating func note(_ payload: JWSTransactionDecodedPayload, index: Int) {
+    guard let id = payload.transactionId else { return }
+    if transactions[id].map({ Self.signed(payload.signedDate) > Self.signed($0.payload.signedDate) })
+      ?? true
+    {
+      transactions[id] = (payload, index)
+    }
+  }
+
+  private mutating func note(_ payload: JWSRenewalInfoDecodedPayload, index: Int) {
+    guard let id = payload.originalTransactionId else { return }
+    if renewalInfos[id].map({ Self.signed(payload.signedDate) > Self.signed($0.payload.signedDate) })
+      ?? true
+    {
+      renewalInfos[id] = (payload, index)
+    }
+  }
+
+  /// The event holding the newest snapshot of the transaction, when `payload` says the same
+  /// (every field but `signedDate`) and is not older.
+  public func repeated(_ payload: JWSTransactionDecodedPayload) -> Int? {
+    guard let id = payload.transactionId, let newest = transactions[id],
+      Self.signed(payload.signedDate) >= Self.signed(newest.payload.signedDate)
+    else { return nil }
+    var resigned = payload
+    resigned.signedDate = newest.payload.signedDate
+    return resigned == newest.payload ? newest.event : nil
+  }
+
+  /// The same for a renewal info.
+  public func repeated(_ payload: JWSRenewalInfoDecodedPayload) -> Int? {
+    guard let id = payload.originalTransactionId, let newest = renewalInfos[id],
+      Self.signed(payload.signedDate) >= Self.signed(newest.payload.signedDate)
+    else { return nil }
+    var resigned = payload
+    resigned.signedDate = newest.payload.signedDate
+    return resigned == newest.payload ? newest.event : nil
+  }
+
+  private static func signed(_ date: Timestamp?) -> Int64 { date?.milliseconds ?? .min }
+}
