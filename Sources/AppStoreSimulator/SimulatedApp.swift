@@ -5,10 +5,16 @@ public struct SimulatedApp: Sendable, Hashable {
   public var bundleId: String
   public var appAppleId: Int64
   public var environment: AppStoreEnvironment
+  /// The build (CFBundleVersion) notifications name.
+  public var bundleVersion: String
 
-  public init(bundleId: String, appAppleId: Int64, environment: AppStoreEnvironment = .sandbox) {
+  public init(
+    bundleId: String, appAppleId: Int64, environment: AppStoreEnvironment = .sandbox,
+    bundleVersion: String = "1.0.0"
+  ) {
     self.bundleId = bundleId
     self.appAppleId = appAppleId
     self.environment = environment
+    self.bundleVersion = bundleVersion
   }
 }

@@ -14,6 +14,13 @@ extension SimulatedAppStore {
     data.signedTransactionInfo = transaction.map { stampedAndSigned($0) }
     data.signedRenewalInfo = renewal.map { signed($0) }
     data.status = status
+    if type == .consumptionRequest {
+      // Apple says why the customer asked for a refund (since April 2024).
+      var digest = StableDigest()
+      digest.add(uuid)
+      data.consumptionRequestReason = Self.consumptionReasons[
+        Int(digest.value % UInt64(Self.consumptionReasons.count))]
+    }
     body.data = data
     let notification = SimulatedNotification(
       uuid: uuid, type: type, subtype: subtype, signedPayload: try! signer.sign(body),
@@ -21,6 +28,10 @@ extension SimulatedAppStore {
     enqueue(notification)
     return uuid
   }
+
+  static let consumptionReasons: [ConsumptionRequestReason] = [
+    .unintendedPurchase, .fulfillmentIssue, .unsatisfiedWithPurchase, .legal, .other,
+  ]
 
   /// A `TEST` notification: `data` with the app's identity only, no subtype.
   func notifyTest() -> String {
@@ -45,8 +56,10 @@ extension SimulatedAppStore {
     body.version = "2.0"
     body.signedDate = now
     var data = NotificationData()
-    data.appAppleId = app.appAppleId
+    // Apple leaves the App Apple ID out of Sandbox notifications (reference §2.3).
+    data.appAppleId = app.environment == .production ? app.appAppleId : nil
     data.bundleId = app.bundleId
+    data.bundleVersion = app.bundleVersion
     data.environment = app.environment
     return (body, data)
   }

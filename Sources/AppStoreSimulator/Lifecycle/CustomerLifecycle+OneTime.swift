@@ -15,6 +15,9 @@ extension CustomerLifecycle {
       put(gems, at: time)
       notify(.oneTimeCharge, nil, gems, nil, at: time)
       truth.note(purchase: gems.transactionId!, revoked: false, at: Timestamp(milliseconds: time))
+      truth.noteOneTime(
+        gems.transactionId!, customer: customer, entitlements: P.entitlements[P.consumable]!,
+        at: Timestamp(milliseconds: time), endsAt: nil, consumable: true)
       truth.credit("\(customer)/\(P.consumable)", Int64(quantity))
       guard random.chance(0.15) else { continue }
       notify(.consumptionRequest, nil, gems, nil, at: time + Self.day)
@@ -41,6 +44,9 @@ extension CustomerLifecycle {
     put(unlock, at: time)
     notify(.oneTimeCharge, nil, unlock, nil, at: time)
     truth.note(purchase: unlock.transactionId!, revoked: false, at: Timestamp(milliseconds: time))
+    truth.noteOneTime(
+      unlock.transactionId!, customer: customer, entitlements: P.entitlements[P.nonConsumable]!,
+      at: Timestamp(milliseconds: time), endsAt: nil, consumable: false)
     let revokedAt = time + 30 * Self.day
     guard shared, random.chance(0.5), revokedAt < end.milliseconds else { return }
     unlock.revocationDate = Timestamp(milliseconds: revokedAt)
@@ -57,5 +63,9 @@ extension CustomerLifecycle {
     put(pass, at: time)
     notify(.oneTimeCharge, nil, pass, nil, at: time)
     truth.note(purchase: pass.transactionId!, revoked: false, at: Timestamp(milliseconds: time))
+    truth.noteOneTime(
+      pass.transactionId!, customer: customer, entitlements: P.entitlements[P.nonRenewing]!,
+      at: Timestamp(milliseconds: time),
+      endsAt: Timestamp(milliseconds: time + P.nonRenewingDays * Self.day), consumable: false)
   }
 }

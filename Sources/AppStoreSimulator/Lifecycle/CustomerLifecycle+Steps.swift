@@ -68,6 +68,7 @@ extension CustomerLifecycle {
     payload.storefront = "USA"
     payload.storefrontId = "143441"
     payload.appAccountToken = token
+    payload.appTransactionId = appTransactionId
     payload.inAppOwnershipType = ownership
     payload.transactionReason = .purchase
     return payload
@@ -82,11 +83,22 @@ extension CustomerLifecycle {
     renewal.autoRenewProductId = product
     renewal.autoRenewStatus = .on
     renewal.isInBillingRetryPeriod = false
-    renewal.renewalDate = Timestamp(milliseconds: time + Self.period)
+    let subscription = P.subscription(product)
+    renewal.renewalDate = Timestamp(
+      milliseconds: time + (subscription?.period ?? SimulationConfiguration.period))
+    renewal.renewalPrice = subscription?.price
+    renewal.currency = "USD"
+    renewal.appTransactionId = appTransactionId
     renewal.recentSubscriptionStartDate = Timestamp(milliseconds: time)
     renewal.appAccountToken = token
     renewal.signedDate = Timestamp(milliseconds: time)
     return renewal
+  }
+
+  /// The customer's Apple Account × app: one per customer, on every transaction and renewal
+  /// info (Apple adds it since 2025).
+  var appTransactionId: String {
+    String(704_000_000_000_000_000 + (nextIdBase - 2_000_000_000_000_000) / 10_000)
   }
 
   /// A version-4 UUID from the customer's generator.

@@ -13,6 +13,8 @@ struct CustomerLifecycle {
   let end: Timestamp
   var random: SimulatorRandom
   var nextId: Int64
+  /// The first id this customer's transactions count from.
+  let nextIdBase: Int64
   var steps: [SimulatedStep] = []
   var truth = SimulationTruth()
 
@@ -21,6 +23,7 @@ struct CustomerLifecycle {
     customer = "customer-\(index)"
     end = configuration.end
     nextId = 2_000_000_000_000_000 + Int64(index) * 10_000
+    nextIdBase = nextId
     token = random.chance(0.85) ? Self.uuid(&random) : nil
     truth.add(.init(id: customer, appAccountToken: token))
     let start = configuration.start.milliseconds
@@ -34,44 +37,48 @@ struct CustomerLifecycle {
 
   private mutating func planSubscription(from start: Int64) {
     let shared = random.chance(0.1)
-    var level = random.int(0..<3)
     let original = newId()
+    let first = firstProduct()
     var current = transaction(
-      original, original: original, product: P.subscriptions[level], at: start,
-      expires: start + Self.period, ownership: shared ? .familyShared : .purchased)
+      original, original: original, product: first.id, at: start,
+      expires: start + first.period, ownership: shared ? .familyShared : .purchased)
     if random.chance(0.3) { current.offerType = .introductory }
-    var renewal = renewalInfo(original, product: P.subscriptions[level], at: start)
+    var renewal = renewalInfo(original, product: first.id, at: start)
     put(current, at: start)
+    truth.note(
+      original, product: first.id, entitlements: first.entitlements, at: start, customer: customer)
     announce(&renewal, .active, .subscribed, .initialBuy, about: current, at: start)
     var renewals = 0
     // Each pass plans one period and ends in a later one (or returns), so steps move forward.
     while current.expiresDate!.milliseconds <= end.milliseconds {
       let periodStart = current.purchaseDate!.milliseconds
       let periodEnd = current.expiresDate!.milliseconds
+      let product = P.subscription(current.productId!)!
       let roll = random.unit()
       if shared, roll < 0.05 {
-        revokeFamily(&current, at: periodStart + 5 * Self.day)
+        revokeFamily(&current, at: Self.into(periodStart, periodEnd, days: 5))
         return
       } else if roll < 0.06 {
         guard churn(&current, &renewal, periodEnd: periodEnd) else { return }
       } else if roll < 0.13 {
         guard failToRenew(&current, &renewal, at: periodEnd) else { return }
-      } else if roll < 0.17, let sibling = P.crossgrades[current.productId!], random.chance(0.3) {
-        upgrade(&current, &renewal, to: sibling, at: periodStart + 10 * Self.day)
-      } else if roll < 0.17, level > 0 {
-        level -= 1
-        upgrade(&current, &renewal, to: P.subscriptions[level], at: periodStart + 10 * Self.day)
-      } else if roll < 0.21, level < 2 {
-        downgrade(
-          &renewal, to: P.subscriptions[level + 1], current, at: periodStart + 10 * Self.day)
-        if random.chance(0.3) {
-          keepCurrentProduct(&renewal, current, at: periodStart + 15 * Self.day)
+      } else if roll < 0.21 {
+        let target = otherProduct(than: product)
+        let at = Self.into(periodStart, periodEnd, days: 10)
+        if Self.takesEffectAtOnce(from: product, to: target) {
+          upgrade(&current, &renewal, to: target, at: at)
         } else {
-          level += 1
+          // A downgrade, or a crossgrade to another duration: the next renewal brings it.
+          downgrade(&renewal, to: target.id, current, at: at)
+          var next = target
+          if random.chance(0.3) {
+            keepCurrentProduct(&renewal, current, at: Self.into(periodStart, periodEnd, days: 15))
+            next = product
+          }
+          current = renew(current, &renewal, product: next.id, at: periodEnd)
         }
-        current = renew(current, &renewal, product: P.subscriptions[level], at: periodEnd)
       } else if roll < 0.225 {
-        redeemOffer(&renewal, current, at: periodStart + 12 * Self.day)
+        redeemOffer(&renewal, current, at: Self.into(periodStart, periodEnd, days: 12))
         current = renew(
           current, &renewal, product: current.productId!, at: periodEnd, offer: .promotional)
       } else if roll < 0.23 {
@@ -82,31 +89,66 @@ struct CustomerLifecycle {
         else { return }
         current = renew(current, &renewal, product: current.productId!, at: periodEnd)
       } else if roll < 0.27 {
-        extend(&current, by: 7, at: periodStart + 15 * Self.day)
+        extend(&current, by: 7, at: Self.into(periodStart, periodEnd, days: 15))
         current = renew(
           current, &renewal, product: current.productId!, at: current.expiresDate!.milliseconds)
       } else if roll < 0.30 {
-        guard refundCurrent(&current, at: periodStart + 5 * Self.day) else { return }
+        guard refundCurrent(&current, at: Self.into(periodStart, periodEnd, days: 5)) else {
+          return
+        }
         current = renew(current, &renewal, product: current.productId!, at: periodEnd)
       } else {
-        if roll < 0.33, renewals > 0 { refundOlder(current, at: periodStart + 3 * Self.day) }
+        if roll < 0.33, renewals > 0 {
+          refundOlder(current, at: Self.into(periodStart, periodEnd, days: 3))
+        }
         current = renew(current, &renewal, product: current.productId!, at: periodEnd)
         renewals += 1
       }
     }
   }
 
+  /// Mostly monthly, some yearly, a few weekly products, of any level.
+  private mutating func firstProduct() -> P.Subscription {
+    let days: Int64 = random.chance(0.12) ? 7 : random.chance(0.25) ? 365 : 30
+    let candidates = P.subscriptionProducts.filter { $0.days == days }
+    return candidates[random.int(0..<candidates.count)]
+  }
+
+  private mutating func otherProduct(than product: P.Subscription) -> P.Subscription {
+    let others = P.subscriptionProducts.filter { $0.id != product.id }
+    return others[random.int(0..<others.count)]
+  }
+
+  /// Reference §8.3: an upgrade takes effect at once, whatever the durations; so does a
+  /// crossgrade to the same duration. A downgrade, or a crossgrade to another duration, waits
+  /// for the next renewal.
+  static func takesEffectAtOnce(from old: P.Subscription, to new: P.Subscription) -> Bool {
+    new.level < old.level || (new.level == old.level && new.days == old.days)
+  }
+
+  /// `days` into a period (scaled down for periods shorter than a month), before its end.
+  static func into(_ start: Int64, _ end: Int64, days: Int64) -> Int64 {
+    let length = end - start
+    return start + min(days * day, length * days / 30)
+  }
+
   private mutating func renew(
     _ previous: JWSTransactionDecodedPayload, _ renewal: inout JWSRenewalInfoDecodedPayload,
     product: String, at time: Int64, subtype: NotificationSubtype? = nil, offer: OfferType? = nil
   ) -> JWSTransactionDecodedPayload {
+    let period = P.subscription(product)!.period
     var next = transaction(
       newId(), original: previous.originalTransactionId!, product: product, at: time,
-      expires: time + Self.period, ownership: previous.inAppOwnershipType ?? .purchased)
+      expires: time + period, ownership: previous.inAppOwnershipType ?? .purchased)
     next.transactionReason = .renewal
     next.offerType = offer
     renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
     put(next, at: time)
+    if product != previous.productId {
+      truth.note(
+        next.originalTransactionId!, product: product,
+        entitlements: P.subscription(product)!.entitlements, at: time)
+    }
     announce(&renewal, .active, .didRenew, subtype, about: next, at: time)
     return next
   }
@@ -116,12 +158,13 @@ struct CustomerLifecycle {
     _ current: inout JWSTransactionDecodedPayload, _ renewal: inout JWSRenewalInfoDecodedPayload,
     periodEnd: Int64
   ) -> Bool {
-    let off = periodEnd - 10 * Self.day
+    let start = current.purchaseDate!.milliseconds
+    let off = Self.into(start, periodEnd, days: 20)
     renewal.autoRenewStatus = .off
     announce(
       &renewal, .active, .didChangeRenewalStatus, .autoRenewDisabled, about: current, at: off)
     if random.chance(0.3) {
-      let on = periodEnd - 4 * Self.day
+      let on = Self.into(start, periodEnd, days: 26)
       renewal.autoRenewStatus = .on
       announce(
         &renewal, .active, .didChangeRenewalStatus, .autoRenewEnabled, about: current, at: on)
@@ -135,7 +178,8 @@ struct CustomerLifecycle {
     guard back < end.milliseconds else { return false }
     var again = transaction(
       newId(), original: current.originalTransactionId!, product: current.productId!, at: back,
-      expires: back + Self.period, ownership: current.inAppOwnershipType ?? .purchased)
+      expires: back + P.subscription(current.productId!)!.period,
+      ownership: current.inAppOwnershipType ?? .purchased)
     again.transactionReason = .purchase
     renewal = renewalInfo(again.originalTransactionId!, product: again.productId!, at: back)
     put(again, at: back)
@@ -153,7 +197,10 @@ struct CustomerLifecycle {
     renewal.isInBillingRetryPeriod = true
     renewal.expirationIntent = .billingError
     renewal.signedDate = Timestamp(milliseconds: periodEnd)
-    let graceEnd = periodEnd + 16 * Self.day
+    // Grace lasts 3 or 6 days for weekly products, 3, 16 or 28 for longer ones (§8.4).
+    let weekly = P.subscription(current.productId!)!.days < 30
+    let graceDays = weekly ? 6 : 16
+    let graceEnd = periodEnd + Int64(graceDays) * Self.day
     if grace { renewal.gracePeriodExpiresDate = Timestamp(milliseconds: graceEnd) }
     let failedStatus: SubscriptionStatus = grace ? .billingGracePeriod : .billingRetry
     setRenewal(renewal, failedStatus, at: periodEnd)
@@ -165,7 +212,8 @@ struct CustomerLifecycle {
     }
     if recovers {
       // Recovery comes inside the grace period, or after it ran out, within retry's 60 days.
-      let days = graceRunsOut ? random.int(17..<55) : random.int(2..<(grace ? 16 : 55))
+      let days =
+        graceRunsOut ? random.int((graceDays + 1)..<55) : random.int(2..<(grace ? graceDays : 55))
       let recovered = periodEnd + Int64(days) * Self.day
       guard recovered < end.milliseconds else { return false }
       current = renew(
@@ -180,19 +228,25 @@ struct CustomerLifecycle {
     return false
   }
 
+  /// An upgrade (or a crossgrade to the same duration): a new transaction at once, for the
+  /// new product's own period. The old one is marked upgraded in history only: Apple never
+  /// sends a notification carrying it.
   private mutating func upgrade(
     _ current: inout JWSTransactionDecodedPayload, _ renewal: inout JWSRenewalInfoDecodedPayload,
-    to product: String, at time: Int64
+    to product: P.Subscription, at time: Int64
   ) {
     var upgraded = current
     upgraded.isUpgraded = true
     put(upgraded, at: time)
     var next = transaction(
-      newId(), original: current.originalTransactionId!, product: product, at: time,
-      expires: time + Self.period, ownership: current.inAppOwnershipType ?? .purchased)
+      newId(), original: current.originalTransactionId!, product: product.id, at: time,
+      expires: time + product.period, ownership: current.inAppOwnershipType ?? .purchased)
     next.transactionReason = .purchase
-    renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
+    renewal = renewalInfo(next.originalTransactionId!, product: product.id, at: time)
     put(next, at: time)
+    truth.note(
+      next.originalTransactionId!, product: product.id, entitlements: product.entitlements,
+      at: time)
     announce(&renewal, .active, .didChangeRenewalPref, .upgrade, about: next, at: time)
     current = next
   }
@@ -242,7 +296,8 @@ struct CustomerLifecycle {
   ) -> Bool {
     renewal.priceIncreaseStatus = .notResponded
     announce(
-      &renewal, .active, .priceIncrease, .pending, about: current, at: periodStart + 5 * Self.day)
+      &renewal, .active, .priceIncrease, .pending, about: current,
+      at: Self.into(periodStart, periodEnd, days: 5))
     if random.chance(0.3) {
       renewal.autoRenewStatus = .off
       renewal.expirationIntent = .priceIncreaseNotConsented
@@ -251,7 +306,8 @@ struct CustomerLifecycle {
     }
     renewal.priceIncreaseStatus = .consentedOrNotified
     announce(
-      &renewal, .active, .priceIncrease, .accepted, about: current, at: periodStart + 8 * Self.day)
+      &renewal, .active, .priceIncrease, .accepted, about: current,
+      at: Self.into(periodStart, periodEnd, days: 8))
     return true
   }
 
@@ -268,7 +324,8 @@ struct CustomerLifecycle {
   private mutating func refundCurrent(_ current: inout JWSTransactionDecodedPayload, at time: Int64)
     -> Bool
   {
-    notify(.consumptionRequest, nil, current, .active, at: time - 2 * Self.day)
+    let start = current.purchaseDate!.milliseconds
+    notify(.consumptionRequest, nil, current, .active, at: start + (time - start) / 2)
     var refunded = current
     refunded.revocationDate = Timestamp(milliseconds: time)
     refunded.revocationReason = random.chance(0.5) ? .appIssue : .other

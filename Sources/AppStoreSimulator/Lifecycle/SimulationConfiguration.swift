@@ -27,24 +27,69 @@ public struct SimulationConfiguration: Sendable, Hashable {
   }
 }
 
-/// The simulated catalog: one subscription group with three levels (1 is the highest),
-/// a consumable, a non-consumable and a non-renewing subscription.
+/// The simulated catalog: one subscription group whose products have three levels (1 is the
+/// highest) and three durations (weekly, monthly, yearly), a consumable, a non-consumable and
+/// a non-renewing subscription, with what each one entitles to in the simulated app. The
+/// simulator's truth reads entitlements from here, never from StoreLedger's catalog.
 public enum SimulatedProducts {
   public static let group = "21482000"
-  /// By level, highest first.
-  public static let subscriptions = ["pro.premium.monthly", "pro.monthly", "pro.basic.monthly"]
-  /// A product of the same level and duration as `pro.monthly`: switching between the two is
-  /// a cross-grade, immediate like an upgrade.
-  public static let crossgrades = [
-    "pro.monthly": "pro.plus.monthly", "pro.plus.monthly": "pro.monthly",
+
+  /// One auto-renewable product of the group.
+  public struct Subscription: Sendable, Hashable {
+    public let id: String
+    /// 1 is the highest service level.
+    public let level: Int
+    public let days: Int64
+    /// Milliunits of USD.
+    public let price: Int64
+    public let entitlements: [String]
+
+    public var period: Int64 { days * SimulationConfiguration.day }
+  }
+
+  /// Every subscription product, highest level first, then by duration.
+  public static let subscriptionProducts: [Subscription] = [
+    .init(id: "pro.premium.monthly", level: 1, days: 30, price: 14_990, entitlements: ["premium", "pro"]),
+    .init(id: "pro.premium.yearly", level: 1, days: 365, price: 149_990, entitlements: ["premium", "pro"]),
+    .init(id: "pro.weekly", level: 2, days: 7, price: 2_990, entitlements: ["pro"]),
+    .init(id: "pro.monthly", level: 2, days: 30, price: 9_990, entitlements: ["pro"]),
+    .init(id: "pro.plus.monthly", level: 2, days: 30, price: 10_990, entitlements: ["pro"]),
+    .init(id: "pro.yearly", level: 2, days: 365, price: 99_990, entitlements: ["pro"]),
+    .init(id: "pro.basic.weekly", level: 3, days: 7, price: 1_490, entitlements: ["basic"]),
+    .init(id: "pro.basic.monthly", level: 3, days: 30, price: 4_990, entitlements: ["basic"]),
+    .init(id: "pro.basic.yearly", level: 3, days: 365, price: 49_990, entitlements: ["basic"]),
   ]
+  static let byId = Dictionary(uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0) })
+
+  public static func subscription(_ id: String) -> Subscription? { byId[id] }
+
   public static let consumable = "gems.100"
   public static let nonConsumable = "lifetime.unlock"
   public static let nonRenewing = "pass.30d"
+  public static let nonRenewingDays: Int64 = 30
+  public static let consumableUnits: Int64 = 100
+
+  /// What each product entitles to (the catalog a developer of the simulated app would write).
+  public static let entitlements: [String: [String]] = Dictionary(
+    uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0.entitlements) })
+    .merging([consumable: ["gems"], nonConsumable: ["lifetime"], nonRenewing: ["pass"]]) { a, _ in a }
+
+  /// The StoreLedger catalog a developer of the simulated app writes: the same entitlements,
+  /// the consumable's units and the pass's days.
+  public static let catalog = ProductCatalog(
+    products: entitlements.reduce(into: [:]) { products, entry in
+      let (id, names) = entry
+      switch id {
+      case consumable: products[id] = .init(entitlements: names, units: consumableUnits)
+      case nonRenewing:
+        products[id] = .init(
+          entitlements: names, type: .nonRenewingSubscription, durationDays: nonRenewingDays)
+      default: products[id] = .init(entitlements: names)
+      }
+    })
+
   /// Milliunits of USD.
-  static let prices: [String: Int64] = [
-    "pro.premium.monthly": 14_990, "pro.monthly": 9_990, "pro.plus.monthly": 10_990,
-    "pro.basic.monthly": 4_990,
-    "gems.100": 1_990, "lifetime.unlock": 29_990, "pass.30d": 6_990,
-  ]
+  static let prices: [String: Int64] = Dictionary(
+    uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0.price) })
+    .merging(["gems.100": 1_990, "lifetime.unlock": 29_990, "pass.30d": 6_990]) { a, _ in a }
 }

@@ -15,6 +15,26 @@ public struct SimulationTruth: Sendable {
   private var statusChanges: [String: [Timed<SubscriptionStatus>]] = [:]
   /// Revocation changes per one-time purchase's `transactionId` (true: revoked).
   private var revocationChanges: [String: [Timed<Bool>]] = [:]
+  /// The product in force per `originalTransactionId`, oldest change first, with what it
+  /// entitles to (from the simulated app's own catalog).
+  private var productChanges: [String: [Timed<Product>]] = [:]
+  /// The customer of every subscription and one-time purchase, by its id.
+  public private(set) var owners: [String: String] = [:]
+  /// One-time purchases: product, entitlements and (for non-renewing ones) when they end.
+  private var oneTime: [String: OneTimePurchase] = [:]
+
+  public struct Product: Sendable, Hashable {
+    public let id: String
+    public let entitlements: [String]
+  }
+
+  struct OneTimePurchase: Sendable {
+    let customer: String
+    let entitlements: [String]
+    let purchasedAt: Timestamp
+    let endsAt: Timestamp?
+    let consumable: Bool
+  }
   /// Units bought per (customer, consumable product), with the refunds.
   public private(set) var consumableUnits: [String: Int64] = [:]
 
@@ -28,6 +48,37 @@ public struct SimulationTruth: Sendable {
   /// Apple's status of subscription `originalTransactionId` at `time` (nil before it began).
   public func status(of originalTransactionId: String, at time: Timestamp) -> SubscriptionStatus? {
     Self.latest(statusChanges[originalTransactionId], at: time)
+  }
+
+  /// The product of subscription `originalTransactionId` in force at `time`: the one the
+  /// customer last bought or changed to by then (nil before it began).
+  public func product(of originalTransactionId: String, at time: Timestamp) -> Product? {
+    Self.latest(productChanges[originalTransactionId], at: time)
+  }
+
+  /// What customer `id` is entitled to at `time`: the products of subscriptions that are
+  /// active or in grace (or billing retry, when the app grants it), non-consumables not
+  /// revoked, non-renewing passes within their days. Consumables are left out: their
+  /// entitlement follows the balance, which the truth counts in ``consumableUnits``.
+  public func entitlements(
+    ofCustomer id: String, at time: Timestamp, billingRetryIsEntitled: Bool = false
+  ) -> Set<String> {
+    var names = Set<String>()
+    for (original, owner) in owners where owner == id && productChanges[original] != nil {
+      guard let status = status(of: original, at: time),
+        status == .active || status == .billingGracePeriod
+          || (status == .billingRetry && billingRetryIsEntitled),
+        let product = product(of: original, at: time)
+      else { continue }
+      names.formUnion(product.entitlements)
+    }
+    for (transactionId, purchase) in oneTime
+    where purchase.customer == id && !purchase.consumable && purchase.purchasedAt <= time {
+      if isRevoked(transactionId, at: time) == true { continue }
+      if let ends = purchase.endsAt, time >= ends { continue }
+      names.formUnion(purchase.entitlements)
+    }
+    return names
   }
 
   /// Whether one-time purchase `transactionId` is revoked at `time` (nil before it was made).
@@ -57,6 +108,25 @@ public struct SimulationTruth: Sendable {
     statusChanges[originalTransactionId, default: []].append(Timed(time: time, value: status))
   }
 
+  mutating func note(
+    _ originalTransactionId: String, product: String, entitlements: [String], at time: Int64,
+    customer: String? = nil
+  ) {
+    productChanges[originalTransactionId, default: []].append(
+      Timed(time: Timestamp(milliseconds: time), value: Product(id: product, entitlements: entitlements)))
+    if let customer { owners[originalTransactionId] = customer }
+  }
+
+  mutating func noteOneTime(
+    _ transactionId: String, customer: String, entitlements: [String], at time: Timestamp,
+    endsAt: Timestamp?, consumable: Bool
+  ) {
+    owners[transactionId] = customer
+    oneTime[transactionId] = OneTimePurchase(
+      customer: customer, entitlements: entitlements, purchasedAt: time, endsAt: endsAt,
+      consumable: consumable)
+  }
+
   mutating func note(purchase transactionId: String, revoked: Bool, at time: Timestamp) {
     revocationChanges[transactionId, default: []].append(Timed(time: time, value: revoked))
   }
@@ -65,6 +135,9 @@ public struct SimulationTruth: Sendable {
     customers += other.customers
     statusChanges.merge(other.statusChanges) { $0 + $1 }
     revocationChanges.merge(other.revocationChanges) { $0 + $1 }
+    productChanges.merge(other.productChanges) { $0 + $1 }
+    owners.merge(other.owners) { a, _ in a }
+    oneTime.merge(other.oneTime) { a, _ in a }
     consumableUnits.merge(other.consumableUnits, uniquingKeysWith: +)
   }
 

@@ -26,7 +26,7 @@ import Testing
       let forwarded = try #require(store.notifications().first { $0.transactionId != nil })
       _ = try await ledger.ingest(
         signedTransaction: try #require(store.signedTransaction(forwarded.transactionId!)),
-        appAccountToken: "forwarded-account")
+        appAccountToken: "0F0E0D0C-0000-4000-8000-00000000FFFF")
       try await ledger.rebuildAccountViews()
       try await body(ledger, database)
     }
