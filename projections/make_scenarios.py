@@ -599,6 +599,15 @@ S.append(scenario(
     {"consumables": [{"appAccountToken": A, "productId": GEMS, "purchased": 200, "debited": 30, "balance": 170}],
      "entitlements": [ent("gems", True, "3000000000012", expires=None)]}))
 
+S.append(scenario(
+    "reversal-holds-when-replayed-later", "A refund reversed on day 20, then the same transaction fetched again by a replay on day 60: access is back from day 20, not from the replay (found by the differential test).", 25,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, first, ri(O1, 0), 1),
+     n("REFUND", None, 12, refunded_first, None, None),
+     n("REFUND_REVERSED", None, 20, tx(O1, purchased=0, expires=30, signed=20), None, None),
+     observed(tx(O1, purchased=0, expires=30, signed=60))],
+    {"subscriptions": [sub(O1, 1, True, rule="S2")], "revocations": [{"transactionId": O1, "reversed": True}],
+     "entitlements": [ent("pro", True, O1)]}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

@@ -54,6 +54,18 @@ import Testing
     }
     delivered.shuffle(using: &random)
     let lost = recovered.count
+    // The app forwards each one-time purchase with its account token, in either case (Swift's
+    // UUID().uuidString is upper case, Apple writes lower case).
+    for customer in simulation.truth.customers {
+      guard let token = customer.appAccountToken else { continue }
+      for (id, owner) in simulation.truth.owners where owner == customer.id {
+        guard let payload = store.transaction(id), payload.type != .autoRenewableSubscription
+        else { continue }
+        let forwarded = random.chance(0.5) ? token.uppercased() : token
+        delivered.append(
+          LedgerEvent(.transaction(TransactionObserved(transaction: payload, appAccountToken: forwarded))))
+      }
+    }
     let repaired = try Self.replay(simulation.truth, store, verifier)
     // Recovery comes last, after the replay: late deliveries fold like timely ones.
     let events = delivered + repaired + recovered

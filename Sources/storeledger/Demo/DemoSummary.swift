@@ -25,6 +25,16 @@ struct DemoSummary: Codable, Sendable {
     var p99Milliseconds: Double?
   }
 
+  /// How StoreLedger's answers at the end compare with the simulator's own truth.
+  struct Truth: Codable, Sendable {
+    /// Accounts compared (customers whose app set a token).
+    var accounts = 0
+    /// Accounts whose every subscription status, product and entitlement agree.
+    var agree = 0
+    /// One line per disagreement.
+    var disagreements: [String] = []
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -54,6 +64,7 @@ struct DemoSummary: Codable, Sendable {
   var auditSignatures = 0
   var auditAccounts = 0
   var stages: [Stage] = []
+  var truth = Truth()
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -153,6 +164,8 @@ struct DemoSummary: Codable, Sendable {
       notifications stored while the year was played)
       Queries            \(rate(queries)) entitlement queries over HTTP
       Audit              \(verdict)
+      Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
+      simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements
 
       """
   }

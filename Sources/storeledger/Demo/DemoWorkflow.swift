@@ -174,12 +174,57 @@ struct DemoWorkflow: Service {
     summary.streams = statistics.streams
     let asOf = Timestamp(milliseconds: summary.asOf)
     var after = ""
+    let customers = self.customers
     while true {
       let page = try await ledger.accountTokens(after: after, limit: 500)
       guard let last = page.last else { break }
-      for token in page { summary.add(try await ledger.view(for: token).snapshot(at: asOf)) }
+      for token in page {
+        let snapshot = try await ledger.view(for: token).snapshot(at: asOf)
+        summary.add(snapshot)
+        if let customer = customers[token] { compare(snapshot, with: customer, into: &summary) }
+      }
       after = last
     }
+  }
+
+  private var customers: [String: String] {
+    Dictionary(
+      simulation.truth.customers.compactMap { customer in
+        customer.appAccountToken.map { ($0, customer.id) }
+      }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// One account's answers against the simulator's truth at the end: every subscription's
+  /// status and product, and the entitlements (consumables' follow the balances, compared
+  /// in the consumables table).
+  private func compare(
+    _ snapshot: LedgerSnapshot, with customer: String, into summary: inout DemoSummary
+  ) {
+    let truth = simulation.truth
+    let asOf = snapshot.asOf
+    var found: [String] = []
+    let chains = truth.owners.filter { $0.value == customer }.keys
+      .filter { truth.product(of: $0, at: asOf) != nil }.sorted()
+    for id in chains {
+      let engine = snapshot.subscriptions.first { $0.originalTransactionId == id }
+      let status = truth.status(of: id, at: asOf)?.rawValue
+      let product = truth.product(of: id, at: asOf)?.id
+      if engine?.status != status || engine?.productId != product {
+        found.append(
+          "\(id): status \(engine.map { "\($0.status)" } ?? "none") product "
+            + "\(engine?.productId ?? "none"), truth \(status.map(String.init) ?? "none") \(product ?? "none")")
+      }
+    }
+    let entitled = Set(
+      snapshot.entitlements.filter { $0.active && $0.entitlement != "gems" }.map(\.entitlement))
+    let expected = truth.entitlements(ofCustomer: customer, at: asOf)
+    if entitled != expected {
+      found.append(
+        "\(customer): entitlements \(entitled.sorted()), truth \(expected.sorted())")
+    }
+    summary.truth.accounts += 1
+    if found.isEmpty { summary.truth.agree += 1 }
+    summary.truth.disagreements += found
   }
 
   private func apiClient(port: Int) throws -> AppStoreServerAPIClient {

@@ -14,6 +14,12 @@ public struct TransactionRecord: Sendable {
   /// `standingSince` in milliseconds, `Int64.min` when there is no such evidence.
   private var standingMilliseconds: Int64 = .min
   private var standingInput: FoldInput?
+  /// The oldest standing evidence's `signedDate` (`Int64.max` when none), and those between the
+  /// oldest and the newest, sorted (usually none: most transactions are seen once or twice).
+  /// A revocation is undone by the first standing evidence signed after it, not by the newest:
+  /// a replay that signs the transaction months later must not stretch a reversed refund.
+  private var oldestStandingMilliseconds: Int64 = .max
+  private var middleStandingMilliseconds: [Int64] = []
   /// The backend's forward of the transaction that named the greatest account token.
   private var forwardedInput: FoldInput?
 
@@ -101,6 +107,7 @@ public struct TransactionRecord: Sendable {
   private mutating func noteStanding(_ signedDate: Timestamp?, source: FoldInput) {
     guard let signedDate else { return }
     let milliseconds = signedDate.milliseconds
+    rememberStanding(milliseconds)
     let newer = standingInput == nil || milliseconds > standingMilliseconds
     let sameButPreferred =
       standingMilliseconds == milliseconds && standingInput.map { source.ordersAfter($0) } ?? false
@@ -108,6 +115,43 @@ public struct TransactionRecord: Sendable {
       standingMilliseconds = milliseconds
       standingInput = source
     }
+  }
+
+  /// Adds one standing instant to the oldest / middle / newest set (newest is kept by
+  /// `noteStanding` itself, with its event).
+  private mutating func rememberStanding(_ milliseconds: Int64) {
+    let newest = standingInput == nil ? nil : standingMilliseconds
+    let oldest = oldestStandingMilliseconds
+    if milliseconds == oldest || milliseconds == newest { return }
+    var displaced: Int64?
+    if milliseconds < oldest {
+      if oldest != .max, oldest != newest { displaced = oldest }
+      oldestStandingMilliseconds = milliseconds
+    } else if let newest, milliseconds > newest {
+      if newest != oldest { displaced = newest }
+    } else {
+      displaced = milliseconds
+    }
+    guard let displaced else { return }
+    var index = middleStandingMilliseconds.endIndex
+    while index > 0, middleStandingMilliseconds[index - 1] > displaced { index -= 1 }
+    if index > 0, middleStandingMilliseconds[index - 1] == displaced { return }
+    middleStandingMilliseconds.insert(displaced, at: index)
+  }
+
+  /// When the newest revocation was undone: the first standing evidence signed at or after
+  /// it; nil when it stands (or there is no revocation).
+  public var reinstatedAt: Timestamp? {
+    guard let revocation else { return nil }
+    return firstStanding(onOrAfter: revocation.signedDate?.milliseconds ?? .min)
+      .map(Timestamp.init(milliseconds:))
+  }
+
+  /// The first standing evidence signed at or after `milliseconds`.
+  private func firstStanding(onOrAfter milliseconds: Int64) -> Int64? {
+    guard standingInput != nil, standingMilliseconds >= milliseconds else { return nil }
+    if oldestStandingMilliseconds >= milliseconds { return oldestStandingMilliseconds }
+    return middleStandingMilliseconds.first { $0 >= milliseconds } ?? standingMilliseconds
   }
 
   /// Revoked as far as the evidence goes: the newest revocation is newer than every sign
@@ -124,10 +168,9 @@ public struct TransactionRecord: Sendable {
   /// reversed later was still in force in between.
   public func isRevoked(at time: Timestamp) -> Bool {
     guard let revocation, (revocation.date ?? time) <= time else { return false }
-    guard let standing = standingSince,
-      standing >= (revocation.signedDate ?? Timestamp(milliseconds: .min))
-    else { return true }
-    return time < standing
+    let revoked = revocation.signedDate?.milliseconds ?? .min
+    guard let reinstated = firstStanding(onOrAfter: revoked) else { return true }
+    return time.milliseconds < reinstated
   }
 }
 
@@ -150,6 +193,8 @@ extension TransactionRecord: Hashable {
     lhs.input == rhs.input && lhs.facts == rhs.facts && lhs.revocation == rhs.revocation
       && lhs.standingSince == rhs.standingSince && lhs.standingInput == rhs.standingInput
       && lhs.forwardedAccountToken == rhs.forwardedAccountToken
+      && lhs.oldestStandingMilliseconds == rhs.oldestStandingMilliseconds
+      && lhs.middleStandingMilliseconds == rhs.middleStandingMilliseconds
   }
 
   public func hash(into hasher: inout Hasher) {

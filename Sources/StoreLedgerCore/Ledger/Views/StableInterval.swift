@@ -31,7 +31,7 @@ extension LedgerView {
         bounds.note(
           Timestamp(milliseconds: expires.milliseconds + SubscriptionChain.billingRetryLimit))
       }
-      if record.revocation != nil { bounds.note(record.standingSince) }
+      if record.revocation != nil { bounds.note(record.standingSince, record.reinstatedAt) }
       if let productId = facts.productId {
         bounds.note(catalog.nonRenewingEnd(of: productId, purchasedAt: facts.purchaseDate))
       }
