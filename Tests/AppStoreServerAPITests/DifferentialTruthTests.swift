@@ -69,13 +69,15 @@ import Testing
     let repaired = try Self.replay(simulation.truth, store, verifier)
     // Recovery comes last, after the replay: late deliveries fold like timely ones.
     let events = delivered + repaired + recovered
-    let disagreements = Self.compare(events, simulation.truth, configuration)
+    let (compared, disagreements) = Self.compare(events, simulation.truth, configuration)
     print(
       "differential: \(Self.customers) customers, \(store.notifications().count) notifications "
-        + "(\(lost) lost), \(repaired.count) events replayed, "
+        + "(\(lost) lost), \(repaired.count) events replayed, \(compared) answers compared at "
+        + "\(Self.instants) instants per customer, "
         + "\(disagreements.count) disagreements with the simulator's truth")
     for disagreement in disagreements.prefix(20) { print("  \(disagreement)") }
     #expect(lost > 100)
+    #expect(compared > Self.customers * Self.instants)
     #expect(disagreements.isEmpty, "\(disagreements.count) disagreements")
   }
 
@@ -123,7 +125,8 @@ import Testing
   /// at `instants` times spread over the year (each customer at its own offsets).
   static func compare(
     _ events: [LedgerEvent], _ truth: SimulationTruth, _ configuration: SimulationConfiguration
-  ) -> [Disagreement] {
+  ) -> (compared: Int, disagreements: [Disagreement]) {
+    var compared = 0
     var byCustomer: [String: [LedgerEvent]] = [:]
     for event in events {
       guard let id = Self.chain(of: event), let customer = truth.owners[id] else { continue }
@@ -144,6 +147,7 @@ import Testing
         let offset = slot * Int64(step) + (Int64(index) * 7_919 * 3_600_000) % slot
         let time = Timestamp(milliseconds: configuration.start.milliseconds + offset)
         for id in chains {
+          compared += 2
           let engine = view.subscription(id, at: time)
           let status = truth.status(of: id, at: time)
           if engine?.status != status?.rawValue {
@@ -157,6 +161,7 @@ import Testing
           }
         }
         guard let token = tokens[customer] ?? nil else { continue }
+        compared += 1
         let engine = Set(
           view.entitlements(for: token, at: time).filter { $0.active && $0.entitlement != "gems" }
             .map(\.entitlement))
@@ -167,7 +172,7 @@ import Testing
         }
       }
     }
-    return disagreements
+    return (compared, disagreements)
   }
 
   /// The purchase chain (or one-time purchase) an event is about.

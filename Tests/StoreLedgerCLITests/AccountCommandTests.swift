@@ -35,6 +35,48 @@ import Testing
     }
   }
 
+  /// Apple's real Sandbox TEST notification (no appAppleId, as Apple sends Sandbox data) with
+  /// the default environments and an App Apple ID, exactly as a new user types it.
+  @Test func applesRealSandboxTestNotificationIsStoredWithTheDefaults() async throws {
+    try await TestDatabase.withMigrated { database in
+      let file = SharedFixtures.root
+        .appendingPathComponent("conformance/real-apple/notification-TEST-sandbox-2025-09-05.jws")
+      let result = try CommandLineRunner.run([
+        "ingest", file.path, "--database-url", database.writerURL.description, "--bundle-id",
+        "com.loki-project.loki-messenger", "--app-apple-id", "1470168868",
+      ])
+      #expect(result.status == 0, "\(result.standardError)")
+      #expect(result.standardOutput.hasPrefix("stored: notification TEST in app:Sandbox:"))
+    }
+  }
+
+  /// A catalog that would make answers silently wrong is refused when it loads, naming the
+  /// product and the field; a token that is not a UUID is refused with what a valid one is.
+  @Test func aBadCatalogAndABadTokenAreRefusedClearly() async throws {
+    try await withLedgerOptions { options, _, _ in
+      let catalog = FileManager.default.temporaryDirectory
+        .appendingPathComponent("catalog-\(UUID().uuidString).json")
+      try Data(#"{"products":{"pass.30d":{"type":"Non-Renewing Subscription"}}}"#.utf8)
+        .write(to: catalog)
+      defer { try? FileManager.default.removeItem(at: catalog) }
+      let at = try #require(options.firstIndex(of: "--catalog"))
+      var withBadCatalog = options
+      withBadCatalog[at + 1] = catalog.path
+      let refused = try CommandLineRunner.run(
+        ["entitlements", LedgerFixtures.account(1)] + withBadCatalog)
+      #expect(refused.status != 0)
+      #expect(refused.standardError.contains("pass.30d"))
+      #expect(refused.standardError.contains("durationDays"))
+      let badToken = try CommandLineRunner.run(["entitlements", "acct-1"] + options)
+      #expect(badToken.status != 0)
+      #expect(badToken.standardError.contains("invalid_request"))
+      #expect(badToken.standardError.contains(AppAccountToken.example))
+      let upper = try CommandLineRunner.run(
+        ["entitlements", LedgerFixtures.account(1).uppercased(), "--json"] + options)
+      #expect(upper.status == 0, "\(upper.standardError)")
+    }
+  }
+
   @Test func ingestThenAskWhatTheAccountHasWhyAndSpendIt() async throws {
     try await withLedgerOptions { options, pki, _ in
       let fixtures = SignedFixtures(pki: pki)

@@ -25,6 +25,13 @@ import Testing
     var queries: Throughput?
     var ingest: Throughput?
     var asOf: Int64
+    var truth: Truth
+
+    struct Truth: Decodable {
+      var accounts: Int
+      var agree: Int
+      var disagreements: [String]
+    }
 
     struct Balance: Decodable {
       var productId: String
@@ -57,6 +64,11 @@ import Testing
       #expect(summary.auditConsistent && summary.auditSignatures > summary.delivered)
       #expect(summary.queries?.count == 200 && summary.ingest?.count ?? 0 >= summary.delivered)
       #expect(summary.events > summary.notifications)
+      // Every account agrees with the simulator's own truth at the end (status, product,
+      // entitlements), and the text output says so in one line.
+      #expect(summary.truth.accounts == truth.accounts && summary.truth.accounts > 0)
+      #expect(summary.truth.disagreements == [])
+      #expect(summary.truth.agree == summary.truth.accounts)
       #expect(
         summary.entitlements["pro", default: 0] + summary.entitlements["basic", default: 0] > 0)
       // The root certificate and catalog are left for querying the database afterwards.
@@ -75,6 +87,8 @@ import Testing
     #expect(result.status == 0, "\(result.standardError)")
     #expect(result.standardOutput.contains("a private cluster in \(folder.path)/postgres"))
     #expect(result.standardOutput.contains("Audit              consistent"))
+    #expect(result.standardOutput.contains("Truth              "))
+    #expect(result.standardOutput.contains("disagreements"))
     #expect(!FileManager.default.fileExists(atPath: folder.path + "/postgres"))
   }
 
