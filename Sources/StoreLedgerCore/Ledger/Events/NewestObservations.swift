@@ -30,38 +30,39 @@ public struct NewestObservations: Sendable {
 
   private mutating func note(_ payload: JWSTransactionDecodedPayload, index: Int) {
     guard let id = payload.transactionId else { return }
-    if transactions[id].map({ Self.signed(payload.signedDate) > Self.signed($0.payload.signedDate) })
-      ?? true
-    {
-      transactions[id] = (payload, index)
-    }
+    Self.keepNewest(payload, index: index, in: &transactions[id])
   }
 
   private mutating func note(_ payload: JWSRenewalInfoDecodedPayload, index: Int) {
     guard let id = payload.originalTransactionId else { return }
-    if renewalInfos[id].map({ Self.signed(payload.signedDate) > Self.signed($0.payload.signedDate) })
-      ?? true
-    {
-      renewalInfos[id] = (payload, index)
+    Self.keepNewest(payload, index: index, in: &renewalInfos[id])
+  }
+
+  private static func keepNewest<Payload: SignedSnapshot>(
+    _ payload: Payload, index: Int, in newest: inout (payload: Payload, event: Int)?
+  ) {
+    if newest.map({ signed(payload.signedDate) > signed($0.payload.signedDate) }) ?? true {
+      newest = (payload, index)
     }
   }
 
   /// The event holding the newest snapshot of the transaction, when `payload` says the same
   /// (every field but `signedDate`) and is not older.
   public func repeated(_ payload: JWSTransactionDecodedPayload) -> Int? {
-    guard let id = payload.transactionId, let newest = transactions[id],
-      Self.signed(payload.signedDate) >= Self.signed(newest.payload.signedDate)
-    else { return nil }
-    var resigned = payload
-    resigned.signedDate = newest.payload.signedDate
-    return resigned == newest.payload ? newest.event : nil
+    Self.repeated(payload, newest: payload.transactionId.flatMap { transactions[$0] })
   }
 
   /// The same for a renewal info.
   public func repeated(_ payload: JWSRenewalInfoDecodedPayload) -> Int? {
-    guard let id = payload.originalTransactionId, let newest = renewalInfos[id],
-      Self.signed(payload.signedDate) >= Self.signed(newest.payload.signedDate)
-    else { return nil }
+    Self.repeated(payload, newest: payload.originalTransactionId.flatMap { renewalInfos[$0] })
+  }
+
+  private static func repeated<Payload: SignedSnapshot>(
+    _ payload: Payload, newest: (payload: Payload, event: Int)?
+  ) -> Int? {
+    guard let newest, signed(payload.signedDate) >= signed(newest.payload.signedDate) else {
+      return nil
+    }
     var resigned = payload
     resigned.signedDate = newest.payload.signedDate
     return resigned == newest.payload ? newest.event : nil
@@ -69,3 +70,12 @@ public struct NewestObservations: Sendable {
 
   private static func signed(_ date: Timestamp?) -> Int64 { date?.milliseconds ?? .min }
 }
+
+/// A payload Apple signs with a `signedDate` (what differs between two signings of the same
+/// facts).
+protocol SignedSnapshot: Equatable {
+  var signedDate: Timestamp? { get set }
+}
+
+extension JWSTransactionDecodedPayload: SignedSnapshot {}
+extension JWSRenewalInfoDecodedPayload: SignedSnapshot {}
