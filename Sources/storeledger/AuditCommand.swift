@@ -46,7 +46,9 @@ struct AuditCommand: AsyncParsableCommand {
     if !report.isConsistent { throw ExitCode.failure }
   }
 
-  private func auditAccount(_ token: String) async throws {
+  private func auditAccount(_ raw: String) async throws {
+    // The view refuses a token that is not a UUID; the output names the canonical one.
+    let token = AppAccountToken.canonical(raw) ?? raw
     let time = try at.map { try RecoverCommand.time($0, "--at") } ?? Date()
     let output = try await ledger.withLedger("storeledger.audit") { ledger, _ in
       AccountAuditOutput(try await ledger.view(for: token), token: token, at: Timestamp(time))

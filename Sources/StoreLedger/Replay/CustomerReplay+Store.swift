@@ -77,6 +77,7 @@ extension Ledger {
     switch customers {
     case .transactions(let ids): return ids
     case .account(let token):
+      let token = try Ledger.canonical(token)
       streams = try await client.query(
         "SELECT stream_id FROM storeledger.account_streams WHERE app_account_token = \(token)",
         logger: logger, reading: CustomerReplay.strings)
