@@ -122,6 +122,15 @@ public final class FoldInput: Sendable {
     }
   }
 
+  /// The subscription status Apple signed into the event (a notification's `data.status`, a
+  /// status observation's), if any.
+  var appleStatus: SubscriptionStatus? {
+    switch change {
+    case .notification(_, _, _, let status), .status(_, _, _, let status): status
+    case .transaction, .renewal, .debit, .link: nil
+    }
+  }
+
   /// The account token the backend named when forwarding a transaction.
   var forwardedToken: String? {
     guard case .transaction(_, let token) = change else { return nil }

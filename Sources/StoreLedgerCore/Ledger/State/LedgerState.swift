@@ -11,9 +11,25 @@ public struct LedgerState: Hashable, Sendable {
 
   public struct SubscriptionEvidence: Hashable, Sendable {
     public internal(set) var renewals = RenewalHistory()
+    /// Statuses Apple signed in events that brought no renewal info of this subscription
+    /// (rare: a notification or status observation carries both). The others are read
+    /// through the renewal infos' events, so the fold keeps no second list per subscription.
+    var statusesWithoutRenewal = AppleStatusHistory()
+
     /// Every status Apple reported, by `signedDate`: evidence where the log holds no period
     /// that explains it (projections/subscription-status.md, rule S0).
-    public internal(set) var appleStatuses = AppleStatusHistory()
+    public var appleStatuses: AppleStatusHistory {
+      var history = AppleStatusHistory()
+      for renewal in renewals.records {
+        guard let status = renewal.input.appleStatus else { continue }
+        history.insert(
+          AppleStatusRecord(
+            status: status, signedDate: renewal.input.effectiveDate, input: renewal.input))
+      }
+      for record in statusesWithoutRenewal.records { history.insert(record) }
+      return history
+    }
+
     /// The newest status Apple reported.
     public var appleStatus: AppleStatusRecord? { appleStatuses.newest }
 
@@ -22,11 +38,12 @@ public struct LedgerState: Hashable, Sendable {
       if renewal {
         if renewals.records.isEmpty { renewals.reserveCapacity(8) }
         renewals.insert(RenewalRecord(input: source))
+        if status == source.appleStatus { return }
       }
       guard let status else { return }
       let record = AppleStatusRecord(
         status: status, signedDate: source.effectiveDate, input: source)
-      appleStatuses.insert(record)
+      statusesWithoutRenewal.insert(record)
     }
   }
   /// The newest reversal evidence for transactions not seen yet, by `transactionId`.
@@ -122,10 +139,11 @@ public struct LedgerState: Hashable, Sendable {
       }
     case .status(let id, _, _, let status):
       if input.transactionFacts != nil { absorbTransaction(of: input) }
-      if let key = input.renewalFacts?.key {
-        absorbSubscriptionEvidence(of: input, status: nil, for: key)
+      let renewalKey = input.renewalFacts?.key
+      if let key = renewalKey {
+        absorbSubscriptionEvidence(of: input, status: key == id ? status : nil, for: key)
       }
-      if let status {
+      if let status, renewalKey != id {
         absorbSubscriptionEvidence(of: input, renewal: false, status: status, for: id)
       }
     case .debit(let debit):
