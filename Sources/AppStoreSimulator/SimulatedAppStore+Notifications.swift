@@ -18,8 +18,9 @@ extension SimulatedAppStore {
       // Apple says why the customer asked for a refund (since April 2024).
       var digest = StableDigest()
       digest.add(uuid)
-      data.consumptionRequestReason = Self.consumptionReasons[
-        Int(digest.value % UInt64(Self.consumptionReasons.count))]
+      data.consumptionRequestReason =
+        Self.consumptionReasons[
+          Int(digest.value % UInt64(Self.consumptionReasons.count))]
     }
     body.data = data
     let notification = SimulatedNotification(

@@ -76,7 +76,8 @@ public struct Ledger: Sendable {
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
     let claims = try Self.expect(.notification, in: signedPayload)
-    let verified = try verify(claims, online: freshlyFetched) { verifier throws(VerificationError) in
+    let verified = try verify(claims, online: freshlyFetched) {
+      verifier throws(VerificationError) in
       try verifier.verifyNotification(signedPayload)
     }
     let record = try mapped { try LedgerRecord.notification(verified, source: source) }
@@ -101,7 +102,8 @@ public struct Ledger: Sendable {
       try Self.canonical(token)
     }
     let claims = try Self.expect(.transaction, in: signedTransaction)
-    let verified = try verify(claims, online: freshlyFetched) { verifier throws(VerificationError) in
+    let verified = try verify(claims, online: freshlyFetched) {
+      verifier throws(VerificationError) in
       try verifier.verifyTransaction(signedTransaction)
     }
     let record = try mapped {
@@ -123,7 +125,8 @@ public struct Ledger: Sendable {
     async throws(LedgerError) -> Ingested
   {
     let claims = try Self.expect(.renewalInfo, in: signedRenewalInfo)
-    let verified = try verify(claims, online: freshlyFetched) { verifier throws(VerificationError) in
+    let verified = try verify(claims, online: freshlyFetched) {
+      verifier throws(VerificationError) in
       try verifier.verifyRenewalInfo(signedRenewalInfo)
     }
     let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }

@@ -14,7 +14,8 @@ import Testing
 /// it sold, when, at what level), never from StoreLedger's reducers.
 @Suite struct DifferentialTruthTests {
   typealias H = SimulatorHarness
-  static let customers = Int(ProcessInfo.processInfo.environment["DIFFERENTIAL_CUSTOMERS"] ?? "") ?? 2_000
+  static let customers =
+    Int(ProcessInfo.processInfo.environment["DIFFERENTIAL_CUSTOMERS"] ?? "") ?? 2_000
   static let instants = 60
 
   struct Disagreement: CustomStringConvertible {
@@ -63,7 +64,8 @@ import Testing
         else { continue }
         let forwarded = random.chance(0.5) ? token.uppercased() : token
         delivered.append(
-          LedgerEvent(.transaction(TransactionObserved(transaction: payload, appAccountToken: forwarded))))
+          LedgerEvent(
+            .transaction(TransactionObserved(transaction: payload, appAccountToken: forwarded))))
       }
     }
     let repaired = try Self.replay(simulation.truth, store, verifier)
@@ -82,11 +84,14 @@ import Testing
   }
 
   /// Every customer's history and statuses, as a replay fetches them.
-  static func replay(_ truth: SimulationTruth, _ store: SimulatedAppStore, _ verifier: SignedDataVerifier)
+  static func replay(
+    _ truth: SimulationTruth, _ store: SimulatedAppStore, _ verifier: SignedDataVerifier
+  )
     throws -> [LedgerEvent]
   {
     var firstId: [String: String] = [:]
-    for (id, customer) in truth.owners.sorted(by: { $0.key < $1.key }) where firstId[customer] == nil {
+    for (id, customer) in truth.owners.sorted(by: { $0.key < $1.key })
+    where firstId[customer] == nil {
       firstId[customer] = id
     }
     var events: [LedgerEvent] = []
@@ -98,7 +103,9 @@ import Testing
         let page = try store.history(of: id, request: request, revision: revision)
         for jws in page.signedTransactions ?? [] {
           events.append(
-            LedgerEvent(.transaction(TransactionObserved(transaction: try verifier.verifyTransaction(jws).payload))))
+            LedgerEvent(
+              .transaction(
+                TransactionObserved(transaction: try verifier.verifyTransaction(jws).payload))))
         }
         revision = page.hasMore == true ? page.revision : nil
       } while revision != nil
@@ -152,12 +159,16 @@ import Testing
           let status = truth.status(of: id, at: time)
           if engine?.status != status?.rawValue {
             disagreements.append(
-              .init(what: "status", id: id, time: time, engine: "\(engine?.status as Any)", truth: "\(status as Any)"))
+              .init(
+                what: "status", id: id, time: time, engine: "\(engine?.status as Any)",
+                truth: "\(status as Any)"))
           }
           let product = truth.product(of: id, at: time)?.id
           if engine?.productId != product {
             disagreements.append(
-              .init(what: "product", id: id, time: time, engine: "\(engine?.productId as Any)", truth: "\(product as Any)"))
+              .init(
+                what: "product", id: id, time: time, engine: "\(engine?.productId as Any)",
+                truth: "\(product as Any)"))
           }
         }
         guard let token = tokens[customer] ?? nil else { continue }
@@ -168,7 +179,9 @@ import Testing
         let expected = truth.entitlements(ofCustomer: customer, at: time)
         if engine != expected {
           disagreements.append(
-            .init(what: "entitlements", id: customer, time: time, engine: "\(engine.sorted())", truth: "\(expected.sorted())"))
+            .init(
+              what: "entitlements", id: customer, time: time, engine: "\(engine.sorted())",
+              truth: "\(expected.sorted())"))
         }
       }
     }

@@ -82,7 +82,8 @@ import Testing
       let fixtures = SignedFixtures(pki: pki)
       let subscribed = try fixtures.notification(
         .subscribed, .initialBuy, uuid: "cli-1",
-        transaction: F.transaction("4000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-0000000000c1"))
+        transaction: F.transaction(
+          "4000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-0000000000c1"))
       let stored = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: subscribed)
       #expect(stored.status == 0, "\(stored.standardError)")
       #expect(stored.standardOutput == "stored: notification SUBSCRIBED in sub:Sandbox:4000 v1\n")
@@ -93,40 +94,50 @@ import Testing
       let gems = try fixtures.transaction(
         F.transaction("4100", product: "gems.100", type: .consumable, purchased: 1, token: nil))
       let bought = try CommandLineRunner.run(
-        ["ingest", "-", "--account", "00000000-0000-4000-8000-0000000000c1"] + options, standardInput: gems)
+        ["ingest", "-", "--account", "00000000-0000-4000-8000-0000000000c1"] + options,
+        standardInput: gems)
       #expect(bought.status == 0, "\(bought.standardError)")
 
       let at = ["--at", F.t(5).date.formatted(.iso8601)]
-      let entitlements = try CommandLineRunner.run(["entitlements", "00000000-0000-4000-8000-0000000000c1"] + at + options)
+      let entitlements = try CommandLineRunner.run(
+        ["entitlements", "00000000-0000-4000-8000-0000000000c1"] + at + options)
       #expect(entitlements.status == 0, "\(entitlements.standardError)")
       #expect(entitlements.standardOutput.contains("pro          yes"))
       #expect(entitlements.standardOutput.contains("4000                   pro.monthly  1 active"))
-      let json = try CommandLineRunner.run(["entitlements", "00000000-0000-4000-8000-0000000000c1", "--json"] + at + options)
+      let json = try CommandLineRunner.run(
+        ["entitlements", "00000000-0000-4000-8000-0000000000c1", "--json"] + at + options)
       let summary = try JSONDecoder().decode(
         [String: JSONValue].self, from: Data(json.standardOutput.utf8))
       #expect(summary["entitlements"] != nil && summary["consumables"] != nil)
 
-      let events = try CommandLineRunner.run(["events", "00000000-0000-4000-8000-0000000000c1", "--json"] + options)
+      let events = try CommandLineRunner.run(
+        ["events", "00000000-0000-4000-8000-0000000000c1", "--json"] + options)
       let list = try JSONDecoder().decode([JSONValue].self, from: Data(events.standardOutput.utf8))
       #expect(list.count == 2)
-      let table = try CommandLineRunner.run(["events", "00000000-0000-4000-8000-0000000000c1"] + options)
+      let table = try CommandLineRunner.run(
+        ["events", "00000000-0000-4000-8000-0000000000c1"] + options)
       #expect(table.standardOutput.hasPrefix("2 events of 00000000-0000-4000-8000-0000000000c1"))
 
-      let explained = try CommandLineRunner.run(["explain", "00000000-0000-4000-8000-0000000000c1", "pro"] + at + options)
+      let explained = try CommandLineRunner.run(
+        ["explain", "00000000-0000-4000-8000-0000000000c1", "pro"] + at + options)
       #expect(explained.status == 0, "\(explained.standardError)")
       #expect(explained.standardOutput.contains("rule E1"))
       #expect(
         explained.standardOutput.contains(
           "· SUBSCRIBED/INITIAL_BUY signed 2026-01-01T00:00:00Z, transaction 4000"))
-      let missing = try CommandLineRunner.run(["explain", "00000000-0000-4000-8000-0000000000c1", "platinum"] + options)
+      let missing = try CommandLineRunner.run(
+        ["explain", "00000000-0000-4000-8000-0000000000c1", "platinum"] + options)
       #expect(missing.status == 1 && missing.standardError.contains("has no platinum"))
 
-      let debit = ["debit", "00000000-0000-4000-8000-0000000000c1", "gems.100", "30", "--key", "order-1"] + options
+      let debit =
+        ["debit", "00000000-0000-4000-8000-0000000000c1", "gems.100", "30", "--key", "order-1"]
+        + options
       #expect(
         try CommandLineRunner.run(debit).standardOutput == "debited 30; gems.100 balance now 70\n")
       #expect(try CommandLineRunner.run(debit).standardOutput.hasPrefix("already debited"))
       let tooMuch = try CommandLineRunner.run(
-        ["debit", "00000000-0000-4000-8000-0000000000c1", "gems.100", "71", "--key", "order-2"] + options)
+        ["debit", "00000000-0000-4000-8000-0000000000c1", "gems.100", "71", "--key", "order-2"]
+          + options)
       #expect(tooMuch.status == 1 && tooMuch.standardError.contains("insufficient_balance"))
       #expect(tooMuch.standardError.contains("→ see the balance"))
     }
@@ -141,7 +152,8 @@ import Testing
       let refused = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: stranger)
       #expect(refused.status == 1 && refused.standardError.contains("verification_failed"))
       #expect(refused.standardError.contains("→ check --root-certs"))
-      let events = try CommandLineRunner.run(["events", "00000000-0000-4000-8000-000000000001", "--json"] + options)
+      let events = try CommandLineRunner.run(
+        ["events", "00000000-0000-4000-8000-000000000001", "--json"] + options)
       #expect(events.standardOutput == "[]\n")
       #expect(
         try CommandLineRunner.run(["debit", "a", "p", "0", "--key", "k"] + options).status == 2)

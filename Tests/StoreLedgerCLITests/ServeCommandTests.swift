@@ -27,10 +27,12 @@ import Testing
       let port = try await lines.port(within: .seconds(60))
       let health = try await HTTPProbe.get("http://127.0.0.1:\(port)/health")
       #expect(health.status == 200)
-      let guarded = try await HTTPProbe.get("http://127.0.0.1:\(port)/v1/accounts/00000000-0000-4000-8000-00000000000a/entitlements")
+      let guarded = try await HTTPProbe.get(
+        "http://127.0.0.1:\(port)/v1/accounts/00000000-0000-4000-8000-00000000000a/entitlements")
       #expect(guarded.status == 401)
       let allowed = try await HTTPProbe.get(
-        "http://127.0.0.1:\(port)/v1/accounts/00000000-0000-4000-8000-00000000000a/entitlements", bearer: "k-2")
+        "http://127.0.0.1:\(port)/v1/accounts/00000000-0000-4000-8000-00000000000a/entitlements",
+        bearer: "k-2")
       #expect(allowed.status == 200)
       process.terminate()
       process.waitUntilExit()

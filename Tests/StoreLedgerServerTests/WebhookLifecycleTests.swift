@@ -78,20 +78,23 @@ import Testing
         let at = F.t(day).date.formatted(.iso8601)
         let entitlements = try H.value(
           try await client.execute(
-            uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/entitlements?at=\(at)", method: .get, headers: H.authorized))
+            uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/entitlements?at=\(at)",
+            method: .get, headers: H.authorized))
         let pro = entitlements["entitlements"]?.array?.first
         #expect(pro?["entitlement"] == .string("pro"), "\(step)")
         #expect(pro?["active"] == .bool(entitled), "\(step)")
         let subscriptions = try H.value(
           try await client.execute(
-            uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/subscriptions?at=\(at)", method: .get, headers: H.authorized))
+            uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/subscriptions?at=\(at)",
+            method: .get, headers: H.authorized))
         #expect(
           subscriptions["subscriptions"]?.array?.first?["status"] == .number(Double(status)),
           "\(step)")
       }
       let history = try H.value(
         try await client.execute(
-          uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/events", method: .get, headers: H.authorized))
+          uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/events", method: .get,
+          headers: H.authorized))
       #expect(history["events"]?.array?.count == steps.count)
       #expect(history["events"]?.array?.allSatisfy { $0["signed"] != nil } == true)
     }
@@ -108,14 +111,16 @@ import Testing
       debitHeaders[HTTPField.Name("Idempotency-Key")!] = "spend-1"
       for expected in [HTTPResponse.Status.created, .ok] {
         let debit = try await client.execute(
-          uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/consumables/gems.100/debits", method: .post,
+          uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/consumables/gems.100/debits",
+          method: .post,
           headers: debitHeaders, body: H.json(["quantity": 30]))
         #expect(debit.status == expected)
       }
       #expect(try await balance(client) == 70)
       debitHeaders[HTTPField.Name("Idempotency-Key")!] = "spend-2"
       let overdraft = try await client.execute(
-        uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/consumables/gems.100/debits", method: .post,
+        uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/consumables/gems.100/debits",
+        method: .post,
         headers: debitHeaders, body: H.json(["quantity": 71]))
       #expect(overdraft.status == .conflict)
       #expect(try H.errorCode(overdraft) == "insufficient_balance")
@@ -134,7 +139,8 @@ import Testing
   private func balance(_ client: any TestClientProtocol) async throws -> Double? {
     let balances = try H.value(
       try await client.execute(
-        uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/consumables", method: .get, headers: H.authorized))
+        uri: "/v1/accounts/00000000-0000-4000-8000-000000000001/consumables", method: .get,
+        headers: H.authorized))
     guard case .number(let balance)? = balances["consumables"]?.array?.first?["balance"] else {
       return nil
     }

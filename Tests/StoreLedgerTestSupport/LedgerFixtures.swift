@@ -20,7 +20,8 @@ public enum LedgerFixtures {
   public static func transaction(
     _ id: String, original: String? = nil, product: String = "pro.monthly",
     type: ProductType = .autoRenewableSubscription, purchased: Double, expires: Double? = nil,
-    signed: Double? = nil, token: String? = "00000000-0000-4000-8000-000000000001", group: String? = "group.pro",
+    signed: Double? = nil, token: String? = "00000000-0000-4000-8000-000000000001",
+    group: String? = "group.pro",
     quantity: Int32 = 1, upgraded: Bool = false, ownership: InAppOwnershipType = .purchased,
     revoked: Double? = nil, revocationType: RevocationType? = nil, percentage: Int32? = nil,
     reason: RevocationReason? = nil
@@ -108,7 +109,8 @@ public enum LedgerFixtures {
   }
 
   public static func debit(
-    _ id: String, token: String = "00000000-0000-4000-8000-000000000001", product: String, quantity: Int64, at: Double
+    _ id: String, token: String = "00000000-0000-4000-8000-000000000001", product: String,
+    quantity: Int64, at: Double
   ) -> LedgerEvent {
     LedgerEvent(
       .debit(

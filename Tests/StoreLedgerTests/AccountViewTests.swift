@@ -64,7 +64,8 @@ import Testing
   }
 
   static func subscribe(
-    _ ledger: Ledger, uuid: String, id: String, original: String = "1000", token: String = "00000000-0000-4000-8000-000000000001",
+    _ ledger: Ledger, uuid: String, id: String, original: String = "1000",
+    token: String = "00000000-0000-4000-8000-000000000001",
     from start: Double, to end: Double, type: NotificationType = .subscribed
   ) async throws {
     let transaction = F.transaction(
@@ -79,9 +80,12 @@ import Testing
   @Test func aCurrentViewIsServedAndAnIngestOutdatesIt() async throws {
     try await withLedger { ledger, admin, _ in
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
-      #expect(try await Self.row("00000000-0000-4000-8000-000000000001", on: admin) == Row(changes: 1, projectedChanges: -1))
       #expect(
-        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.active) == [true])
+        try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)
+          == Row(changes: 1, projectedChanges: -1))
+      #expect(
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date)
+          .map(\.active) == [true])
 
       let projected = try await AccountProjector(ledger: ledger, logger: TestDatabase.logger)
         .catchUp(now: F.t(10).date)
@@ -97,18 +101,23 @@ import Testing
         UPDATE storeledger.account_views
         SET view = jsonb_set(view, '{entitlements}', '[]') WHERE app_account_token = '00000000-0000-4000-8000-000000000001'
         """, logger: TestDatabase.logger)
-      #expect(try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).isEmpty)
+      #expect(
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date)
+          .isEmpty)
       // Outside the stable interval the row is not used.
       #expect(
-        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(31).date).map(\.active) == [false])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(31).date)
+          .map(\.active) == [false])
 
       try await Self.subscribe(
         ledger, uuid: "n-2", id: "1001", from: 30, to: 60, type: .didRenew)
       #expect(try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)?.changes == 2)
       #expect(
-        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.active) == [true])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date)
+          .map(\.active) == [true])
       #expect(
-        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(45).date).map(\.active) == [true])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(45).date)
+          .map(\.active) == [true])
     }
   }
 
@@ -128,14 +137,17 @@ import Testing
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
       let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
       try await projector.catchUp(now: F.t(10).date)
-      #expect(try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)?.stableUntil == F.t(30).milliseconds)
+      #expect(
+        try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)?.stableUntil
+          == F.t(30).milliseconds)
       #expect(try await projector.catchUp(now: F.t(45).date) == 0)
       let row = try await Self.row("00000000-0000-4000-8000-000000000001", on: admin)
       #expect(row?.stableFrom == F.t(30).milliseconds)
       #expect(row?.stableUntil == nil)
       #expect(projector.progress.accountsProjected == 2)
       #expect(
-        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(45).date).map(\.active) == [false])
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(45).date)
+          .map(\.active) == [false])
     }
   }
 
@@ -147,18 +159,21 @@ import Testing
       let renamed = ProductCatalog(products: ["pro.monthly": .init(entitlements: ["premium"])])
       let other = try Self.ledger(client, catalog: renamed)
       #expect(
-        try await other.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.entitlement) == [
-          "premium"
-        ])
+        try await other.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date)
+          .map(\.entitlement) == [
+            "premium"
+          ])
       let projector = AccountProjector(ledger: other, logger: TestDatabase.logger)
       #expect(try await projector.catchUp(now: F.t(10).date) == 0)
       #expect(projector.progress.accountsProjected == 1)
       #expect(
-        try await other.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.entitlement) == [
-          "premium"
-        ])
+        try await other.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date)
+          .map(\.entitlement) == [
+            "premium"
+          ])
       #expect(
-        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date).map(\.entitlement) == ["pro"]
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10).date)
+          .map(\.entitlement) == ["pro"]
       )
     }
   }
@@ -204,13 +219,16 @@ import Testing
           defer { running.cancel() }
           try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)
           try await Self.subscribe(
-            ledger, uuid: "n-2", id: "2000", original: "2000", token: "00000000-0000-4000-8000-000000000002", from: 0, to: 30)
+            ledger, uuid: "n-2", id: "2000", original: "2000",
+            token: "00000000-0000-4000-8000-000000000002", from: 0, to: 30)
           let deadline = ContinuousClock.now + .seconds(20)
           while projector.progress.eventsProjected < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
           }
           #expect(projector.progress.eventsProjected == 2)
-          #expect(try await Self.row("00000000-0000-4000-8000-000000000002", on: admin)?.projectedChanges == 1)
+          #expect(
+            try await Self.row("00000000-0000-4000-8000-000000000002", on: admin)?.projectedChanges
+              == 1)
           let checkpoint = try await EventStore(client: client, logger: TestDatabase.logger)
             .checkpoint(AccountProjector.checkpointName)
           #expect(checkpoint != nil && checkpoint == projector.progress.position)
@@ -232,13 +250,15 @@ import Testing
     try await TestDatabase.withMigrated(to: beforeViews) { database in
       try await database.withEventStore { store in
         let transaction = SignedFixtures.sandbox(
-          F.transaction("1000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-0000000000a0"))
+          F.transaction(
+            "1000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-0000000000a0"))
         let event = NewEvent(
           eventType: "appstore.transaction.v1", idempotencyKey: "tx:old",
           payload: Array(try JSONEncoder().encode(["transaction": transaction])))
         _ = try await store.append(
           [event], to: "sub:Sandbox:1000",
-          indexing: StreamIndex(keys: ["00000000-0000-4000-8000-0000000000a0"], streams: ["sub:Sandbox:1000"]))
+          indexing: StreamIndex(
+            keys: ["00000000-0000-4000-8000-0000000000a0"], streams: ["sub:Sandbox:1000"]))
       }
       try await database.asAdmin { client in
         _ = try await SchemaMigrator(client: client, logger: TestDatabase.logger).migrate()
@@ -251,10 +271,13 @@ import Testing
           let ledger = try AccountViewTests.ledger(client)
           try await AccountProjector(ledger: ledger, logger: TestDatabase.logger)
             .catchUp(now: F.t(10).date)
-          let row = try await AccountViewTests.row("00000000-0000-4000-8000-0000000000a0", on: admin)
+          let row = try await AccountViewTests.row(
+            "00000000-0000-4000-8000-0000000000a0", on: admin)
           #expect(row?.projectedChanges == 1)
           #expect(
-            try await ledger.entitlements(for: "00000000-0000-4000-8000-0000000000a0", at: F.t(10).date).map(\.active) == [true]
+            try await ledger.entitlements(
+              for: "00000000-0000-4000-8000-0000000000a0", at: F.t(10).date
+            ).map(\.active) == [true]
           )
         }
       }

@@ -13,7 +13,8 @@ import Testing
 
   static func purchase(_ index: Int, original: String? = nil) throws -> String {
     var transaction = F.transaction(
-      "gc-\(index)", original: original, purchased: 0, expires: 30, token: LedgerFixtures.account(index))
+      "gc-\(index)", original: original, purchased: 0, expires: 30,
+      token: LedgerFixtures.account(index))
     transaction = SignedFixtures.sandbox(transaction)
     return try SignedFixtures(pki: LedgerTests.pki).transaction(transaction)
   }

@@ -102,12 +102,15 @@ import Testing
     transaction.environment = .sandbox
     transaction.bundleId = "com.example.app"
     let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
-    let record = try LedgerRecord.transaction(verified, appAccountToken: "00000000-0000-4000-8000-000000000009", source: "app")
+    let record = try LedgerRecord.transaction(
+      verified, appAccountToken: "00000000-0000-4000-8000-000000000009", source: "app")
     #expect(record.streamId == "sub:Sandbox:1000")
     #expect(record.event.idempotencyKey == "tx:Sandbox:1001:\(F.t(30).milliseconds)")
     let debit = try LedgerRecord.command(
       .debit(
-        ConsumableDebited(id: "d1", appAccountToken: "00000000-0000-4000-8000-000000000009", productId: "gems", quantity: 5)),
+        ConsumableDebited(
+          id: "d1", appAccountToken: "00000000-0000-4000-8000-000000000009", productId: "gems",
+          quantity: 5)),
       idempotencyKey: "req-1", source: "api")
     #expect(debit.streamId == "acct:00000000-0000-4000-8000-000000000009")
     #expect(debit.event.idempotencyKey == "debit:req-1")
@@ -123,7 +126,9 @@ import Testing
     let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
     let link = try LedgerRecord.command(
-      .link(AccountLinked(appAccountToken: "00000000-0000-4000-8000-000000000002", originalTransactionId: "1000")),
+      .link(
+        AccountLinked(
+          appAccountToken: "00000000-0000-4000-8000-000000000002", originalTransactionId: "1000")),
       idempotencyKey: "acct-2:1000", source: "api")
     try await TestDatabase.withMigrated { database in
       try await database.withEventStore { store in
@@ -141,7 +146,9 @@ import Testing
         #expect(subscription.status == 1)
         #expect(subscription.appAccountToken == "00000000-0000-4000-8000-000000000001")
         #expect(subscription.appleStatus == 1)
-        #expect(view.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10)).map(\.active) == [true])
+        #expect(
+          view.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10)).map(\.active)
+            == [true])
       }
     }
   }

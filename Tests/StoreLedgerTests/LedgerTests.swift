@@ -44,13 +44,15 @@ import Testing
       let first = try await ledger.ingest(notification: signed)
       #expect(first.streamId == "sub:Sandbox:1000")
       #expect(first.wasDuplicate == false)
-      let entitlements = try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: Self.now)
+      let entitlements = try await ledger.entitlements(
+        for: "00000000-0000-4000-8000-000000000001", at: Self.now)
       #expect(entitlements.map(\.entitlement) == ["pro"])
       #expect(entitlements.map(\.active) == [true])
       let again = try await ledger.ingest(notification: signed)
       #expect(again.wasDuplicate)
       #expect(again.streamVersion == first.streamVersion)
-      let subscriptions = try await ledger.subscriptions(for: "00000000-0000-4000-8000-000000000001", at: Self.now)
+      let subscriptions = try await ledger.subscriptions(
+        for: "00000000-0000-4000-8000-000000000001", at: Self.now)
       #expect(subscriptions.map(\.status) == [1])
       let history = try await ledger.events(for: "00000000-0000-4000-8000-000000000001")
       #expect(history.map(\.idempotencyKey) == ["asn2:n-1"])
@@ -68,7 +70,9 @@ import Testing
         try await ledger.ingest(notification: signed)
       }
       #expect(error?.code == .verificationFailed)
-      #expect(try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: Self.now).isEmpty)
+      #expect(
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000001", at: Self.now)
+          .isEmpty)
     }
   }
 
@@ -77,20 +81,24 @@ import Testing
       let gems = F.transaction("c1", product: "gems.100", type: .consumable, purchased: 0)
       _ = try await ledger.ingest(signedTransaction: try Self.pki.sign(Self.sandbox(gems)))
       let spent = try await ledger.debit(
-        appAccountToken: "00000000-0000-4000-8000-000000000001", productId: "gems.100", quantity: 60, idempotencyKey: "r1",
+        appAccountToken: "00000000-0000-4000-8000-000000000001", productId: "gems.100",
+        quantity: 60, idempotencyKey: "r1",
         at: Self.now)
       #expect(spent.wasDuplicate == false)
       let error = await #expect(throws: LedgerError.self) {
         try await ledger.debit(
-          appAccountToken: "00000000-0000-4000-8000-000000000001", productId: "gems.100", quantity: 50, idempotencyKey: "r2",
+          appAccountToken: "00000000-0000-4000-8000-000000000001", productId: "gems.100",
+          quantity: 50, idempotencyKey: "r2",
           at: Self.now)
       }
       #expect(error?.code == .insufficientBalance)
       let retried = try await ledger.debit(
-        appAccountToken: "00000000-0000-4000-8000-000000000001", productId: "gems.100", quantity: 60, idempotencyKey: "r1",
+        appAccountToken: "00000000-0000-4000-8000-000000000001", productId: "gems.100",
+        quantity: 60, idempotencyKey: "r1",
         at: Self.now)
       #expect(retried.wasDuplicate)
-      let balances = try await ledger.balances(for: "00000000-0000-4000-8000-000000000001", at: Self.now)
+      let balances = try await ledger.balances(
+        for: "00000000-0000-4000-8000-000000000001", at: Self.now)
       #expect(balances.map(\.balance) == [40])
     }
   }
@@ -101,12 +109,17 @@ import Testing
       _ = try await ledger.ingest(
         notification: try Self.notification(
           .subscribed, .initialBuy, uuid: "n-3", transaction: untokened))
-      #expect(try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000007", at: Self.now).isEmpty)
+      #expect(
+        try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000007", at: Self.now)
+          .isEmpty)
       _ = try await ledger.link(
-        appAccountToken: "00000000-0000-4000-8000-000000000007", originalTransactionId: "2000", at: F.t(1).date)
-      let entitlements = try await ledger.entitlements(for: "00000000-0000-4000-8000-000000000007", at: Self.now)
+        appAccountToken: "00000000-0000-4000-8000-000000000007", originalTransactionId: "2000",
+        at: F.t(1).date)
+      let entitlements = try await ledger.entitlements(
+        for: "00000000-0000-4000-8000-000000000007", at: Self.now)
       #expect(entitlements.map(\.active) == [true])
-      let explanation = try await ledger.explain(entitlement: "pro", for: "00000000-0000-4000-8000-000000000007", at: Self.now)
+      let explanation = try await ledger.explain(
+        entitlement: "pro", for: "00000000-0000-4000-8000-000000000007", at: Self.now)
       #expect(explanation?.rule.hasPrefix("E1") == true)
     }
   }

@@ -22,7 +22,8 @@ import Testing
         let configuration = LedgerConfiguration(
           bundleId: "com.loki-project.loki-messenger", appAppleId: 1_470_168_868)
         #expect(configuration.environments == [.production, .sandbox])
-        let ledger = try Ledger(client: client, configuration: configuration, logger: TestDatabase.logger)
+        let ledger = try Ledger(
+          client: client, configuration: configuration, logger: TestDatabase.logger)
         let stored = try await ledger.ingest(notification: test)
         #expect(stored.wasDuplicate == false)
         #expect(stored.notificationType == "TEST")
@@ -56,7 +57,9 @@ import Testing
       #expect(balances.map(\.balance) == [70])
       #expect(try await ledger.balances(for: upper, at: F.t(3).date).map(\.balance) == [70])
       let before = try await database.asWriter { client in
-        try await client.query("SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger, reading: Self.count)
+        try await client.query(
+          "SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger,
+          reading: Self.count)
       }
       for bad in ["acct-1", "", "not a uuid"] {
         await #expect {
@@ -72,7 +75,9 @@ import Testing
         await #expect(throws: LedgerError.self) { try await ledger.entitlements(for: bad) }
       }
       let after = try await database.asWriter { client in
-        try await client.query("SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger, reading: Self.count)
+        try await client.query(
+          "SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger,
+          reading: Self.count)
       }
       #expect(before == after, "nothing stored for a refused token")
       let index = try await database.asWriter { client in
@@ -99,7 +104,8 @@ import Testing
       #expect(a.wasDuplicate == false)
       let aAgain = try await ledger.ingest(signedTransaction: signed(2), source: "replay")
       #expect(aAgain.wasDuplicate && aAgain.streamVersion == a.streamVersion)
-      let b = try await ledger.ingest(signedTransaction: signed(3, refunded: true), source: "replay")
+      let b = try await ledger.ingest(
+        signedTransaction: signed(3, refunded: true), source: "replay")
       #expect(b.wasDuplicate == false)
       let aThird = try await ledger.ingest(signedTransaction: signed(4), source: "replay")
       #expect(aThird.wasDuplicate == false, "A after B is news")

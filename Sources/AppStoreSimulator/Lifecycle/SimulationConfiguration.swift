@@ -49,8 +49,12 @@ public enum SimulatedProducts {
 
   /// Every subscription product, highest level first, then by duration.
   public static let subscriptionProducts: [Subscription] = [
-    .init(id: "pro.premium.monthly", level: 1, days: 30, price: 14_990, entitlements: ["premium", "pro"]),
-    .init(id: "pro.premium.yearly", level: 1, days: 365, price: 149_990, entitlements: ["premium", "pro"]),
+    .init(
+      id: "pro.premium.monthly", level: 1, days: 30, price: 14_990,
+      entitlements: ["premium", "pro"]),
+    .init(
+      id: "pro.premium.yearly", level: 1, days: 365, price: 149_990,
+      entitlements: ["premium", "pro"]),
     .init(id: "pro.weekly", level: 2, days: 7, price: 2_990, entitlements: ["pro"]),
     .init(id: "pro.monthly", level: 2, days: 30, price: 9_990, entitlements: ["pro"]),
     .init(id: "pro.plus.monthly", level: 2, days: 30, price: 10_990, entitlements: ["pro"]),
@@ -71,8 +75,9 @@ public enum SimulatedProducts {
 
   /// What each product entitles to (the catalog a developer of the simulated app would write).
   public static let entitlements: [String: [String]] = Dictionary(
-    uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0.entitlements) })
-    .merging([consumable: ["gems"], nonConsumable: ["lifetime"], nonRenewing: ["pass"]]) { a, _ in a }
+    uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0.entitlements) }
+  )
+  .merging([consumable: ["gems"], nonConsumable: ["lifetime"], nonRenewing: ["pass"]]) { a, _ in a }
 
   /// The StoreLedger catalog a developer of the simulated app writes: the same entitlements,
   /// the consumable's units and the pass's days.
@@ -90,6 +95,7 @@ public enum SimulatedProducts {
 
   /// Milliunits of USD.
   static let prices: [String: Int64] = Dictionary(
-    uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0.price) })
-    .merging(["gems.100": 1_990, "lifetime.unlock": 29_990, "pass.30d": 6_990]) { a, _ in a }
+    uniqueKeysWithValues: subscriptionProducts.map { ($0.id, $0.price) }
+  )
+  .merging(["gems.100": 1_990, "lifetime.unlock": 29_990, "pass.30d": 6_990]) { a, _ in a }
 }

@@ -113,7 +113,9 @@ public struct SimulationTruth: Sendable {
     customer: String? = nil
   ) {
     productChanges[originalTransactionId, default: []].append(
-      Timed(time: Timestamp(milliseconds: time), value: Product(id: product, entitlements: entitlements)))
+      Timed(
+        time: Timestamp(milliseconds: time), value: Product(id: product, entitlements: entitlements)
+      ))
     if let customer { owners[originalTransactionId] = customer }
   }
 

@@ -212,7 +212,8 @@ struct DemoWorkflow: Service {
       if engine?.status != status || engine?.productId != product {
         found.append(
           "\(id): status \(engine.map { "\($0.status)" } ?? "none") product "
-            + "\(engine?.productId ?? "none"), truth \(status.map(String.init) ?? "none") \(product ?? "none")")
+            + "\(engine?.productId ?? "none"), truth \(status.map(String.init) ?? "none") \(product ?? "none")"
+        )
       }
     }
     let entitled = Set(

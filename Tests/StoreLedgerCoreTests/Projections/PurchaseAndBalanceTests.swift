@@ -80,7 +80,9 @@ import Testing
         "n1", product: "lifetime", type: .nonConsumable, purchased: 0, signed: 9))
     #expect(view(events + [reversal]).purchases(at: F.t(10)).first?.entitled == true)
     #expect(
-      view(events + [reversal]).entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10)).map(\.entitlement)
+      view(events + [reversal]).entitlements(
+        for: "00000000-0000-4000-8000-000000000001", at: F.t(10)
+      ).map(\.entitlement)
         == ["lifetime"])
   }
 
@@ -91,9 +93,13 @@ import Testing
     let early = view(events).entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(29))
     #expect(early.map(\.active) == [true])
     #expect(early.first?.expiresDate == F.t(30))
-    #expect(view(events).entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(30)).map(\.active) == [false])
+    #expect(
+      view(events).entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(30)).map(
+        \.active) == [false])
     let uncatalogued = LedgerView(LedgerState.fold(events))
-    #expect(uncatalogued.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(400)).map(\.active) == [true])
+    #expect(
+      uncatalogued.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(400)).map(
+        \.active) == [true])
   }
 
   @Test func catalogMapsProductsToEntitlementsAndUnknownProductsToThemselves() {
@@ -107,15 +113,27 @@ import Testing
 
   @Test func linkAndForwardedTokenGiveUntokenedPurchasesAnAccount() {
     let untokened = F.transaction("1000", purchased: 0, expires: 30, token: nil)
-    let linked = view([F.observed(untokened), F.link("1000", to: "00000000-0000-4000-8000-000000000009", at: 1)])
-    #expect(linked.subscription("1000", at: F.t(2))?.appAccountToken == "00000000-0000-4000-8000-000000000009")
-    let forwarded = view([F.observed(untokened, forwardedToken: "00000000-0000-4000-8000-000000000007")])
-    #expect(forwarded.subscription("1000", at: F.t(2))?.appAccountToken == "00000000-0000-4000-8000-000000000007")
+    let linked = view([
+      F.observed(untokened), F.link("1000", to: "00000000-0000-4000-8000-000000000009", at: 1),
+    ])
+    #expect(
+      linked.subscription("1000", at: F.t(2))?.appAccountToken
+        == "00000000-0000-4000-8000-000000000009")
+    let forwarded = view([
+      F.observed(untokened, forwardedToken: "00000000-0000-4000-8000-000000000007")
+    ])
+    #expect(
+      forwarded.subscription("1000", at: F.t(2))?.appAccountToken
+        == "00000000-0000-4000-8000-000000000007")
     let signedToken = view([
-      F.observed(F.transaction("1000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-000000000001")),
+      F.observed(
+        F.transaction(
+          "1000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-000000000001")),
       F.link("1000", to: "00000000-0000-4000-8000-000000000009", at: 1),
     ])
-    #expect(signedToken.subscription("1000", at: F.t(2))?.appAccountToken == "00000000-0000-4000-8000-000000000001")
+    #expect(
+      signedToken.subscription("1000", at: F.t(2))?.appAccountToken
+        == "00000000-0000-4000-8000-000000000001")
   }
 
   @Test func entitlementPrefersTheLongestActiveSource() {
@@ -129,7 +147,8 @@ import Testing
     let pro10 = both.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(10))
     #expect(pro10.map(\.source) == ["n1"])
     #expect(pro10.first?.expiresDate == nil)
-    let explanation = both.explainEntitlement("pro", for: "00000000-0000-4000-8000-000000000001", at: F.t(10))
+    let explanation = both.explainEntitlement(
+      "pro", for: "00000000-0000-4000-8000-000000000001", at: F.t(10))
     #expect(explanation?.because.count == 2)
     #expect(explanation?.rule.hasPrefix("E2") == true)
   }

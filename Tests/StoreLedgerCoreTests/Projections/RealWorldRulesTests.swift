@@ -32,8 +32,11 @@ import Testing
 
   @Test func aRenewalInfoSignedAgainIsARepeatWhileItsFactsStay() {
     let renewal = F.renewal("7100", signed: 10)
-    let log = [F.notification(.subscribed, .initialBuy, signed: 10,
-      transaction: F.transaction("7100", purchased: 10, expires: 40), renewal: renewal)]
+    let log = [
+      F.notification(
+        .subscribed, .initialBuy, signed: 10,
+        transaction: F.transaction("7100", purchased: 10, expires: 40), renewal: renewal)
+    ]
     var later = renewal
     later.signedDate = F.t(20)
     #expect(NewestObservations(log).repeated(later) == 0)
@@ -120,7 +123,8 @@ import Testing
   // MARK: Catalog
 
   @Test func aNonRenewingProductWithoutDurationIsRefusedWhenTheCatalogLoads() throws {
-    let json = #"{"products":{"pass":{"entitlements":["pass"],"type":"Non-Renewing Subscription"}}}"#
+    let json =
+      #"{"products":{"pass":{"entitlements":["pass"],"type":"Non-Renewing Subscription"}}}"#
     #expect {
       try JSONDecoder().decode(ProductCatalog.self, from: Data(json.utf8))
     } throws: { error in
@@ -128,7 +132,8 @@ import Testing
       return refused?.code == "invalid_catalog" && refused?.productId == "pass"
         && refused?.description.contains("durationDays") == true
     }
-    let valid = #"{"products":{"pass":{"type":"Non-Renewing Subscription","durationDays":30},"tip":{"entitlements":[]}}}"#
+    let valid =
+      #"{"products":{"pass":{"type":"Non-Renewing Subscription","durationDays":30},"tip":{"entitlements":[]}}}"#
     let catalog = try JSONDecoder().decode(ProductCatalog.self, from: Data(valid.utf8))
     #expect(catalog.entitlements(of: "tip") == [])
     #expect(catalog.entitlements(of: "pass") == ["pass"])

@@ -51,7 +51,10 @@ import Testing
     #expect(view.stableInterval(around: F.t(31)) == StableInterval(from: F.t(30), until: F.t(100)))
     #expect(view.stableInterval(around: F.t(100)) == StableInterval(from: F.t(100), until: nil))
     #expect(view.stableInterval(around: F.t(-1)) == StableInterval(from: nil, until: F.t(0)))
-    #expect(view.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(99)).contains { $0.active })
+    #expect(
+      view.entitlements(for: "00000000-0000-4000-8000-000000000001", at: F.t(99)).contains {
+        $0.active
+      })
   }
 
   /// Grace that runs out with no notification after it: the interval ends when it does.

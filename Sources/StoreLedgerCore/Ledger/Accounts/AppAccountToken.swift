@@ -19,8 +19,9 @@ public enum AppAccountToken {
   public static func normalized(_ token: String) -> String {
     guard token.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
     else { return token }
-    return String(decoding: token.utf8.map { byte in
-      byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-    }, as: UTF8.self)
+    return String(
+      decoding: token.utf8.map { byte in
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+      }, as: UTF8.self)
   }
 }

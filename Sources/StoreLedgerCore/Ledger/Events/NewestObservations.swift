@@ -5,9 +5,11 @@
 /// compared with the newest only, so A, then B, then A again still ends on A.
 public struct NewestObservations: Sendable {
   /// By `transactionId`: the newest snapshot and the index of the event that brought it.
-  public private(set) var transactions: [String: (payload: JWSTransactionDecodedPayload, event: Int)] = [:]
+  public private(set) var transactions:
+    [String: (payload: JWSTransactionDecodedPayload, event: Int)] = [:]
   /// By `originalTransactionId`.
-  public private(set) var renewalInfos: [String: (payload: JWSRenewalInfoDecodedPayload, event: Int)] = [:]
+  public private(set) var renewalInfos:
+    [String: (payload: JWSRenewalInfoDecodedPayload, event: Int)] = [:]
 
   /// Of `events`; an entry's `event` is its index in `events`.
   public init(_ events: [LedgerEvent]) {

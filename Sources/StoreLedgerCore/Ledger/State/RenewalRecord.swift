@@ -47,7 +47,9 @@ public final class RenewalFacts: Hashable, Sendable {
     self.gracePeriodExpiresDate = gracePeriodExpiresDate
     self.renewalDate = renewalDate
     self.priceIncreaseStatus = priceIncreaseStatus
-    self.appAccountToken = appAccountToken.flatMap { $0.isEmpty ? nil : AppAccountToken.normalized($0) }
+    self.appAccountToken = appAccountToken.flatMap {
+      $0.isEmpty ? nil : AppAccountToken.normalized($0)
+    }
     self.signedDate = signedDate
     key = RecordKey(id)
     // Field by field rather than over array literals: this runs once per stored event.

@@ -60,7 +60,9 @@ public final class TransactionFacts: Hashable, Sendable {
     self.purchaseDate = purchaseDate
     self.expiresDate = expiresDate
     self.quantity = Int64(quantity ?? 1)
-    self.appAccountToken = appAccountToken.flatMap { $0.isEmpty ? nil : AppAccountToken.normalized($0) }
+    self.appAccountToken = appAccountToken.flatMap {
+      $0.isEmpty ? nil : AppAccountToken.normalized($0)
+    }
     self.inAppOwnershipType = inAppOwnershipType
     self.isUpgraded = isUpgraded ?? false
     self.revocationDate = revocationDate

@@ -37,7 +37,10 @@ extension LedgerView {
 
   private func explanation(of result: SubscriptionChain.Evaluation, for id: String) -> Explanation {
     let entitled = options.isEntitled(result.status) ? "entitled" : "not entitled"
-    let reported = result.reported.map { " as the App Store reported at \($0.signedDate?.description ?? "an unknown time")" } ?? ""
+    let reported =
+      result.reported.map {
+        " as the App Store reported at \($0.signedDate?.description ?? "an unknown time")"
+      } ?? ""
     return Explanation(
       subject: "subscription \(id)",
       answer: "status \(result.status.rawValue) (\(result.status.name)), \(entitled)\(reported)",

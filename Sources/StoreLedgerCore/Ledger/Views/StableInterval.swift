@@ -25,7 +25,8 @@ extension LedgerView {
       let facts = record.facts
       bounds.note(facts.purchaseDate, facts.expiresDate, record.revocation?.date, facts.signedDate)
       if let expires = facts.expiresDate,
-        state.subscriptions[facts.originalKey]?.renewals.records.contains(where: \.isInBillingRetryPeriod)
+        state.subscriptions[facts.originalKey]?.renewals.records.contains(
+          where: \.isInBillingRetryPeriod)
           == true
       {
         bounds.note(
