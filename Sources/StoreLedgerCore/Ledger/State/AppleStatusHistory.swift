@@ -20,26 +20,9 @@ public struct AppleStatusHistory: Hashable, Sendable {
     }
   }
 
-  mutating func insert(_ record: AppleStatusRecord) {
-    // Usually the newest: one comparison and an append (room for a few at the first, as a
-    // subscription's notifications each bring one).
-    if records.isEmpty {
-      records.reserveCapacity(8)
-      records.append(record)
-      return
-    }
-    if let last = records.last,
-      (record.signedDate?.milliseconds ?? .min) > (last.signedDate?.milliseconds ?? .min)
-    {
-      records.append(record)
-      return
-    }
-    var index = records.endIndex
-    while index > records.startIndex, !record.supersedes(records[index - 1]) {
-      index -= 1
-    }
-    if index > records.startIndex, records[index - 1] == record { return }
-    if index < records.endIndex, records[index] == record { return }
-    records.insert(record, at: index)
-  }
+  mutating func insert(_ record: AppleStatusRecord) { records.insertInSignedOrder(record) }
+}
+
+extension AppleStatusRecord: SignedOrder {
+  var signedMilliseconds: Int64 { signedDate?.milliseconds ?? .min }
 }

@@ -16,19 +16,7 @@ public struct RenewalHistory: Hashable, Sendable {
   /// Room for a year of monthly renewals before the first reallocation.
   mutating func reserveCapacity(_ count: Int) { records.reserveCapacity(count) }
 
-  mutating func insert(_ record: RenewalRecord) {
-    // Usually the newest by signedDate: one comparison of integers and an append.
-    if records.isEmpty || record.signedMilliseconds > records[records.count - 1].signedMilliseconds
-    {
-      records.append(record)
-      return
-    }
-    var index = records.endIndex
-    while index > records.startIndex, !record.supersedes(records[index - 1]) {
-      index -= 1
-    }
-    if index > records.startIndex, records[index - 1] == record { return }
-    if index < records.endIndex, records[index] == record { return }
-    records.insert(record, at: index)
-  }
+  mutating func insert(_ record: RenewalRecord) { records.insertInSignedOrder(record) }
 }
+
+extension RenewalRecord: SignedOrder {}
