@@ -93,6 +93,9 @@ struct SimulateCommand: AsyncParsableCommand {
           + "\(simulation.steps.count) App Store steps, \(environment))")
       say("API key: id \(keyId), issuer \(issuerId), \(out)/api-key.p8; root: \(out)/root.der")
     }
+    // The simulation starts once the API serves (and has said where): with no pause between
+    // days it would otherwise print progress before the API's address.
+    let (serving, servingContinuation) = AsyncStream<Void>.makeStream()
     let application = buildSimulatorApplication(
       store: store,
       configuration: SimulatorConfiguration(
@@ -104,6 +107,8 @@ struct SimulateCommand: AsyncParsableCommand {
           json
             ? #"{"apiURL":"http://\#(host):\#(port ?? 0)","keyId":"\#(keyId)","issuerId":"\#(issuerId)"}"#
             : "App Store Server API on http://\(host):\(port ?? 0)")
+        servingContinuation.yield()
+        servingContinuation.finish()
       })
     let runner = SimulationRunner(
       simulation: simulation, store: store, deliverer: deliverer, day: day)
@@ -112,7 +117,7 @@ struct SimulateCommand: AsyncParsableCommand {
         services: [
           .init(service: application),
           .init(
-            service: SimulationService(runner: runner, json: json),
+            service: SimulationService(runner: runner, json: json, serving: serving),
             successTerminationBehavior: exitWhenDone ? .gracefullyShutdownGroup : .ignore),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -129,8 +134,10 @@ struct SimulateCommand: AsyncParsableCommand {
   struct SimulationService: Service {
     let runner: SimulationRunner
     let json: Bool
+    let serving: AsyncStream<Void>
 
     func run() async throws {
+      for await _ in serving { break }
       try await runner.run { progress in
         if json, let line = try? CommandJSON.string(progress) {
           say(line)
