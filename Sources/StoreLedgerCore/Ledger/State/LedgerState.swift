@@ -30,9 +30,6 @@ public struct LedgerState: Hashable, Sendable {
       return history
     }
 
-    /// The newest status Apple reported.
-    public var appleStatus: AppleStatusRecord? { appleStatuses.newest }
-
     /// The renewal info `source` carries (when `renewal`) and Apple's `status`.
     mutating func absorb(renewal: Bool, _ status: SubscriptionStatus?, source: FoldInput) {
       if renewal {
