@@ -40,6 +40,11 @@ with open(f"{out}/events.jsonl", "w") as events:
     for row in rows:
         if kept(row):
             events.write(json.dumps(row, separators=(",", ":")) + "\n")
+with open(f"{out}/account_streams.jsonl", "w") as index:
+    for token in sorted(streams_of):
+        for stream in sorted(streams_of[token]):
+            if stream in streams:
+                index.write(json.dumps({"account": token, "streamId": stream}) + "\n")
 with open(f"{out}/answers.jsonl", "w") as answers:
     for line in open(f"{work}/answers.jsonl"):
         if json.loads(line)["account"] in chosen:
