@@ -39,6 +39,7 @@ let package = Package(
     .target(
       name: "StoreLedgerPostgres",
       dependencies: [
+        "StoreLedgerCore",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -130,7 +131,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "DecodeBenchmark",
-      dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"],
+      dependencies: ["StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerTestSupport"],
       path: "Benchmarks/DecodeBenchmark"
     ),
     .executableTarget(

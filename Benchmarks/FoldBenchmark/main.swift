@@ -74,7 +74,7 @@ func seconds(_ body: () -> Int) -> (Double, Int) {
 /// folds them (one small state per stream).
 let streams: [[LedgerEvent]] = {
   var grouped: [String: [LedgerEvent]] = [:]
-  for event in remade { grouped[event.compiled.streamSubject ?? "", default: []].append(event) }
+  for event in remade { grouped[event.body.streamSubject ?? "", default: []].append(event) }
   return Array(grouped.values)
 }()
 

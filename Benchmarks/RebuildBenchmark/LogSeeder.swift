@@ -56,7 +56,7 @@ struct LogSeeder {
     return BatchAppend(
       event: NewEvent(
         eventType: event.eventType, idempotencyKey: "bench:\(sequence)",
-        payload: Array(try encoder.encode(event)), environment: "Production",
+        payload: EventCodec.payload(of: event.body), environment: "Production",
         appleSignedAt: event.effectiveDate?.date),
       streamId: stream, index: tokens.isEmpty ? nil : StreamIndex(keys: tokens, streams: indexed))
   }
@@ -66,15 +66,15 @@ struct LogSeeder {
   static func placement(of event: LedgerEvent) -> (String, [String], String?) {
     func chain(_ id: String?) -> String { "sub:Production:\(id ?? "unknown")" }
     switch event.body {
-    case .notification(let received):
+    case .notification(let facts):
       let original =
-        received.transaction?.originalTransactionId ?? received.renewalInfo?.originalTransactionId
-      return (chain(original), [received.transaction?.appAccountToken].compactMap { $0 }, nil)
-    case .transaction(let observed):
-      let tokens = [observed.transaction.appAccountToken, observed.appAccountToken]
-      return (chain(observed.transaction.originalTransactionId), tokens.compactMap { $0 }, nil)
-    case .renewalInfo(let observed):
-      return (chain(observed.renewalInfo.originalTransactionId), [], nil)
+        facts.transaction?.originalTransactionId ?? facts.renewal?.originalTransactionId
+      return (chain(original), [facts.transaction?.appAccountToken].compactMap { $0 }, nil)
+    case .transaction(let seen):
+      let tokens = [seen.transaction.appAccountToken, seen.forwardedToken]
+      return (chain(seen.transaction.originalTransactionId), tokens.compactMap { $0 }, nil)
+    case .renewal(let facts):
+      return (chain(facts.originalTransactionId), [], nil)
     case .status(let observed):
       return (chain(observed.originalTransactionId), [], nil)
     case .debit(let debit):

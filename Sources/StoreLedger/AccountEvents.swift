@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// The events the account index (`storeledger.account_streams`, written with each append)
 /// points to.
@@ -38,10 +39,10 @@ enum AccountEvents {
   /// without fresh statistics chose a hash join over a scan of the whole log for every query.
   private static func query(_ token: String) -> PostgresQuery {
     """
-    SELECT e.payload::text, e.recorded_at, e.idempotency_key
+    SELECT e.event_type, e.payload::text, e.recorded_at, e.idempotency_key
     FROM storeledger.account_streams a
     CROSS JOIN LATERAL (
-      SELECT payload, recorded_at, idempotency_key, stream_version
+      SELECT event_type, payload, recorded_at, idempotency_key, stream_version
       FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
     ) e
     WHERE a.app_account_token = \(token)
@@ -51,9 +52,13 @@ enum AccountEvents {
 
   private static func decode(_ rows: PostgresRowSequence) async throws -> [LedgerEvent] {
     var events: [LedgerEvent] = []
-    for try await (payload, recordedAt, key) in rows.decode((String, Date, String).self) {
+    for try await (type, payload, recordedAt, key) in rows.decode(
+      (String, String, Date, String).self)
+    {
       events.append(
-        try LedgerEvent(storedPayload: payload, recordedAt: Timestamp(recordedAt), key: key))
+        LedgerEvent(
+          try EventCodec.body(eventType: type, payload: payload.utf8),
+          recordedAt: Timestamp(recordedAt), key: key))
     }
     return events
   }

@@ -1,4 +1,5 @@
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// What one account has at one time: its entitlements, its subscriptions and its consumable
 /// balances. The per-account read model stores one, with the span of time it holds for.

@@ -28,14 +28,16 @@ enum AccountViews {
   ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
     try await client.query(
       """
-      SELECT t.token, coalesce(v.changes, 0), e.payload::text, e.recorded_at, e.idempotency_key
+      SELECT t.token, coalesce(v.changes, 0), e.event_type, e.payload::text, e.recorded_at,
+             e.idempotency_key
       FROM unnest(\(tokens)::text[]) AS t(token)
       LEFT JOIN storeledger.account_views v ON v.app_account_token = t.token
       LEFT JOIN LATERAL (
-        SELECT x.payload, x.recorded_at, x.idempotency_key, a.stream_id, x.stream_version
+        SELECT x.event_type, x.payload, x.recorded_at, x.idempotency_key, a.stream_id,
+               x.stream_version
         FROM storeledger.account_streams a
         CROSS JOIN LATERAL (
-          SELECT payload, recorded_at, idempotency_key, stream_version
+          SELECT event_type, payload, recorded_at, idempotency_key, stream_version
           FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
         ) x
         WHERE a.app_account_token = t.token
@@ -46,19 +48,20 @@ enum AccountViews {
     ) { rows in try await decodeAccounts(rows) }
   }
 
-  /// Rows of (token, changes, payload, recordedAt, key), an account's events in order.
+  /// Rows of (token, changes, type, payload, recordedAt, key), an account's events in order.
   static func decodeAccounts(_ rows: PostgresRowSequence) async throws
     -> [String: (changes: Int64, events: [LedgerEvent])]
   {
     var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
-    for try await (token, changes, payload, recordedAt, key) in rows.decode(
-      (String, Int64, String?, Date?, String?).self)
+    for try await (token, changes, type, payload, recordedAt, key) in rows.decode(
+      (String, Int64, String?, String?, Date?, String?).self)
     {
       var account = accounts[token] ?? (changes, [])
-      if let payload {
+      if let type, let payload {
         account.events.append(
-          try LedgerEvent(
-            storedPayload: payload, recordedAt: recordedAt.map(Timestamp.init), key: key))
+          LedgerEvent(
+            try EventCodec.body(eventType: type, payload: payload.utf8),
+            recordedAt: recordedAt.map(Timestamp.init), key: key))
       }
       accounts[token] = account
     }

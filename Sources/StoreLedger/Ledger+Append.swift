@@ -6,10 +6,9 @@ import StoreLedgerPostgres
 
 extension Ledger {
   /// Appends `record` and, in the same transaction, indexes its stream (and `alsoIndexing`)
-  /// under `accounts`, then runs `check`, which may still refuse the whole append.
+  /// under `accounts`.
   func append(
-    _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = [],
-    check: (@Sendable (PostgresConnection, AppendResult) async throws -> Void)? = nil
+    _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = []
   ) async throws(LedgerError) -> Ingested {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty }.map(AppAccountToken.normalized)))
       .sorted()
@@ -18,21 +17,52 @@ extension Ledger {
     do {
       let index = StreamIndex(keys: tokens, streams: streams)
       let result = try await withDatabase {
-        guard let check else {
-          let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
-          if let committer { return try await committer.append(item) }
-          return try await store.append([record.event], to: record.streamId, indexing: index)
-        }
-        return try await store.append([record.event], to: record.streamId, indexing: index) {
-          connection, result in try await check(connection, result)
-        }
+        let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
+        if let committer { return try await committer.append(item) }
+        return try await store.append([record.event], to: record.streamId, indexing: index)
       }
-      let stored = result.events[0]
-      return Ingested(
-        streamId: record.streamId, idempotencyKey: stored.idempotencyKey,
-        streamVersion: stored.streamVersion, wasDuplicate: result.wasDuplicate)
+      return Ingested(result)
     } catch {
       throw Self.mapped(error)
+    }
+  }
+
+  /// Decides `command` over the account's state under its stream's lock (``LedgerView/decide(_:)``)
+  /// and appends what the decision returns, indexed under the account (and `alsoIndexing`), in
+  /// one transaction; a refusal appends nothing.
+  func decideAndAppend(
+    _ command: AccountCommand, for token: String, idempotencyKey: String,
+    alsoIndexing extra: [String] = []
+  ) async throws(LedgerError) -> Ingested {
+    let stream = "acct:\(token)"
+    let index = StreamIndex(keys: [token], streams: Array(Set([stream] + extra)).sorted())
+    let (store, logger, catalog, options) = (
+      self.store, self.logger, configuration.catalog, configuration.options
+    )
+    do {
+      let result = try await withDatabase {
+        try await store.append(to: stream, indexing: index) { connection in
+          let events = try await AccountEvents.read(token, on: connection, logger: logger)
+          let view = LedgerView(LedgerState.fold(events), catalog: catalog, options: options)
+          return try Self.decided(view.decide(command)).map { body in
+            try LedgerRecord.command(body, idempotencyKey: idempotencyKey, source: "api").event
+          }
+        }
+      }
+      return Ingested(result)
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  private static func decided(_ decision: Result<[LedgerEvent.Body], CommandRejection>)
+    throws(LedgerError) -> [LedgerEvent.Body]
+  {
+    switch decision {
+    case .success(let events): return events
+    case .failure(let rejection) where rejection.code == .insufficientBalance:
+      throw LedgerError(.insufficientBalance, rejection.message)
+    case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
     }
   }
 
@@ -126,5 +156,15 @@ extension Ledger {
       return LedgerError(.databaseRejected, error.message)
     }
     return LedgerError(.databaseUnavailable, "the database failed")
+  }
+}
+
+extension Ledger.Ingested {
+  /// The first (usually only) event of an append.
+  init(_ result: AppendResult) {
+    let stored = result.events[0]
+    self.init(
+      streamId: result.streamId, idempotencyKey: stored.idempotencyKey,
+      streamVersion: stored.streamVersion, wasDuplicate: result.wasDuplicate)
   }
 }

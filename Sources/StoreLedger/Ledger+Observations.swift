@@ -18,18 +18,14 @@ extension Ledger {
     } catch {
       throw Self.mapped(error)
     }
-    let events: [LedgerEvent]
+    let claims: [AppleClaims?]
     do {
-      events = try recorded.map {
-        try LedgerEvent(
-          storedPayload: String(decoding: $0.payload, as: UTF8.self),
-          recordedAt: Timestamp($0.recordedAt), key: $0.idempotencyKey)
-      }
+      claims = try recorded.map(EventCodec.claims(of:))
     } catch {
       // A stream the log cannot read back is not a reason to refuse new evidence.
       return nil
     }
-    guard let index = repeated(NewestObservations(events)) else { return nil }
+    guard let index = repeated(NewestObservations(claims)) else { return nil }
     let event = recorded[index]
     return Ingested(
       streamId: stream, idempotencyKey: event.idempotencyKey, streamVersion: event.streamVersion,

@@ -148,12 +148,10 @@ public struct Ledger: Sendable {
     let link = AccountLinked(
       appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
       linkedAt: Timestamp(time))
-    let record = try mapped {
-      try LedgerRecord.command(
-        .link(link), idempotencyKey: "\(appAccountToken):\(originalTransactionId)", source: "api")
-    }
-    let chains = streams(ofChain: originalTransactionId)
-    return try await append(record, accounts: [appAccountToken], alsoIndexing: chains)
+    return try await decideAndAppend(
+      .link(link), for: appAccountToken,
+      idempotencyKey: "\(appAccountToken):\(originalTransactionId)",
+      alsoIndexing: streams(ofChain: originalTransactionId))
   }
 
   /// Spends `quantity` units of a consumable; refused with `insufficient_balance` when the
@@ -171,19 +169,8 @@ public struct Ledger: Sendable {
     let debit = ConsumableDebited(
       id: idempotencyKey, appAccountToken: appAccountToken, productId: productId,
       quantity: quantity, debitedAt: Timestamp(time))
-    let record = try mapped {
-      try LedgerRecord.command(.debit(debit), idempotencyKey: idempotencyKey, source: "api")
-    }
-    return try await append(record, accounts: [appAccountToken]) { connection, result in
-      guard !result.wasDuplicate else { return }
-      let events = try await AccountEvents.read(appAccountToken, on: connection, logger: logger)
-      let balance = LedgerView(LedgerState.fold(events), catalog: configuration.catalog)
-        .consumables(at: Timestamp(time))
-        .first { $0.appAccountToken == appAccountToken && $0.productId == productId }
-      if (balance?.balance ?? -quantity) < 0 {
-        throw LedgerError(.insufficientBalance, "the balance does not cover the debit")
-      }
-    }
+    return try await decideAndAppend(
+      .debit(debit), for: appAccountToken, idempotencyKey: idempotencyKey)
   }
 
   // MARK: Queries

@@ -9,9 +9,10 @@ import StoreLedgerPostgres
 /// purchase chain, `app:<env>:<bundleId>` for notifications without a purchase,
 /// `acct:<appAccountToken>` for backend commands; keys `asn2:<notificationUUID>`,
 /// `tx:<env>:<transactionId>:<signedDate>`, `renewal:<env>:<originalTransactionId>:<signedDate>`.
-/// The payload is the event in the scenario format (`{"notification": …}` with the nested
-/// transaction and renewal info as objects), built from the exact JSON Apple signed, so unknown
-/// fields are kept; `raw_signed` is the original JWS.
+/// The payload is the event's facts (``EventCodec``), made from Apple's claims by the one
+/// mapping in Core; the claims sit beside them in the scenario format (`{"notification": …}`
+/// with the nested transaction and renewal info as objects), built from the exact JSON Apple
+/// signed, so unknown fields are kept; `raw_signed` is the original JWS.
 public struct LedgerRecord: Sendable, Hashable {
   public var streamId: String
   public var event: NewEvent
@@ -37,14 +38,18 @@ public struct LedgerRecord: Sendable, Hashable {
     } else {
       stream = "app:\(environment):\(payload.bundleId ?? "unknown")"
     }
+    let claims = NotificationReceived(
+      notification: payload, transaction: verified.transaction?.payload,
+      renewalInfo: verified.renewalInfo?.payload)
     return LedgerRecord(
       streamId: stream,
       event: NewEvent(
-        eventType: NotificationReceived.eventType, idempotencyKey: "asn2:\(uuid)",
-        payload: EventPayloadJSON.wrapping(
-          try composedNotificationJSON(verified), as: "notification"),
+        eventType: NotificationFacts.eventType, idempotencyKey: "asn2:\(uuid)",
+        payload: EventCodec.payload(of: .notification(NotificationFacts(claims))),
         environment: environment, appleSignedAt: payload.signedDate?.date,
-        rawSigned: verified.notification.compactJWS, metadata: metadata(source)))
+        rawSigned: verified.notification.compactJWS, metadata: metadata(source),
+        claims: EventPayloadJSON.wrapping(
+          try composedNotificationJSON(verified), as: "notification")))
   }
 
   public static func transaction(
@@ -55,16 +60,20 @@ public struct LedgerRecord: Sendable, Hashable {
     guard let id = transaction.transactionId, let signed = transaction.signedDate else {
       throw MappingError(description: "the transaction has no transactionId or signedDate")
     }
-    let body = EventPayloadJSON.wrapping(
+    let claims = EventPayloadJSON.wrapping(
       verified.payloadJSON, as: "transaction",
       extras: appAccountToken.map { [("appAccountToken", $0)] } ?? [])
+    let facts = try facts(
+      of: .transaction(
+        TransactionObserved(transaction: transaction, appAccountToken: appAccountToken)))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, transaction.originalTransactionId ?? id),
       event: NewEvent(
-        eventType: TransactionObserved.eventType,
+        eventType: facts.eventType,
         idempotencyKey: "tx:\(environment):\(id):\(signed.milliseconds)",
-        payload: body, environment: environment, appleSignedAt: signed.date,
-        rawSigned: verified.compactJWS, metadata: metadata(source)))
+        payload: EventCodec.payload(of: facts), environment: environment,
+        appleSignedAt: signed.date, rawSigned: verified.compactJWS, metadata: metadata(source),
+        claims: claims))
   }
 
   public static func renewalInfo(_ verified: VerifiedRenewalInfo, source: String) throws
@@ -75,14 +84,15 @@ public struct LedgerRecord: Sendable, Hashable {
     guard let id = renewal.originalTransactionId, let signed = renewal.signedDate else {
       throw MappingError(description: "the renewal info has no originalTransactionId or signedDate")
     }
+    let facts = try facts(of: .renewalInfo(RenewalInfoObserved(renewalInfo: renewal)))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, id),
       event: NewEvent(
-        eventType: RenewalInfoObserved.eventType,
+        eventType: facts.eventType,
         idempotencyKey: "renewal:\(environment):\(id):\(signed.milliseconds)",
-        payload: EventPayloadJSON.wrapping(verified.payloadJSON, as: "renewalInfo"),
-        environment: environment, appleSignedAt: signed.date, rawSigned: verified.compactJWS,
-        metadata: metadata(source)))
+        payload: EventCodec.payload(of: facts), environment: environment,
+        appleSignedAt: signed.date, rawSigned: verified.compactJWS, metadata: metadata(source),
+        claims: EventPayloadJSON.wrapping(verified.payloadJSON, as: "renewalInfo")))
   }
 
   /// What Get All Subscription Statuses said of one subscription, both signed items verified
@@ -102,14 +112,15 @@ public struct LedgerRecord: Sendable, Hashable {
       subscriptionGroupIdentifier: transaction.payload.subscriptionGroupIdentifier, status: status,
       transaction: transaction.payload, renewalInfo: renewal)
     let signed = observed.signedDate?.milliseconds ?? 0
+    let facts = try facts(of: .status(observed))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, id),
       event: NewEvent(
-        eventType: StatusObserved.eventType,
+        eventType: facts.eventType,
         idempotencyKey: "status:\(environment):\(id):\(signed):\(status?.rawValue ?? 0)",
-        payload: Array(try JSONEncoder().encode(LedgerEvent(.status(observed)))),
-        environment: environment, appleSignedAt: observed.signedDate?.date,
-        metadata: metadata(source)))
+        payload: EventCodec.payload(of: facts), environment: environment,
+        appleSignedAt: observed.signedDate?.date, metadata: metadata(source),
+        claims: EventCodec.claims(.status(observed))))
   }
 
   /// A backend command (debit or link), kept in the account's stream under the caller's key.
@@ -125,20 +136,20 @@ public struct LedgerRecord: Sendable, Hashable {
     guard !token.isEmpty, !idempotencyKey.isEmpty else {
       throw MappingError(description: "a command needs an appAccountToken and an idempotency key")
     }
-    let event = LedgerEvent(body)
     return LedgerRecord(
       streamId: "acct:\(token)",
       event: NewEvent(
-        eventType: event.eventType, idempotencyKey: "\(prefix):\(idempotencyKey)",
-        payload: Array(try JSONEncoder().encode(event)), appleSignedAt: date?.date,
+        eventType: body.eventType, idempotencyKey: "\(prefix):\(idempotencyKey)",
+        payload: EventCodec.payload(of: body), appleSignedAt: date?.date,
         metadata: metadata(source)))
   }
 
-  /// The event a stored row holds, ready to fold.
-  public static func ledgerEvent(_ recorded: RecordedEvent) throws -> LedgerEvent {
-    try LedgerEvent(
-      storedPayload: recorded.payload, recordedAt: Timestamp(recorded.recordedAt),
-      key: recorded.idempotencyKey)
+  /// The facts of verified claims, through the one mapping.
+  private static func facts(of claims: AppleClaims) throws -> LedgerEvent.Body {
+    guard let facts = LedgerEvent.Body(claims) else {
+      throw MappingError(description: "the signed data holds no facts to keep")
+    }
+    return facts
   }
 
   private static func subscriptionStream(_ environment: String, _ id: String?) throws -> String {

@@ -13,8 +13,12 @@ public struct StoredEvent: Encodable, Sendable, Hashable {
   public let recordedAt: Date
   /// Where it came from (`webhook`, `app`, `replay`, `recovery`, `api`, …).
   public let source: String?
-  /// The decoded payload, with Apple's field names.
+  /// Apple's verified claims, with Apple's field names; for the backend's commands, the
+  /// command.
   public let payload: JSONValue
+  /// The facts the reducers read, as the log stores them (for rows written before facts were
+  /// stored, as the upcaster reads them).
+  public let facts: JSONValue?
   /// The original JWS as Apple signed it.
   public let signed: String?
   /// The row's hash-chain link, hex.
@@ -30,7 +34,12 @@ public struct StoredEvent: Encodable, Sendable, Hashable {
     recordedAt = event.recordedAt
     let metadata = try? JSONDecoder().decode([String: JSONValue].self, from: Data(event.metadata))
     if case .string(let text)? = metadata?["source"] { source = text } else { source = nil }
-    payload = try JSONDecoder().decode(JSONValue.self, from: Data(event.payload))
+    let claims =
+      AppleClaims.claimsEventTypes.contains(event.eventType) ? event.payload : event.claims
+    payload = try JSONDecoder().decode(JSONValue.self, from: Data(claims ?? event.payload))
+    facts = try (try? EventCodec.body(eventType: event.eventType, payload: event.payload)).map {
+      try JSONDecoder().decode(JSONValue.self, from: Data(EventCodec.payload(of: $0)))
+    }
     signed = event.rawSigned
     hash = event.hash.map { String(format: "%02x", $0) }.joined()
   }

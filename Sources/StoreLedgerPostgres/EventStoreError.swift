@@ -29,6 +29,8 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
     /// The database refused the operation (privileges, constraints, immutability).
     public static let databaseRejected = Code(rawValue: "database_rejected")
     public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
+    /// A stored row's payload or claims do not read as its event type says.
+    public static let unreadableEvent = Code(rawValue: "unreadable_event")
     /// The caller's in-transaction hook threw; the append was rolled back.
     public static let hookFailed = Code(rawValue: "hook_failed")
   }

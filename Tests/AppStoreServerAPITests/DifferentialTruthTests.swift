@@ -41,10 +41,10 @@ import Testing
     for notification in store.notifications() {
       let verified = try verifier.verifyNotification(notification.signedPayload)
       let event = LedgerEvent(
-        .notification(
+        claims: .notification(
           NotificationReceived(
             notification: verified.payload, transaction: verified.transaction?.payload,
-            renewalInfo: verified.renewalInfo?.payload)))
+            renewalInfo: verified.renewalInfo?.payload)))!
       // Lost on the way: Get Notification History still serves it (as Apple signed it).
       if random.chance(0.08) {
         recovered.append(event)
@@ -65,7 +65,8 @@ import Testing
         let forwarded = random.chance(0.5) ? token.uppercased() : token
         delivered.append(
           LedgerEvent(
-            .transaction(TransactionObserved(transaction: payload, appAccountToken: forwarded))))
+            claims: .transaction(
+              TransactionObserved(transaction: payload, appAccountToken: forwarded)))!)
       }
     }
     let repaired = try Self.replay(simulation.truth, store, verifier)
@@ -104,8 +105,8 @@ import Testing
         for jws in page.signedTransactions ?? [] {
           events.append(
             LedgerEvent(
-              .transaction(
-                TransactionObserved(transaction: try verifier.verifyTransaction(jws).payload))))
+              claims: .transaction(
+                TransactionObserved(transaction: try verifier.verifyTransaction(jws).payload)))!)
         }
         revision = page.hasMore == true ? page.revision : nil
       } while revision != nil
@@ -115,13 +116,13 @@ import Testing
           else { continue }
           events.append(
             LedgerEvent(
-              .status(
+              claims: .status(
                 StatusObserved(
                   originalTransactionId: item.originalTransactionId ?? "",
                   subscriptionGroupIdentifier: group.subscriptionGroupIdentifier,
                   status: item.status,
                   transaction: try verifier.verifyTransaction(transaction).payload,
-                  renewalInfo: try verifier.verifyRenewalInfo(renewal).payload))))
+                  renewalInfo: try verifier.verifyRenewalInfo(renewal).payload)))!)
         }
       }
     }
@@ -191,12 +192,8 @@ import Testing
   /// The purchase chain (or one-time purchase) an event is about.
   static func chain(of event: LedgerEvent) -> String? {
     switch event.body {
-    case .notification(let received):
-      received.transaction?.originalTransactionId ?? received.renewalInfo?.originalTransactionId
-    case .transaction(let observed): observed.transaction.originalTransactionId
-    case .renewalInfo(let observed): observed.renewalInfo.originalTransactionId
-    case .status(let observed): observed.originalTransactionId
     case .debit, .link: nil
+    default: event.body.streamSubject
     }
   }
 }

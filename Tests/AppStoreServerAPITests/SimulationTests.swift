@@ -89,10 +89,10 @@ import Testing
     let (_, notifications) = try Self.run(Self.simulation)
     let events = notifications.map { verified in
       LedgerEvent(
-        .notification(
+        claims: .notification(
           NotificationReceived(
             notification: verified.payload, transaction: verified.transaction?.payload,
-            renewalInfo: verified.renewalInfo?.payload)))
+            renewalInfo: verified.renewalInfo?.payload)))!
     }
     let view = LedgerView(LedgerState.fold(events))
     let truth = Self.simulation.truth

@@ -113,7 +113,7 @@ import Testing
       while true {
         let page = try await store.readFeed(after: position, limit: 500)
         guard let last = page.last else { break }
-        events += try page.map(LedgerRecord.ledgerEvent)
+        events += try page.map(EventCodec.event)
         position = last.position
       }
       return LedgerView(LedgerState.fold(events), catalog: H.catalog)

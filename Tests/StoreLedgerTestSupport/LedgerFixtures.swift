@@ -84,9 +84,9 @@ public enum LedgerFixtures {
     data.status = status
     payload.data = data
     return LedgerEvent(
-      .notification(
+      claims: .notification(
         NotificationReceived(notification: payload, transaction: transaction, renewalInfo: renewal)
-      ), recordedAt: recorded.map(t), key: payload.notificationUUID)
+      ), recordedAt: recorded.map(t), key: payload.notificationUUID)!
   }
 
   public static func observed(
@@ -94,18 +94,19 @@ public enum LedgerFixtures {
     recorded: Double? = nil
   ) -> LedgerEvent {
     LedgerEvent(
-      .transaction(TransactionObserved(transaction: transaction, appAccountToken: forwardedToken)),
+      claims: .transaction(
+        TransactionObserved(transaction: transaction, appAccountToken: forwardedToken)),
       recordedAt: recorded.map(t),
-      key: "tx:\(transaction.transactionId ?? ""):\(transaction.signedDate?.milliseconds ?? 0)")
+      key: "tx:\(transaction.transactionId ?? ""):\(transaction.signedDate?.milliseconds ?? 0)")!
   }
 
   public static func observed(_ renewal: JWSRenewalInfoDecodedPayload, recorded: Double? = nil)
     -> LedgerEvent
   {
     LedgerEvent(
-      .renewalInfo(RenewalInfoObserved(renewalInfo: renewal)), recordedAt: recorded.map(t),
+      claims: .renewalInfo(RenewalInfoObserved(renewalInfo: renewal)), recordedAt: recorded.map(t),
       key:
-        "renewal:\(renewal.originalTransactionId ?? ""):\(renewal.signedDate?.milliseconds ?? 0)")
+        "renewal:\(renewal.originalTransactionId ?? ""):\(renewal.signedDate?.milliseconds ?? 0)")!
   }
 
   public static func debit(

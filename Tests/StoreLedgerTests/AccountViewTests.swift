@@ -248,17 +248,22 @@ import Testing
   @Test func accountsIndexedBeforeTheReadModelGetViews() async throws {
     let beforeViews = Array(SchemaMigration.all.prefix { $0.version < 7 })
     try await TestDatabase.withMigrated(to: beforeViews) { database in
-      try await database.withEventStore { store in
+      // Written as the release of that schema wrote it: through its own append function.
+      try await database.asWriter { client in
         let transaction = SignedFixtures.sandbox(
           F.transaction(
             "1000", purchased: 0, expires: 30, token: "00000000-0000-4000-8000-0000000000a0"))
-        let event = NewEvent(
-          eventType: "appstore.transaction.v1", idempotencyKey: "tx:old",
-          payload: Array(try JSONEncoder().encode(["transaction": transaction])))
-        _ = try await store.append(
-          [event], to: "sub:Sandbox:1000",
-          indexing: StreamIndex(
-            keys: ["00000000-0000-4000-8000-0000000000a0"], streams: ["sub:Sandbox:1000"]))
+        let payload = String(
+          decoding: try JSONEncoder().encode(["transaction": transaction]), as: UTF8.self)
+        let (token, stream) = ("00000000-0000-4000-8000-0000000000a0", "sub:Sandbox:1000")
+        _ = try await client.query(
+          """
+          SELECT * FROM storeledger.append_events_indexed(
+            \(stream), 'any', 0, ARRAY[\(UUID())]::uuid[], ARRAY['tx:old'],
+            ARRAY['appstore.transaction.v1'], ARRAY[''], ARRAY[-1]::bigint[],
+            ARRAY[\(payload)]::jsonb[], ARRAY[''], ARRAY['{}']::jsonb[], ARRAY[\(token)],
+            ARRAY[\(stream)])
+          """, logger: TestDatabase.logger)
       }
       try await database.asAdmin { client in
         _ = try await SchemaMigrator(client: client, logger: TestDatabase.logger).migrate()

@@ -51,7 +51,8 @@ import Testing
   @Test func splicedNotificationEqualsTheRecomposedOne() throws {
     let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
-    let spliced = try JSONDecoder().decode(JSONValue.self, from: Data(record.event.payload))
+    let spliced = try JSONDecoder().decode(
+      JSONValue.self, from: Data(try #require(record.event.claims)))
     let recomposed = try JSONDecoder().decode(
       JSONValue.self, from: Data(try LedgerRecord.recomposedNotificationJSON(verified)))
     #expect(spliced == .object(["notification": recomposed]))
@@ -73,7 +74,8 @@ import Testing
     let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
     let token = "odd \"token\"\n\u{01}"
     let record = try LedgerRecord.transaction(verified, appAccountToken: token, source: "app")
-    let json = try JSONDecoder().decode(JSONValue.self, from: Data(record.event.payload))
+    let json = try JSONDecoder().decode(
+      JSONValue.self, from: Data(try #require(record.event.claims)))
     guard case .object(let body) = json else {
       Issue.record("not an object")
       return
@@ -89,11 +91,20 @@ import Testing
     let record = try LedgerRecord.notification(verified, source: "webhook")
     #expect(record.streamId == "sub:Sandbox:1000")
     #expect(record.event.idempotencyKey == "asn2:0f2c5d0e-1111-4222-8333-444455556666")
-    #expect(record.event.eventType == "appstore.notification.v1")
+    #expect(record.event.eventType == "appstore.notification.v2")
     #expect(record.event.rawSigned == verified.notification.compactJWS)
     #expect(record.event.appleSignedAt == F.t(0).date)
-    let payload = String(decoding: record.event.payload, as: UTF8.self)
-    #expect(payload.contains(#""futureField":"kept""#))
+    let claims = String(decoding: try #require(record.event.claims), as: UTF8.self)
+    #expect(claims.contains(#""futureField":"kept""#), "unknown fields are kept in the claims")
+    let facts = try EventCodec.body(
+      eventType: record.event.eventType, payload: record.event.payload)
+    guard case .notification(let notification) = facts else {
+      Issue.record("the facts are not a notification's")
+      return
+    }
+    #expect(notification.notificationType == .subscribed && notification.status == .active)
+    #expect(notification.transaction?.transactionId == "1000")
+    #expect(notification.renewal?.originalTransactionId == "1000")
     #expect(String(decoding: record.event.metadata, as: UTF8.self) == #"{"source":"webhook"}"#)
   }
 
@@ -116,7 +127,7 @@ import Testing
     #expect(debit.event.idempotencyKey == "debit:req-1")
     #expect(throws: LedgerRecord.MappingError.self) {
       try LedgerRecord.command(
-        .renewalInfo(RenewalInfoObserved(renewalInfo: F.renewal("1", signed: 0))),
+        .renewal(try #require(RenewalFacts(F.renewal("1", signed: 0)))),
         idempotencyKey: "x", source: "api")
     }
   }
@@ -138,7 +149,7 @@ import Testing
         _ = try await store.append([link.event], to: link.streamId)
         let stored =
           try await store.readStream(record.streamId) + store.readStream(link.streamId)
-        let events = try stored.map(LedgerRecord.ledgerEvent)
+        let events = try stored.map(EventCodec.event)
         #expect(events.first?.key == record.event.idempotencyKey)
         #expect(events.first?.recordedAt != nil)
         let view = LedgerView(LedgerState.fold(events))

@@ -61,7 +61,8 @@ extension Ledger {
     }
   }
 
-  /// Nil when the stored JWS verifies and says what the stored payload says.
+  /// Nil when the stored JWS verifies, says what the stored claims say, and the one mapping
+  /// makes exactly the stored facts from it.
   func check(_ recorded: RecordedEvent) -> AuditReport.Problem? {
     func problem(_ kind: AuditReport.Problem.Kind, _ detail: String) -> AuditReport.Problem {
       .init(
@@ -69,52 +70,77 @@ extension Ledger {
         detail: detail)
     }
     guard let raw = recorded.rawSigned else { return nil }
-    let stored: LedgerEvent
-    do { stored = try LedgerRecord.ledgerEvent(recorded) } catch {
+    let facts: LedgerEvent.Body
+    let claims: AppleClaims?
+    do {
+      facts = try EventCodec.body(eventType: recorded.eventType, payload: recorded.payload)
+      claims = try EventCodec.claims(of: recorded)
+    } catch {
       return problem(.payload, "the stored payload does not decode")
     }
+    guard let claims else { return problem(.payload, "the stored event has no claims") }
     do {
-      let matches = try signedContent(raw, matches: stored.body)
-      return matches ? nil : problem(.payload, "the stored payload differs from the signed data")
+      let signed = try signedClaims(raw, as: claims)
+      guard Self.sameContent(signed, claims) else {
+        return problem(.payload, "the stored claims differ from the signed data")
+      }
+      return LedgerEvent.Body(signed) == facts
+        ? nil : problem(.payload, "the stored facts differ from those of the signed data")
     } catch {
       return problem(.signature, "\(error.verificationCode ?? error.code.rawValue)")
     }
   }
 
-  /// Verifies `raw` as the kind `body` is and compares the signed content with it.
-  private func signedContent(_ raw: String, matches body: LedgerEvent.Body)
-    throws(LedgerError) -> Bool
+  /// Verifies `raw` as the kind `stored` is and returns what it claims, as the log stores it.
+  private func signedClaims(_ raw: String, as stored: AppleClaims) throws(LedgerError)
+    -> AppleClaims
   {
-    let claims: SignedDataKind.Claims
+    let kind: SignedDataKind.Claims
     do {
-      claims = try SignedDataKind.claims(of: raw)
+      kind = try SignedDataKind.claims(of: raw)
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
-    switch body {
-    case .notification(let stored):
-      let verified = try verify(claims) { verifier throws(VerificationError) in
+    switch stored {
+    case .notification:
+      let verified = try verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyNotification(raw)
       }
-      let signed = verified.payload
-      return stored.transaction == verified.transaction?.payload
-        && stored.renewalInfo == verified.renewalInfo?.payload
-        && stored.notification.notificationUUID == signed.notificationUUID
-        && stored.notification.notificationType == signed.notificationType
-        && stored.notification.subtype == signed.subtype
-        && stored.notification.signedDate == signed.signedDate
-    case .transaction(let stored):
-      let verified = try verify(claims) { verifier throws(VerificationError) in
+      return .notification(
+        NotificationReceived(
+          notification: verified.payload, transaction: verified.transaction?.payload,
+          renewalInfo: verified.renewalInfo?.payload))
+    case .transaction(let observed):
+      let verified = try verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyTransaction(raw)
       }
-      return stored.transaction == verified.payload
-    case .renewalInfo(let stored):
-      let verified = try verify(claims) { verifier throws(VerificationError) in
+      return .transaction(
+        TransactionObserved(
+          transaction: verified.payload, appAccountToken: observed.appAccountToken))
+    case .renewalInfo, .status:
+      let verified = try verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyRenewalInfo(raw)
       }
-      return stored.renewalInfo == verified.payload
-    case .status, .debit, .link:
-      return true
+      return .renewalInfo(RenewalInfoObserved(renewalInfo: verified.payload))
+    }
+  }
+
+  /// Whether the stored claims say what the signed ones say: the signed payloads whole, and
+  /// of a notification the members the log keeps outside them.
+  private static func sameContent(_ signed: AppleClaims, _ stored: AppleClaims) -> Bool {
+    switch (signed, stored) {
+    case (.notification(let signed), .notification(let stored)):
+      return stored.transaction == signed.transaction
+        && stored.renewalInfo == signed.renewalInfo
+        && stored.notification.notificationUUID == signed.notification.notificationUUID
+        && stored.notification.notificationType == signed.notification.notificationType
+        && stored.notification.subtype == signed.notification.subtype
+        && stored.notification.signedDate == signed.notification.signedDate
+    case (.transaction(let signed), .transaction(let stored)):
+      return stored.transaction == signed.transaction
+    case (.renewalInfo(let signed), .renewalInfo(let stored)):
+      return stored.renewalInfo == signed.renewalInfo
+    default: return false
     }
   }
 

@@ -27,7 +27,7 @@ enum AccountViewsRebuildStatements {
     ).map(Int.init) ?? 0
   }
 
-  /// Every event of every account the index knows (its payload and key: a projection folds
+  /// Every event of every account the index knows (its type, payload and key: a projection folds
   /// all of them, so the time each was recorded is not needed), account by account in token
   /// order, each account's streams in order, with the account's `changes` (0 without a view
   /// row); an account whose streams hold no event comes once, with null event columns.
@@ -37,11 +37,12 @@ enum AccountViewsRebuildStatements {
   /// nothing is sorted. `OFFSET 0` keeps the per-stream read a subquery: flattened, it lets
   /// the planner hash the whole log and sort it by token before sending a single row.
   static let everyAccountsEvents: PostgresQuery = """
-    SELECT a.app_account_token, coalesce(v.changes, 0), e.payload::text, e.idempotency_key
+    SELECT a.app_account_token, coalesce(v.changes, 0), e.event_type, e.payload::text,
+           e.idempotency_key
     FROM storeledger.account_streams a
     LEFT JOIN storeledger.account_views v ON v.app_account_token = a.app_account_token
     LEFT JOIN LATERAL (
-      SELECT payload, idempotency_key FROM storeledger.events
+      SELECT event_type, payload, idempotency_key FROM storeledger.events
       WHERE stream_id = a.stream_id ORDER BY stream_version OFFSET 0
     ) e ON true
     ORDER BY a.app_account_token, a.stream_id

@@ -165,6 +165,7 @@ extension Ledger {
   /// One event row as the statement sends it: the payload stays in the bytes it arrived in
   /// until a worker decodes it (no intermediate `String`).
   struct StoredRow: Sendable {
+    var type: String
     var payload: ByteBuffer
     var key: String?
 
@@ -172,8 +173,11 @@ extension Ledger {
 
     /// Nil for an account without events (null event columns).
     init?(_ cells: inout PostgresRow.Iterator) throws {
-      guard let payload = cells.next(), let key = cells.next() else { throw Self.malformed }
-      guard let bytes = payload.bytes else { return nil }
+      guard let type = cells.next(), let payload = cells.next(), let key = cells.next() else {
+        throw Self.malformed
+      }
+      guard let typeBytes = type.bytes, let bytes = payload.bytes else { return nil }
+      self.type = String(buffer: typeBytes)
       self.payload = bytes
       self.key = key.bytes.map { String(buffer: $0) }
     }
@@ -190,7 +194,10 @@ extension Ledger {
     let views = try batch.map { account in
       events += account.rows.count
       let inputs = try account.rows.map { row in
-        try row.payload.withUnsafeReadableBytes { try FoldInput(storedPayload: $0, key: row.key) }
+        FoldInput(
+          try row.payload.withUnsafeReadableBytes {
+            try EventCodec.body(eventType: row.type, payload: $0)
+          }, key: row.key)
       }
       return projectedView(
         of: account.token, changes: account.changes, inputs: inputs, at: instant)

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import Foundation
 import Logging
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// Compares what the log says of each subscription with what the App Store says now (Get All
 /// Subscription Statuses), at the time Apple signed its answer. A disagreement is recorded as
@@ -83,7 +84,9 @@ extension Ledger {
     let (store, streams) = (self.store, streams(ofChain: originalTransactionId))
     let recorded = try await withDatabase { try await store.readStreams(streams) }
     return LedgerView(
-      LedgerState.fold(try recorded.map(LedgerRecord.ledgerEvent)), catalog: configuration.catalog,
+      LedgerState.fold(
+        try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),
+      catalog: configuration.catalog,
       options: configuration.options)
   }
 }

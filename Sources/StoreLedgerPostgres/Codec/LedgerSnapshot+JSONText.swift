@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The views as JSON text, member for member what their `Encodable` writes (the tests compare
 /// both), for read models written on every projection.
 extension SubscriptionView {

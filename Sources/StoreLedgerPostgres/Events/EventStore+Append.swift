@@ -51,7 +51,7 @@ extension EventStore {
     }
   }
 
-  private static func appendQuery(
+  static func appendQuery(
     _ events: [NewEvent], to streamId: String, expected: ExpectedVersion, index: StreamIndex?
   ) -> PostgresQuery {
     let (kind, version) = expected.encoded
@@ -63,6 +63,7 @@ extension EventStore {
     let payloads = events.map { String(decoding: $0.payload, as: UTF8.self) }
     let raw = events.map { $0.rawSigned ?? "" }
     let metadata = events.map { String(decoding: $0.metadata, as: UTF8.self) }
+    let claims = events.map { $0.claims.map { String(decoding: $0, as: UTF8.self) } ?? "" }
     guard let index, !index.isEmpty else {
       return """
         SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
@@ -70,7 +71,7 @@ extension EventStore {
         FROM storeledger.append_events(
           \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
           \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
-          \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[])
+          \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(claims)::text[])
         """
     }
     return """
@@ -79,14 +80,14 @@ extension EventStore {
       FROM storeledger.append_events_indexed(
         \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
         \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
-        \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(index.keys)::text[],
-        \(index.streams)::text[])
+        \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(claims)::text[],
+        \(index.keys)::text[], \(index.streams)::text[])
       """
   }
 
   /// One entry per given event, in the given order. Row sequences are always read to the
   /// end: one left unfinished blocks its connection.
-  private static func result(
+  static func result(
     of rows: PostgresRowSequence, for events: [NewEvent], in streamId: String
   ) async throws -> AppendResult {
     var positions: [String: AppendResult.Event] = [:]

@@ -53,6 +53,7 @@ extension EventStore {
         \(events.map { String(decoding: $0.payload, as: UTF8.self) })::jsonb[],
         \(events.map { $0.rawSigned ?? "" })::text[],
         \(events.map { String(decoding: $0.metadata, as: UTF8.self) })::jsonb[],
+        \(events.map { $0.claims.map { String(decoding: $0, as: UTF8.self) } ?? "" })::text[],
         \(indexItems)::int[], \(indexTokens)::text[], \(indexStreams)::text[])
       """
   }

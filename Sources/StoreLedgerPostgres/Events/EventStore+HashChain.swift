@@ -13,7 +13,7 @@ extension EventStore {
           SELECT stream_id, stream_version, tx_id, seq,
             hash IS DISTINCT FROM storeledger.event_digest(prev_hash, stream_id, stream_version,
               event_id, idempotency_key, event_type, environment, apple_signed_at, recorded_at,
-              payload, raw_signed, metadata) AS content_changed,
+              payload, raw_signed, metadata, claims) AS content_changed,
             prev_hash IS DISTINCT FROM coalesce(lag(hash) OVER stream,
               '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)
               AS broken_link,

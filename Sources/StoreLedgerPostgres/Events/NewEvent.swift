@@ -6,7 +6,7 @@ public struct NewEvent: Sendable, Hashable {
   /// A stable, versioned name such as `transaction.observed.v1`.
   public var eventType: String
   public var idempotencyKey: String
-  /// JSON: the decoded, verified claims.
+  /// JSON: the event's facts (``EventCodec/payload(of:)``).
   public var payload: [UInt8]
   public var environment: String?
   /// When Apple signed the data, for "as Apple knew it" reads.
@@ -15,10 +15,13 @@ public struct NewEvent: Sendable, Hashable {
   public var rawSigned: String?
   /// JSON object: where the event came from (webhook, replay, …).
   public var metadata: [UInt8]
+  /// JSON: Apple's verified claims the facts were made from, kept as evidence.
+  public var claims: [UInt8]?
 
   public init(
     eventType: String, idempotencyKey: String, payload: [UInt8], environment: String? = nil,
-    appleSignedAt: Date? = nil, rawSigned: String? = nil, metadata: [UInt8] = Array("{}".utf8)
+    appleSignedAt: Date? = nil, rawSigned: String? = nil, metadata: [UInt8] = Array("{}".utf8),
+    claims: [UInt8]? = nil
   ) {
     self.eventType = eventType
     self.idempotencyKey = idempotencyKey
@@ -27,6 +30,7 @@ public struct NewEvent: Sendable, Hashable {
     self.appleSignedAt = appleSignedAt
     self.rawSigned = rawSigned
     self.metadata = metadata
+    self.claims = claims
   }
 
   /// The event id: a UUIDv5 of the idempotency key, the same on every retry.

@@ -11,11 +11,15 @@ import Testing
 
   /// Given the log's snapshots of one transaction, when the same facts come back signed later,
   /// then only a repeat of the newest one is a repeat: A, B, then A again ends on A.
+  static func claims(_ transaction: JWSTransactionDecodedPayload) -> AppleClaims {
+    .transaction(TransactionObserved(transaction: transaction))
+  }
+
   @Test func aFetchedSnapshotRepeatsOnlyTheNewestOne() {
     let a = F.transaction("7000", purchased: 0, expires: 30, signed: 1)
     var b = F.transaction("7000", purchased: 0, expires: 30, signed: 2)
     b.revocationDate = F.t(2)
-    let log = [F.observed(a), F.observed(b)]
+    let log: [AppleClaims?] = [Self.claims(a), Self.claims(b)]
     let newest = NewestObservations(log)
     var aAgain = a
     aAgain.signedDate = F.t(3)
@@ -23,7 +27,7 @@ import Testing
     var bAgain = b
     bAgain.signedDate = F.t(4)
     #expect(newest.repeated(bAgain) == 1)
-    let afterA = NewestObservations(log + [F.observed(aAgain)])
+    let afterA = NewestObservations(log + [Self.claims(aAgain)])
     var aThird = a
     aThird.signedDate = F.t(5)
     #expect(afterA.repeated(aThird) == 2)
@@ -32,14 +36,16 @@ import Testing
 
   @Test func aRenewalInfoSignedAgainIsARepeatWhileItsFactsStay() {
     let renewal = F.renewal("7100", signed: 10)
-    let log = [
-      F.notification(
-        .subscribed, .initialBuy, signed: 10,
-        transaction: F.transaction("7100", purchased: 10, expires: 40), renewal: renewal)
+    let log: [AppleClaims?] = [
+      nil,
+      .notification(
+        NotificationReceived(
+          notification: ResponseBodyV2DecodedPayload(),
+          transaction: F.transaction("7100", purchased: 10, expires: 40), renewalInfo: renewal)),
     ]
     var later = renewal
     later.signedDate = F.t(20)
-    #expect(NewestObservations(log).repeated(later) == 0)
+    #expect(NewestObservations(log).repeated(later) == 1)
     later.autoRenewStatus = .off
     #expect(NewestObservations(log).repeated(later) == nil)
   }

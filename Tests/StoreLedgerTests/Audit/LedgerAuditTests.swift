@@ -41,22 +41,27 @@ import Testing
     }
   }
 
-  @Test func aPayloadEditedBehindTheTriggersIsNamed() async throws {
+  /// The facts (`payload`) or Apple's claims beside them, edited behind the triggers: the
+  /// hash chain and the re-verification both name the row.
+  @Test(arguments: ["payload", "claims"])
+  func aRowEditedBehindTheTriggersIsNamed(column: String) async throws {
     try await withAuditedLedger { ledger, database in
       let (stream, version) = try await database.asAdmin { client in
         try await client.execute(
           "ALTER TABLE storeledger.events DISABLE TRIGGER events_reject_update_delete",
           logger: TestDatabase.logger)
+        // The column's name is one of the two literals above, never input.
         return try await client.query(
-          """
-          UPDATE storeledger.events
-          SET payload = regexp_replace(payload::text, '"productId": "[^"]*"',
-            '"productId": "tampered.product"', 'g')::jsonb
-          WHERE (stream_id, stream_version) = (
-            SELECT stream_id, stream_version FROM storeledger.events
-            WHERE event_type = 'appstore.notification.v1' ORDER BY tx_id, seq OFFSET 7 LIMIT 1)
-          RETURNING stream_id, stream_version
-          """, logger: TestDatabase.logger
+          PostgresQuery(
+            unsafeSQL: """
+              UPDATE storeledger.events
+              SET \(column) = regexp_replace(\(column)::text, '"productId": "[^"]*"',
+                '"productId": "tampered.product"', 'g')::jsonb
+              WHERE (stream_id, stream_version) = (
+                SELECT stream_id, stream_version FROM storeledger.events
+                WHERE event_type = 'appstore.notification.v2' ORDER BY tx_id, seq OFFSET 7 LIMIT 1)
+              RETURNING stream_id, stream_version
+              """), logger: TestDatabase.logger
         ) { rows in
           var edited: (String, Int64)?
           for try await row in rows.decode((String, Int64).self) { edited = row }

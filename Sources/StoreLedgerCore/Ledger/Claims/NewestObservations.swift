@@ -11,13 +11,16 @@ public struct NewestObservations: Sendable {
   public private(set) var renewalInfos:
     [String: (payload: JWSRenewalInfoDecodedPayload, event: Int)] = [:]
 
-  /// Of `events`; an entry's `event` is its index in `events`.
-  public init(_ events: [LedgerEvent]) {
-    for (index, event) in events.enumerated() { note(event.body, index: index) }
+  /// Of the claims of a stream's events (nil for events without claims, such as backend
+  /// commands); an entry's `event` is its index in `claims`.
+  public init(_ claims: [AppleClaims?]) {
+    for (index, claims) in claims.enumerated() {
+      if let claims { note(claims, index: index) }
+    }
   }
 
-  private mutating func note(_ body: LedgerEvent.Body, index: Int) {
-    switch body {
+  private mutating func note(_ claims: AppleClaims, index: Int) {
+    switch claims {
     case .notification(let received):
       received.transaction.map { note($0, index: index) }
       received.renewalInfo.map { note($0, index: index) }
@@ -26,7 +29,6 @@ public struct NewestObservations: Sendable {
     case .status(let observed):
       observed.transaction.map { note($0, index: index) }
       observed.renewalInfo.map { note($0, index: index) }
-    case .debit, .link: break
     }
   }
 

@@ -26,3 +26,32 @@ public struct StatusObserved: Hashable, Sendable {
     [transaction?.signedDate, renewalInfo?.signedDate].compactMap { $0 }.max()
   }
 }
+
+extension StatusObserved: Codable {
+  private enum Keys: String, CodingKey {
+    case originalTransactionId, subscriptionGroupIdentifier, status
+    case signedTransactionInfo, signedRenewalInfo
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    originalTransactionId = try container.decode(String.self, forKey: .originalTransactionId)
+    subscriptionGroupIdentifier = try container.decodeIfPresent(
+      String.self, forKey: .subscriptionGroupIdentifier)
+    status = try container.decodeIfPresent(SubscriptionStatus.self, forKey: .status)
+    transaction = try container.decodeIfPresent(
+      JWSTransactionDecodedPayload.self, forKey: .signedTransactionInfo)
+    renewalInfo = try container.decodeIfPresent(
+      JWSRenewalInfoDecodedPayload.self, forKey: .signedRenewalInfo)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(originalTransactionId, forKey: .originalTransactionId)
+    try container.encodeIfPresent(
+      subscriptionGroupIdentifier, forKey: .subscriptionGroupIdentifier)
+    try container.encodeIfPresent(status, forKey: .status)
+    try container.encodeIfPresent(transaction, forKey: .signedTransactionInfo)
+    try container.encodeIfPresent(renewalInfo, forKey: .signedRenewalInfo)
+  }
+}

@@ -8,8 +8,20 @@ public struct AccountLinked: Hashable, Sendable, Codable {
   public var linkedAt: Timestamp?
 
   public init(appAccountToken: String, originalTransactionId: String, linkedAt: Timestamp? = nil) {
-    self.appAccountToken = appAccountToken
+    self.appAccountToken = AppAccountToken.normalized(appAccountToken)
     self.originalTransactionId = originalTransactionId
     self.linkedAt = linkedAt
+  }
+}
+
+extension AccountLinked {
+  private enum Keys: String, CodingKey { case appAccountToken, originalTransactionId, linkedAt }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    self.init(
+      appAccountToken: try container.decode(String.self, forKey: .appAccountToken),
+      originalTransactionId: try container.decode(String.self, forKey: .originalTransactionId),
+      linkedAt: try container.decodeIfPresent(Timestamp.self, forKey: .linkedAt))
   }
 }

@@ -24,20 +24,16 @@ public struct EventReference: Hashable, Sendable, Codable {
 extension LedgerEvent {
   /// How explanations cite this event.
   public var reference: EventReference { compiled.reference }
+}
 
-  static func makeReference(_ body: Body, key: String?) -> EventReference {
-    var reference = EventReference(
-      key: key, eventType: body.eventType, signedDate: body.effectiveDate)
-    switch body {
-    case .notification(let event):
-      reference.notification = EventReference.notificationName(
-        event.notification.notificationType, event.notification.subtype)
-      reference.transactionId = event.transaction?.transactionId
-    case .transaction(let event): reference.transactionId = event.transaction.transactionId
-    case .status(let event): reference.transactionId = event.transaction?.transactionId
-    case .renewalInfo, .debit, .link: break
+extension EventReference {
+  /// How explanations cite the event of `body` stored under `key`.
+  init(_ body: LedgerEvent.Body, key: String?) {
+    self.init(key: key, eventType: body.eventType, signedDate: body.effectiveDate)
+    transactionId = body.transactionFacts?.transactionId
+    if case .notification(let facts) = body {
+      notification = Self.notificationName(facts.notificationType, facts.subtype)
     }
-    return reference
   }
 }
 

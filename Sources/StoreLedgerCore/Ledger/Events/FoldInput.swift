@@ -2,13 +2,11 @@
 /// payloads once, when the event is made. Immutable and shared, so copying an event for a fold
 /// costs one reference.
 public final class FoldInput: Sendable {
-  /// The event's body; nil for one made from a stored payload's facts alone
-  /// (``init(storedPayload:key:)``), which no ``LedgerEvent`` holds.
-  let body: LedgerEvent.Body?
+  /// The event's facts.
+  public let body: LedgerEvent.Body
   public let reference: EventReference
   /// Apple's time (or the backend's, for its commands); see ``LedgerEvent/effectiveDate``.
   public let effectiveDate: Timestamp?
-  let change: Change
   /// The one transaction snapshot the event carries, if any (every kind carries at most one).
   let transactionFacts: TransactionFacts?
   /// The one renewal info the event carries, if any.
@@ -17,35 +15,12 @@ public final class FoldInput: Sendable {
   /// comparison instead of four string comparisons on memory that is rarely in cache.
   private let orderDigest: UInt64
 
-  enum Change: Sendable, Equatable {
-    case notification(
-      transaction: TransactionFacts?, renewal: RenewalFacts?, isReversal: Bool,
-      status: SubscriptionStatus?)
-    case transaction(TransactionFacts?, forwardedToken: String?)
-    case renewal(RenewalFacts?)
-    case status(
-      originalTransactionId: RecordKey, transaction: TransactionFacts?, renewal: RenewalFacts?,
-      status: SubscriptionStatus?)
-    case debit(ConsumableDebited)
-    case link(AccountLinked)
-  }
-
-  /// `keepingBody` false: only the facts are kept (a fold that never shows the body).
-  convenience init(_ body: LedgerEvent.Body, key: String?, keepingBody: Bool = true) {
-    self.init(
-      body: keepingBody ? body : nil, change: Self.change(of: body),
-      reference: LedgerEvent.makeReference(body, key: key))
-  }
-
-  /// What every fold input is made of, from an event's body or straight from a stored
-  /// payload's members (FoldInput+FlatJSON.swift). The reference carries the effective date.
-  init(body: LedgerEvent.Body?, change: Change, reference: EventReference) {
+  public init(_ body: LedgerEvent.Body, key: String?) {
     self.body = body
+    self.reference = EventReference(body, key: key)
     self.effectiveDate = reference.signedDate
-    self.change = change
-    self.transactionFacts = Self.transactionFacts(of: change)
-    self.renewalFacts = Self.renewalFacts(of: change)
-    self.reference = reference
+    self.transactionFacts = body.transactionFacts
+    self.renewalFacts = body.renewalFacts
     self.orderDigest = Self.digest(of: reference)
   }
 
@@ -54,7 +29,6 @@ public final class FoldInput: Sendable {
   private init(_ other: FoldInput, key: String?) {
     body = other.body
     effectiveDate = other.effectiveDate
-    change = other.change
     transactionFacts = other.transactionFacts
     renewalFacts = other.renewalFacts
     var reference = other.reference
@@ -76,65 +50,13 @@ public final class FoldInput: Sendable {
     return digest.value
   }
 
-  private static func change(of body: LedgerEvent.Body) -> Change {
-    switch body {
-    case .notification(let received):
-      return .notification(
-        transaction: received.transaction.flatMap(TransactionFacts.init),
-        renewal: received.renewalInfo.flatMap(RenewalFacts.init),
-        isReversal: received.notification.notificationType == .refundReversed,
-        status: received.notification.data?.status)
-    case .transaction(let observed):
-      let token = observed.appAccountToken.flatMap {
-        $0.isEmpty ? nil : AppAccountToken.normalized($0)
-      }
-      return .transaction(TransactionFacts(observed.transaction), forwardedToken: token)
-    case .renewalInfo(let observed): return .renewal(RenewalFacts(observed.renewalInfo))
-    case .status(let observed):
-      return .status(
-        originalTransactionId: RecordKey(observed.originalTransactionId),
-        transaction: observed.transaction.flatMap(TransactionFacts.init),
-        renewal: observed.renewalInfo.flatMap(RenewalFacts.init), status: observed.status)
-    case .debit(var debit):
-      debit.appAccountToken = AppAccountToken.normalized(debit.appAccountToken)
-      return .debit(debit)
-    case .link(var link):
-      link.appAccountToken = AppAccountToken.normalized(link.appAccountToken)
-      return .link(link)
-    }
-  }
-
-  private static func transactionFacts(of change: Change) -> TransactionFacts? {
-    switch change {
-    case .notification(let transaction, _, _, _): transaction
-    case .transaction(let transaction, _): transaction
-    case .status(_, let transaction, _, _): transaction
-    case .renewal, .debit, .link: nil
-    }
-  }
-
-  private static func renewalFacts(of change: Change) -> RenewalFacts? {
-    switch change {
-    case .notification(_, let renewal, _, _): renewal
-    case .renewal(let renewal): renewal
-    case .status(_, _, let renewal, _): renewal
-    case .transaction, .debit, .link: nil
-    }
-  }
-
-  /// The subscription status Apple signed into the event (a notification's `data.status`, a
-  /// status observation's), if any.
-  var appleStatus: SubscriptionStatus? {
-    switch change {
-    case .notification(_, _, _, let status), .status(_, _, _, let status): status
-    case .transaction, .renewal, .debit, .link: nil
-    }
-  }
+  /// The subscription status Apple signed into the event, if any.
+  var appleStatus: SubscriptionStatus? { body.appleStatus }
 
   /// The account token the backend named when forwarding a transaction.
   var forwardedToken: String? {
-    guard case .transaction(_, let token) = change else { return nil }
-    return token
+    guard case .transaction(let seen) = body else { return nil }
+    return seen.forwardedToken
   }
 
   /// An arbitrary but fixed order between events carrying the same facts, so a record cites
@@ -161,32 +83,32 @@ extension FoldInput {
   /// events would store (the fold benchmark's ceiling).
   public var keyAndTime: (key: String, time: Int64)? {
     let time = effectiveDate?.milliseconds ?? 0
-    switch change {
-    case .notification(let transaction, let renewal, _, _):
-      guard let key = transaction?.transactionId ?? renewal?.originalTransactionId else {
-        return nil
-      }
+    switch body {
+    case .notification(let facts):
+      guard let key = facts.transaction?.transactionId ?? facts.renewal?.originalTransactionId
+      else { return nil }
       return (key, time)
-    case .transaction(let transaction, _): return transaction.map { ($0.transactionId, time) }
-    case .renewal(let renewal): return renewal.map { ($0.originalTransactionId, time) }
-    case .status(let id, _, _, _): return (id.description, time)
+    case .transaction(let seen): return (seen.transaction.transactionId, time)
+    case .renewal(let facts): return (facts.originalTransactionId, time)
+    case .status(let facts): return (facts.originalTransactionId, time)
     case .debit(let debit): return (debit.id, time)
     case .link(let link): return (link.originalTransactionId, time)
     }
   }
 }
 
-extension FoldInput {
-  /// The stream the log keeps this event in (design.md, "Events"): the purchase chain for
-  /// Apple's data, the account for backend debits; nil for notifications without a purchase.
+extension LedgerEvent.Body {
+  /// The stream the log keeps this event in (design.md, "Events"), without the environment
+  /// prefix: the purchase chain for Apple's data, the account for backend commands; nil for
+  /// notifications without a purchase.
   public var streamSubject: String? {
-    switch change {
-    case .notification(let transaction, let renewal, _, _):
-      transaction?.originalTransactionId ?? renewal?.originalTransactionId
-    case .transaction(let transaction, _): transaction?.originalTransactionId
-    case .renewal(let renewal): renewal?.originalTransactionId
-    case .status(let id, _, _, _): id.description
-    case .debit(let debit): "acct:" + debit.appAccountToken
+    switch self {
+    case .notification(let facts):
+      facts.transaction?.originalTransactionId ?? facts.renewal?.originalTransactionId
+    case .transaction(let seen): seen.transaction.originalTransactionId
+    case .renewal(let facts): facts.originalTransactionId
+    case .status(let facts): facts.originalTransactionId
+    case .debit(let debit): "acct:" + AppAccountToken.normalized(debit.appAccountToken)
     case .link(let link): link.originalTransactionId
     }
   }

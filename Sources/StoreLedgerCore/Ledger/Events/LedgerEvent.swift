@@ -1,10 +1,11 @@
-/// One fact in the log, as the reducers see it: what happened (`body`), when StoreLedger
-/// recorded it, and a reference that explanations point back to.
+/// One event of the log as the reducers see it: its facts (`body`), when StoreLedger recorded
+/// it, and a reference that explanations point back to. The log stores exactly the body
+/// (design.md, "Events"); Apple's claims, from which the facts were made, sit beside it as
+/// evidence.
 public struct LedgerEvent: Hashable, Sendable {
   /// What happened. Kept inside ``compiled``, so copying an event copies one reference.
   public var body: Body {
-    // An event's fold input is always made from its body, and keeps it.
-    get { compiled.body! }
+    get { compiled.body }
     set { compiled = FoldInput(newValue, key: key) }
   }
   /// When StoreLedger stored the event; for "as we knew it at T" folds.
@@ -13,15 +14,15 @@ public struct LedgerEvent: Hashable, Sendable {
   public var key: String? {
     didSet { compiled = compiled.withKey(key) }
   }
-  /// What the reducers read, extracted once when the event is made: folding then copies one
-  /// reference per event instead of Apple's whole payloads.
+  /// The body with what folding derives from it once (its reference, its order digest).
   public private(set) var compiled: FoldInput
 
+  /// The facts of one event, one case per kind. Its `Codable` form is the stored payload.
   public enum Body: Hashable, Sendable {
-    case notification(NotificationReceived)
-    case transaction(TransactionObserved)
-    case renewalInfo(RenewalInfoObserved)
-    case status(StatusObserved)
+    case notification(NotificationFacts)
+    case transaction(TransactionSeen)
+    case renewal(RenewalFacts)
+    case status(StatusFacts)
     case debit(ConsumableDebited)
     case link(AccountLinked)
   }
@@ -51,13 +52,15 @@ public struct LedgerEvent: Hashable, Sendable {
 }
 
 extension LedgerEvent.Body {
+  public static let renewalEventType = "appstore.renewal_info.v2"
+
   /// The stable, versioned type stored in the log's `event_type`.
   public var eventType: String {
     switch self {
-    case .notification: NotificationReceived.eventType
-    case .transaction: TransactionObserved.eventType
-    case .renewalInfo: RenewalInfoObserved.eventType
-    case .status: StatusObserved.eventType
+    case .notification: NotificationFacts.eventType
+    case .transaction: TransactionSeen.eventType
+    case .renewal: Self.renewalEventType
+    case .status: StatusFacts.eventType
     case .debit: ConsumableDebited.eventType
     case .link: AccountLinked.eventType
     }
@@ -67,12 +70,82 @@ extension LedgerEvent.Body {
   /// "as Apple knew it at T" compares.
   public var effectiveDate: Timestamp? {
     switch self {
-    case .notification(let event): event.notification.signedDate
-    case .transaction(let event): event.transaction.signedDate
-    case .renewalInfo(let event): event.renewalInfo.signedDate
-    case .status(let event): event.signedDate
-    case .debit(let event): event.debitedAt
-    case .link(let event): event.linkedAt
+    case .notification(let facts): facts.signedDate
+    case .transaction(let seen): seen.transaction.signedDate
+    case .renewal(let facts): facts.signedDate
+    case .status(let facts): facts.signedDate
+    case .debit(let debit): debit.debitedAt
+    case .link(let link): link.linkedAt
+    }
+  }
+
+  /// The one transaction snapshot the event carries, if any.
+  public var transactionFacts: TransactionFacts? {
+    switch self {
+    case .notification(let facts): facts.transaction
+    case .transaction(let seen): seen.transaction
+    case .status(let facts): facts.transaction
+    case .renewal, .debit, .link: nil
+    }
+  }
+
+  /// The one renewal info the event carries, if any.
+  public var renewalFacts: RenewalFacts? {
+    switch self {
+    case .notification(let facts): facts.renewal
+    case .renewal(let facts): facts
+    case .status(let facts): facts.renewal
+    case .transaction, .debit, .link: nil
+    }
+  }
+
+  /// The subscription status Apple signed into the event, if any.
+  public var appleStatus: SubscriptionStatus? {
+    switch self {
+    case .notification(let facts): facts.status
+    case .status(let facts): facts.status
+    case .transaction, .renewal, .debit, .link: nil
+    }
+  }
+}
+
+/// The stored payload: one member naming the kind (`notification`, `transaction`, `renewal`,
+/// `status`, `debit`, `link`) holding its facts.
+extension LedgerEvent.Body: Codable {
+  private enum Keys: String, CodingKey, CaseIterable {
+    case notification, transaction, renewal, status, debit, link
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    let present = Keys.allCases.filter { container.contains($0) }
+    guard present.count == 1, let kind = present.first else {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: decoder.codingPath,
+          debugDescription: "stored facts need exactly one of "
+            + Keys.allCases.map(\.rawValue).joined(separator: ", ")))
+    }
+    switch kind {
+    case .notification:
+      self = .notification(try container.decode(NotificationFacts.self, forKey: kind))
+    case .transaction: self = .transaction(try container.decode(TransactionSeen.self, forKey: kind))
+    case .renewal: self = .renewal(try container.decode(RenewalFacts.self, forKey: kind))
+    case .status: self = .status(try container.decode(StatusFacts.self, forKey: kind))
+    case .debit: self = .debit(try container.decode(ConsumableDebited.self, forKey: kind))
+    case .link: self = .link(try container.decode(AccountLinked.self, forKey: kind))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    switch self {
+    case .notification(let facts): try container.encode(facts, forKey: .notification)
+    case .transaction(let seen): try container.encode(seen, forKey: .transaction)
+    case .renewal(let facts): try container.encode(facts, forKey: .renewal)
+    case .status(let facts): try container.encode(facts, forKey: .status)
+    case .debit(let debit): try container.encode(debit, forKey: .debit)
+    case .link(let link): try container.encode(link, forKey: .link)
     }
   }
 }

@@ -1,5 +1,5 @@
-/// The fields of a signed transaction the projections decide by, copied out of the payload
-/// once. Immutable and shared by reference: records and fold inputs copy a pointer, not the
+/// The fields of a signed transaction the projections decide by: part of the stored event
+/// (design.md, "Events"), with Apple's member names. Immutable and shared by reference: records and fold inputs copy a pointer, not the
 /// fields.
 public final class TransactionFacts: Hashable, Sendable {
   public let transactionId: String
@@ -27,23 +27,10 @@ public final class TransactionFacts: Hashable, Sendable {
   public let key: RecordKey
   public let originalKey: RecordKey
 
-  /// Nil when the payload lacks a transaction id: such a transaction cannot be keyed.
-  public convenience init?(_ payload: JWSTransactionDecodedPayload) {
-    self.init(
-      transactionId: payload.transactionId, originalTransactionId: payload.originalTransactionId,
-      productId: payload.productId,
-      subscriptionGroupIdentifier: payload.subscriptionGroupIdentifier,
-      type: payload.type, purchaseDate: payload.purchaseDate, expiresDate: payload.expiresDate,
-      quantity: payload.quantity, appAccountToken: payload.appAccountToken,
-      inAppOwnershipType: payload.inAppOwnershipType, isUpgraded: payload.isUpgraded,
-      revocationDate: payload.revocationDate, revocationReason: payload.revocationReason,
-      revocationType: payload.revocationType, revocationPercentage: payload.revocationPercentage,
-      signedDate: payload.signedDate)
-  }
-
-  /// From the payload's fields as Apple signed them (a stored payload's are read straight from
-  /// its JSON; see TransactionFacts+FlatJSON.swift).
-  init?(
+  /// Nil without a transaction id: such a transaction cannot be keyed. Made from Apple's claims
+  /// (AppleClaims+Facts.swift) or read back from the log (its `Codable` form below, or the
+  /// codec's reader in StoreLedgerPostgres).
+  package init?(
     transactionId: String?, originalTransactionId: String?, productId: String?,
     subscriptionGroupIdentifier: String?, type: ProductType?, purchaseDate: Timestamp?,
     expiresDate: Timestamp?, quantity: Int32?, appAccountToken: String?,
@@ -147,5 +134,64 @@ public final class TransactionFacts: Hashable, Sendable {
       expiresDate?.milliseconds ?? .min, purchaseDate?.milliseconds ?? .min,
       isUpgraded ? 1 : 0, quantity, Int64(revocationPercentage ?? -1)
     )
+  }
+}
+
+extension TransactionFacts: Codable {
+  private enum Keys: String, CodingKey {
+    case transactionId, originalTransactionId, productId, subscriptionGroupIdentifier, type
+    case purchaseDate, expiresDate, quantity, appAccountToken, inAppOwnershipType, isUpgraded
+    case revocationDate, revocationReason, revocationType, revocationPercentage, signedDate
+  }
+
+  public convenience init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    guard let id = try container.decodeIfPresent(String.self, forKey: .transactionId), !id.isEmpty
+    else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .transactionId, in: container, debugDescription: "a transaction needs its id")
+    }
+    self.init(
+      transactionId: id,
+      originalTransactionId: try container.decodeIfPresent(
+        String.self, forKey: .originalTransactionId),
+      productId: try container.decodeIfPresent(String.self, forKey: .productId),
+      subscriptionGroupIdentifier: try container.decodeIfPresent(
+        String.self, forKey: .subscriptionGroupIdentifier),
+      type: try container.decodeIfPresent(ProductType.self, forKey: .type),
+      purchaseDate: try container.decodeIfPresent(Timestamp.self, forKey: .purchaseDate),
+      expiresDate: try container.decodeIfPresent(Timestamp.self, forKey: .expiresDate),
+      quantity: try container.decodeIfPresent(Int32.self, forKey: .quantity),
+      appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
+      inAppOwnershipType: try container.decodeIfPresent(
+        InAppOwnershipType.self, forKey: .inAppOwnershipType),
+      isUpgraded: try container.decodeIfPresent(Bool.self, forKey: .isUpgraded),
+      revocationDate: try container.decodeIfPresent(Timestamp.self, forKey: .revocationDate),
+      revocationReason: try container.decodeIfPresent(
+        RevocationReason.self, forKey: .revocationReason),
+      revocationType: try container.decodeIfPresent(RevocationType.self, forKey: .revocationType),
+      revocationPercentage: try container.decodeIfPresent(
+        Int32.self, forKey: .revocationPercentage),
+      signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate))!
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(transactionId, forKey: .transactionId)
+    try container.encode(originalTransactionId, forKey: .originalTransactionId)
+    try container.encodeIfPresent(productId, forKey: .productId)
+    try container.encodeIfPresent(subscriptionGroupIdentifier, forKey: .subscriptionGroupIdentifier)
+    try container.encodeIfPresent(type, forKey: .type)
+    try container.encodeIfPresent(purchaseDate, forKey: .purchaseDate)
+    try container.encodeIfPresent(expiresDate, forKey: .expiresDate)
+    try container.encode(quantity, forKey: .quantity)
+    try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
+    try container.encodeIfPresent(inAppOwnershipType, forKey: .inAppOwnershipType)
+    if isUpgraded { try container.encode(true, forKey: .isUpgraded) }
+    try container.encodeIfPresent(revocationDate, forKey: .revocationDate)
+    try container.encodeIfPresent(revocationReason, forKey: .revocationReason)
+    try container.encodeIfPresent(revocationType, forKey: .revocationType)
+    try container.encodeIfPresent(revocationPercentage, forKey: .revocationPercentage)
+    try container.encodeIfPresent(signedDate, forKey: .signedDate)
   }
 }

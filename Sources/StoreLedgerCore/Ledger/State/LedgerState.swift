@@ -92,7 +92,7 @@ public struct LedgerState: Hashable, Sendable {
     return state
   }
 
-  /// Folds fold inputs made without events (``FoldInput/init(storedPayload:key:)``).
+  /// Folds fold inputs read straight from the log (the rebuild makes no events).
   public static func fold(_ inputs: [FoldInput]) -> LedgerState {
     var state = LedgerState()
     state.reserveCapacity(inputs.count)
@@ -115,32 +115,30 @@ public struct LedgerState: Hashable, Sendable {
   mutating func apply(_ input: FoldInput) {
     // Reads the facts through `input` (kept alive by the caller) rather than binding them
     // out of the enum: a binding costs a reference count on memory that is rarely in cache.
-    switch input.change {
-    case .notification(_, _, let isReversal, let status):
+    switch input.body {
+    case .notification(let facts):
       if input.transactionFacts != nil {
         absorbTransaction(of: input)
-        if isReversal { absorbReversal(of: input) }
+        if facts.isReversal { absorbReversal(of: input) }
       }
       if let id = input.transactionFacts?.originalKey ?? input.renewalFacts?.key,
-        input.renewalFacts != nil || status != nil
+        input.renewalFacts != nil || facts.status != nil
       {
-        absorbSubscriptionEvidence(of: input, status: status, for: id)
+        absorbSubscriptionEvidence(of: input, status: facts.status, for: id)
       }
-    case .transaction(_, let forwardedToken):
-      guard let key = input.transactionFacts?.key else { return }
+    case .transaction(let seen):
       absorbTransaction(of: input)
-      if forwardedToken != nil { transactions[key]?.absorbForward(input) }
-    case .renewal:
-      if let key = input.renewalFacts?.key {
-        absorbSubscriptionEvidence(of: input, status: nil, for: key)
-      }
-    case .status(let id, _, _, let status):
+      if seen.forwardedToken != nil { transactions[seen.transaction.key]?.absorbForward(input) }
+    case .renewal(let facts):
+      absorbSubscriptionEvidence(of: input, status: nil, for: facts.key)
+    case .status(let facts):
+      let id = RecordKey(facts.originalTransactionId)
       if input.transactionFacts != nil { absorbTransaction(of: input) }
       let renewalKey = input.renewalFacts?.key
       if let key = renewalKey {
-        absorbSubscriptionEvidence(of: input, status: key == id ? status : nil, for: key)
+        absorbSubscriptionEvidence(of: input, status: key == id ? facts.status : nil, for: key)
       }
-      if let status, renewalKey != id {
+      if let status = facts.status, renewalKey != id {
         absorbSubscriptionEvidence(of: input, renewal: false, status: status, for: id)
       }
     case .debit(let debit):

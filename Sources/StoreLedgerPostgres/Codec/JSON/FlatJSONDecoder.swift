@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Decodes `Decodable` values from JSON like Foundation's `JSONDecoder` with its default
 /// strategies, several times faster on the ledger's payloads: the text is scanned once into a
 /// flat array of token positions, object members are found by a hash of their key, and no

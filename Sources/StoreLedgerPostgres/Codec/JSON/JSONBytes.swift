@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Byte classes of JSON text.
 enum JSONBytes {
   @inline(__always)

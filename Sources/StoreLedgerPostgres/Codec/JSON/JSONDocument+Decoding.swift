@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Reading tokens as Swift values, with the `DecodingError`s JSONDecoder throws. Descriptions
 /// name the JSON kinds only: decoders try types in turn (a JWS string or an object) and
 /// formatting a type name for every failed try would cost more than the decoding.

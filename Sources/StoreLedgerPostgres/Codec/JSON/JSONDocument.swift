@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A scanned JSON text: its bytes, its tokens, and one hash table of every object's members,
 /// so finding a member costs the same in an object of 3 members as in one of 40.
 final class JSONDocument {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// An object's members, found by a hash of the key, then its bytes.
 struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   let decoder: JSONValueDecoder

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// An object key known in advance, hashed once, for ``JSONObjectReader``.
 struct JSONMemberName: Sendable {
   let name: StaticString

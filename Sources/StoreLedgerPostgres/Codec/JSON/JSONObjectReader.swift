@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Reads the members of one object of a ``JSONDocument`` straight into Swift values, for the
 /// few types decoded millions of times (``FlatJSONObjectDecodable``). Each reader returns nil
 /// for an absent or null member, as `decodeIfPresent` does, and throws

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Checks a JSON text (RFC 8259) and records where each of its values lies, in one pass and
 /// without making any string: values are read from the bytes only when asked for.
 struct JSONScanner {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A text that is not JSON: what was wrong and at which byte.
 public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
   public enum Code: String, Sendable {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Writes JSON text straight into bytes, for the read-model documents written once per account
 /// on every projection (JSONEncoder builds a tree of boxed values first and took a seventh of
 /// a rebuild's time). Members are written in the order they are given.

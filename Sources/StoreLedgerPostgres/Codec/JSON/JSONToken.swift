@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// One value of a scanned JSON text, in document order: an object is followed by its keys and
 /// values alternately, an array by its elements, each with their own descendants.
 struct JSONToken {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The bytes a JSON string with escape sequences stands for.
 enum JSONUnescaping {
   /// `raw`: the string's content between its quotes, already checked by the scanner;

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// An array's elements, in order.
 struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   let decoder: JSONValueDecoder

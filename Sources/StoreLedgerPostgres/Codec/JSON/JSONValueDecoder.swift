@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerCore
 
 /// The `Decoder` of ``FlatJSONDecoder``: one per decode, moved from value to value as nested
 /// values are decoded (restored after each), and itself the single-value container.

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The fields of a signed renewal info, read without `Decodable` (see FlatJSONObjectDecodable).
 extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
   enum MemberNames {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The fields of a signed transaction, read without `Decodable` (see FlatJSONObjectDecodable).
 extension JWSTransactionDecodedPayload: FlatJSONObjectDecodable {
   enum MemberNames {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A stored notification read without `Decodable` (see FlatJSONObjectDecodable and
 /// NotificationReceived+Codable.swift for the shape).
 extension NotificationReceived: FlatJSONObjectDecodable {

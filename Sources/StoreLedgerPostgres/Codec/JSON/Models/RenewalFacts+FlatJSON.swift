@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A stored renewal info's facts, read from its members without making the payload.
 extension RenewalFacts {
   private typealias Keys = JWSRenewalInfoDecodedPayload.MemberNames

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A stored status read without `Decodable` (see FlatJSONObjectDecodable).
 extension StatusObserved: FlatJSONObjectDecodable {
   private enum Keys {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A stored signed transaction's facts, read from its members without making the payload.
 extension TransactionFacts {
   private typealias Keys = JWSTransactionDecodedPayload.MemberNames

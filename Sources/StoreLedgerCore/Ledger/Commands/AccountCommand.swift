@@ -1,0 +1,33 @@
+/// What the backend asks of an account: the write side's commands. Each is decided by
+/// ``LedgerView/decide(_:)`` over the account's state; the log stores only what that returns.
+public enum AccountCommand: Hashable, Sendable {
+  /// Spend units of a consumable; refused when the balance at the debit's time does not
+  /// cover it.
+  case debit(ConsumableDebited)
+  /// The account owns a purchase chain Apple signed without an `appAccountToken`.
+  case link(AccountLinked)
+}
+
+/// Why a command was refused; nothing is stored. `code` is stable, `message` names no
+/// customer data.
+public struct CommandRejection: Error, Hashable, Sendable, CustomStringConvertible {
+  public struct Code: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The command is not well formed (an empty identifier, a quantity below one).
+    public static let invalidCommand = Code(rawValue: "invalid_command")
+    /// The consumable's balance does not cover the debit.
+    public static let insufficientBalance = Code(rawValue: "insufficient_balance")
+  }
+
+  public var code: Code
+  public var message: String
+
+  public init(_ code: Code, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,47 @@
+/// An event as scenario files write it (design.md, "Scenario files"): Apple's claims under
+/// one of `notification`, `transaction` (with the forwarded `appAccountToken` beside it),
+/// `renewalInfo`, `status`, or a backend command under `debit` or `link`; optional
+/// `recordedAt` (ms) and `key`. Claims become facts through the one mapping.
+extension LedgerEvent: Decodable {
+  private enum Keys: String, CodingKey, CaseIterable {
+    case notification, transaction, renewalInfo, status, debit, link, recordedAt, key
+  }
+
+  private static let kinds: [Keys] = [
+    .notification, .transaction, .renewalInfo, .status, .debit, .link,
+  ]
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    let present = Self.kinds.filter { container.contains($0) }
+    guard present.count == 1, let kind = present.first else {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: decoder.codingPath,
+          debugDescription:
+            "an event needs exactly one of notification, transaction, renewalInfo, status, debit, link"
+        ))
+    }
+    let body: Body
+    switch kind {
+    case .debit: body = .debit(try container.decode(ConsumableDebited.self, forKey: .debit))
+    case .link: body = .link(try container.decode(AccountLinked.self, forKey: .link))
+    default: body = try Self.facts(of: try AppleClaims(from: decoder), decoder: decoder)
+    }
+    self.init(
+      body, recordedAt: try container.decodeIfPresent(Timestamp.self, forKey: .recordedAt),
+      key: try container.decodeIfPresent(String.self, forKey: .key))
+  }
+
+  private static func facts(of claims: AppleClaims, decoder: any Decoder) throws -> Body {
+    guard let body = Body(claims) else {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: decoder.codingPath,
+          debugDescription:
+            "a transaction needs its transactionId, a renewal info its originalTransactionId"
+        ))
+    }
+    return body
+  }
+}

@@ -1,0 +1,130 @@
+/// The fields of a renewal info the projections read: part of the stored event, with Apple's
+/// member names; shared by reference.
+public final class RenewalFacts: Hashable, Sendable {
+  public let originalTransactionId: String
+  public let productId: String?
+  public let autoRenewProductId: String?
+  public let autoRenewStatus: AutoRenewStatus?
+  public let expirationIntent: ExpirationIntent?
+  public let isInBillingRetryPeriod: Bool
+  public let gracePeriodExpiresDate: Timestamp?
+  public let renewalDate: Timestamp?
+  public let priceIncreaseStatus: PriceIncreaseStatus?
+  public let appAccountToken: String?
+  public let signedDate: Timestamp?
+  /// `originalTransactionId` as the fold keys its subscription.
+  public let key: RecordKey
+  /// A digest of every field `==` compares: unequal digests settle `==` without comparing
+  /// strings.
+  let contentDigest: UInt64
+
+  /// Nil without an original transaction id. Made from Apple's claims (AppleClaims+Facts.swift)
+  /// or read back from the log.
+  package init?(
+    originalTransactionId id: String?, productId: String?, autoRenewProductId: String?,
+    autoRenewStatus: AutoRenewStatus?, expirationIntent: ExpirationIntent?,
+    isInBillingRetryPeriod: Bool?, gracePeriodExpiresDate: Timestamp?, renewalDate: Timestamp?,
+    priceIncreaseStatus: PriceIncreaseStatus?, appAccountToken: String?, signedDate: Timestamp?
+  ) {
+    guard let id, !id.isEmpty else { return nil }
+    originalTransactionId = id
+    self.productId = productId
+    self.autoRenewProductId = autoRenewProductId
+    self.autoRenewStatus = autoRenewStatus
+    self.expirationIntent = expirationIntent
+    self.isInBillingRetryPeriod = isInBillingRetryPeriod ?? false
+    self.gracePeriodExpiresDate = gracePeriodExpiresDate
+    self.renewalDate = renewalDate
+    self.priceIncreaseStatus = priceIncreaseStatus
+    self.appAccountToken = appAccountToken.flatMap {
+      $0.isEmpty ? nil : AppAccountToken.normalized($0)
+    }
+    self.signedDate = signedDate
+    key = RecordKey(id)
+    // Field by field rather than over array literals: this runs once per stored event.
+    var digest = StableDigest()
+    digest.add(id)
+    digest.add(productId)
+    digest.add(autoRenewProductId)
+    digest.add(self.appAccountToken)
+    digest.add(signedDate?.milliseconds)
+    digest.add(gracePeriodExpiresDate?.milliseconds)
+    digest.add(renewalDate?.milliseconds)
+    digest.add(autoRenewStatus.map { Int64($0.rawValue) })
+    digest.add(expirationIntent.map { Int64($0.rawValue) })
+    digest.add(priceIncreaseStatus.map { Int64($0.rawValue) })
+    digest.add(Int64(self.isInBillingRetryPeriod ? 1 : 0))
+    contentDigest = digest.value
+  }
+
+  public static func == (lhs: RenewalFacts, rhs: RenewalFacts) -> Bool {
+    if lhs === rhs { return true }
+    if lhs.contentDigest != rhs.contentDigest { return false }
+    return lhs.originalTransactionId == rhs.originalTransactionId
+      && lhs.signedDate == rhs.signedDate && lhs.productId == rhs.productId
+      && lhs.autoRenewProductId == rhs.autoRenewProductId
+      && lhs.autoRenewStatus == rhs.autoRenewStatus
+      && lhs.expirationIntent == rhs.expirationIntent
+      && lhs.isInBillingRetryPeriod == rhs.isInBillingRetryPeriod
+      && lhs.gracePeriodExpiresDate == rhs.gracePeriodExpiresDate
+      && lhs.renewalDate == rhs.renewalDate && lhs.priceIncreaseStatus == rhs.priceIncreaseStatus
+      && lhs.appAccountToken == rhs.appAccountToken
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(originalTransactionId)
+    hasher.combine(signedDate)
+  }
+}
+
+extension RenewalFacts: Codable {
+  private enum Keys: String, CodingKey {
+    case originalTransactionId, productId, autoRenewProductId, autoRenewStatus
+    case expirationIntent, isInBillingRetryPeriod, gracePeriodExpiresDate, renewalDate
+    case priceIncreaseStatus, appAccountToken, signedDate
+  }
+
+  public convenience init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    guard
+      let id = try container.decodeIfPresent(String.self, forKey: .originalTransactionId),
+      !id.isEmpty
+    else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .originalTransactionId, in: container,
+        debugDescription: "a renewal info needs its originalTransactionId")
+    }
+    self.init(
+      originalTransactionId: id,
+      productId: try container.decodeIfPresent(String.self, forKey: .productId),
+      autoRenewProductId: try container.decodeIfPresent(String.self, forKey: .autoRenewProductId),
+      autoRenewStatus: try container.decodeIfPresent(
+        AutoRenewStatus.self, forKey: .autoRenewStatus),
+      expirationIntent: try container.decodeIfPresent(
+        ExpirationIntent.self, forKey: .expirationIntent),
+      isInBillingRetryPeriod: try container.decodeIfPresent(
+        Bool.self, forKey: .isInBillingRetryPeriod),
+      gracePeriodExpiresDate: try container.decodeIfPresent(
+        Timestamp.self, forKey: .gracePeriodExpiresDate),
+      renewalDate: try container.decodeIfPresent(Timestamp.self, forKey: .renewalDate),
+      priceIncreaseStatus: try container.decodeIfPresent(
+        PriceIncreaseStatus.self, forKey: .priceIncreaseStatus),
+      appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
+      signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate))!
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(originalTransactionId, forKey: .originalTransactionId)
+    try container.encodeIfPresent(productId, forKey: .productId)
+    try container.encodeIfPresent(autoRenewProductId, forKey: .autoRenewProductId)
+    try container.encodeIfPresent(autoRenewStatus, forKey: .autoRenewStatus)
+    try container.encodeIfPresent(expirationIntent, forKey: .expirationIntent)
+    if isInBillingRetryPeriod { try container.encode(true, forKey: .isInBillingRetryPeriod) }
+    try container.encodeIfPresent(gracePeriodExpiresDate, forKey: .gracePeriodExpiresDate)
+    try container.encodeIfPresent(renewalDate, forKey: .renewalDate)
+    try container.encodeIfPresent(priceIncreaseStatus, forKey: .priceIncreaseStatus)
+    try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
+    try container.encodeIfPresent(signedDate, forKey: .signedDate)
+  }
+}
