@@ -23,7 +23,8 @@ struct QueryMeasurement {
     let get = try await load.timed(for: duration, workers: clients) { [load] index in
       let account = (index &* 2_654_435_761) % accounts
       return try await load.send(
-        .GET, "/v1/accounts/acct-q-\(account)/entitlements", bearer: ServerBenchmarkRun.apiKey)
+        .GET, "/v1/accounts/\(LedgerFixtures.account(account))/entitlements",
+        bearer: ServerBenchmarkRun.apiKey)
     }
     print(
       "GET entitlements at \(accounts) accounts, \(clients) clients: "
@@ -44,7 +45,7 @@ struct QueryMeasurement {
       base: "http://127.0.0.1:\(run.options.port)", connections: run.options.clients)
     let seconds = Int(run.options.seconds)
     let get = try wrk.get(
-      "/v1/accounts/acct-q-{n}/entitlements", spread: accounts, bearer: ServerBenchmarkRun.apiKey,
+      "/v1/accounts/00000000-0000-4000-8000-{n}/entitlements", spread: accounts, bearer: ServerBenchmarkRun.apiKey,
       seconds: seconds)
     print(
       "wrk: GET entitlements at \(accounts) accounts, \(run.options.clients) connections: "
@@ -56,8 +57,9 @@ struct QueryMeasurement {
         + String(format: "%.0f/s", ceiling.requestsPerSecond) + ", p99 \(ceiling.p99)")
     print(
       String(
-        format: "wrk: entitlements / ceiling %.2f",
-        get.requestsPerSecond / ceiling.requestsPerSecond))
+        format: "RESULT get_per_s=%.0f ceiling_per_s=%.0f ratio=%.2f p99_ms=%.2f",
+        get.requestsPerSecond, ceiling.requestsPerSecond,
+        get.requestsPerSecond / ceiling.requestsPerSecond, WrkLoad.milliseconds(get.p99) ?? -1))
   }
 
   /// Until the server's projector has stored a current view of every account.

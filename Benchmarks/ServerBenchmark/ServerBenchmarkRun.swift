@@ -77,8 +77,10 @@ struct ServerBenchmarkRun {
   /// A Sandbox subscription purchase for customer `index`, live for 30 days from yesterday.
   func transaction(_ index: Int, prefix: String) -> JWSTransactionDecodedPayload {
     let now = Timestamp(Date()).milliseconds
+    // Query accounts are 0..<N, the webhook's from 10,000,000 on: disjoint, UUIDs both.
+    let account = prefix == "q" ? index : 10_000_000 + index
     var transaction = LedgerFixtures.transaction(
-      "\(prefix)\(index)", purchased: 0, expires: 30, token: "acct-\(prefix)-\(index)")
+      "\(prefix)\(index)", purchased: 0, expires: 30, token: LedgerFixtures.account(account))
     transaction.purchaseDate = Timestamp(milliseconds: now - LedgerFixtures.day)
     transaction.signedDate = transaction.purchaseDate
     transaction.expiresDate = Timestamp(milliseconds: now + 29 * LedgerFixtures.day)

@@ -15,7 +15,8 @@ struct WrkLoad {
 
   static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") }
 
-  /// GETs `path` for `seconds`; `{n}` in the path becomes a random number below `spread`.
+  /// GETs `path` for `seconds`; `{n}` in the path becomes a random number below `spread`,
+  /// written with twelve digits (the last group of a UUID).
   func get(_ path: String, spread: Int = 1, bearer: String?, seconds: Int) throws -> Result {
     let script = FileManager.default.temporaryDirectory
       .appendingPathComponent("storeledger-wrk-\(UUID().uuidString).lua")
@@ -39,7 +40,8 @@ struct WrkLoad {
     let parts = path.components(separatedBy: "{n}")
     let pathExpression =
       parts.count == 2
-      ? "\"\(parts[0])\" .. math.random(0, \(spread - 1)) .. \"\(parts[1])\"" : "\"\(path)\""
+      ? "\"\(parts[0])\" .. string.format(\"%012d\", math.random(0, \(spread - 1))) .. \"\(parts[1])\""
+      : "\"\(path)\""
     let headers = bearer.map { "{[\"Authorization\"] = \"Bearer \($0)\"}" } ?? "{}"
     return """
       request = function()
@@ -65,5 +67,13 @@ struct WrkLoad {
     return Result(
       requestsPerSecond: Double(field(after: "Requests/sec:") ?? "") ?? 0,
       p50: field(after: "50%") ?? "?", p99: field(after: "99%") ?? "?", non2xx: non2xx)
+  }
+
+  /// wrk's latency text (`850.00us`, `4.52ms`, `1.20s`) in milliseconds.
+  static func milliseconds(_ text: String) -> Double? {
+    for (unit, scale) in [("us", 0.001), ("ms", 1.0), ("s", 1000.0)] where text.hasSuffix(unit) {
+      return Double(text.dropLast(unit.count)).map { $0 * scale }
+    }
+    return nil
   }
 }

@@ -39,3 +39,26 @@ extension AccountSummary {
     return json.text
   }
 }
+
+extension AccountSummary {
+  /// One part as the account API returns it (a JSON array), written as the stored view's part
+  /// reads back (AccountViewSlice): consumables without the account token each repeats.
+  public func json(of part: AccountViewSlice.Part) -> [UInt8] {
+    var json = JSONTextWriter()
+    switch part {
+    case .entitlements: json.array(entitlements) { $1.write(to: &$0) }
+    case .subscriptions: json.array(subscriptions) { $1.write(to: &$0) }
+    case .consumables:
+      json.array(consumables) { json, balance in
+        json.object { json in
+          json.member("productId", balance.productId)
+          json.member("purchased", balance.purchased)
+          json.member("refunded", balance.refunded)
+          json.member("debited", balance.debited)
+          json.member("balance", balance.balance)
+        }
+      }
+    }
+    return json.bytes
+  }
+}

@@ -25,6 +25,30 @@ extension Ledger {
     return AccountSummary(try await view(for: appAccountToken), for: appAccountToken, at: instant)
   }
 
+  /// One part of the account's summary at `time` as JSON (an array), for the account API: the
+  /// stored view's bytes when that view is current and holds at `time` (nothing decoded or
+  /// encoded again), else folded from the log like ``summary(for:at:)``.
+  public func summaryJSON(
+    _ part: AccountViewSlice.Part, for appAccountToken: String, at time: Date = Date()
+  ) async throws(LedgerError) -> ByteBuffer {
+    let appAccountToken = try Self.canonical(appAccountToken)
+    let instant = Timestamp(time)
+    let stored: AccountViewSlice?
+    do {
+      let (client, logger) = (self.client, self.logger)
+      stored = try await withDatabase {
+        try await AccountViewSlice.read(part, of: appAccountToken, on: client, logger: logger)
+      }
+    } catch {
+      throw Self.mapped(error)
+    }
+    if let stored, stored.isCurrent(at: instant, projection: projection), let json = stored.json {
+      return json
+    }
+    let view = try await view(for: appAccountToken)
+    return ByteBuffer(bytes: AccountSummary(view, for: appAccountToken, at: instant).json(of: part))
+  }
+
   /// Projects the views of `tokens` from the log as it is now and stores them, in two
   /// statements; returns how many accounts had a view row to hold one (an account no append
   /// ever named has none).

@@ -10,62 +10,19 @@ import StoreLedgerPostgres
 struct AccountController: Sendable {
   let ledger: Ledger
 
-  struct Entitlements: Encodable {
-    let appAccountToken: String
-    let asOf: Timestamp
-    let entitlements: [EntitlementView]
-  }
-
-  struct Subscriptions: Encodable {
-    let appAccountToken: String
-    let asOf: Timestamp
-    let subscriptions: [SubscriptionView]
-  }
-
-  struct Balances: Encodable {
-    let appAccountToken: String
-    let asOf: Timestamp
-    let consumables: [Balance]
-  }
-
-  struct Balance: Encodable {
-    let productId: String
-    let purchased: Int64
-    let refunded: Int64
-    let debited: Int64
-    let balance: Int64
-  }
-
   struct Events: Encodable {
     let appAccountToken: String
     let events: [StoredEvent]
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
-    group.get("/v1/accounts/{token}/entitlements") { request, context in
-      let token = try Self.token(context)
-      let time = try Self.time(request)
-      let entitlements = try await ledger.entitlements(for: token, at: time)
-      return try JSONBody.response(
-        Entitlements(appAccountToken: token, asOf: Timestamp(time), entitlements: entitlements))
-    }
-    group.get("/v1/accounts/{token}/subscriptions") { request, context in
-      let token = try Self.token(context)
-      let time = try Self.time(request)
-      let subscriptions = try await ledger.subscriptions(for: token, at: time)
-      return try JSONBody.response(
-        Subscriptions(appAccountToken: token, asOf: Timestamp(time), subscriptions: subscriptions))
-    }
-    group.get("/v1/accounts/{token}/consumables") { request, context in
-      let token = try Self.token(context)
-      let time = try Self.time(request)
-      let balances = try await ledger.balances(for: token, at: time).map {
-        Balance(
-          productId: $0.productId, purchased: $0.purchased, refunded: $0.refunded,
-          debited: $0.debited, balance: $0.balance)
+    for part in AccountViewSlice.Part.allCases {
+      group.get("/v1/accounts/{token}/\(part.rawValue)") { request, context in
+        let token = try Self.token(context)
+        let time = try Self.time(request)
+        return Self.response(
+          part, of: token, at: time, json: try await ledger.summaryJSON(part, for: token, at: time))
       }
-      return try JSONBody.response(
-        Balances(appAccountToken: token, asOf: Timestamp(time), consumables: balances))
     }
     group.get("/v1/accounts/{token}/events") { _, context in
       let token = try Self.token(context)
@@ -83,6 +40,27 @@ struct AccountController: Sendable {
       }
       return try JSONBody.response(explanation)
     }
+  }
+
+  /// `{"appAccountToken": …, "asOf": …, "<part>": [...]}` around the part's JSON as it was
+  /// read (the members in sorted order, as every other answer has them).
+  static func response(
+    _ part: AccountViewSlice.Part, of token: String, at time: Date, json: ByteBuffer
+  ) -> Response {
+    var header = JSONTextWriter(capacity: 96)
+    header.object { json in
+      json.member("appAccountToken", token)
+      json.member("asOf", Timestamp(time))
+    }
+    var body = ByteBuffer()
+    body.reserveCapacity(header.bytes.count + part.rawValue.count + json.readableBytes + 8)
+    body.writeBytes(header.bytes.dropLast())
+    body.writeString(",\"\(part.rawValue)\":")
+    body.writeImmutableBuffer(json)
+    body.writeString("}")
+    return Response(
+      status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+      body: .init(byteBuffer: body))
   }
 
   /// `?at=` as ISO 8601 (with or without fractional seconds); now when absent.

@@ -1,0 +1,107 @@
+import PostgresNIO
+import StoreLedgerCore
+
+/// One part of an account's stored view, as the account API returns it: its JSON read
+/// straight from the row (no decoding, no encoding again), with what tells whether the view is
+/// current.
+public struct AccountViewSlice: Sendable {
+  /// The parts a query returns.
+  public enum Part: String, Sendable, CaseIterable {
+    case entitlements, subscriptions, consumables
+  }
+
+  /// Appends that named the account.
+  public var changes: Int64
+  /// The `changes` the stored view includes.
+  public var projectedChanges: Int64
+  public var projection: String?
+  /// The part, a JSON array; nil before the first projection.
+  public var json: ByteBuffer?
+  public var interval: StableInterval
+
+  /// Whether the part answers for `time`: the view includes every append that named the
+  /// account, was computed by the same rules and catalog, and holds at `time`.
+  public func isCurrent(at time: Timestamp, projection current: String) -> Bool {
+    projectedChanges == changes && projection == current && interval.contains(time)
+      && json != nil
+  }
+
+  /// The part of `token`'s view, nil when the account has no view row.
+  public static func read(
+    _ part: Part, of token: String, on client: PostgresClient, logger: Logger
+  ) async throws -> AccountViewSlice? {
+    try await client.withConnection { connection in
+      try await connection.failingOnClose { connection in
+        var slice: AccountViewSlice?
+        let rows: AsyncThrowingMapSequence<PostgresRowSequence, AccountViewSlice>
+        switch part {
+        case .entitlements:
+          rows = try await connection.execute(Statement<Entitlements>(token: token), logger: logger)
+        case .subscriptions:
+          rows = try await connection.execute(Statement<Subscriptions>(token: token), logger: logger)
+        case .consumables:
+          rows = try await connection.execute(Statement<Consumables>(token: token), logger: logger)
+        }
+        for try await row in rows { slice = row }
+        return slice
+      }
+    }
+  }
+}
+
+/// Which part a prepared statement reads, and how PostgreSQL cuts it out of the stored view.
+protocol AccountViewPart {
+  static var name: String { get }
+  static var expression: String { get }
+}
+
+enum Entitlements: AccountViewPart {
+  static let name = "storeledger_account_view_entitlements_v1"
+  static let expression = "(view->'entitlements')::text"
+}
+
+enum Subscriptions: AccountViewPart {
+  static let name = "storeledger_account_view_subscriptions_v1"
+  static let expression = "(view->'subscriptions')::text"
+}
+
+/// Balances without the account token each entry repeats: as the API returns them.
+enum Consumables: AccountViewPart {
+  static let name = "storeledger_account_view_consumables_v1"
+  static let expression = """
+    (SELECT coalesce(jsonb_agg(c - 'appAccountToken'), '[]')
+     FROM jsonb_array_elements(view->'consumables') c)::text
+    """
+}
+
+/// Prepared once per connection: the statement every account query runs, and parsing and
+/// planning it each time cost more than running it.
+struct Statement<Part: AccountViewPart>: PostgresPreparedStatement {
+  static var name: String { Part.name }
+  static var sql: String {
+    """
+    SELECT changes, projected_changes, projection, \(Part.expression), stable_from_ms,
+           stable_until_ms
+    FROM storeledger.account_views WHERE app_account_token = $1
+    """
+  }
+  typealias Row = AccountViewSlice
+
+  var token: String
+
+  func makeBindings() throws -> PostgresBindings {
+    var bindings = PostgresBindings()
+    bindings.append(token)
+    return bindings
+  }
+
+  func decodeRow(_ row: PostgresRow) throws -> AccountViewSlice {
+    let (changes, projected, projection, json, from, until) = try row.decode(
+      (Int64, Int64, String?, ByteBuffer?, Int64?, Int64?).self)
+    return AccountViewSlice(
+      changes: changes, projectedChanges: projected, projection: projection, json: json,
+      interval: StableInterval(
+        from: from.map(Timestamp.init(milliseconds:)),
+        until: until.map(Timestamp.init(milliseconds:))))
+  }
+}
