@@ -37,7 +37,8 @@ struct IngestMeasurement {
         + "(statuses \(webhook.statuses))")
 
     let lag = try await projectorCatchUp()
-    print("projector current for every account \(String(format: "%.2f", lag)) s after the load ended")
+    print(
+      "projector current for every account \(String(format: "%.2f", lag)) s after the load ended")
     let verification = try verificationAlone(payloads)
     print("ceiling: verification alone, 2 threads: \(rate(count, verification))")
     let batched = try await batchedInsert(try rows(of: payloads), clients: clients)
@@ -45,7 +46,9 @@ struct IngestMeasurement {
     let http = try await load.run(count: count, workers: clients) { [load] _ in
       try await load.send(.GET, "/metrics")
     }
-    print("ceiling: GET /metrics (no database), same client, \(clients) clients: \(rate(count, http.seconds))")
+    print(
+      "ceiling: GET /metrics (no database), same client, \(clients) clients: \(rate(count, http.seconds))"
+    )
     // A webhook call does all three on the same two cores: its ceiling is one over the sum of
     // their per-item costs.
     let ceiling = verification + batched + http.seconds

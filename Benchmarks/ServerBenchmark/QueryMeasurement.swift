@@ -38,6 +38,59 @@ struct QueryMeasurement {
         + "\(rate(ceiling.latencies.count, ceiling.seconds)), p99 \(milliseconds(percentile(ceiling.latencies, 0.99)))"
     )
     if WrkLoad.isAvailable { try measureWithWrk(accounts: accounts) }
+    try await measureEmbedded(accounts: accounts)
+  }
+
+  /// `Ledger.entitlements(for:)` in this process, one call at a time: from the in-process
+  /// cache (a projector here has projected every account) and without it (a round trip to the
+  /// stored view).
+  private func measureEmbedded(accounts: Int) async throws {
+    try await database.withWriter { client in
+      let configuration = LedgerConfiguration(
+        bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+        trustedRoots: run.pki.trustedRoots)
+      let cached = try Ledger(client: client, configuration: configuration, logger: run.logger)
+      var uncachedConfiguration = configuration
+      uncachedConfiguration.viewCacheCapacity = 0
+      let uncached = try Ledger(
+        client: client, configuration: uncachedConfiguration, logger: run.logger)
+      let projector = AccountProjector(ledger: cached, logger: run.logger)
+      let following = Task { await projector.run() }
+      defer { following.cancel() }
+      // The projector starts from the feed's beginning: every account passes through it.
+      while projector.progress.eventsProjected < accounts {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      let calls = min(accounts, 20_000)
+      func latencies(_ ledger: Ledger) async throws -> [Double] {
+        var latencies: [Double] = []
+        latencies.reserveCapacity(calls)
+        for index in 0..<calls {
+          let token = LedgerFixtures.account((index &* 2_654_435_761) % accounts)
+          let start = ContinuousClock.now
+          let entitlements = try await ledger.entitlements(for: token)
+          let elapsed = (ContinuousClock.now - start).components
+          latencies.append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+          precondition(entitlements.count == 1)
+        }
+        return latencies
+      }
+      let hits = try await latencies(cached)
+      let misses = try await latencies(uncached)
+      func microseconds(_ values: [Double], _ share: Double) -> Double {
+        percentile(values, share) * 1e6
+      }
+      print(
+        String(
+          format:
+            "embedded entitlements(for:) at %d accounts, %d calls: cached p50 %.1f µs p99 %.1f µs; round trip p50 %.0f µs p99 %.0f µs",
+          accounts, calls, microseconds(hits, 0.5), microseconds(hits, 0.99),
+          microseconds(misses, 0.5), microseconds(misses, 0.99)))
+      print(
+        String(
+          format: "RESULT embedded_hit_p99_us=%.1f miss_p99_us=%.0f", microseconds(hits, 0.99),
+          microseconds(misses, 0.99)))
+    }
   }
 
   private func measureWithWrk(accounts: Int) throws {
@@ -45,7 +98,8 @@ struct QueryMeasurement {
       base: "http://127.0.0.1:\(run.options.port)", connections: run.options.clients)
     let seconds = Int(run.options.seconds)
     let get = try wrk.get(
-      "/v1/accounts/00000000-0000-4000-8000-{n}/entitlements", spread: accounts, bearer: ServerBenchmarkRun.apiKey,
+      "/v1/accounts/00000000-0000-4000-8000-{n}/entitlements", spread: accounts,
+      bearer: ServerBenchmarkRun.apiKey,
       seconds: seconds)
     print(
       "wrk: GET entitlements at \(accounts) accounts, \(run.options.clients) connections: "

@@ -74,9 +74,12 @@ public struct AccountProjector: Sendable {
   /// after a second; it never ends the projector.
   public func run() async {
     var lastSweep = ContinuousClock.now - .seconds(60)
+    ledger.viewCache?.noteFeed(following: true)
+    defer { ledger.viewCache?.noteFeed(following: false) }
     while !Task.isCancelled {
       let generation = wakeUp?.generation
       do {
+        defer { ledger.viewCache?.noteFeed(following: true, lagSeconds: progress.lagSeconds) }
         if try await projectNextBatch(now: Date()) > 0 { continue }
         if ContinuousClock.now - lastSweep >= .seconds(1) {
           lastSweep = .now
@@ -85,6 +88,8 @@ public struct AccountProjector: Sendable {
       } catch {
         if Task.isCancelled { return }
         counters.update { $0.failures += 1 }
+        // Not following the feed now: the cache must not answer until it is again.
+        ledger.viewCache?.noteFeed(following: false)
         logger.warning(
           "account projector failed; retrying", metadata: ["error": "\(Ledger.mapped(error).code)"])
         try? await Task.sleep(for: .seconds(1))

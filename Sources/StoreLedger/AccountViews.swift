@@ -72,6 +72,7 @@ enum AccountViews {
   struct ProjectedView: Sendable {
     var token: String
     var changes: Int64
+    var summary: AccountSummary
     var summaryJSON: String
     var interval: StableInterval
   }

@@ -12,6 +12,8 @@ extension Ledger {
   {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
+    if let cached = viewCache?.entry(for: appAccountToken, at: instant) { return cached.summary }
+    let epoch = viewCache?.epoch ?? 0
     let stored: StoredAccountView?
     do {
       let (client, logger) = (self.client, self.logger)
@@ -22,7 +24,19 @@ extension Ledger {
       throw Self.mapped(error)
     }
     if let summary = stored?.summary(at: instant, projection: projection) { return summary }
-    return AccountSummary(try await view(for: appAccountToken), for: appAccountToken, at: instant)
+    return try await folded(appAccountToken, at: instant, readAt: epoch).summary
+  }
+
+  /// The account folded from the log, its summary at `instant` kept in the cache for the
+  /// span it holds (when no local ingest named the account since `epoch`).
+  private func folded(_ token: String, at instant: Timestamp, readAt epoch: UInt64)
+    async throws(LedgerError) -> AccountViewCache.Entry
+  {
+    let view = try await view(for: token)
+    let entry = AccountViewCache.Entry(
+      AccountSummary(view, for: token, at: instant), interval: view.stableInterval(around: instant))
+    viewCache?.store([(token, entry)], readAt: epoch)
+    return entry
   }
 
   /// One part of the account's summary at `time` as JSON (an array), for the account API: the
@@ -33,6 +47,10 @@ extension Ledger {
   ) async throws(LedgerError) -> ByteBuffer {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
+    if let cached = viewCache?.entry(for: appAccountToken, at: instant) {
+      return cached.json(of: part)
+    }
+    let epoch = viewCache?.epoch ?? 0
     let stored: AccountViewSlice?
     do {
       let (client, logger) = (self.client, self.logger)
@@ -45,8 +63,7 @@ extension Ledger {
     if let stored, stored.isCurrent(at: instant, projection: projection), let json = stored.json {
       return json
     }
-    let view = try await view(for: appAccountToken)
-    return ByteBuffer(bytes: AccountSummary(view, for: appAccountToken, at: instant).json(of: part))
+    return try await folded(appAccountToken, at: instant, readAt: epoch).json(of: part)
   }
 
   /// Projects the views of `tokens` from the log as it is now and stores them, in two
@@ -56,6 +73,7 @@ extension Ledger {
   func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
     guard !tokens.isEmpty else { return 0 }
     let (client, logger, projection) = (self.client, self.logger, self.projection)
+    let epoch = viewCache?.epoch ?? 0
     let accounts = try await withDatabase {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
@@ -67,6 +85,9 @@ extension Ledger {
     _ = try await withDatabase {
       try await AccountViews.store(projected, projection: projection, on: client, logger: logger)
     }
+    viewCache?.store(
+      views.map { ($0.token, AccountViewCache.Entry($0.summary, interval: $0.interval)) },
+      readAt: epoch)
     return views.count
   }
 
@@ -88,9 +109,9 @@ extension Ledger {
     of token: String, changes: Int64, state: LedgerState, at instant: Timestamp
   ) -> AccountViews.ProjectedView {
     let view = LedgerView(state, catalog: configuration.catalog, options: configuration.options)
+    let summary = AccountSummary(view, for: token, at: instant)
     return AccountViews.ProjectedView(
-      token: token, changes: changes,
-      summaryJSON: AccountSummary(view, for: token, at: instant).jsonText,
+      token: token, changes: changes, summary: summary, summaryJSON: summary.jsonText,
       interval: view.stableInterval(around: instant))
   }
 }

@@ -21,6 +21,7 @@ extension Ledger {
         if let committer { return try await committer.append(item) }
         return try await store.append([record.event], to: record.streamId, indexing: index)
       }
+      if !result.wasDuplicate { viewCache?.invalidate(tokens) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -49,6 +50,7 @@ extension Ledger {
           }
         }
       }
+      if !result.wasDuplicate { viewCache?.invalidate([token]) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)

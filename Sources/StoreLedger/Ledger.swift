@@ -25,6 +25,8 @@ public struct Ledger: Sendable {
   let projection: String
   /// Shares commits between concurrent ingests; nil when the configuration turns it off.
   let committer: GroupCommitter?
+  /// Current views in memory; nil when the configuration turns it off.
+  let viewCache: AccountViewCache?
 
   /// - Parameter wakeUp: signalled after every append that stored something, so an
   ///   ``AccountProjector`` in this process projects it without waiting for its next poll.
@@ -42,6 +44,9 @@ public struct Ledger: Sendable {
       ? GroupCommitter(
         store: store, maximumBatch: configuration.maximumCommitBatch,
         timeout: configuration.databaseTimeout) : nil
+    self.viewCache =
+      configuration.viewCacheCapacity > 0
+      ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil
     func verifiers(at time: ValidationTime) throws(VerificationError) -> [SignedDataVerifier] {
       try configuration.environments.map { environment throws(VerificationError) in
         try SignedDataVerifier(

@@ -19,13 +19,16 @@ public struct LedgerConfiguration: Sendable {
   public var groupCommit: Bool
   /// The most ingests one shared commit takes.
   public var maximumCommitBatch: Int
+  /// How many accounts' current views this process keeps in memory to answer queries without
+  /// a round trip, while an ``AccountProjector`` runs in it (see AccountViewCache); 0: none.
+  public var viewCacheCapacity: Int
 
   public init(
     bundleId: String, appAppleId: Int64? = nil,
     environments: [AppStoreEnvironment] = [.production, .sandbox],
     trustedRoots: TrustedRoots = .apple, catalog: ProductCatalog = .empty,
     options: ProjectionOptions = .init(), databaseTimeout: Duration = .seconds(10),
-    groupCommit: Bool = true, maximumCommitBatch: Int = 64
+    groupCommit: Bool = true, maximumCommitBatch: Int = 64, viewCacheCapacity: Int = 200_000
   ) {
     self.bundleId = bundleId
     self.appAppleId = appAppleId
@@ -36,5 +39,6 @@ public struct LedgerConfiguration: Sendable {
     self.databaseTimeout = databaseTimeout
     self.groupCommit = groupCommit
     self.maximumCommitBatch = maximumCommitBatch
+    self.viewCacheCapacity = viewCacheCapacity
   }
 }

@@ -38,7 +38,8 @@ public struct AccountViewSlice: Sendable {
         case .entitlements:
           rows = try await connection.execute(Statement<Entitlements>(token: token), logger: logger)
         case .subscriptions:
-          rows = try await connection.execute(Statement<Subscriptions>(token: token), logger: logger)
+          rows = try await connection.execute(
+            Statement<Subscriptions>(token: token), logger: logger)
         case .consumables:
           rows = try await connection.execute(Statement<Consumables>(token: token), logger: logger)
         }
