@@ -33,9 +33,16 @@ final class AccountViewCache: Sendable {
   }
 
   private enum Slot {
-    case view(Entry)
+    /// A view read (or projected from a read) that began at this epoch.
+    case view(Entry, readAt: UInt64)
     /// Taken out by a local ingest at this epoch: views read before it are not put back.
     case invalidated(UInt64)
+
+    var epoch: UInt64 {
+      switch self {
+      case .view(_, let epoch), .invalidated(let epoch): epoch
+      }
+    }
   }
 
   private struct State {
@@ -58,14 +65,20 @@ final class AccountViewCache: Sendable {
   /// Accounts held (views and marks of local ingests).
   var count: Int { state.withLock { $0.slots.count } }
 
-  /// The current epoch: pass it to ``store(_:readAt:)`` for views read from now on.
-  var epoch: UInt64 { state.withLock { $0.epoch } }
+  /// A read of views begins: pass what this returns to ``store(_:readAt:)`` with what it read.
+  /// A view never replaces one read after it, nor comes back after a later local ingest.
+  func readBegins() -> UInt64 {
+    state.withLock { state in
+      state.epoch += 1
+      return state.epoch
+    }
+  }
 
   /// The view of `token` if the cache may answer for `time`.
   func entry(for token: String, at time: Timestamp) -> Entry? {
     state.withLock { state in
       guard state.isFollowingFeed, state.lagSeconds < Self.maximumLag,
-        case .view(let entry)? = state.slots[token], entry.interval.contains(time)
+        case .view(let entry, _)? = state.slots[token], entry.interval.contains(time)
       else { return nil }
       return entry
     }
@@ -84,13 +97,15 @@ final class AccountViewCache: Sendable {
   }
 
   /// Views read (or projected from reads) that began at `epoch`; one whose account a local
-  /// ingest has named since is left out.
+  /// ingest has named since, or whose view was read again since, is left out.
   func store(_ entries: [(token: String, entry: Entry)], readAt epoch: UInt64) {
     guard !entries.isEmpty else { return }
     state.withLock { state in
       for (token, entry) in entries {
-        if case .invalidated(let at)? = state.slots[token], at > epoch { continue }
-        if state.slots.updateValue(.view(entry), forKey: token) == nil { state.order.append(token) }
+        if let slot = state.slots[token], slot.epoch > epoch { continue }
+        if state.slots.updateValue(.view(entry, readAt: epoch), forKey: token) == nil {
+          state.order.append(token)
+        }
       }
       evictIfFull(&state)
     }

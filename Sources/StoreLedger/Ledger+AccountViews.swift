@@ -13,7 +13,7 @@ extension Ledger {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
     if let cached = viewCache?.entry(for: appAccountToken, at: instant) { return cached.summary }
-    let epoch = viewCache?.epoch ?? 0
+    let epoch = viewCache?.readBegins() ?? 0
     let stored: StoredAccountView?
     do {
       let (client, logger) = (self.client, self.logger)
@@ -23,7 +23,12 @@ extension Ledger {
     } catch {
       throw Self.mapped(error)
     }
-    if let summary = stored?.summary(at: instant, projection: projection) { return summary }
+    if let stored, let summary = stored.summary(at: instant, projection: projection) {
+      viewCache?.store(
+        [(appAccountToken, AccountViewCache.Entry(summary, interval: stored.interval))],
+        readAt: epoch)
+      return summary
+    }
     return try await folded(appAccountToken, at: instant, readAt: epoch).summary
   }
 
@@ -50,7 +55,7 @@ extension Ledger {
     if let cached = viewCache?.entry(for: appAccountToken, at: instant) {
       return cached.json(of: part)
     }
-    let epoch = viewCache?.epoch ?? 0
+    let epoch = viewCache?.readBegins() ?? 0
     let stored: AccountViewSlice?
     do {
       let (client, logger) = (self.client, self.logger)
@@ -73,7 +78,7 @@ extension Ledger {
   func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
     guard !tokens.isEmpty else { return 0 }
     let (client, logger, projection) = (self.client, self.logger, self.projection)
-    let epoch = viewCache?.epoch ?? 0
+    let epoch = viewCache?.readBegins() ?? 0
     let accounts = try await withDatabase {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }

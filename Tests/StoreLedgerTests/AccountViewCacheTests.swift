@@ -32,10 +32,10 @@ import Testing
 
   @Test func itAnswersOnlyWhileFollowingTheFeedAndInsideTheViewsInterval() {
     let cache = AccountViewCache(capacity: 10)
-    cache.store([(Self.token, Self.entry("pro", until: 30))], readAt: cache.epoch)
+    cache.store([(Self.token, Self.entry("pro", until: 30))], readAt: cache.readBegins())
     #expect(cache.entry(for: Self.token, at: F.t(10)) == nil, "no projector follows the feed")
     cache.noteFeed(following: true)
-    cache.store([(Self.token, Self.entry("pro", until: 30))], readAt: cache.epoch)
+    cache.store([(Self.token, Self.entry("pro", until: 30))], readAt: cache.readBegins())
     #expect(
       cache.entry(for: Self.token, at: F.t(10))?.summary.entitlements.first?.entitlement == "pro")
     #expect(cache.entry(for: Self.token, at: F.t(30)) == nil, "the view ends at 30")
@@ -47,20 +47,31 @@ import Testing
   @Test func aViewReadBeforeALocalIngestIsNotStored() {
     let cache = AccountViewCache(capacity: 10)
     cache.noteFeed(following: true)
-    let readAt = cache.epoch
+    let readAt = cache.readBegins()
     cache.invalidate([Self.token])
     cache.store([(Self.token, Self.entry("stale"))], readAt: readAt)
     #expect(cache.entry(for: Self.token, at: F.t(1)) == nil)
-    cache.store([(Self.token, Self.entry("fresh"))], readAt: cache.epoch)
+    cache.store([(Self.token, Self.entry("fresh"))], readAt: cache.readBegins())
     #expect(
       cache.entry(for: Self.token, at: F.t(1))?.summary.entitlements.first?.entitlement == "fresh")
+  }
+
+  /// A view read earlier, stored late, does not replace one read after it (the projector's,
+  /// after an ingest of another process).
+  @Test func anOlderReadDoesNotReplaceANewerOne() {
+    let cache = AccountViewCache(capacity: 10)
+    cache.noteFeed(following: true)
+    let early = cache.readBegins()
+    cache.store([(Self.token, Self.entry("newer"))], readAt: cache.readBegins())
+    cache.store([(Self.token, Self.entry("older"))], readAt: early)
+    #expect(cache.entry(for: Self.token, at: F.t(1))?.summary.entitlements.first?.entitlement == "newer")
   }
 
   @Test func itKeepsWithinItsCapacity() {
     let cache = AccountViewCache(capacity: 100)
     cache.noteFeed(following: true)
     for account in 0..<1_000 {
-      cache.store([(F.account(account), Self.entry("pro"))], readAt: cache.epoch)
+      cache.store([(F.account(account), Self.entry("pro"))], readAt: cache.readBegins())
       if account % 3 == 0 { cache.invalidate([F.account(10_000 + account)]) }
     }
     #expect(cache.count <= 100)
