@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import AppStoreVerification
 import StoreLedgerCore
 

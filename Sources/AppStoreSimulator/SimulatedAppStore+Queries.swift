@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import StoreLedgerCore
 
 /// The Server API's answers, computed from the store (no HTTP here).

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import Foundation
 import StoreLedgerCore
 

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import StoreLedgerCore
 
 /// A notification the simulated App Store sent (or is still sending), with its attempts.

@@ -89,29 +89,6 @@ import Testing
     agree(DecodedRealtimeRequestBody.self, try SharedFixtures.model("decodedRealtimeRequest.json"))
   }
 
-  @Test func appleServerAPIModels() throws {
-    agree(StatusResponse.self, try SharedFixtures.model("getAllSubscriptionStatusesResponse.json"))
-    agree(HistoryResponse.self, try SharedFixtures.model("transactionHistoryResponse.json"))
-    agree(
-      HistoryResponse.self,
-      try SharedFixtures.model("transactionHistoryResponseWithMalformedAppAppleId.json"))
-    agree(
-      HistoryResponse.self,
-      try SharedFixtures.model("transactionHistoryResponseWithMalformedEnvironment.json"))
-    agree(
-      NotificationHistoryResponse.self,
-      try SharedFixtures.model("getNotificationHistoryResponse.json"))
-    agree(RefundHistoryResponse.self, try SharedFixtures.model("getRefundHistoryResponse.json"))
-    agree(OrderLookupResponse.self, try SharedFixtures.model("lookupOrderIdResponse.json"))
-    agree(APIErrorResponse.self, try SharedFixtures.model("apiException.json"))
-    agree(
-      MassExtendRenewalDateStatusResponse.self,
-      try SharedFixtures.model("getStatusOfSubscriptionRenewalDateExtensionsResponse.json"))
-    agree(
-      CheckTestNotificationResponse.self,
-      try SharedFixtures.model("getTestNotificationStatusResponse.json"))
-  }
-
   struct Primitives: Codable, Equatable {
     var text: String?
     var whole: Int64?

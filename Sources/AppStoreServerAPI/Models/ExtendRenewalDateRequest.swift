@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The body of Extend a Subscription Renewal Date.
 public struct ExtendRenewalDateRequest: Hashable, Sendable, Codable {
   /// 1 to 90.

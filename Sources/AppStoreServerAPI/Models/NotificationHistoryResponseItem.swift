@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// One notification in Get Notification History, with Apple's delivery attempts.
 public struct NotificationHistoryResponseItem: Hashable, Sendable, Codable {
   /// The notification as originally sent.

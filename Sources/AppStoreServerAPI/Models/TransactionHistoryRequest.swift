@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The query of Get Transaction History (v2): filters and sort, without the paging
 /// `revision`. Apple pages with the same query on every call, so it is one value.
 public struct TransactionHistoryRequest: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Get Test Notification Status.
 public struct CheckTestNotificationResponse: Hashable, Sendable, Codable {
   public var signedPayload: String?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Request a Test Notification.
 public struct SendTestNotificationResponse: Hashable, Sendable, Codable {
   public var testNotificationToken: String?

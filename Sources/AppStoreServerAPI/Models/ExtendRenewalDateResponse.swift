@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Extend a Subscription Renewal Date.
 public struct ExtendRenewalDateResponse: Hashable, Sendable, Codable {
   public var originalTransactionId: String?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The body of Get Notification History: a time window (required) and at most one of
 /// `notificationType` (with an optional subtype) and `transactionId`.
 public struct NotificationHistoryRequest: Hashable, Sendable, Codable {

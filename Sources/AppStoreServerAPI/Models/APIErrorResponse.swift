@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The body of an App Store Server API error.
 public struct APIErrorResponse: Hashable, Sendable, Codable {
   public var errorCode: APIErrorCode?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Look Up Order ID.
 public struct OrderLookupResponse: Hashable, Sendable, Codable {
   public var status: OrderLookupStatus?

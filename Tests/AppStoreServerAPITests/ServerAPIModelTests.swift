@@ -1,4 +1,5 @@
 import Foundation
+import AppStoreServerAPI
 import StoreLedgerCore
 import StoreLedgerTestSupport
 import Testing

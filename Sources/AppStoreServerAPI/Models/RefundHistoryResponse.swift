@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A page of Get Refund History (v2): refunded transactions, oldest refund first.
 public struct RefundHistoryResponse: Hashable, Sendable, Codable {
   public var signedTransactions: [String]?

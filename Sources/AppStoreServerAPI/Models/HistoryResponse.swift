@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A page of Get Transaction History (v2): at most 20 signed transactions.
 public struct HistoryResponse: Hashable, Sendable, Codable {
   /// The token for the next page, and for later incremental syncs.

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// `errorCode` of an App Store Server API error body.
 ///
 /// Open: an unknown code keeps its raw value. ``isRetryable`` follows Apple's guidance: retry

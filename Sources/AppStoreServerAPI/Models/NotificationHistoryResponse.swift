@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// A page of Get Notification History.
 public struct NotificationHistoryResponse: Hashable, Sendable, Codable {
   public var notificationHistory: [NotificationHistoryResponseItem]?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Get Status of Subscription Renewal Date Extensions.
 public struct MassExtendRenewalDateStatusResponse: Hashable, Sendable, Codable {
   public var requestIdentifier: String?

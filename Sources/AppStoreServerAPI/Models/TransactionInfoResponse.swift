@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Get Transaction Info.
 public struct TransactionInfoResponse: Hashable, Sendable, Codable {
   public var signedTransactionInfo: String?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// One attempt to deliver a notification.
 public struct SendAttemptItem: Hashable, Sendable, Codable {
   public var attemptDate: Timestamp?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// One subscription (one `originalTransactionId`) in a ``StatusResponse``.
 public struct LastTransactionsItem: Hashable, Sendable, Codable {
   public var originalTransactionId: String?

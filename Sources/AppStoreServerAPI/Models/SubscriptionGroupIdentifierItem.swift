@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The subscriptions of one group in a ``StatusResponse``.
 public struct SubscriptionGroupIdentifierItem: Hashable, Sendable, Codable {
   public var subscriptionGroupIdentifier: String?

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Get All Subscription Statuses: the latest transaction and renewal info per subscription.
 public struct StatusResponse: Hashable, Sendable, Codable {
   public var environment: AppStoreEnvironment?
