@@ -29,21 +29,10 @@ extension Ledger {
   public func statistics() async throws(LedgerError) -> Statistics {
     let (client, logger) = (self.client, self.logger)
     do {
-      return try await withDatabase {
-        try await client.query(
-          """
-          SELECT (SELECT count(*) FROM storeledger.events),
-            (SELECT count(DISTINCT stream_id) FROM storeledger.events),
-            (SELECT count(*) FROM storeledger.account_views)
-          """, logger: logger
-        ) { rows in
-          var statistics = Statistics(events: 0, streams: 0, accounts: 0)
-          for try await (events, streams, accounts) in rows.decode((Int, Int, Int).self) {
-            statistics = Statistics(events: events, streams: streams, accounts: accounts)
-          }
-          return statistics
-        }
+      let counts = try await withDatabase {
+        try await LogQueries.counts(on: client, logger: logger)
       }
+      return Statistics(events: counts.events, streams: counts.streams, accounts: counts.accounts)
     } catch {
       throw Self.mapped(error)
     }

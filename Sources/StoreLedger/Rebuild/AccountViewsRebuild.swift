@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerPostgres
 
 /// What a rebuild of the account views did.
 public struct AccountViewsRebuild: Sendable, Hashable, Codable {
@@ -14,25 +15,10 @@ public struct AccountViewsRebuild: Sendable, Hashable, Codable {
   public var seconds: Double
 }
 
-/// One version of the account views table.
-public struct AccountViewsVersion: Sendable, Hashable, Codable {
-  public var version: Int
-  /// `building`, `live`, `retired` (kept for comparison), `dropped` or `abandoned`.
-  public var state: String
-  public var projection: String?
-  public var accounts: Int?
-  public var createdAt: Date
-  public var switchedAt: Date?
-  public var retiredAt: Date?
-}
-
+/// A version of the account views table (schema/0010).
+public typealias AccountViewsVersion = StoreLedgerPostgres.AccountViewsVersion
 /// An account whose view differs between the live table and a retired version.
-public struct AccountViewDifference: Sendable, Hashable, Codable {
-  public var appAccountToken: String
-  /// The views as JSON text; nil where the table has no view for the account.
-  public var live: String?
-  public var retired: String?
-}
+public typealias AccountViewDifference = StoreLedgerPostgres.AccountViewDifference
 
 /// How far a rebuild has got, for progress bars.
 public struct RebuildProgress: Sendable, Hashable {

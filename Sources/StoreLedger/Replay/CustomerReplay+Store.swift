@@ -20,11 +20,8 @@ extension CustomerReplay {
 
   private func replayedIds() async throws -> [String] {
     let prefix = "replay:\(environment.rawValue):"
-    let streams = try await ledger.client.query(
-      """
-      SELECT stream_id FROM storeledger.events
-      WHERE stream_version = 1 AND event_type = \(Self.revisionEventType)
-      """, logger: logger, reading: Self.strings)
+    let streams = try await LogQueries.streams(
+      startingWith: Self.revisionEventType, on: ledger.client, logger: logger)
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 
@@ -58,12 +55,6 @@ extension CustomerReplay {
           metadata: Array(#"{"source":"replay"}"#.utf8))
       ], to: stream)
   }
-
-  @Sendable static func strings(_ rows: PostgresRowSequence) async throws -> [String] {
-    var values: [String] = []
-    for try await value in rows.decode(String.self) { values.append(value) }
-    return values
-  }
 }
 
 extension Ledger {
@@ -78,15 +69,9 @@ extension Ledger {
     case .transactions(let ids): return ids
     case .account(let token):
       let token = try Ledger.canonical(token)
-      streams = try await client.query(
-        "SELECT stream_id FROM storeledger.account_streams WHERE app_account_token = \(token)",
-        logger: logger, reading: CustomerReplay.strings)
+      streams = try await AccountEvents.streams(of: token, on: client, logger: logger)
     case .everyone:
-      streams = try await client.query(
-        """
-        SELECT stream_id FROM storeledger.events
-        WHERE stream_version = 1 AND stream_id LIKE 'sub:%'
-        """, logger: logger, reading: CustomerReplay.strings)
+      streams = try await LogQueries.purchaseStreams(on: client, logger: logger)
     }
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }

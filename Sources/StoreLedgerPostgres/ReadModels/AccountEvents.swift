@@ -2,24 +2,24 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// The events the account index (`storeledger.account_streams`, written with each append)
 /// points to.
-enum AccountEvents {
-  static func read(_ token: String, on client: PostgresClient, logger: Logger) async throws
+package enum AccountEvents {
+  package static func read(_ token: String, on client: PostgresClient, logger: Logger) async throws
     -> [LedgerEvent]
   {
     try await client.query(query(token), logger: logger, reading: decode)
   }
 
-  static func read(_ token: String, on connection: PostgresConnection, logger: Logger)
+  package static func read(_ token: String, on connection: PostgresConnection, logger: Logger)
     async throws -> [LedgerEvent]
   {
     try await connection.query(query(token), logger: logger, reading: decode)
   }
 
-  static func streams(of token: String, on client: PostgresClient, logger: Logger) async throws
+  package static func streams(of token: String, on client: PostgresClient, logger: Logger)
+    async throws
     -> [String]
   {
     try await client.query(

@@ -5,22 +5,22 @@ import StoreLedgerCore
 
 /// The statements of a versioned rebuild (schema/0010): the functions it calls create, fill,
 /// switch and drop the versions' tables, so no table name is ever composed here.
-enum AccountViewsRebuildStatements {
-  static func begin(on client: PostgresClient, logger: Logger) async throws -> Int {
+package enum AccountViewsRebuildStatements {
+  package static func begin(on client: PostgresClient, logger: Logger) async throws -> Int {
     try await single(
       "SELECT storeledger.begin_account_views_rebuild()", as: Int32.self, on: client,
       logger: logger
     ).map(Int.init) ?? 0
   }
 
-  static func liveVersion(on client: PostgresClient, logger: Logger) async throws -> Int? {
+  package static func liveVersion(on client: PostgresClient, logger: Logger) async throws -> Int? {
     try await single(
       "SELECT version FROM storeledger.account_views_versions WHERE state = 'live'",
       as: Int32.self, on: client, logger: logger
     ).map(Int.init)
   }
 
-  static func accountCount(on client: PostgresClient, logger: Logger) async throws -> Int {
+  package static func accountCount(on client: PostgresClient, logger: Logger) async throws -> Int {
     try await single(
       "SELECT count(DISTINCT app_account_token) FROM storeledger.account_streams",
       as: Int64.self, on: client, logger: logger
@@ -36,7 +36,7 @@ enum AccountViewsRebuildStatements {
   /// stream read through the events' primary key, so rows flow from the first account on and
   /// nothing is sorted. `OFFSET 0` keeps the per-stream read a subquery: flattened, it lets
   /// the planner hash the whole log and sort it by token before sending a single row.
-  static let everyAccountsEvents: PostgresQuery = """
+  package static let everyAccountsEvents: PostgresQuery = """
     SELECT a.app_account_token, coalesce(v.changes, 0), e.event_type, e.payload::text,
            e.idempotency_key
     FROM storeledger.account_streams a
@@ -48,7 +48,7 @@ enum AccountViewsRebuildStatements {
     ORDER BY a.app_account_token, a.stream_id
     """
 
-  static func store(
+  package static func store(
     _ views: [AccountViews.ProjectedView], version: Int, projection: String,
     on client: PostgresClient, logger: Logger
   ) async throws {
@@ -67,7 +67,7 @@ enum AccountViewsRebuildStatements {
   }
 
   /// Switches `version` live; returns the accounts whose new view is not current.
-  static func switchLive(to version: Int, on client: PostgresClient, logger: Logger)
+  package static func switchLive(to version: Int, on client: PostgresClient, logger: Logger)
     async throws -> [String]
   {
     try await client.query(
@@ -80,13 +80,13 @@ enum AccountViewsRebuildStatements {
     }
   }
 
-  static func drop(_ version: Int, on client: PostgresClient, logger: Logger) async throws {
+  package static func drop(_ version: Int, on client: PostgresClient, logger: Logger) async throws {
     _ = try await client.query(
       "SELECT storeledger.drop_account_views_version(\(Int32(version)))::text", logger: logger
     ) { rows in for try await _ in rows {} }
   }
 
-  static func versions(on client: PostgresClient, logger: Logger) async throws
+  package static func versions(on client: PostgresClient, logger: Logger) async throws
     -> [AccountViewsVersion]
   {
     try await client.query(
@@ -109,7 +109,7 @@ enum AccountViewsRebuildStatements {
     }
   }
 
-  static func differences(from version: Int, on client: PostgresClient, logger: Logger)
+  package static func differences(from version: Int, on client: PostgresClient, logger: Logger)
     async throws -> [AccountViewDifference]
   {
     try await client.query(

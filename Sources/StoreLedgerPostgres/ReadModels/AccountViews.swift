@@ -2,11 +2,11 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// The statements of the per-account read model (`storeledger.account_views`, schema/0007).
-enum AccountViews {
-  static func stored(_ token: String, on client: PostgresClient, logger: Logger) async throws
+package enum AccountViews {
+  package static func stored(_ token: String, on client: PostgresClient, logger: Logger)
+    async throws
     -> StoredAccountView?
   {
     try await client.withConnection { connection in
@@ -23,7 +23,7 @@ enum AccountViews {
   /// The `changes` and the events of each account, read in one statement (one snapshot, so
   /// each view stores exactly the changes it includes). An account without a view row (never
   /// named by an append) is absent.
-  static func changesAndEvents(
+  package static func changesAndEvents(
     of tokens: [String], on client: PostgresClient, logger: Logger
   ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
     try await client.query(
@@ -49,7 +49,7 @@ enum AccountViews {
   }
 
   /// Rows of (token, changes, type, payload, recordedAt, key), an account's events in order.
-  static func decodeAccounts(_ rows: PostgresRowSequence) async throws
+  package static func decodeAccounts(_ rows: PostgresRowSequence) async throws
     -> [String: (changes: Int64, events: [LedgerEvent])]
   {
     var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
@@ -69,18 +69,29 @@ enum AccountViews {
   }
 
   /// One computed view, ready to store.
-  struct ProjectedView: Sendable {
-    var token: String
-    var changes: Int64
-    var summary: AccountSummary
-    var summaryJSON: String
-    var interval: StableInterval
+  package struct ProjectedView: Sendable {
+    package var token: String
+    package var changes: Int64
+    package var summary: AccountSummary
+    package var summaryJSON: String
+    package var interval: StableInterval
+
+    package init(
+      token: String, changes: Int64, summary: AccountSummary, summaryJSON: String,
+      interval: StableInterval
+    ) {
+      self.token = token
+      self.changes = changes
+      self.summary = summary
+      self.summaryJSON = summaryJSON
+      self.interval = interval
+    }
   }
 
   /// Stores views in one statement. Never replaces a view that includes more changes (a
   /// slower projector finishing late); rows are locked in token order, as appends lock them.
   @discardableResult
-  static func store(
+  package static func store(
     _ views: [ProjectedView], projection: String, on client: PostgresClient, logger: Logger
   ) async throws -> Int {
     guard !views.isEmpty else { return 0 }
@@ -109,7 +120,9 @@ enum AccountViews {
   }
 
   /// The accounts the given streams belong to.
-  static func accounts(ofStreams streams: [String], on client: PostgresClient, logger: Logger)
+  package static func accounts(
+    ofStreams streams: [String], on client: PostgresClient, logger: Logger
+  )
     async throws -> [String]
   {
     try await strings(
@@ -121,7 +134,9 @@ enum AccountViews {
 
   /// Accounts whose view no longer holds at `time` (its stable interval has ended), oldest
   /// first.
-  static func expired(at time: Timestamp, limit: Int, on client: PostgresClient, logger: Logger)
+  package static func expired(
+    at time: Timestamp, limit: Int, on client: PostgresClient, logger: Logger
+  )
     async throws -> [String]
   {
     try await strings(
@@ -133,7 +148,7 @@ enum AccountViews {
   }
 
   /// Accounts with a view from other rules or another catalog, or none yet.
-  static func foreign(
+  package static func foreign(
     to projection: String, limit: Int, on client: PostgresClient, logger: Logger
   ) async throws -> [String] {
     try await strings(
@@ -144,7 +159,9 @@ enum AccountViews {
   }
 
   /// Every account, in token order after `token`.
-  static func accounts(after token: String, limit: Int, on client: PostgresClient, logger: Logger)
+  package static func accounts(
+    after token: String, limit: Int, on client: PostgresClient, logger: Logger
+  )
     async throws -> [String]
   {
     try await strings(

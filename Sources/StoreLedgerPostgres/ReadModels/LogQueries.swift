@@ -1,0 +1,56 @@
+import Logging
+import PostgresNIO
+
+/// Questions about the log as a whole that the ledger's tools ask.
+package enum LogQueries {
+  /// Counts of events, streams and accounts (a full count: seconds on a large log).
+  package static func counts(on client: PostgresClient, logger: Logger) async throws
+    -> (events: Int, streams: Int, accounts: Int)
+  {
+    try await client.query(
+      """
+      SELECT (SELECT count(*) FROM storeledger.events),
+        (SELECT count(DISTINCT stream_id) FROM storeledger.events),
+        (SELECT count(*) FROM storeledger.account_views)
+      """, logger: logger
+    ) { rows in
+      var counts = (events: 0, streams: 0, accounts: 0)
+      for try await (events, streams, accounts) in rows.decode((Int, Int, Int).self) {
+        counts = (events, streams, accounts)
+      }
+      return counts
+    }
+  }
+
+  /// Every stream whose first event has `eventType`.
+  package static func streams(
+    startingWith eventType: String, on client: PostgresClient, logger: Logger
+  )
+    async throws -> [String]
+  {
+    try await strings(
+      """
+      SELECT stream_id FROM storeledger.events
+      WHERE stream_version = 1 AND event_type = \(eventType)
+      """, on: client, logger: logger)
+  }
+
+  /// Every purchase-chain stream (`sub:…`).
+  package static func purchaseStreams(on client: PostgresClient, logger: Logger) async throws
+    -> [String]
+  {
+    try await strings(
+      "SELECT stream_id FROM storeledger.events WHERE stream_version = 1 AND stream_id LIKE 'sub:%'",
+      on: client, logger: logger)
+  }
+
+  private static func strings(_ query: PostgresQuery, on client: PostgresClient, logger: Logger)
+    async throws -> [String]
+  {
+    try await client.query(query, logger: logger) { rows in
+      var values: [String] = []
+      for try await value in rows.decode(String.self) { values.append(value) }
+      return values
+    }
+  }
+}
