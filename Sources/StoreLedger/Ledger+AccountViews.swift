@@ -14,11 +14,11 @@ extension Ledger {
     let instant = Timestamp(time)
     if let cached = viewCache?.entry(for: appAccountToken, at: instant) { return cached.summary }
     let epoch = viewCache?.readBegins() ?? 0
-    let stored: StoredAccountView?
+    let stored: AccountViewSlice?
     do {
       let (client, logger) = (self.client, self.logger)
       stored = try await withDatabase {
-        try await AccountViews.stored(appAccountToken, on: client, logger: logger)
+        try await AccountViewSlice.readWhole(of: appAccountToken, on: client, logger: logger)
       }
     } catch {
       throw Self.mapped(error)

@@ -171,11 +171,11 @@ extension Ledger {
   ) async throws {
     let (client, logger) = (self.client, self.logger)
     let stored = try await withDatabase {
-      try await AccountViews.stored(token, on: client, logger: logger)
+      try await AccountViewSlice.readWhole(of: token, on: client, logger: logger)
     }
     let instant = Timestamp(now)
-    guard let stored, stored.changes == account.changes, stored.projectedChanges == account.changes,
-      stored.projection == projection, stored.interval.contains(instant)
+    guard let stored, stored.changes == account.changes,
+      stored.isCurrent(at: instant, projection: projection)
     else {
       report.accountsNotCurrent += 1
       return
@@ -187,8 +187,8 @@ extension Ledger {
     let rebuilt = try JSONDecoder().decode(
       JSONValue.self,
       from: try JSONEncoder().encode(AccountSummary(view, for: token, at: instant)))
-    let live = stored.summaryJSON.flatMap {
-      try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
+    let live = stored.json.flatMap {
+      try? JSONDecoder().decode(JSONValue.self, from: Data($0.readableBytesView))
     }
     for difference in JSONDifference.differences(live, rebuilt) {
       report.problems.append(

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import StoreLedgerCore
 
@@ -30,20 +31,37 @@ public struct AccountViewSlice: Sendable {
   public static func read(
     _ part: Part, of token: String, on client: PostgresClient, logger: Logger
   ) async throws -> AccountViewSlice? {
+    switch part {
+    case .entitlements: try await read(Entitlements.self, of: token, on: client, logger: logger)
+    case .subscriptions: try await read(Subscriptions.self, of: token, on: client, logger: logger)
+    case .consumables: try await read(Consumables.self, of: token, on: client, logger: logger)
+    }
+  }
+
+  /// The whole stored view (an `AccountSummary` as JSON) of `token`, nil without a view row.
+  package static func readWhole(of token: String, on client: PostgresClient, logger: Logger)
+    async throws -> AccountViewSlice?
+  {
+    try await read(WholeView.self, of: token, on: client, logger: logger)
+  }
+
+  /// The summary the whole view holds, if it is current at `time`.
+  package func summary(at time: Timestamp, projection current: String) -> AccountSummary? {
+    guard isCurrent(at: time, projection: current), let json else { return nil }
+    return try? JSONDecoder().decode(AccountSummary.self, from: Data(json.readableBytesView))
+  }
+
+  private static func read<Part: AccountViewPart>(
+    _ part: Part.Type, of token: String, on client: PostgresClient, logger: Logger
+  ) async throws -> AccountViewSlice? {
     try await client.withConnection { connection in
       try await connection.failingOnClose { connection in
         var slice: AccountViewSlice?
-        let rows: AsyncThrowingMapSequence<PostgresRowSequence, AccountViewSlice>
-        switch part {
-        case .entitlements:
-          rows = try await connection.execute(Statement<Entitlements>(token: token), logger: logger)
-        case .subscriptions:
-          rows = try await connection.execute(
-            Statement<Subscriptions>(token: token), logger: logger)
-        case .consumables:
-          rows = try await connection.execute(Statement<Consumables>(token: token), logger: logger)
+        for try await row in try await connection.execute(
+          Statement<Part>(token: token), logger: logger)
+        {
+          slice = row
         }
-        for try await row in rows { slice = row }
         return slice
       }
     }
@@ -54,6 +72,12 @@ public struct AccountViewSlice: Sendable {
 protocol AccountViewPart {
   static var name: String { get }
   static var expression: String { get }
+}
+
+/// The whole view, for the library's queries and the audit.
+enum WholeView: AccountViewPart {
+  static let name = "storeledger_account_view_v2"
+  static let expression = "view::text"
 }
 
 enum Entitlements: AccountViewPart {

@@ -5,21 +5,6 @@ import StoreLedgerCore
 
 /// The statements of the per-account read model (`storeledger.account_views`, schema/0007).
 package enum AccountViews {
-  package static func stored(_ token: String, on client: PostgresClient, logger: Logger)
-    async throws
-    -> StoredAccountView?
-  {
-    try await client.withConnection { connection in
-      try await connection.failingOnClose { connection in
-        var stored: StoredAccountView?
-        let rows = try await connection.execute(
-          StoredAccountViewStatement(token: token), logger: logger)
-        for try await row in rows { stored = row }
-        return stored
-      }
-    }
-  }
-
   /// The `changes` and the events of each account, read in one statement (one snapshot, so
   /// each view stores exactly the changes it includes). An account without a view row (never
   /// named by an append) is absent.
@@ -171,7 +156,7 @@ package enum AccountViews {
       """, on: client, logger: logger)
   }
 
-  private static func strings(_ query: PostgresQuery, on client: PostgresClient, logger: Logger)
+  package static func strings(_ query: PostgresQuery, on client: PostgresClient, logger: Logger)
     async throws -> [String]
   {
     try await client.query(query, logger: logger) { rows in

@@ -28,7 +28,7 @@ package enum LogQueries {
   )
     async throws -> [String]
   {
-    try await strings(
+    try await AccountViews.strings(
       """
       SELECT stream_id FROM storeledger.events
       WHERE stream_version = 1 AND event_type = \(eventType)
@@ -39,18 +39,8 @@ package enum LogQueries {
   package static func purchaseStreams(on client: PostgresClient, logger: Logger) async throws
     -> [String]
   {
-    try await strings(
+    try await AccountViews.strings(
       "SELECT stream_id FROM storeledger.events WHERE stream_version = 1 AND stream_id LIKE 'sub:%'",
       on: client, logger: logger)
-  }
-
-  private static func strings(_ query: PostgresQuery, on client: PostgresClient, logger: Logger)
-    async throws -> [String]
-  {
-    try await client.query(query, logger: logger) { rows in
-      var values: [String] = []
-      for try await value in rows.decode(String.self) { values.append(value) }
-      return values
-    }
   }
 }

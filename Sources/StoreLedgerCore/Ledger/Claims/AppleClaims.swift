@@ -37,15 +37,7 @@ extension AppleClaims: Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: Keys.self)
-    let present = Self.kinds.filter { container.contains($0) }
-    guard present.count == 1, let kind = present.first else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription:
-            "claims need exactly one of notification, transaction, renewalInfo, status"
-        ))
-    }
+    let kind = try container.onlyKind(of: Self.kinds, for: "claims")
     self = try Self.claims(kind, in: container)
   }
 

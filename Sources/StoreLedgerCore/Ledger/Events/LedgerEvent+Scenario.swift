@@ -13,15 +13,7 @@ extension LedgerEvent: Decodable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: Keys.self)
-    let present = Self.kinds.filter { container.contains($0) }
-    guard present.count == 1, let kind = present.first else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription:
-            "an event needs exactly one of notification, transaction, renewalInfo, status, debit, link"
-        ))
-    }
+    let kind = try container.onlyKind(of: Self.kinds, for: "an event")
     let body: Body
     switch kind {
     case .debit: body = .debit(try container.decode(ConsumableDebited.self, forKey: .debit))

@@ -118,14 +118,7 @@ extension LedgerEvent.Body: Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: Keys.self)
-    let present = Keys.allCases.filter { container.contains($0) }
-    guard present.count == 1, let kind = present.first else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription: "stored facts need exactly one of "
-            + Keys.allCases.map(\.rawValue).joined(separator: ", ")))
-    }
+    let kind = try container.onlyKind(of: Keys.allCases, for: "stored facts")
     switch kind {
     case .notification:
       self = .notification(try container.decode(NotificationFacts.self, forKey: kind))
