@@ -9,7 +9,7 @@ import StoreLedgerPostgres
 /// purchase chain, `app:<env>:<bundleId>` for notifications without a purchase,
 /// `acct:<appAccountToken>` for backend commands; keys `asn2:<notificationUUID>`,
 /// `tx:<env>:<transactionId>:<signedDate>`, `renewal:<env>:<originalTransactionId>:<signedDate>`.
-/// The payload is the event's facts (``EventCodec``), made from Apple's claims by the one
+/// The payload is the event's facts (`EventCodec`), made from Apple's claims by the one
 /// mapping in Core; the claims sit beside them in the scenario format (`{"notification": …}`
 /// with the nested transaction and renewal info as objects), built from the exact JSON Apple
 /// signed, so unknown fields are kept; `raw_signed` is the original JWS.

@@ -8,7 +8,7 @@ public struct HistoryResponse: Hashable, Sendable, Codable {
   public var bundleId: String?
   public var appAppleId: Int64?
   public var environment: AppStoreEnvironment?
-  /// JWS that decode to ``JWSTransactionDecodedPayload``.
+  /// JWS that decode to `JWSTransactionDecodedPayload`.
   public var signedTransactions: [String]?
 
   public init() {}

@@ -4,7 +4,7 @@ import StoreLedgerCore
 /// The one codec between the log's rows and the ledger's events (design.md, "Events"): a row's
 /// `payload` is the event's facts (`LedgerEvent.Body`, event types `*.v2`, and the backend's
 /// commands), its `claims` Apple's verified claims beside them. Rows written before facts
-/// (`appstore.*.v1`, claims as the payload) are read through ``ClaimsUpcaster``.
+/// (`appstore.*.v1`, claims as the payload) are read through `ClaimsUpcaster`.
 public enum EventCodec {
   /// The stored payload of `body`.
   public static func payload(of body: LedgerEvent.Body) -> [UInt8] {
