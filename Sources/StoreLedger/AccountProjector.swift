@@ -38,7 +38,16 @@ public struct AccountProjector: Sendable {
     /// Set once a sweep found no view from other rules or another catalog: views stored
     /// afterwards are this projector's own, so that scan of the whole table stops.
     var foreignViewsReplaced = false
+    /// The checkpoint as this projector last read or wrote it (`.some(nil)`: none yet; nil:
+    /// not read yet).
+    var persisted: FeedPosition??
+    var persistedAt = ContinuousClock.now
   }
+
+  /// How often a busy projector writes its checkpoint: every batch made the checkpoint row a
+  /// chain of versions that every read walked. After a crash, at most this much of the feed is
+  /// projected again (which changes nothing).
+  static let checkpointInterval = Duration.seconds(1)
 
   public init(
     ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 1000,
@@ -107,10 +116,11 @@ public struct AccountProjector: Sendable {
   /// moves the checkpoint past them; returns how many events that was.
   func projectNextBatch(now: Date) async throws -> Int {
     let store = ledger.store
-    let start = try await store.checkpoint(Self.checkpointName)
+    let start = try await position()
     let entries = try await store.readFeedEntries(after: start ?? .beginning, limit: batchSize)
     guard let first = entries.first, let last = entries.last else {
       counters.update { $0.lagSeconds = 0 }
+      try await persistCheckpoint()
       return 0
     }
     counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
@@ -120,17 +130,51 @@ public struct AccountProjector: Sendable {
       try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger)
     }
     try await refresh(accounts, now: now)
-    do {
-      try await store.moveCheckpoint(Self.checkpointName, from: start, to: last.position)
-    } catch {
-      // A conflict: another projector moved it, and projected these accounts or will.
-      guard error.code == .checkpointConflict else { throw error }
-    }
     counters.update {
       $0.position = last.position
       $0.eventsProjected += entries.count
     }
+    if ContinuousClock.now - counters.value.persistedAt >= Self.checkpointInterval {
+      try await persistCheckpoint()
+    }
     return entries.count
+  }
+
+  /// Where to read on from: this projector's own position, or the stored checkpoint when it
+  /// has none yet.
+  private func position() async throws -> FeedPosition? {
+    if let position = counters.value.position { return position }
+    let stored = try await ledger.store.checkpoint(Self.checkpointName)
+    counters.update {
+      $0.persisted = .some(stored)
+      $0.persistedAt = .now
+    }
+    return stored
+  }
+
+  /// Writes the position reached, by compare-and-swap from the checkpoint as last seen. When
+  /// another projector moved it, this one takes the stored one as seen and, if it is ahead,
+  /// goes on from there.
+  private func persistCheckpoint() async throws {
+    let state = counters.value
+    guard let position = state.position, let persisted = state.persisted, persisted != position
+    else { return }
+    let store = ledger.store
+    do {
+      try await store.moveCheckpoint(Self.checkpointName, from: persisted, to: position)
+      counters.update {
+        $0.persisted = .some(position)
+        $0.persistedAt = .now
+      }
+    } catch {
+      guard error.code == .checkpointConflict else { throw error }
+      let stored = try await store.checkpoint(Self.checkpointName)
+      counters.update {
+        $0.persisted = .some(stored)
+        $0.persistedAt = .now
+        if let stored, stored > position { $0.position = stored }
+      }
+    }
   }
 
   /// Projects again the views that ended by `now` or were computed by other rules; returns

@@ -229,8 +229,13 @@ import Testing
           #expect(
             try await Self.row("00000000-0000-4000-8000-000000000002", on: admin)?.projectedChanges
               == 1)
-          let checkpoint = try await EventStore(client: client, logger: TestDatabase.logger)
-            .checkpoint(AccountProjector.checkpointName)
+          // Written once the projector finds nothing more to read (or once a second).
+          let store = EventStore(client: client, logger: TestDatabase.logger)
+          var checkpoint = try await store.checkpoint(AccountProjector.checkpointName)
+          while checkpoint != projector.progress.position, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            checkpoint = try await store.checkpoint(AccountProjector.checkpointName)
+          }
           #expect(checkpoint != nil && checkpoint == projector.progress.position)
           running.cancel()
           await running.value
