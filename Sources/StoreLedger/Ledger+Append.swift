@@ -128,6 +128,25 @@ extension Ledger {
     return found
   }
 
+  /// A notification's payload read, not yet verified; data of another kind is refused as
+  /// ``expect(_:in:)`` refuses it.
+  static func notificationClaims(_ jws: String) throws(LedgerError)
+    -> UnverifiedJWS<ResponseBodyV2DecodedPayload>
+  {
+    let unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>
+    do {
+      unverified = try UnverifiedJWS(jws)
+    } catch {
+      _ = try expect(.notification, in: jws)
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
+    guard unverified.claims.notificationType != nil else {
+      _ = try expect(.notification, in: jws)
+      throw LedgerError(.invalidPayload, "this signed data is not a notification")
+    }
+    return unverified
+  }
+
   func mapped(_ body: () throws -> LedgerRecord) throws(LedgerError) -> LedgerRecord {
     do {
       return try body()

@@ -80,10 +80,13 @@ public struct Ledger: Sendable {
   public func ingest(
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
-    let claims = try Self.expect(.notification, in: signedPayload)
+    // Read once: what it claims chooses the verifier, which checks it without reading it again.
+    let unverified = try Self.notificationClaims(signedPayload)
+    let claims = SignedDataKind.Claims(
+      kind: .notification, environment: unverified.claims.environment)
     let verified = try verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
-      try verifier.verifyNotification(signedPayload)
+      try verifier.verifyNotification(unverified)
     }
     let record = try mapped { try LedgerRecord.notification(verified, source: source) }
     let tokens = [

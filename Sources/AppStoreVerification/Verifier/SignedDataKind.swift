@@ -36,6 +36,11 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
     /// `environment` (`receiptType` for an app transaction; `data`/`summary`/`appData`'s for
     /// a notification); nil when the payload names none.
     public var environment: AppStoreEnvironment?
+
+    public init(kind: SignedDataKind, environment: AppStoreEnvironment?) {
+      self.kind = kind
+      self.environment = environment
+    }
   }
 
   /// Recognises the kind of `jws` from its (not yet verified) payload.

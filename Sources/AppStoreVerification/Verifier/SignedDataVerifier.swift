@@ -65,23 +65,54 @@ public final class SignedDataVerifier: Sendable {
     throws(VerificationError) -> SignedData<Payload, AppleSigned>
   {
     let token = try CompactJWS(jws)
+    let header = try checkedHeader(of: token)
+    let payload = try Self.decodePayload(type, from: token)
+    return try verify(token, jws, header: header, payload: payload)
+  }
+
+  /// Verifies data whose payload a caller has already read (to choose this verifier by the
+  /// environment it claims): the payload is not read again.
+  public func verify<Payload: AppStoreSignedPayload>(_ unverified: UnverifiedJWS<Payload>)
+    throws(VerificationError) -> SignedData<Payload, AppleSigned>
+  {
+    let header = try checkedHeader(of: unverified.token)
+    return try verify(
+      unverified.token, unverified.compact, header: header, payload: unverified.claims)
+  }
+
+  /// A notification read by the caller, and every JWS nested in it.
+  public func verifyNotification(_ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>)
+    throws(VerificationError) -> VerifiedNotification
+  {
+    try nested(in: verify(unverified))
+  }
+
+  private func checkedHeader(of token: CompactJWS) throws(VerificationError) -> (
+    JWSHeader, cached: Bool
+  ) {
     let (header, cached) = try header(of: token)
     guard header.alg == JWSHeader.appStoreAlgorithm else {
       throw VerificationError(.unsupportedAlgorithm, "alg must be ES256")
     }
-    let payload = try Self.decodePayload(type, from: token)
+    return (header, cached)
+  }
+
+  /// Everything after the payload is read: environment, chain, signature, identity.
+  private func verify<Payload: AppStoreSignedPayload>(
+    _ token: CompactJWS, _ jws: String, header: (JWSHeader, cached: Bool), payload: Payload
+  ) throws(VerificationError) -> SignedData<Payload, AppleSigned> {
     if let environment = payload.identityClaims.environment, environment.isUnsigned {
       throw VerificationError(
         .unverifiedEnvironmentNotAllowed,
         "\(environment) data is not signed by Apple and is only decoded on explicit request")
     }
-    let certificates = try header.leafAndIntermediate()
+    let certificates = try header.0.leafAndIntermediate()
     let key = try chains.signingKey(
       leaf: certificates.leaf, intermediate: certificates.intermediate,
       at: validationDate(for: payload))
     try Self.checkSignature(token, key: key)
     try checkIdentity(payload.identityClaims)
-    if !cached { headers?.remember(header, for: token.headerSegment) }
+    if !header.cached { headers?.remember(header.0, for: token.headerSegment) }
     return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
   }
 
