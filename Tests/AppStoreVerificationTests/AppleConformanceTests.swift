@@ -27,6 +27,31 @@ import Testing
     #expect(verified.transaction == nil && verified.renewalInfo == nil)
   }
 
+  /// Read once by the caller (who chooses the verifier by the environment it claims), then
+  /// verified without reading it again: the same outcomes as verifying the string.
+  @Test func aNotificationReadOnceVerifiesAsTheStringDoes() throws {
+    let jws = try SharedFixtures.mockSigned("testNotification")
+    let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(jws)
+    #expect(unverified.claims.environment == .sandbox)
+    let verified = try verifier().verifyNotification(unverified)
+    #expect(verified.payload == (try verifier().verifyNotification(jws)).payload)
+    #expect(verified.notification.compactJWS == jws)
+    for (name, code) in [
+      ("wrongBundleId", VerificationError.Code.bundleIdMismatch),
+      ("missingX5CHeaderClaim", .malformedJWS),
+    ] {
+      let error = try #require(throws: VerificationError.self) {
+        try verifier().verifyNotification(
+          UnverifiedJWS<ResponseBodyV2DecodedPayload>(SharedFixtures.mockSigned(name)))
+      }
+      #expect(error.code == code)
+    }
+    let production = try #require(throws: VerificationError.self) {
+      try verifier(appAppleId: 1234, environment: .production).verifyNotification(unverified)
+    }
+    #expect(production.code == .environmentMismatch)
+  }
+
   @Test func testNotificationIsRejectedByAProductionVerifier() throws {
     let error = try #require(throws: VerificationError.self) {
       try verifier(appAppleId: 1234, environment: .production)
