@@ -36,7 +36,7 @@ struct IngestMeasurement {
       "webhook ingest, \(clients) clients: \(rate(count, webhook.seconds)) "
         + "(statuses \(webhook.statuses))")
 
-    let lag = try await projectorCatchUp()
+    let lag = try await projectorCatchUp(database, logger: run.logger)
     print(
       "projector current for every account \(String(format: "%.2f", lag)) s after the load ended")
     let verification = try verificationAlone(payloads)
@@ -58,24 +58,6 @@ struct IngestMeasurement {
         format: "RESULT webhook_per_s=%.0f ceiling_per_s=%.0f ratio=%.2f",
         Double(count) / webhook.seconds, Double(count) / ceiling, ceiling / webhook.seconds))
     print(String(format: "RESULT projector_lag_s=%.2f", lag))
-  }
-
-  /// Seconds until the projector has a current view of every account, from now.
-  private func projectorCatchUp() async throws -> Double {
-    let start = ContinuousClock.now
-    while try await database.withWriter({ client in
-      try await client.query(
-        "SELECT count(*) FROM storeledger.account_views WHERE projected_changes < changes",
-        logger: run.logger
-      ) { rows in
-        var count = 0
-        for try await value in rows.decode(Int.self) { count = value }
-        return count
-      }
-    }) > 0 {
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    return (ContinuousClock.now - start).seconds
   }
 
   /// The rows the webhook stores for `payloads`, made by the ledger's own mapping.

@@ -17,7 +17,9 @@ struct QueryMeasurement {
   func measure() async throws {
     let accounts = run.options.accounts
     try await loadAccounts(accounts)
-    try await waitForProjector()
+    let lag = try await projectorCatchUp(database, logger: run.logger)
+    print(
+      "projector current for every account \(String(format: "%.1f", lag)) s after the load ended")
     let duration = Duration.seconds(run.options.seconds)
     let clients = run.options.clients
     let get = try await load.timed(for: duration, workers: clients) { [load] index in
@@ -117,28 +119,6 @@ struct QueryMeasurement {
         format: "RESULT get_per_s=%.0f ceiling_per_s=%.0f ratio=%.2f p99_ms=%.2f",
         get.requestsPerSecond, ceiling.requestsPerSecond,
         get.requestsPerSecond / ceiling.requestsPerSecond, WrkLoad.milliseconds(get.p99) ?? -1))
-  }
-
-  /// Until the server's projector has stored a current view of every account.
-  private func waitForProjector() async throws {
-    let start = ContinuousClock.now
-    while true {
-      let behind = try await database.withWriter { client in
-        try await client.query(
-          "SELECT count(*) FROM storeledger.account_views WHERE projected_changes < changes",
-          logger: run.logger
-        ) { rows in
-          var count = 0
-          for try await value in rows.decode(Int.self) { count = value }
-          return count
-        }
-      }
-      if behind == 0 { break }
-      try await Task.sleep(for: .milliseconds(200))
-    }
-    print(
-      "projector current for every account \(String(format: "%.1f", (ContinuousClock.now - start).seconds)) s after the load ended"
-    )
   }
 
   /// One subscribed account per index, through the Ledger (verified, appended, indexed).
