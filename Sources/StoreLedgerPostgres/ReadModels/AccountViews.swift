@@ -11,26 +11,35 @@ package enum AccountViews {
   package static func changesAndEvents(
     of tokens: [String], on client: PostgresClient, logger: Logger
   ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
-    try await client.query(
-      """
-      SELECT t.token, coalesce(v.changes, 0), e.event_type, e.payload::text, e.recorded_at,
-             e.idempotency_key
-      FROM unnest(\(tokens)::text[]) AS t(token)
-      LEFT JOIN storeledger.account_views v ON v.app_account_token = t.token
-      LEFT JOIN LATERAL (
-        SELECT x.event_type, x.payload, x.recorded_at, x.idempotency_key, a.stream_id,
-               x.stream_version
-        FROM storeledger.account_streams a
-        CROSS JOIN LATERAL (
-          SELECT event_type, payload, recorded_at, idempotency_key, stream_version
-          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
-        ) x
-        WHERE a.app_account_token = t.token
-      ) e ON true
-      WHERE v.app_account_token IS NOT NULL
-      ORDER BY t.token, e.stream_id, e.stream_version
-      """, logger: logger
-    ) { rows in try await decodeAccounts(rows) }
+    try await client.query(changesAndEventsQuery(of: tokens), logger: logger) { rows in
+      try await decodeAccounts(rows)
+    }
+  }
+
+  /// One index probe per token for its view row: `OFFSET 0` keeps that lookup a subquery.
+  /// Written as a join, a planner without fresh statistics merged the tokens against the
+  /// whole primary key, reading every view on every projector batch.
+  package static func changesAndEventsQuery(of tokens: [String]) -> PostgresQuery {
+    """
+    SELECT t.token, v.changes, e.event_type, e.payload::text, e.recorded_at,
+           e.idempotency_key
+    FROM unnest(\(tokens)::text[]) AS t(token)
+    CROSS JOIN LATERAL (
+      SELECT changes FROM storeledger.account_views
+      WHERE app_account_token = t.token OFFSET 0
+    ) v
+    LEFT JOIN LATERAL (
+      SELECT x.event_type, x.payload, x.recorded_at, x.idempotency_key, a.stream_id,
+             x.stream_version
+      FROM storeledger.account_streams a
+      CROSS JOIN LATERAL (
+        SELECT event_type, payload, recorded_at, idempotency_key, stream_version
+        FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+      ) x
+      WHERE a.app_account_token = t.token
+    ) e ON true
+    ORDER BY t.token, e.stream_id, e.stream_version
+    """
   }
 
   /// Rows of (token, changes, type, payload, recordedAt, key), an account's events in order.

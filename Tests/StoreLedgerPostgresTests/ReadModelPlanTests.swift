@@ -1,0 +1,61 @@
+import Foundation
+import PostgresNIO
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// The projector's per-batch read must cost what its accounts cost, not what the whole read
+/// model costs: checked on the plan PostgreSQL actually runs, with statistics as stale as they
+/// are on a busy server (no ANALYZE after the rows arrived).
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ReadModelPlanTests {
+  @Test func readingSomeAccountsProbesOnlyTheirViews() async throws {
+    try await TestDatabase.withMigrated { database in
+      let tokens = (0..<5_000).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
+      try await database.asAdmin { client in
+        try await client.execute(
+          """
+          INSERT INTO storeledger.account_views (app_account_token, changes)
+          SELECT token, 1 FROM unnest(\(tokens)::text[]) AS token
+          """, logger: TestDatabase.logger)
+        try await client.execute(
+          """
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT token, 'acct:' || token FROM unnest(\(tokens)::text[]) AS token
+          """, logger: TestDatabase.logger)
+      }
+      let asked = stride(from: 7, to: 5_000, by: 100).map { tokens[$0] }
+      let text = try await database.asWriter { client in
+        try await Self.explained(AccountViews.changesAndEventsQuery(of: asked), on: client)
+      }
+      let document = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
+      let plan = document?.first?["Plan"] as? [String: Any] ?? [:]
+      let viewRowsRead = Self.rowsRead(from: "account_views", in: plan)
+      #expect(viewRowsRead == asked.count, "read \(viewRowsRead) view rows for \(asked.count)")
+    }
+  }
+
+  /// The statement run under `EXPLAIN (ANALYZE, FORMAT JSON)`: the plan it ran, as JSON.
+  static func explained(_ query: PostgresQuery, on client: PostgresClient) async throws
+    -> String
+  {
+    let explain = PostgresQuery(
+      unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + query.sql, binds: query.binds)
+    return try await client.query(explain, logger: TestDatabase.logger) { rows in
+      var text = ""
+      for try await line in rows.decode(String.self) { text += line }
+      return text
+    }
+  }
+
+  /// Rows the plan's scans of `relation` returned, over all their loops.
+  static func rowsRead(from relation: String, in node: [String: Any]) -> Int {
+    var total = 0
+    if node["Relation Name"] as? String == relation {
+      total += (node["Actual Rows"] as? Int ?? 0) * (node["Actual Loops"] as? Int ?? 1)
+    }
+    for child in node["Plans"] as? [[String: Any]] ?? [] {
+      total += rowsRead(from: relation, in: child)
+    }
+    return total
+  }
+}
