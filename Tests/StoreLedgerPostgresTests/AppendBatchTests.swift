@@ -87,6 +87,40 @@ import Testing
     }
   }
 
+  @Test func oneKeyForTwoStreamsInABatchFailsTheBatch() async throws {
+    try await TestDatabase.withMigrated { database in
+      let error = try await database.withEventStore { store in
+        await #expect(throws: EventStoreError.self) {
+          try await store.appendBatch([
+            Self.item("fine", "s"), Self.item("shared", "t"), Self.item("shared", "u"),
+          ])
+        }
+      }
+      #expect(error?.code == .idempotencyKeyInOtherStream)
+      #expect(
+        try await Self.strings("SELECT idempotency_key FROM storeledger.events", database)
+          .isEmpty)
+    }
+  }
+
+  @Test func interleavedStreamsEachChainFromTheirHeadsInItemOrder() async throws {
+    try await TestDatabase.withMigrated { database in
+      let results = try await database.withEventStore { store in
+        _ = try await store.append(Events.batch("old-x", 2), to: "x")
+        return try await store.appendBatch(
+          (0..<6).map { Self.item("new-\($0)", $0.isMultiple(of: 2) ? "x" : "y") })
+      }
+      #expect(results.map { $0.events[0].streamVersion } == [3, 1, 4, 2, 5, 3])
+      #expect(results.allSatisfy { !$0.wasDuplicate })
+      let feed = try await Self.strings(
+        "SELECT idempotency_key FROM storeledger.events WHERE stream_version > 0 ORDER BY seq",
+        database)
+      #expect(feed == ["old-x-0", "old-x-1", "new-0", "new-2", "new-4", "new-1", "new-3", "new-5"])
+      let report = try await database.withEventStore { try await $0.checkHashChain() }
+      #expect(report.isIntact && report.checkedEvents == 8)
+    }
+  }
+
   @Test func malformedBatchesAreRefusedBeforeTheDatabase() async throws {
     try await TestDatabase.withMigrated { database in
       try await database.withEventStore { store in
