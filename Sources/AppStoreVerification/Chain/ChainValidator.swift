@@ -1,12 +1,16 @@
 import Crypto
 import Foundation
 import SwiftASN1
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Validates `leaf → intermediate → trusted root` the way App Store chains must validate:
-/// RFC 5280 path rules for a chain of exactly three, plus Apple's marker extensions.
+/// swift-certificates' `Verifier` walks the path under its RFC 5280 policy and
+/// ``AppleChainPolicy`` (a chain of exactly three, Apple's marker extensions). When it refuses,
+/// the checks below name the reason as a ``VerificationError/Code``; they never accept what
+/// the verifier refused.
 ///
-/// With a cache, a pair of certificate bytes already validated costs a dictionary lookup.
+/// With a cache, a pair of certificate bytes already validated costs a dictionary lookup, so
+/// the walk runs once per signing certificate.
 final class ChainValidator: Sendable {
   let roots: TrustedRoots
   let cache: ChainCache?
@@ -33,22 +37,56 @@ final class ChainValidator: Sendable {
   {
     let leaf = try Self.parse(leafDER)
     let intermediate = try Self.parse(intermediateDER)
-    try Self.checkIssued(leaf, by: intermediate)
-    let root = try anchor(for: intermediate)
-    try Self.checkCertificateAuthority(intermediate)
-    try Self.checkCriticalExtensionsUnderstood([leaf, intermediate])
-    let signingKey = try Self.signingKey(of: leaf)
-    try Self.checkAppleMarkers(leaf: leaf, intermediate: intermediate)
-    let chain = VerifiedChain(
-      signingKey: signingKey,
+    guard let root = walk(leaf: leaf, intermediate: intermediate, at: time) else {
+      throw diagnosis(leaf: leaf, intermediate: intermediate, at: time)
+    }
+    return VerifiedChain(
+      signingKey: try Self.signingKey(of: leaf),
       validFrom: max(leaf.notValidBefore, intermediate.notValidBefore, root.notValidBefore),
       validUntil: min(leaf.notValidAfter, intermediate.notValidAfter, root.notValidAfter))
-    guard chain.isValid(at: time) else {
-      throw VerificationError(
-        .certificateNotValidAtTime, "a certificate of the chain is not valid at the validation time"
-      )
+  }
+
+  /// The trusted root of the path swift-certificates' verifier builds and accepts; nil when
+  /// it accepts none.
+  private func walk(leaf: Certificate, intermediate: Certificate, at time: Date) -> Certificate? {
+    let roots = CertificateStore(self.roots.certificates)
+    let chain = ChainWalkExecutor.shared.run { () async -> [Certificate]? in
+      var verifier = Verifier(rootCertificates: roots) {
+        RFC5280Policy(fixedExpiryValidationTime: time)
+        AppleChainPolicy()
+      }
+      let result = await verifier.validate(
+        leaf: leaf, intermediates: CertificateStore([intermediate]))
+      guard case .validCertificate(let chain) = result else { return nil }
+      return Array(chain)
     }
-    return chain
+    guard let chain, chain.count == 3, chain[1] == intermediate else { return nil }
+    return chain[2]
+  }
+
+  /// Why the verifier refused the chain, in the order a reader would check it.
+  private func diagnosis(leaf: Certificate, intermediate: Certificate, at time: Date)
+    -> VerificationError
+  {
+    do {
+      try Self.checkIssued(leaf, by: intermediate)
+      let root = try anchor(for: intermediate)
+      try Self.checkCertificateAuthority(intermediate)
+      try Self.checkCriticalExtensionsUnderstood([leaf, intermediate])
+      _ = try Self.signingKey(of: leaf)
+      try Self.checkAppleMarkers(leaf: leaf, intermediate: intermediate)
+      let certificates = [leaf, intermediate, root]
+      guard certificates.allSatisfy({ $0.notValidBefore <= time && time <= $0.notValidAfter })
+      else {
+        return VerificationError(
+          .certificateNotValidAtTime,
+          "a certificate of the chain is not valid at the validation time")
+      }
+      return VerificationError(
+        .invalidCertificateChain, "the chain does not satisfy RFC 5280 path validation")
+    } catch {
+      return error
+    }
   }
 
   private static func parse(_ der: [UInt8]) throws(VerificationError) -> Certificate {
