@@ -49,7 +49,7 @@ postgres_start() {
     return 1
   }
   postgres_as_owner "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=300" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=300 ${POSTGRES_EXTRA_OPTIONS:-}" \
     start >/dev/null || {
     cat "$POSTGRES_DIR/server.log" >&2
     return 1
