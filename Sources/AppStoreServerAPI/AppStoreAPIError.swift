@@ -27,6 +27,8 @@ public struct AppStoreAPIError: Error, Sendable, Hashable, CustomStringConvertib
   public let httpStatus: Int?
   public let apiErrorCode: APIErrorCode?
   public let message: String
+  /// How long Apple asked to wait (`Retry-After` of a 429), when it said.
+  public private(set) var retryAfter: Duration?
 
   public init(
     _ code: Code, httpStatus: Int? = nil, apiErrorCode: APIErrorCode? = nil, _ message: String
@@ -35,6 +37,12 @@ public struct AppStoreAPIError: Error, Sendable, Hashable, CustomStringConvertib
     self.httpStatus = httpStatus
     self.apiErrorCode = apiErrorCode
     self.message = message
+  }
+
+  func retrying(after wait: Duration) -> AppStoreAPIError {
+    var error = self
+    error.retryAfter = wait
+    return error
   }
 
   /// Worth trying again: rate limits, 5xx, Apple's retryable codes, timeouts, transport.

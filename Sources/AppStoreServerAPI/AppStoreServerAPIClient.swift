@@ -159,7 +159,7 @@ public final class AppStoreServerAPIClient: Sendable {
     }
   }
 
-  private func verified(_ signed: [String]) throws -> [VerifiedTransaction] {
+  func verified(_ signed: [String]) throws -> [VerifiedTransaction] {
     do {
       return try signed.map { jws throws(VerificationError) in try verifier.verifyTransaction(jws) }
     } catch {
@@ -184,16 +184,20 @@ public final class AppStoreServerAPIClient: Sendable {
 
   // MARK: HTTP
 
-  private func get<Body: Decodable>(_ path: String, query: [(name: String, value: String)])
+  func get<Body: Decodable>(_ path: String, query: [(name: String, value: String)])
     async throws -> Body
   {
     try await send(path, query: query, method: .GET, body: nil)
   }
 
-  private func send<Body: Decodable>(
-    _ path: String, query: [(name: String, value: String)], method: HTTPMethod, body: Data?
+  /// `path` with retries as configured; `maximumAttempts` 1 for callers that retry on their
+  /// own schedule (the error then carries Apple's `Retry-After`).
+  func send<Body: Decodable>(
+    _ path: String, query: [(name: String, value: String)], method: HTTPMethod, body: Data?,
+    maximumAttempts: Int? = nil
   ) async throws -> Body {
     let url = configuration.baseURL + path + Self.queryString(query)
+    let allowed = maximumAttempts ?? configuration.maximumAttempts
     var attempt = 1
     while true {
       do {
@@ -201,8 +205,9 @@ public final class AppStoreServerAPIClient: Sendable {
       } catch let error as RetryableFailure {
         // Backoff doubles with each attempt; a Retry-After is waited for as Apple gives it.
         let wait = error.doubles ? error.wait * (1 << (attempt - 1)) : error.wait
-        guard attempt < configuration.maximumAttempts, wait <= configuration.maximumWait
-        else { throw error.error }
+        guard attempt < allowed, wait <= configuration.maximumWait else {
+          throw error.doubles ? error.error : error.error.retrying(after: wait)
+        }
         logger.debug(
           "App Store Server API call retried",
           metadata: ["code": "\(error.error.code.rawValue)", "attempt": "\(attempt)"])
@@ -236,6 +241,7 @@ public final class AppStoreServerAPIClient: Sendable {
     }
     let status = Int(response.status.code)
     if (200..<300).contains(status) {
+      if let empty = NoContent() as? Body { return empty }
       guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes.readableBytesView))
       else {
         throw AppStoreAPIError(

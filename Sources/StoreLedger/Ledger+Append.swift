@@ -6,9 +6,11 @@ import StoreLedgerPostgres
 
 extension Ledger {
   /// Appends `record` and, in the same transaction, indexes its stream (and `alsoIndexing`)
-  /// under `accounts`.
+  /// under `accounts`; `companion` (a refund request the record opens) is appended in that
+  /// transaction too.
   func append(
-    _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = []
+    _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = [],
+    with companion: BatchAppend? = nil
   ) async throws(LedgerError) -> Ingested {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty }.map(AppAccountToken.normalized)))
       .sorted()
@@ -18,6 +20,7 @@ extension Ledger {
       let index = StreamIndex(keys: tokens, streams: streams)
       let result = try await withDatabase {
         let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
+        if let companion { return try await store.appendBatch([item, companion])[0] }
         if let committer { return try await committer.append(item) }
         return try await store.append([record.event], to: record.streamId, indexing: index)
       }

@@ -93,7 +93,8 @@ public struct Ledger: Sendable {
       verified.transaction?.payload.appAccountToken,
       verified.renewalInfo?.payload.appAccountToken,
     ]
-    var ingested = try await append(record, accounts: tokens.compactMap { $0 })
+    var ingested = try await append(
+      record, accounts: tokens.compactMap { $0 }, with: Self.consumptionOpening(verified))
     ingested.notificationType = verified.payload.notificationType?.rawValue
     return ingested
   }

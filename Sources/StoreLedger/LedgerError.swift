@@ -19,20 +19,36 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     public static let databaseUnavailable = Code(rawValue: "database_unavailable")
     /// The database refused the operation.
     public static let databaseRejected = Code(rawValue: "database_rejected")
+    /// The thing asked about (a refund request, an order) is not known.
+    public static let notFound = Code(rawValue: "not_found")
+    /// The request is in a state that does not allow it (answered, claimed elsewhere).
+    public static let conflict = Code(rawValue: "conflict")
+    /// Apple refused the call for good (see `appleErrorCode`).
+    public static let appleRefused = Code(rawValue: "apple_refused")
+    /// Apple could not be reached or kept failing; try again later.
+    public static let appleUnavailable = Code(rawValue: "apple_unavailable")
+    /// The call needs App Store Server API credentials, and none are configured.
+    public static let notConfigured = Code(rawValue: "not_configured")
   }
 
   public let code: Code
   public let message: String
   /// The verifier's code, for `verificationFailed`.
   public let verificationCode: String?
+  /// Apple's `errorCode`, for `appleRefused` (and `appleUnavailable` when Apple sent one).
+  public let appleErrorCode: Int64?
 
-  public init(_ code: Code, _ message: String, verificationCode: String? = nil) {
+  public init(
+    _ code: Code, _ message: String, verificationCode: String? = nil, appleErrorCode: Int64? = nil
+  ) {
     self.code = code
     self.message = message
     self.verificationCode = verificationCode
+    self.appleErrorCode = appleErrorCode
   }
 
   public var description: String {
-    verificationCode.map { "\(code) (\($0)): \(message)" } ?? "\(code): \(message)"
+    if let appleErrorCode { return "\(code) (Apple errorCode \(appleErrorCode)): \(message)" }
+    return verificationCode.map { "\(code) (\($0)): \(message)" } ?? "\(code): \(message)"
   }
 }

@@ -52,6 +52,17 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     case .invalidRequest: self.init(.badRequest, "invalid_request", error.message)
     case .insufficientBalance: self.init(.conflict, "insufficient_balance", error.message)
     case .databaseUnavailable: self.init(.serviceUnavailable, "database_unavailable", error.message)
+    case .notFound: self.init(.notFound, "not_found", error.message)
+    case .conflict: self.init(.conflict, "conflict", error.message)
+    case .appleRefused:
+      self.init(
+        .unprocessableContent, "apple_refused", error.message,
+        reason: error.appleErrorCode.map(String.init))
+    case .appleUnavailable:
+      self.init(
+        .badGateway, "apple_unavailable", error.message,
+        reason: error.appleErrorCode.map(String.init))
+    case .notConfigured: self.init(.notImplemented, "not_configured", error.message)
     default: self.init(.internalServerError, error.code.rawValue, error.message)
     }
   }

@@ -36,10 +36,16 @@ public struct APIErrorCode: OpenEnumeration {
   public static let invalidInAppOwnershipType = Self(rawValue: 4_000_026)
   public static let invalidRevoked = Self(rawValue: 4_000_030)
   public static let invalidStatus = Self(rawValue: 4_000_031)
+  public static let invalidCustomerConsented = Self(rawValue: 4_000_035)
+  public static let invalidDeliveryStatus = Self(rawValue: 4_000_036)
+  public static let invalidSampleContentProvided = Self(rawValue: 4_000_041)
+  public static let invalidRefundPreference = Self(rawValue: 4_000_044)
+  public static let invalidTransactionTypeNotSupported = Self(rawValue: 4_000_047)
   public static let appTransactionIdNotSupported = Self(rawValue: 4_000_048)
   public static let invalidAppAccountTokenUUID = Self(rawValue: 4_000_183)
   public static let familyTransactionNotSupported = Self(rawValue: 4_000_185)
   public static let transactionIdIsNotOriginalTransactionId = Self(rawValue: 4_000_187)
+  public static let consumptionPercentageAutoRenewable = Self(rawValue: 4_000_209)
   public static let subscriptionExtensionIneligible = Self(rawValue: 4_030_004)
   public static let subscriptionMaxExtension = Self(rawValue: 4_030_005)
   public static let familySharedSubscriptionExtensionIneligible = Self(rawValue: 4_030_007)
@@ -66,8 +72,11 @@ public struct APIErrorCode: OpenEnumeration {
     .invalidNotificationType, .multipleFiltersSupplied, .invalidTestNotificationToken, .invalidSort,
     .invalidProductType, .invalidProductId, .invalidSubscriptionGroupIdentifier,
     .invalidExcludeRevoked, .invalidInAppOwnershipType, .invalidRevoked, .invalidStatus,
-    .appTransactionIdNotSupported, .invalidAppAccountTokenUUID, .familyTransactionNotSupported,
-    .transactionIdIsNotOriginalTransactionId, .subscriptionExtensionIneligible,
+    .invalidCustomerConsented, .invalidDeliveryStatus, .invalidSampleContentProvided,
+    .invalidRefundPreference, .invalidTransactionTypeNotSupported, .appTransactionIdNotSupported,
+    .invalidAppAccountTokenUUID, .familyTransactionNotSupported,
+    .transactionIdIsNotOriginalTransactionId, .consumptionPercentageAutoRenewable,
+    .subscriptionExtensionIneligible,
     .subscriptionMaxExtension, .familySharedSubscriptionExtensionIneligible, .accountNotFound,
     .accountNotFoundRetryable, .appNotFound, .appNotFoundRetryable, .originalTransactionIdNotFound,
     .originalTransactionIdNotFoundRetryable, .serverNotificationURLNotFound,

@@ -14,15 +14,19 @@ public struct ProductCatalog: Hashable, Sendable, Codable {
     public var units: Int64?
     /// Length of a non-renewing subscription from its `purchaseDate`.
     public var durationDays: Int64?
+    /// A free sample, trial or description was available before purchase (what refund
+    /// requests tell Apple as `sampleContentProvided`; default false).
+    public var sampleContentProvided: Bool?
 
     public init(
       entitlements: [String]? = nil, type: ProductType? = nil, units: Int64? = nil,
-      durationDays: Int64? = nil
+      durationDays: Int64? = nil, sampleContentProvided: Bool? = nil
     ) {
       self.entitlements = entitlements
       self.type = type
       self.units = units
       self.durationDays = durationDays
+      self.sampleContentProvided = sampleContentProvided
     }
   }
 
@@ -74,6 +78,10 @@ public struct ProductCatalog: Hashable, Sendable, Codable {
 
   public func entitlements(of productId: String) -> [String] {
     products[productId]?.entitlements ?? [productId]
+  }
+
+  public func providesSample(_ productId: String) -> Bool {
+    products[productId]?.sampleContentProvided ?? false
   }
 
   public func units(of productId: String) -> Int64 {

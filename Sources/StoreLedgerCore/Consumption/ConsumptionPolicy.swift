@@ -1,0 +1,238 @@
+/// How StoreLedger answers Apple's refund requests, as the operator configures it (a JSON
+/// file): whether the app obtains the customer's consent (without it nothing may be sent), and
+/// which refund to prefer by what the ledger knows of the purchase.
+///
+/// ```json
+/// { "customerConsented": true, "undelivered": "GRANT_FULL",
+///   "consumables": { "grantFullBelowPercent": 10, "declineAbovePercent": 50,
+///                    "between": "GRANT_PRORATED" },
+///   "autoRenewable": "GRANT_PRORATED", "nonConsumable": "DECLINE", "nonRenewing": null }
+/// ```
+public struct ConsumptionPolicy: Hashable, Sendable {
+  /// The app asks the customer's consent to share consumption data; without it StoreLedger
+  /// sends nothing and closes requests as skipped.
+  public var customerConsented: Bool
+  /// The preference when the ledger never delivered the purchase.
+  public var undelivered: RefundPreference?
+  public var consumables: Consumables
+  public var autoRenewable: RefundPreference?
+  public var nonConsumable: RefundPreference?
+  public var nonRenewing: RefundPreference?
+
+  /// Consumables by the share of the purchase spent: a full refund below one bound, a
+  /// decline above the other, `between` in the middle.
+  public struct Consumables: Hashable, Sendable {
+    public var grantFullBelowPercent: Int
+    public var declineAbovePercent: Int
+    public var between: RefundPreference?
+
+    public init(
+      grantFullBelowPercent: Int = 10, declineAbovePercent: Int = 50,
+      between: RefundPreference? = .grantProrated
+    ) {
+      self.grantFullBelowPercent = grantFullBelowPercent
+      self.declineAbovePercent = declineAbovePercent
+      self.between = between
+    }
+  }
+
+  public init(
+    customerConsented: Bool = false, undelivered: RefundPreference? = .grantFull,
+    consumables: Consumables = .init(), autoRenewable: RefundPreference? = nil,
+    nonConsumable: RefundPreference? = nil, nonRenewing: RefundPreference? = nil
+  ) {
+    self.customerConsented = customerConsented
+    self.undelivered = undelivered
+    self.consumables = consumables
+    self.autoRenewable = autoRenewable
+    self.nonConsumable = nonConsumable
+    self.nonRenewing = nonRenewing
+  }
+
+  /// What the policy answers for a purchase: an answer and the reasons for it, or why
+  /// nothing may be sent.
+  public struct Decision: Hashable, Sendable, Codable {
+    public var answer: ConsumptionInformation?
+    public var reasons: [String]
+    /// Set when nothing may be sent.
+    public var skipReason: String?
+
+    public init(answer: ConsumptionInformation?, reasons: [String], skipReason: String?) {
+      self.answer = answer
+      self.reasons = reasons
+      self.skipReason = skipReason
+    }
+  }
+
+  public func decide(_ facts: ConsumptionFacts) -> Decision {
+    if facts.familyShared {
+      return Decision(
+        answer: nil, reasons: [],
+        skipReason: "Apple takes no consumption information for a family-shared purchase")
+    }
+    guard customerConsented else {
+      return Decision(
+        answer: nil, reasons: [],
+        skipReason: "the policy says the app does not obtain the customer's consent")
+    }
+    var reasons = [facts.deliveryReason]
+    let delivery: DeliveryStatus = facts.delivered ? .delivered : .undeliveredOther
+    var percentage: Int32? = nil
+    if facts.productType == .consumable {
+      percentage = facts.delivered ? (facts.consumedMilliunits ?? 0) : 0
+      reasons.append("\(Self.percent(percentage ?? 0)) of the purchase's units spent")
+    }
+    let preference = self.preference(facts, percentage: percentage, reasons: &reasons)
+    reasons.append(
+      facts.sampleContentProvided
+        ? "the catalog says a sample was available" : "the catalog names no sample")
+    let answer = ConsumptionInformation(
+      customerConsented: true, deliveryStatus: delivery,
+      sampleContentProvided: facts.sampleContentProvided, consumptionPercentage: percentage,
+      refundPreference: preference)
+    return Decision(answer: answer, reasons: reasons, skipReason: nil)
+  }
+
+  private func preference(
+    _ facts: ConsumptionFacts, percentage: Int32?, reasons: inout [String]
+  ) -> RefundPreference? {
+    func chosen(_ preference: RefundPreference?, _ why: String) -> RefundPreference? {
+      reasons.append("preference \(preference?.rawValue ?? "none"): \(why)")
+      return preference
+    }
+    guard facts.delivered else { return chosen(undelivered, "the purchase was not delivered") }
+    switch facts.productType {
+    case .consumable:
+      let spent = Int(percentage ?? 0)
+      if spent < consumables.grantFullBelowPercent * 1000 {
+        return chosen(.grantFull, "less than \(consumables.grantFullBelowPercent) % spent")
+      }
+      if spent > consumables.declineAbovePercent * 1000 {
+        return chosen(.decline, "more than \(consumables.declineAbovePercent) % spent")
+      }
+      // Apple takes a prorated refund of a one-time purchase only strictly between 0 and 100 %.
+      if consumables.between == .grantProrated, spent == 0 || spent == 100_000 {
+        return chosen(spent == 0 ? .grantFull : .decline, "nothing or everything spent")
+      }
+      return chosen(consumables.between, "between the policy's bounds")
+    case .autoRenewableSubscription: return chosen(autoRenewable, "the policy for subscriptions")
+    case .nonConsumable: return chosen(nonConsumable, "the policy for non-consumables")
+    case .nonRenewingSubscription:
+      return chosen(nonRenewing, "the policy for non-renewing subscriptions")
+    default: return chosen(nil, "a product type the policy has no rule for")
+    }
+  }
+
+  static func percent(_ milliunits: Int32) -> String {
+    let tenths = (Int(milliunits) + 50) / 100
+    return "\(tenths / 10).\(tenths % 10) %"
+  }
+}
+
+extension ConsumptionPolicy: Codable {
+  /// A policy file that cannot be used; `description` names the member and what to write.
+  public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let code = "invalid_policy"
+    public let description: String
+  }
+
+  private enum Keys: String, CodingKey, CaseIterable {
+    case customerConsented, undelivered, consumables, autoRenewable, nonConsumable, nonRenewing
+  }
+  private enum ConsumableKeys: String, CodingKey, CaseIterable {
+    case grantFullBelowPercent, declineAbovePercent, between
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: AnyKey.self)
+    try Self.refuseUnknown(container, Keys.allCases.map(\.rawValue), in: "the policy")
+    func member<T: Decodable>(_ key: Keys, _ type: T.Type) throws -> T? {
+      try container.decodeIfPresent(T.self, forKey: AnyKey(key.rawValue))
+    }
+    customerConsented = try member(.customerConsented, Bool.self) ?? false
+    undelivered = try Self.preference(container, .undelivered, default: .grantFull)
+    autoRenewable = try Self.preference(container, .autoRenewable, default: nil)
+    nonConsumable = try Self.preference(container, .nonConsumable, default: nil)
+    nonRenewing = try Self.preference(container, .nonRenewing, default: nil)
+    consumables = Consumables()
+    let key = AnyKey(Keys.consumables.rawValue)
+    if container.contains(key), try !container.decodeNil(forKey: key) {
+      let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: key)
+      try Self.refuseUnknown(nested, ConsumableKeys.allCases.map(\.rawValue), in: "consumables")
+      consumables.grantFullBelowPercent =
+        try nested.decodeIfPresent(Int.self, forKey: AnyKey("grantFullBelowPercent")) ?? 10
+      consumables.declineAbovePercent =
+        try nested.decodeIfPresent(Int.self, forKey: AnyKey("declineAbovePercent")) ?? 50
+      consumables.between = try Self.preference(nested, "between", default: .grantProrated)
+    }
+    try validate()
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(customerConsented, forKey: .customerConsented)
+    try container.encode(undelivered, forKey: .undelivered)
+    var nested = container.nestedContainer(keyedBy: ConsumableKeys.self, forKey: .consumables)
+    try nested.encode(consumables.grantFullBelowPercent, forKey: .grantFullBelowPercent)
+    try nested.encode(consumables.declineAbovePercent, forKey: .declineAbovePercent)
+    try nested.encode(consumables.between, forKey: .between)
+    try container.encode(autoRenewable, forKey: .autoRenewable)
+    try container.encode(nonConsumable, forKey: .nonConsumable)
+    try container.encode(nonRenewing, forKey: .nonRenewing)
+  }
+
+  /// Bounds within 0–100 and in order.
+  public func validate() throws {
+    let (low, high) = (consumables.grantFullBelowPercent, consumables.declineAbovePercent)
+    guard (0...100).contains(low), (0...100).contains(high) else {
+      throw ValidationError(description: "consumables: the percentages must be 0 to 100")
+    }
+    guard low <= high else {
+      throw ValidationError(
+        description: "consumables: grantFullBelowPercent must not exceed declineAbovePercent")
+    }
+  }
+
+  private static func preference(
+    _ container: KeyedDecodingContainer<AnyKey>, _ key: Keys, default value: RefundPreference?
+  ) throws -> RefundPreference? {
+    try preference(container, key.rawValue, default: value)
+  }
+
+  private static func preference(
+    _ container: KeyedDecodingContainer<AnyKey>, _ name: String, default value: RefundPreference?
+  ) throws -> RefundPreference? {
+    let key = AnyKey(name)
+    guard container.contains(key) else { return value }
+    if try container.decodeNil(forKey: key) { return nil }
+    let preference = try container.decode(RefundPreference.self, forKey: key)
+    guard RefundPreference.knownValues.contains(preference) else {
+      throw ValidationError(
+        description: "\(name): \"\(preference.rawValue)\" is not one of "
+          + RefundPreference.knownValues.map(\.rawValue).joined(separator: ", ")
+          + " (or null for none)")
+    }
+    return preference
+  }
+
+  private static func refuseUnknown(
+    _ container: KeyedDecodingContainer<AnyKey>, _ known: [String], in place: String
+  ) throws {
+    if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: {
+      !known.contains($0)
+    }) {
+      throw ValidationError(
+        description: "\(place): unknown member \"\(unknown)\" (known: "
+          + known.joined(separator: ", ") + ")")
+    }
+  }
+}
+
+/// A coding key for any member name (to refuse the unknown ones by name).
+struct AnyKey: CodingKey {
+  var stringValue: String
+  var intValue: Int? { nil }
+  init(_ name: String) { stringValue = name }
+  init?(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) { nil }
+}
