@@ -78,6 +78,7 @@ let package = Package(
       name: "StoreLedgerServer",
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
+        "AppStoreServerAPI",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

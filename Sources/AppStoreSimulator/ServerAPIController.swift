@@ -79,6 +79,17 @@ struct ServerAPIController: Sendable {
         return try store.extendRenewalDate(try id(context), body)
       }
     }
+    router.put("/inApps/v2/transactions/consumption/:id") { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "consumption", status: .accepted) {
+        guard
+          let body = try? JSONDecoder().decode(
+            ConsumptionInformation.self, from: Data(bytes.readableBytesView))
+        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        try store.receiveConsumption(try id(context), body)
+        return NoContent()
+      }
+    }
     router.get("/inApps/v2/refund/lookup/:id") { request, context in
       try await answer(request, endpoint: "refunds") {
         try store.refunds(
@@ -90,7 +101,7 @@ struct ServerAPIController: Sendable {
   /// Checks the bearer token and the rate limit, then encodes `body`'s answer or Apple's
   /// error for it.
   private func answer(
-    _ request: Request, endpoint: String,
+    _ request: Request, endpoint: String, status success: HTTPResponse.Status = .ok,
     _ body: () throws -> some Encodable
   ) async throws -> Response {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
@@ -109,7 +120,9 @@ struct ServerAPIController: Sendable {
         status: .internalServerError)
     }
     do {
-      return json(try body(), status: .ok)
+      let value = try body()
+      if value is NoContent { return Response(status: success) }
+      return json(value, status: success)
     } catch let error as APIErrorResponse.Failure {
       return json(error.body, status: HTTPResponse.Status(code: error.httpStatus))
     }

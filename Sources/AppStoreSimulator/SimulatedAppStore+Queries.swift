@@ -135,7 +135,7 @@ extension SimulatedAppStore {
       }
   }
 
-  private func derivedStatus(of latest: JWSTransactionDecodedPayload) -> SubscriptionStatus {
+  func derivedStatus(of latest: JWSTransactionDecodedPayload) -> SubscriptionStatus {
     if latest.revocationDate != nil { return .revoked }
     guard let expires = latest.expiresDate else { return .active }
     return expires > now ? .active : .expired

@@ -9,7 +9,7 @@ import Synchronization
 public final class SimulatedAppStore: Sendable {
   public let app: SimulatedApp
   public let signer: TestPKI
-  private let state = Mutex(State())
+  let state = Mutex(State())
 
   struct State {
     var now = Timestamp(milliseconds: 0)
@@ -28,6 +28,9 @@ public final class SimulatedAppStore: Sendable {
     /// Renewal extensions by request identifier, and their times per subscription.
     var extensionsByRequest: [String: ExtendRenewalDateResponse] = [:]
     var extensionTimes: [String: [Int64]] = [:]
+    /// Refund requests by transaction id, and every consumption answer received.
+    var refundRequests: [String: RefundRequest] = [:]
+    var consumptionAnswers: [ConsumptionAnswer] = []
   }
 
   struct StoredTransaction {

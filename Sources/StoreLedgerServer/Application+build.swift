@@ -1,3 +1,5 @@
+import AppStoreServerAPI
+import AppStoreVerification
 import Foundation
 import Hummingbird
 import Logging
@@ -28,9 +30,13 @@ public func buildApplication(
     metrics.attach(projector)
     services.append(AccountProjectorService(projector: projector))
   }
+  let worker = try consumptionWorker(ledger: ledger, configuration: configuration, logger: logger)
+  if let worker, configuration.consumption != nil {
+    services.append(ConsumptionWorkerService(worker: worker))
+  }
   let router = buildRouter(
     ledger: ledger, client: client, configuration: configuration, metrics: metrics,
-    logger: logger)
+    worker: worker, logger: logger)
   var application = Application(
     router: router,
     configuration: ApplicationConfiguration(
@@ -48,9 +54,24 @@ public func buildApplication(
   return application
 }
 
+/// The refund-request worker, when API credentials are configured (the policy defaults to
+/// "no consent": nothing is sent).
+func consumptionWorker(ledger: Ledger, configuration: ServerConfiguration, logger: Logger) throws
+  -> ConsumptionWorker?
+{
+  guard let settings = configuration.appStoreAPI else { return nil }
+  let client = AppStoreServerAPIClient(
+    configuration: settings.api, verifier: try SignedDataVerifier(configuration: settings.verifier),
+    logger: logger)
+  return ConsumptionWorker(
+    ledger: ledger, client: client,
+    configuration: configuration.consumption ?? ConsumptionWorkerConfiguration(policy: .init()),
+    logger: logger)
+}
+
 func buildRouter(
   ledger: Ledger, client: PostgresClient, configuration: ServerConfiguration,
-  metrics: ServerMetrics, logger: Logger
+  metrics: ServerMetrics, worker: ConsumptionWorker? = nil, logger: Logger
 ) -> Router<BasicRequestContext> {
   let router = Router(context: BasicRequestContext.self)
   router.add(middleware: ErrorAndMetricsMiddleware(metrics: metrics))
@@ -61,5 +82,7 @@ func buildRouter(
   IngestController(ledger: ledger, metrics: metrics, bodyLimit: configuration.bodyLimit)
     .registerCommands(on: protected)
   AccountController(ledger: ledger).register(on: protected)
+  ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
+  metrics.attach(ledger)
   return router
 }

@@ -31,7 +31,7 @@ struct OperationsController: Sendable {
     router.get("/metrics") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-        body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+        body: .init(byteBuffer: ByteBuffer(string: await metrics.renderWithDatabase())))
     }
     router.get("/openapi.json") { _, _ in
       Response(

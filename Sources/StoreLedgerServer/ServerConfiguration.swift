@@ -1,3 +1,5 @@
+import AppStoreServerAPI
+import AppStoreVerification
 import Foundation
 import Logging
 import PostgresNIO
@@ -22,12 +24,21 @@ public struct ServerConfiguration: Sendable {
   /// share the checkpoint); queries are correct without any, only slower.
   public var runsProjector: Bool
   public var logLevel: Logger.Level
+  /// App Store Server API credentials: the write side (answers to refund requests) needs
+  /// them; without them requests are recorded and listed, never answered.
+  public var appStoreAPI: AppStoreAPISettings?
+  /// Runs the refund-request worker in this process (with `appStoreAPI`). Several servers
+  /// may each run one: a request is claimed by one of them at a time.
+  public var consumption: ConsumptionWorkerConfiguration?
 
   public init(
     host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
     ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
-    migrateOnStart: Bool = false, runsProjector: Bool = true, logLevel: Logger.Level = .info
+    migrateOnStart: Bool = false, runsProjector: Bool = true, logLevel: Logger.Level = .info,
+    appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil
   ) {
+    self.appStoreAPI = appStoreAPI
+    self.consumption = consumption
     self.host = host
     self.port = port
     self.database = database
@@ -37,5 +48,17 @@ public struct ServerConfiguration: Sendable {
     self.migrateOnStart = migrateOnStart
     self.runsProjector = runsProjector
     self.logLevel = logLevel
+  }
+}
+
+/// Where and as whom the server calls the App Store Server API, and how it verifies what
+/// comes back.
+public struct AppStoreAPISettings: Sendable {
+  public var api: AppStoreServerAPIConfiguration
+  public var verifier: VerifierConfiguration
+
+  public init(api: AppStoreServerAPIConfiguration, verifier: VerifierConfiguration) {
+    self.api = api
+    self.verifier = verifier
   }
 }

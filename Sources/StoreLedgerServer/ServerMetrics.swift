@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedger
+import StoreLedgerPostgres
 import Synchronization
 
 /// The server's counters and the append latency histogram, rendered in Prometheus' text
@@ -20,12 +21,52 @@ public final class ServerMetrics: Sendable {
   ]
   private let state = Mutex(State())
   private let projector = Mutex<AccountProjector?>(nil)
+  private let ledger = Mutex<Ledger?>(nil)
 
   public init() {}
 
   /// Reports `projector`'s progress with the server's metrics.
   func attach(_ projector: AccountProjector) {
     self.projector.withLock { $0 = projector }
+  }
+
+  /// Reports the refund requests `ledger` holds (read at each scrape).
+  func attach(_ ledger: Ledger) {
+    self.ledger.withLock { $0 = ledger }
+  }
+
+  /// ``render()`` and the gauges read from the database, each bounded by a short timeout
+  /// (a slow database leaves them out rather than stalling the scrape).
+  public func renderWithDatabase() async -> String {
+    var text = render()
+    if let ledger = ledger.withLock({ $0 }),
+      let metrics = try? await withTimeout(.seconds(2), { try await ledger.consumptionMetrics() })
+    {
+      text += Self.consumptionFamilies(metrics)
+    }
+    return text
+  }
+
+  static func consumptionFamilies(_ metrics: ConsumptionMetrics) -> String {
+    let name = "storeledger_consumption_requests"
+    var text =
+      "# HELP \(name) Refund requests (CONSUMPTION_REQUEST) by state; answered ones by "
+      + "timeliness and Apple's decision after the answer.\n# TYPE \(name) gauge\n"
+    let rows: [(String, Int)] = [
+      ("state=\"pending\"", metrics.pending),
+      ("state=\"answered\",timeliness=\"in_time\"", metrics.answeredInTime),
+      ("state=\"answered\",timeliness=\"late\"", metrics.late),
+      ("state=\"expired\"", metrics.expired), ("state=\"failed\"", metrics.failed),
+      ("state=\"skipped\"", metrics.skipped),
+    ]
+    for (labels, value) in rows { text += "\(name){\(labels)} \(value)\n" }
+    let decided = "storeledger_consumption_decisions"
+    text +=
+      "# HELP \(decided) Apple's decisions on requests StoreLedger answered.\n"
+      + "# TYPE \(decided) gauge\n"
+      + "\(decided){decision=\"refunded\"} \(metrics.refundedAfterAnswer)\n"
+      + "\(decided){decision=\"declined\"} \(metrics.declinedAfterAnswer)\n"
+    return text
   }
 
   func request(method: String, route: String, status: Int) {

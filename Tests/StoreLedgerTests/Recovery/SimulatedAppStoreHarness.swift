@@ -53,12 +53,14 @@ enum SimulatedAppStoreHarness {
 
   /// Runs `body` with a client of `store`'s Server API.
   static func withClient(
-    _ store: SimulatedAppStore, _ body: @Sendable (AppStoreServerAPIClient) async throws -> Void
+    _ store: SimulatedAppStore, internalErrors: Int = 0,
+    _ body: @Sendable (AppStoreServerAPIClient) async throws -> Void
   ) async throws {
     let application = buildSimulatorApplication(
       store: store,
       configuration: SimulatorConfiguration(
-        apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId),
+        apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId,
+        internalErrors: internalErrors),
       logger: logger)
     let verifier = try SignedDataVerifier(
       configuration: VerifierConfiguration(

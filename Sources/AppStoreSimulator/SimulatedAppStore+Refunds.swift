@@ -1,0 +1,134 @@
+import AppStoreServerAPI
+import Foundation
+import StoreLedgerCore
+
+/// A customer's refund request as Apple handles it: a CONSUMPTION_REQUEST, then, once the
+/// developer's consumption information arrives (or twelve hours pass without it), Apple's
+/// decision, drawn from a seed and weighted by what the developer said: REFUND (the
+/// transaction revoked) or REFUND_DECLINED.
+struct RefundRequest: Sendable {
+  var uuid: String
+  var requestedAt: Int64
+  var decided: Bool
+}
+
+/// One body of Send Consumption Information the simulator received.
+public struct ConsumptionAnswer: Sendable, Hashable {
+  public var transactionId: String
+  public var information: ConsumptionInformation
+  public var receivedAt: Timestamp
+}
+
+extension SimulatedAppStore {
+  /// The customer asks for a refund of `transactionId`: Apple sends CONSUMPTION_REQUEST at the
+  /// store's time; nil for an unknown transaction.
+  @discardableResult
+  public func requestRefund(of transactionId: String) -> String? {
+    guard let transaction = transaction(transactionId) else { return nil }
+    let uuid = UUID().uuidString.lowercased()
+    state.withLock {
+      $0.refundRequests[transactionId] = RefundRequest(
+        uuid: uuid, requestedAt: $0.now.milliseconds, decided: false)
+    }
+    let status = transaction.type == .autoRenewableSubscription ? statusOfChain(transaction) : nil
+    return notify(.consumptionRequest, transaction: transaction, status: status, uuid: uuid)
+  }
+
+  /// Send Consumption Information (v2): Apple's checks, then the decision on an open request.
+  /// A second body for a decided request is accepted and changes nothing.
+  public func receiveConsumption(_ transactionId: String, _ body: ConsumptionInformation)
+    throws(APIErrorResponse.Failure)
+  {
+    try Self.checkIdentifier(transactionId)
+    guard let transaction = transaction(transactionId) else {
+      throw .init(.transactionIdNotFound, "transaction id not found")
+    }
+    if transaction.inAppOwnershipType == .familyShared {
+      throw .init(.familyTransactionNotSupported, "family-shared transactions are not supported")
+    }
+    if let violation = body.violation(for: transaction.type) {
+      throw .init(violation.apiErrorCode ?? .generalBadRequest, violation.rawValue)
+    }
+    let request = state.withLock { state -> RefundRequest? in
+      state.consumptionAnswers.append(
+        ConsumptionAnswer(transactionId: transactionId, information: body, receivedAt: state.now))
+      guard var request = state.refundRequests[transactionId], !request.decided,
+        state.now.milliseconds <= request.requestedAt + ConsumptionEvent.Requested.window
+      else { return nil }
+      request.decided = true
+      state.refundRequests[transactionId] = request
+      return request
+    }
+    if let request { decide(request, about: transaction, answer: body) }
+  }
+
+  /// Apple decides alone on requests whose twelve hours passed without an answer.
+  public func settleRefundRequests() {
+    let due = state.withLock { state -> [(String, RefundRequest)] in
+      let open = state.refundRequests.filter {
+        !$0.value.decided
+          && state.now.milliseconds > $0.value.requestedAt + ConsumptionEvent.Requested.window
+      }
+      for (id, _) in open { state.refundRequests[id]?.decided = true }
+      return open.map { ($0.key, $0.value) }
+    }
+    for (id, request) in due {
+      if let transaction = transaction(id) { decide(request, about: transaction, answer: nil) }
+    }
+  }
+
+  /// Every consumption body received, in order.
+  public func consumptionAnswers() -> [ConsumptionAnswer] {
+    state.withLock { $0.consumptionAnswers }
+  }
+
+  /// The chance Apple grants a refund given the developer's answer (none: Apple alone).
+  static func refundChance(_ answer: ConsumptionInformation?) -> Double {
+    guard let answer else { return 0.5 }
+    if answer.deliveryStatus != .delivered { return 1 }
+    switch answer.refundPreference {
+    case .grantFull?: return 0.9
+    case .grantProrated?: return 0.75
+    case .decline?: return 0.1
+    default: return 0.5
+    }
+  }
+
+  private func decide(
+    _ request: RefundRequest, about transaction: JWSTransactionDecodedPayload,
+    answer: ConsumptionInformation?
+  ) {
+    var digest = StableDigest()
+    digest.add(request.uuid)
+    let draw = Double(digest.value % 10_000) / 10_000
+    guard draw < Self.refundChance(answer) else {
+      notify(.refundDeclined, transaction: transaction, status: statusOfChain(transaction))
+      return
+    }
+    var refunded = transaction
+    refunded.revocationDate = now
+    refunded.revocationReason = .other
+    if answer?.refundPreference == .grantProrated {
+      refunded.revocationType = .refundProrated
+      refunded.revocationPercentage = 100_000 - (answer?.consumptionPercentage ?? 50_000)
+    } else {
+      refunded.revocationType = .refundFull
+    }
+    if let id = transaction.transactionId, let customer = customer(of: id) {
+      put(refunded, customer: customer)
+    }
+    notify(.refund, transaction: refunded, status: statusOfChain(refunded))
+  }
+
+  /// Apple's status of the subscription `transaction` belongs to (nil for other products):
+  /// that of its newest period.
+  private func statusOfChain(_ transaction: JWSTransactionDecodedPayload) -> SubscriptionStatus? {
+    guard transaction.type == .autoRenewableSubscription, let id = transaction.transactionId,
+      let customer = customer(of: id)
+    else { return nil }
+    let newest = history(of: customer).map(\.payload).filter {
+      $0.originalTransactionId == transaction.originalTransactionId && $0.isUpgraded != true
+    }.max { ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0) }
+    return newest.map(derivedStatus) ?? .active
+  }
+}

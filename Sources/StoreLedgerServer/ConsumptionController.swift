@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import StoreLedger
+import StoreLedgerCore
+
+/// Refund requests for operators: list them with their counts, show one with its events,
+/// answer one now, and try a policy on past ones.
+struct ConsumptionController: Sendable {
+  let ledger: Ledger
+  let worker: ConsumptionWorker?
+
+  struct Listing: Encodable {
+    let requests: [ConsumptionRequestReport]
+    let metrics: ConsumptionMetrics
+  }
+
+  struct DryRun: Encodable {
+    let policy: ConsumptionPolicy
+    let requests: [ConsumptionWorker.DryRunLine]
+  }
+
+  func register(on group: RouterGroup<BasicRequestContext>) {
+    group.get("/v1/consumption-requests") { request, _ in
+      let states = try Self.states(request.uri.queryParameters.get("state"))
+      let limit = try Self.limit(request.uri.queryParameters.get("limit"))
+      return try JSONBody.response(
+        Listing(
+          requests: try await ledger.consumptionRequests(states: states, limit: limit),
+          metrics: try await ledger.consumptionMetrics()))
+    }
+    group.get("/v1/consumption-requests/{id}") { _, context in
+      try JSONBody.response(
+        try await ledger.consumptionRequest(try context.parameters.require("id")))
+    }
+    group.post("/v1/consumption-requests/{id}/answer") { request, context in
+      let id = try context.parameters.require("id")
+      let override = try await Self.override(request)
+      return try JSONBody.response(try await configuredWorker().answer(id, override: override))
+    }
+    group.post("/v1/consumption-requests/dry-run") { request, _ in
+      let policy = try await Self.policy(request)
+      let limit = try Self.limit(request.uri.queryParameters.get("limit"))
+      return try JSONBody.response(
+        DryRun(
+          policy: policy,
+          requests: try await configuredWorker().dryRun(policy: policy, limit: limit)))
+    }
+  }
+
+  private func configuredWorker() throws -> ConsumptionWorker {
+    guard let worker else {
+      throw APIError(
+        .notImplemented, "not_configured",
+        "answering needs App Store Server API credentials (serve --key-id, --issuer-id, --p8)")
+    }
+    return worker
+  }
+
+  /// `?state=` as a comma-separated list of states (`open` is pending and sending).
+  static func states(_ text: String?) throws -> [ConsumptionRequest.Phase] {
+    guard let text, !text.isEmpty else { return [] }
+    var states: [ConsumptionRequest.Phase] = []
+    for name in text.split(separator: ",") {
+      if name == "open" {
+        states += [.pending, .sending]
+      } else if let state = ConsumptionRequest.Phase(rawValue: String(name)) {
+        states.append(state)
+      } else {
+        throw APIError.invalidRequest(
+          "`state` is one or more of open, "
+            + ConsumptionRequest.Phase.allCases.map(\.rawValue).joined(separator: ", "))
+      }
+    }
+    return states
+  }
+
+  static func limit(_ text: String?) throws -> Int {
+    guard let text else { return 100 }
+    guard let limit = Int(text), (1...1000).contains(limit) else {
+      throw APIError.invalidRequest("`limit` is a number from 1 to 1000")
+    }
+    return limit
+  }
+
+  static func override(_ request: Request) async throws -> ConsumptionWorker.Override {
+    var request = request
+    let buffer = try await request.collectBody(upTo: 16 * 1024)
+    guard buffer.readableBytes > 0 else { return .init() }
+    guard
+      let override = try? JSONDecoder().decode(
+        ConsumptionWorker.Override.self, from: Data(buffer.readableBytesView))
+    else {
+      throw APIError.invalidBody(
+        "the body is {\"refundPreference\", \"deliveryStatus\", \"consumptionPercentage\"} "
+          + "(each optional) or empty")
+    }
+    return override
+  }
+
+  static func policy(_ request: Request) async throws -> ConsumptionPolicy {
+    var request = request
+    let buffer = try await request.collectBody(upTo: 64 * 1024)
+    do {
+      return try JSONDecoder().decode(ConsumptionPolicy.self, from: Data(buffer.readableBytesView))
+    } catch let error as ConsumptionPolicy.ValidationError {
+      throw APIError(.badRequest, error.code, error.description)
+    } catch {
+      throw APIError.invalidBody("the body is not a consumption policy (see the OpenAPI document)")
+    }
+  }
+}

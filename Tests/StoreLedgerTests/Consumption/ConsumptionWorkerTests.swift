@@ -1,0 +1,229 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// Refund requests end to end on a real database against the simulator: Apple's
+/// CONSUMPTION_REQUEST opens a request, the worker answers it from the ledger by the policy,
+/// Apple decides, and every step is in the log.
+@Suite(.serialized) struct ConsumptionWorkerTests {
+  typealias H = SimulatedAppStoreHarness
+  typealias F = LedgerFixtures
+  static let token = F.account(7)
+  static let catalog = ProductCatalog(products: [
+    "gems": .init(entitlements: ["gems"], units: 10, sampleContentProvided: true)
+  ])
+  static let policy = ConsumptionPolicy(customerConsented: true, autoRenewable: .grantProrated)
+
+  /// A store at day 10 holding one consumable purchase of two packs (20 units) for the account.
+  static func store() -> SimulatedAppStore {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890), signer: H.pki,
+      now: F.t(10))
+    store.put(
+      F.transaction(
+        "1001", product: "gems", type: .consumable, purchased: 8, token: token, quantity: 2),
+      customer: "c1")
+    return store
+  }
+
+  static func worker(
+    _ ledger: Ledger, _ client: AppStoreServerAPIClient, _ store: SimulatedAppStore,
+    policy: ConsumptionPolicy = policy, lease: Duration = .seconds(60),
+    afterSending: (@Sendable (String) async throws -> Void)? = nil
+  ) -> ConsumptionWorker {
+    ConsumptionWorker(
+      ledger: ledger, client: client,
+      configuration: ConsumptionWorkerConfiguration(
+        policy: policy, lease: lease, initialBackoff: .seconds(60), now: { store.now.date },
+        afterSending: afterSending),
+      logger: H.logger)
+  }
+
+  /// Ingests every notification the store queued after the first `from`.
+  @discardableResult
+  static func deliver(_ store: SimulatedAppStore, to ledger: Ledger, from: Int) async throws -> Int
+  {
+    let notifications = store.notifications()
+    for notification in notifications.dropFirst(from) {
+      _ = try await ledger.ingest(notification: notification.signedPayload)
+    }
+    return notifications.count
+  }
+
+  static func prepare(_ ledger: Ledger, _ store: SimulatedAppStore, debit units: Int64) async throws
+    -> String
+  {
+    _ = try await ledger.ingest(signedTransaction: store.signedTransaction("1001")!)
+    if units > 0 {
+      _ = try await ledger.debit(
+        appAccountToken: token, productId: "gems", quantity: units, idempotencyKey: "d1",
+        at: F.t(9).date)
+    }
+    let uuid = try #require(store.requestRefund(of: "1001"))
+    try await deliver(store, to: ledger, from: 0)
+    return uuid
+  }
+
+  @Test func answersFromTheLedgerByThePolicyAndLinksApplesDecision() async throws {
+    let store = Self.store()
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store) { client in
+        let uuid = try await Self.prepare(ledger, store, debit: 12)
+        // Given a request, when the worker runs, then Apple receives the ledger's answer.
+        let pass = await Self.worker(ledger, client, store).runOnce()
+        #expect(pass.answered == 1)
+        let answers = store.consumptionAnswers()
+        #expect(answers.count == 1)
+        #expect(
+          answers.first?.information
+            == ConsumptionInformation(
+              customerConsented: true, deliveryStatus: .delivered, sampleContentProvided: true,
+              consumptionPercentage: 60_000, refundPreference: .decline))
+        let report = try await ledger.consumptionRequest(uuid)
+        #expect(report.state == .answered)
+        #expect(report.late == false)
+        #expect(report.reasons.contains { $0.contains("60.0 %") })
+        #expect(
+          report.events?.map(\.eventType) == [
+            ConsumptionEvent.requestedType, ConsumptionEvent.sendingType,
+            ConsumptionEvent.answeredType,
+          ])
+        // Apple's decision arrives as a notification and is linked to the request.
+        try await Self.deliver(store, to: ledger, from: 1)
+        let decided = try await ledger.consumptionRequest("1001")
+        let decision = try #require(decided.appleDecision)
+        #expect(["REFUND", "REFUND_DECLINED"].contains(decision.notificationType))
+        let metrics = try await ledger.consumptionMetrics()
+        #expect(metrics.answered == 1 && metrics.answeredInTime == 1 && metrics.pending == 0)
+        #expect(metrics.refundedAfterAnswer + metrics.declinedAfterAnswer == 1)
+        // Nothing is answered twice, and the same notification again opens nothing.
+        #expect(await Self.worker(ledger, client, store).runOnce().acted == 0)
+        try await Self.deliver(store, to: ledger, from: 0)
+        #expect(try await ledger.consumptionRequests().count == 1)
+        #expect(store.consumptionAnswers().count == 1)
+      }
+    }
+  }
+
+  @Test func aWorkerStoppedAfterSendingLeavesAClaimThatIsTakenOverWithTheSameAnswer()
+    async throws
+  {
+    struct Crash: Error {}
+    let store = Self.store()
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store) { client in
+        let uuid = try await Self.prepare(ledger, store, debit: 0)
+        let crashing = Self.worker(ledger, client, store) { _ in throw Crash() }
+        #expect(await crashing.runOnce().errors == 1)
+        #expect(store.consumptionAnswers().count == 1)
+        #expect(try await ledger.consumptionRequest(uuid).state == .sending)
+        // Within the lease nobody takes over.
+        #expect(await Self.worker(ledger, client, store).runOnce().acted == 0)
+        store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 61_000))
+        #expect(await Self.worker(ledger, client, store).runOnce().answered == 1)
+        let answers = store.consumptionAnswers()
+        #expect(answers.count == 2)
+        #expect(answers[0].information == answers[1].information)
+        let report = try await ledger.consumptionRequest(uuid)
+        #expect(report.state == .answered && report.attempts == 2)
+        #expect(report.events?.filter { $0.eventType == ConsumptionEvent.answeredType }.count == 1)
+      }
+    }
+  }
+
+  @Test func concurrentWorkersAnswerEachRequestOnce() async throws {
+    let store = Self.store()
+    for id in 2...9 {
+      store.put(
+        F.transaction(
+          "100\(id)", product: "gems", type: .consumable, purchased: 8, token: Self.token),
+        customer: "c1")
+    }
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store) { client in
+        for id in 1...9 { store.requestRefund(of: "100\(id)") }
+        try await Self.deliver(store, to: ledger, from: 0)
+        let workers = (0..<3).map { _ in Self.worker(ledger, client, store) }
+        let passes = await withTaskGroup(of: ConsumptionWorker.Pass.self) { group in
+          for worker in workers { group.addTask { await worker.runOnce() } }
+          return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(passes.map(\.answered).reduce(0, +) == 9)
+        #expect(Set(store.consumptionAnswers().map(\.transactionId)).count == 9)
+        #expect(store.consumptionAnswers().count == 9)
+        #expect(try await ledger.consumptionMetrics().answered == 9)
+      }
+    }
+  }
+
+  @Test func retriesAfterAFailureAndExpiresAtTheDeadline() async throws {
+    let store = Self.store()
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store, internalErrors: 1) { client in
+        let uuid = try await Self.prepare(ledger, store, debit: 0)
+        let worker = Self.worker(ledger, client, store)
+        #expect(await worker.runOnce().retrying == 1)
+        let failed = try await ledger.consumptionRequest(uuid)
+        #expect(failed.state == .pending && failed.problem?.contains("500") == true)
+        #expect(await worker.runOnce().acted == 0)
+        store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 120_000))
+        #expect(await worker.runOnce().answered == 1)
+        // A second request left alone past its twelve hours expires, nothing sent.
+        store.put(
+          F.transaction(
+            "2001", product: "gems", type: .consumable, purchased: 8, token: Self.token),
+          customer: "c1")
+        let late = try #require(store.requestRefund(of: "2001"))
+        try await Self.deliver(store, to: ledger, from: 1)
+        store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 13 * 3_600_000))
+        #expect(await worker.runOnce().closed == 1)
+        #expect(try await ledger.consumptionRequest(late).state == .expired)
+        #expect(store.consumptionAnswers().count == 1)
+      }
+    }
+  }
+
+  @Test func withoutConsentNothingIsSentAndOperatorsCanAnswerWithTheirOwnChoice() async throws {
+    let store = Self.store()
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store) { client in
+        let uuid = try await Self.prepare(ledger, store, debit: 0)
+        let operatorWorker = Self.worker(ledger, client, store)
+        // An answer Apple would refuse is refused here, nothing stored or sent.
+        await #expect(throws: LedgerError.self) {
+          try await operatorWorker.answer(
+            uuid, override: .init(refundPreference: RefundPreference(rawValue: "MAYBE")))
+        }
+        let answered = try await operatorWorker.answer(
+          uuid, override: .init(refundPreference: .decline))
+        #expect(answered.state == .answered && answered.answeredBy == "operator")
+        #expect(store.consumptionAnswers().last?.information.refundPreference == .decline)
+        let again = await #expect(throws: LedgerError.self) {
+          try await operatorWorker.answer(uuid)
+        }
+        #expect(again?.code == .conflict)
+        // The dry run of another policy shows what it would have answered; nothing is sent.
+        let lines = try await operatorWorker.dryRun(
+          policy: ConsumptionPolicy(customerConsented: false))
+        #expect(lines.count == 1 && lines[0].wouldSend == nil && lines[0].skipReason != nil)
+        #expect(store.consumptionAnswers().count == 1)
+        // Without consent the worker closes new requests as skipped.
+        store.put(
+          F.transaction(
+            "3001", product: "gems", type: .consumable, purchased: 8, token: Self.token),
+          customer: "c1")
+        store.requestRefund(of: "3001")
+        try await Self.deliver(store, to: ledger, from: 1)
+        let silent = Self.worker(ledger, client, store, policy: ConsumptionPolicy())
+        #expect(await silent.runOnce().closed == 1)
+        #expect(try await ledger.consumptionRequest("3001").state == .skipped)
+        #expect(store.consumptionAnswers().count == 1)
+      }
+    }
+  }
+}
