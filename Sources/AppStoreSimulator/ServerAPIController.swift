@@ -90,6 +90,22 @@ struct ServerAPIController: Sendable {
         return NoContent()
       }
     }
+    router.put("/inApps/v1/transactions/:id/appAccountToken") { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "setAppAccountToken") {
+        let body = try? JSONDecoder().decode(
+          [String: String].self, from: Data(bytes.readableBytesView))
+        try store.setAppAccountToken(try id(context), body?["appAccountToken"])
+        return NoContent()
+      }
+    }
+    router.get("/inApps/v1/lookup/:orderId") { request, context in
+      // Apple serves Look Up Order ID in Production only: the Sandbox host has no such path.
+      guard store.app.environment == .production else { return Response(status: .notFound) }
+      return try await answer(request, endpoint: "orderLookup") {
+        try store.lookUpOrder(context.parameters.get("orderId") ?? "")
+      }
+    }
     router.get("/inApps/v2/refund/lookup/:id") { request, context in
       try await answer(request, endpoint: "refunds") {
         try store.refunds(

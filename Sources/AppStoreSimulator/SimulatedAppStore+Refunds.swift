@@ -132,3 +132,35 @@ extension SimulatedAppStore {
     return newest.map(derivedStatus) ?? .active
   }
 }
+
+extension SimulatedAppStore {
+  /// Up to `count` purchases a customer might ask to have refunded, spread evenly over the
+  /// store: consumables and the newest period of each subscription, not revoked, bought
+  /// in the app (with an account token).
+  public func refundCandidates(_ count: Int) -> [String] {
+    let candidates = state.withLock { state in
+      var newestOfChain: [String: JWSTransactionDecodedPayload] = [:]
+      var consumables: [String] = []
+      for stored in state.transactions.values {
+        let transaction = stored.payload
+        guard let id = transaction.transactionId, transaction.revocationDate == nil,
+          transaction.appAccountToken != nil, transaction.inAppOwnershipType != .familyShared
+        else { continue }
+        if transaction.type == .consumable { consumables.append(id) }
+        guard transaction.type == .autoRenewableSubscription, transaction.isUpgraded != true,
+          let chain = transaction.originalTransactionId
+        else { continue }
+        if (newestOfChain[chain]?.purchaseDate?.milliseconds ?? .min)
+          < (transaction.purchaseDate?.milliseconds ?? 0)
+        {
+          newestOfChain[chain] = transaction
+        }
+      }
+      return (consumables + newestOfChain.values.compactMap(\.transactionId)).sorted()
+    }
+    guard count > 0, !candidates.isEmpty else { return [] }
+    let step = max(1, candidates.count / count)
+    return Array(
+      stride(from: 0, to: candidates.count, by: step).map { candidates[$0] }.prefix(count))
+  }
+}

@@ -31,6 +31,8 @@ public final class SimulatedAppStore: Sendable {
     /// Refund requests by transaction id, and every consumption answer received.
     var refundRequests: [String: RefundRequest] = [:]
     var consumptionAnswers: [ConsumptionAnswer] = []
+    /// Tokens set with Set App Account Token, by originalTransactionId, and when.
+    var tokensSet: [String: (token: String, at: Int64)] = [:]
   }
 
   struct StoredTransaction {
@@ -59,6 +61,12 @@ public final class SimulatedAppStore: Sendable {
     stamped.bundleId = app.bundleId
     stamped.environment = app.environment
     state.withLock { state in
+      // A token set at Apple is on the period in force then and on every later one.
+      if let original = stamped.originalTransactionId, let set = state.tokensSet[original],
+        (stamped.purchaseDate?.milliseconds ?? .max) >= set.at
+      {
+        stamped.appAccountToken = set.token
+      }
       state.sequence += 1
       if state.transactions[id] == nil {
         state.transactionsOfCustomer[customer, default: []].append(id)

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
 import Logging
@@ -147,16 +148,23 @@ public struct Ledger: Sendable {
   }
 
   /// The backend says `appAccountToken` owns the purchase chain `originalTransactionId`.
-  public func link(appAccountToken: String, originalTransactionId: String, at time: Date = Date())
-    async throws(LedgerError) -> Ingested
-  {
+  /// With `apple`, the token is first set at Apple (Set App Account Token), so later
+  /// transactions and notifications carry it; Apple's refusal is thrown (`apple_refused`, with
+  /// Apple's error code) and nothing is stored.
+  public func link(
+    appAccountToken: String, originalTransactionId: String, at time: Date = Date(),
+    apple: AppStoreServerAPIClient? = nil
+  ) async throws(LedgerError) -> Ingested {
     guard !appAccountToken.isEmpty, !originalTransactionId.isEmpty else {
       throw LedgerError(.invalidRequest, "a link needs an account token and a transaction id")
     }
     let appAccountToken = try Self.canonical(appAccountToken)
+    if let apple {
+      try await Self.setAtApple(appAccountToken, originalTransactionId, apple)
+    }
     let link = AccountLinked(
       appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
-      linkedAt: Timestamp(time))
+      linkedAt: Timestamp(time), setAtApple: apple == nil ? nil : Timestamp(time))
     return try await decideAndAppend(
       .link(link), for: appAccountToken,
       idempotencyKey: "\(appAccountToken):\(originalTransactionId)",

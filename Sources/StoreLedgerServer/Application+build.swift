@@ -30,13 +30,21 @@ public func buildApplication(
     metrics.attach(projector)
     services.append(AccountProjectorService(projector: projector))
   }
-  let worker = try consumptionWorker(ledger: ledger, configuration: configuration, logger: logger)
+  let apple = try appleClient(configuration, logger: logger)
+  // Without a configured policy the worker still answers operators (the default policy
+  // sends nothing on its own: it assumes no consent).
+  let worker = apple.map {
+    ConsumptionWorker(
+      ledger: ledger, client: $0,
+      configuration: configuration.consumption ?? ConsumptionWorkerConfiguration(policy: .init()),
+      logger: logger)
+  }
   if let worker, configuration.consumption != nil {
     services.append(ConsumptionWorkerService(worker: worker))
   }
   let router = buildRouter(
     ledger: ledger, client: client, configuration: configuration, metrics: metrics,
-    worker: worker, logger: logger)
+    worker: worker, apple: apple, logger: logger)
   var application = Application(
     router: router,
     configuration: ApplicationConfiguration(
@@ -54,24 +62,20 @@ public func buildApplication(
   return application
 }
 
-/// The refund-request worker, when API credentials are configured (the policy defaults to
-/// "no consent": nothing is sent).
-func consumptionWorker(ledger: Ledger, configuration: ServerConfiguration, logger: Logger) throws
-  -> ConsumptionWorker?
+/// The App Store Server API client, when credentials are configured.
+func appleClient(_ configuration: ServerConfiguration, logger: Logger) throws
+  -> AppStoreServerAPIClient?
 {
   guard let settings = configuration.appStoreAPI else { return nil }
-  let client = AppStoreServerAPIClient(
+  return AppStoreServerAPIClient(
     configuration: settings.api, verifier: try SignedDataVerifier(configuration: settings.verifier),
-    logger: logger)
-  return ConsumptionWorker(
-    ledger: ledger, client: client,
-    configuration: configuration.consumption ?? ConsumptionWorkerConfiguration(policy: .init()),
     logger: logger)
 }
 
 func buildRouter(
   ledger: Ledger, client: PostgresClient, configuration: ServerConfiguration,
-  metrics: ServerMetrics, worker: ConsumptionWorker? = nil, logger: Logger
+  metrics: ServerMetrics, worker: ConsumptionWorker? = nil, apple: AppStoreServerAPIClient? = nil,
+  logger: Logger
 ) -> Router<BasicRequestContext> {
   let router = Router(context: BasicRequestContext.self)
   router.add(middleware: ErrorAndMetricsMiddleware(metrics: metrics))
@@ -79,8 +83,9 @@ func buildRouter(
   IngestController(ledger: ledger, metrics: metrics, bodyLimit: configuration.bodyLimit)
     .registerWebhook(on: router)
   let protected = router.group().add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
-  IngestController(ledger: ledger, metrics: metrics, bodyLimit: configuration.bodyLimit)
-    .registerCommands(on: protected)
+  IngestController(
+    ledger: ledger, metrics: metrics, bodyLimit: configuration.bodyLimit, apple: apple
+  ).registerCommands(on: protected)
   AccountController(ledger: ledger).register(on: protected)
   ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
   metrics.attach(ledger)

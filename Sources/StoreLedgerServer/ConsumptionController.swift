@@ -16,7 +16,7 @@ struct ConsumptionController: Sendable {
 
   struct DryRun: Encodable {
     let policy: ConsumptionPolicy
-    let requests: [ConsumptionWorker.DryRunLine]
+    let requests: [ConsumptionDryRunLine]
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
@@ -43,7 +43,7 @@ struct ConsumptionController: Sendable {
       return try JSONBody.response(
         DryRun(
           policy: policy,
-          requests: try await configuredWorker().dryRun(policy: policy, limit: limit)))
+          requests: try await ledger.consumptionDryRun(policy: policy, limit: limit)))
     }
   }
 

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,6 +10,8 @@ struct IngestController: Sendable {
   let ledger: Ledger
   let metrics: ServerMetrics
   let bodyLimit: Int
+  /// Set App Account Token for links, when credentials are configured.
+  var apple: AppStoreServerAPIClient? = nil
 
   struct NotificationBody: Decodable {
     let signedPayload: String
@@ -73,7 +76,7 @@ struct IngestController: Sendable {
         what: #"a link ({"originalTransactionId": …})"#)
       return try await recorded("link") {
         try await ledger.link(
-          appAccountToken: token, originalTransactionId: body.originalTransactionId)
+          appAccountToken: token, originalTransactionId: body.originalTransactionId, apple: apple)
       }
     }
     group.post("/v1/accounts/{token}/consumables/{productId}/debits") { request, context in

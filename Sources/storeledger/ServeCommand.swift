@@ -26,6 +26,10 @@ struct ServeCommand: AsyncParsableCommand {
         --host, --port    STORELEDGER_HOST/_PORT    default 127.0.0.1:8080
         --log-level       LOG_LEVEL                 default info
         --no-projector                              another server keeps the account views
+        --key-id, --issuer-id, --p8, --api-url      App Store Server API credentials
+                          STORELEDGER_API_KEY_ID, _ISSUER_ID, _P8, _URL: the write side
+        --consumption-policy STORELEDGER_CONSUMPTION_POLICY  answer refund requests by it
+                                                    (needs the credentials)
 
       Examples:
         STORELEDGER_API_KEYS=$(openssl rand -hex 24) storeledger serve \\
@@ -36,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
       """)
 
   @OptionGroup var ledger: LedgerOptions
+  @OptionGroup var api: AppStoreAPIOptions
+  @Option(help: "Answer refund requests by this policy (JSON); needs API credentials.")
+  var consumptionPolicy: String?
   @Option(name: .customLong("api-keys"), help: "Comma list of bearer keys.") var apiKeys: String?
   @Option var host: String?
   @Option var port: Int?
@@ -67,10 +74,23 @@ struct ServeCommand: AsyncParsableCommand {
     guard let portNumber = Int(portText), (0...65535).contains(portNumber) else {
       throw ValidationError("the port must be a number from 0 to 65535")
     }
+    let policyPath = setting(consumptionPolicy, "STORELEDGER_CONSUMPTION_POLICY")
+    let hasCredentials = setting(api.keyId, "STORELEDGER_API_KEY_ID") != nil
+    if policyPath != nil, !hasCredentials {
+      throw ValidationError(
+        "--consumption-policy needs App Store Server API credentials (--key-id, --issuer-id, --p8)")
+    }
+    let settings =
+      try hasCredentials
+      ? api.client(ledger: ledgerConfiguration, environment: environment) : nil
     return ServerConfiguration(
       host: setting(host, "STORELEDGER_HOST") ?? "127.0.0.1", port: portNumber,
       database: url.clientConfiguration, ledger: ledgerConfiguration, apiKeys: Set(keys),
       migrateOnStart: migrate, runsProjector: !noProjector,
-      logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info)
+      logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info,
+      appStoreAPI: settings.map { AppStoreAPISettings(api: $0.0, verifier: $0.1) },
+      consumption: try policyPath.map {
+        ConsumptionWorkerConfiguration(policy: try ConsumptionCommand.policy($0))
+      })
   }
 }

@@ -38,6 +38,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       FoldCommand.self,
       ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
-      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self,
+      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
     ])
 }

@@ -1,7 +1,8 @@
 import StoreLedgerCore
 
 extension CustomerLifecycle {
-  /// One to three consumable purchases; some draw a refund (granted or declined).
+  /// One to three consumable purchases; some draw a consumption request and a refund
+  /// (granted or declined).
   mutating func planConsumables(from start: Int64) {
     for _ in 0..<random.int(1..<4) {
       let time =
@@ -18,9 +19,8 @@ extension CustomerLifecycle {
         gems.transactionId!, customer: customer, entitlements: P.entitlements[P.consumable]!,
         at: Timestamp(milliseconds: time), endsAt: nil, consumable: true)
       truth.credit("\(customer)/\(P.consumable)", Int64(quantity))
-      // Refunds Apple decides without asking for consumption data; requests that ask for it
-      // are played live (``SimulatedAppStore/requestRefund(of:)``), where the answer matters.
       guard random.chance(0.15) else { continue }
+      notify(.consumptionRequest, nil, gems, nil, at: time + Self.day)
       if random.chance(0.6) {
         gems.revocationDate = Timestamp(milliseconds: time + 3 * Self.day)
         gems.revocationReason = .other

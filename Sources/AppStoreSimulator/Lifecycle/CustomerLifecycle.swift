@@ -324,6 +324,8 @@ struct CustomerLifecycle {
   private mutating func refundCurrent(_ current: inout JWSTransactionDecodedPayload, at time: Int64)
     -> Bool
   {
+    let start = current.purchaseDate!.milliseconds
+    notify(.consumptionRequest, nil, current, .active, at: start + (time - start) / 2)
     var refunded = current
     refunded.revocationDate = Timestamp(milliseconds: time)
     refunded.revocationReason = random.chance(0.5) ? .appIssue : .other

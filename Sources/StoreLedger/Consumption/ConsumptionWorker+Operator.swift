@@ -64,37 +64,52 @@ extension ConsumptionWorker {
     _ = try await send(claimed, streamId: streamId)
     return try await ledger.consumptionReport(streamId: streamId, withEvents: true)
   }
+}
 
-  /// One past request: what was sent, what `policy` would send, and Apple's decision.
-  public struct DryRunLine: Sendable, Hashable, Codable {
-    public var requestId: String
-    public var transactionId: String
-    public var productType: ProductType?
-    public var state: ConsumptionRequest.Phase
-    public var sent: ConsumptionInformation?
-    public var wouldSend: ConsumptionInformation?
-    public var skipReason: String?
-    public var reasons: [String]
-    public var appleDecision: RefundDecision?
-    /// The policy's answer differs from the one sent.
-    public var changed: Bool
+/// One past request: what was sent, what a policy would send, and Apple's decision.
+public struct ConsumptionDryRunLine: Sendable, Hashable, Codable {
+  public var requestId: String
+  public var transactionId: String
+  public var productType: ProductType?
+  public var state: ConsumptionRequest.Phase
+  public var sent: ConsumptionInformation?
+  public var wouldSend: ConsumptionInformation?
+  public var skipReason: String?
+  public var reasons: [String]
+  public var appleDecision: RefundDecision?
+  /// The policy's answer differs from the one sent.
+  public var changed: Bool
+}
+
+extension Ledger {
+  /// What `policy` answers for `request` from what the ledger knows of the purchase at `time`.
+  public func consumptionDecision(
+    _ request: ConsumptionRequest, policy: ConsumptionPolicy, at time: Timestamp
+  ) async throws(LedgerError) -> ConsumptionPolicy.Decision {
+    guard let facts = try await consumptionFacts(for: request.requested, at: time) else {
+      // The notification carried the transaction, so its chain is in the log unless the log
+      // was written before requests were kept: nothing the policy could stand on.
+      return ConsumptionPolicy.Decision(
+        answer: nil, reasons: [], skipReason: "the log holds no transaction for the request")
+    }
+    return policy.decide(facts)
   }
 
   /// What `policy` would have answered for the newest `limit` requests, judged by what the
   /// ledger knew when each was answered (or asked, for those never answered). Sends and
   /// stores nothing.
-  public func dryRun(policy: ConsumptionPolicy, limit: Int = 100) async throws(LedgerError)
-    -> [DryRunLine]
+  public func consumptionDryRun(policy: ConsumptionPolicy, limit: Int = 100)
+    async throws(LedgerError) -> [ConsumptionDryRunLine]
   {
-    var lines: [DryRunLine] = []
-    for report in try await ledger.consumptionRequests(limit: limit) {
-      let streamId = Ledger.consumptionStream(
+    var lines: [ConsumptionDryRunLine] = []
+    for report in try await consumptionRequests(limit: limit) {
+      let streamId = Self.consumptionStream(
         environment: report.environment, requestId: report.requestId)
-      let (request, _) = try await ledger.loadConsumptionRequest(streamId)
-      let decision = try await policyDecision(
-        request, at: report.answeredAt ?? report.requestedAt, policy: policy)
+      let (request, _) = try await loadConsumptionRequest(streamId)
+      let decision = try await consumptionDecision(
+        request, policy: policy, at: report.answeredAt ?? report.requestedAt)
       lines.append(
-        DryRunLine(
+        ConsumptionDryRunLine(
           requestId: report.requestId, transactionId: report.transactionId,
           productType: report.productType, state: report.state, sent: report.answer,
           wouldSend: decision.answer, skipReason: decision.skipReason,

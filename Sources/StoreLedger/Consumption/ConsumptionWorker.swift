@@ -142,18 +142,8 @@ public struct ConsumptionWorker: Sendable {
   /// The policy's answer from what the ledger knows of the purchase at `time`.
   func policyDecision(
     _ request: ConsumptionRequest, at time: Timestamp, policy: ConsumptionPolicy? = nil
-  )
-    async throws(LedgerError) -> ConsumptionPolicy.Decision
-  {
-    let policy = policy ?? configuration.policy
-    let facts = try await ledger.consumptionFacts(for: request.requested, at: time)
-    guard let facts else {
-      // The notification carried the transaction, so its chain is in the log; this is a log
-      // written before the purchase's events: nothing the policy could stand on.
-      return ConsumptionPolicy.Decision(
-        answer: nil, reasons: [], skipReason: "the log holds no transaction for the request")
-    }
-    return policy.decide(facts)
+  ) async throws(LedgerError) -> ConsumptionPolicy.Decision {
+    try await ledger.consumptionDecision(request, policy: policy ?? configuration.policy, at: time)
   }
 
   func nextAttempt(after attempt: Int, _ asked: Duration?, now: Timestamp) -> Timestamp {

@@ -35,6 +35,21 @@ struct DemoSummary: Codable, Sendable {
     var disagreements: [String] = []
   }
 
+  /// Refund requests played live after the simulated months.
+  struct Consumption: Codable, Sendable {
+    var received = 0
+    var answered = 0
+    /// Accepted by Apple after the 12-hour deadline.
+    var late = 0
+    /// Apple's decisions after the answers.
+    var refunded = 0
+    var declined = 0
+    var expired = 0
+    var failed = 0
+    /// Requests Apple sent during the simulated months, expired before any worker ran.
+    var simulatedYear = 0
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -65,6 +80,7 @@ struct DemoSummary: Codable, Sendable {
   var auditAccounts = 0
   var stages: [Stage] = []
   var truth = Truth()
+  var consumption = Consumption()
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -163,6 +179,10 @@ struct DemoSummary: Codable, Sendable {
       Ingest             \(rate(ingest)) through the webhook (\(ingest?.count.grouped ?? "0") \
       notifications stored while the year was played)
       Queries            \(rate(queries)) entitlement queries over HTTP
+      Refund requests    \(consumption.received) received, \(consumption.answered) answered \
+      (\(consumption.late) late, \(consumption.expired) expired, \(consumption.failed) failed); \
+      Apple refunded \(consumption.refunded) and declined \(consumption.declined) \
+      (\(consumption.simulatedYear) more, sent in the simulated months, expired unanswered)
       Audit              \(verdict)
       Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
       simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements

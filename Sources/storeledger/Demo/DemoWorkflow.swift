@@ -54,6 +54,8 @@ struct DemoWorkflow: Service {
     try DemoInterruption.check()
     let api = try apiClient(port: simulator)
     try await repair(ledger: ledger, api: api, into: &summary)
+    try await answerRefunds(
+      ledger: ledger, api: api, server: server, into: &summary)
     let (projected, seconds) = try await timed("projecting") {
       try await AccountProjector(ledger: ledger, logger: logger).catchUp()
     }
@@ -135,6 +137,23 @@ struct DemoWorkflow: Service {
       "recovering", seconds,
       "\(recovered.found.grouped) undelivered notifications in Notification History, "
         + "\(recovered.appended.grouped) of them new to the log", into: &summary)
+  }
+
+  /// Customers ask for refunds; the ledger answers Apple's requests by the demo's policy.
+  private func answerRefunds(
+    ledger: Ledger, api: AppStoreServerAPIClient, server: Int, into summary: inout DemoSummary
+  ) async throws {
+    let refunds = DemoRefunds(
+      store: store, ledger: ledger, api: api,
+      webhook: "http://127.0.0.1:\(server)/v1/notifications/appstore", port: server,
+      bearer: bearer, count: max(3, settings.customers / 25), logger: logger)
+    let (consumption, seconds) = try await timed("refunds") { try await refunds.run() }
+    summary.consumption = consumption
+    record(
+      "refunds", seconds,
+      "\(consumption.received) refund requests: \(consumption.answered) answered "
+        + "(\(consumption.late) late); Apple refunded \(consumption.refunded), "
+        + "declined \(consumption.declined)", into: &summary)
   }
 
   private func audit(ledger: Ledger, into summary: inout DemoSummary) async throws {

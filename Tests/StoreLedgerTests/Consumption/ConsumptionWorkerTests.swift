@@ -208,7 +208,7 @@ import Testing
         }
         #expect(again?.code == .conflict)
         // The dry run of another policy shows what it would have answered; nothing is sent.
-        let lines = try await operatorWorker.dryRun(
+        let lines = try await ledger.consumptionDryRun(
           policy: ConsumptionPolicy(customerConsented: false))
         #expect(lines.count == 1 && lines[0].wouldSend == nil && lines[0].skipReason != nil)
         #expect(store.consumptionAnswers().count == 1)

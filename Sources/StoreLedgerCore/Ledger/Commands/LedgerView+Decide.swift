@@ -19,7 +19,8 @@ extension LedgerView {
     }
     // Already decided under this id (a retry): the log returns the stored one by its key.
     if state.debits[debit.id] != nil { return .success([.debit(debit)]) }
-    let balance = consumables(at: debit.debitedAt ?? Timestamp(milliseconds: .max))
+    let balance =
+      consumables(at: debit.debitedAt ?? Timestamp(milliseconds: .max))
       .first { $0.appAccountToken == debit.appAccountToken && $0.productId == debit.productId }?
       .balance ?? 0
     guard balance >= debit.quantity else {

@@ -1,0 +1,102 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// Look Up Order ID for support: the order's purchases verified and stored if new, the accounts
+/// that hold them with their entitlements; unknown orders and the Sandbox answered clearly.
+@Suite(.serialized) struct OrderLookupTests {
+  typealias H = SimulatedAppStoreHarness
+  typealias F = LedgerFixtures
+  static let appAppleId: Int64 = 1_234_567_890
+
+  static func withProduction(
+    _ store: SimulatedAppStore,
+    _ body: @Sendable (Ledger, AppStoreServerAPIClient) async throws -> Void
+  ) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let ledger = try Ledger(
+          client: client,
+          configuration: LedgerConfiguration(
+            bundleId: "com.example.app", appAppleId: appAppleId, environments: [.production],
+            trustedRoots: H.pki.trustedRoots),
+          logger: TestDatabase.logger)
+        let application = buildSimulatorApplication(
+          store: store,
+          configuration: SimulatorConfiguration(
+            apiKeys: [H.apiKey.keyId: H.privateKey.publicKey], issuerId: H.apiKey.issuerId),
+          logger: H.logger)
+        let verifier = try SignedDataVerifier(
+          configuration: VerifierConfiguration(
+            trustedRoots: H.pki.trustedRoots, bundleId: "com.example.app",
+            appAppleId: appAppleId, environment: store.app.environment))
+        try await application.test(.live) { http in
+          try await body(
+            ledger,
+            AppStoreServerAPIClient(
+              configuration: AppStoreServerAPIConfiguration(
+                baseURL: "http://127.0.0.1:\(http.port!)", key: H.apiKey),
+              verifier: verifier, logger: H.logger))
+        }
+      }
+    }
+  }
+
+  @Test func anOrderShowsItsPurchasesAndTheAccountsHoldingThem() async throws {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(
+        bundleId: "com.example.app", appAppleId: Self.appAppleId, environment: .production),
+      signer: H.pki, now: F.t(40))
+    store.put(
+      F.transaction("7001", purchased: 35, expires: 65, token: F.account(5)), customer: "c1")
+    store.put(
+      F.transaction("7002", product: "gems", type: .consumable, purchased: 36, token: nil),
+      customer: "c2")
+    try await Self.withProduction(store) { ledger, apple in
+      let order = SimulatedAppStore.orderId(of: "7001")
+      let report = try await ledger.lookUpOrder(order, apple: apple, at: F.t(40).date)
+      #expect(report.purchases.map(\.transactionId) == ["7001"])
+      #expect(report.purchases[0].newToTheLedger)
+      #expect(report.accounts.map(\.appAccountToken) == [F.account(5)])
+      #expect(report.accounts[0].entitlements.contains { $0.active })
+      // Asked again: nothing new is stored.
+      let again = try await ledger.lookUpOrder(order, apple: apple, at: F.t(40).date)
+      #expect(again.purchases.allSatisfy { !$0.newToTheLedger })
+      // A purchase no account holds is named as such.
+      let unlinked = try await ledger.lookUpOrder(
+        SimulatedAppStore.orderId(of: "7002"), apple: apple, at: F.t(40).date)
+      #expect(unlinked.accounts.isEmpty && unlinked.unlinked == ["7002"])
+      let unknown = await #expect(throws: LedgerError.self) {
+        try await ledger.lookUpOrder("ZZZZZZZZZZ", apple: apple)
+      }
+      #expect(unknown?.code == .notFound)
+      let malformed = await #expect(throws: LedgerError.self) {
+        try await ledger.lookUpOrder("../x", apple: apple)
+      }
+      #expect(malformed?.code == .invalidRequest)
+    }
+  }
+
+  @Test func theSandboxHasNoOrderLookup() async throws {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: Self.appAppleId), signer: H.pki,
+      now: F.t(40))
+    store.put(F.transaction("7101", purchased: 35, expires: 65), customer: "c1")
+    try await H.withLedger { ledger, _ in
+      try await H.withClient(store) { apple in
+        let refused = await #expect(throws: LedgerError.self) {
+          try await ledger.lookUpOrder(SimulatedAppStore.orderId(of: "7101"), apple: apple)
+        }
+        #expect(refused?.code == .appleRefused)
+        #expect(refused?.message.contains("Production only") == true)
+      }
+    }
+  }
+}
