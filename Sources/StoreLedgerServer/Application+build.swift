@@ -88,6 +88,7 @@ func buildRouter(
   ).registerCommands(on: protected)
   AccountController(ledger: ledger).register(on: protected)
   ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
+  SupportController(ledger: ledger, apple: apple).register(on: protected)
   metrics.attach(ledger)
   return router
 }

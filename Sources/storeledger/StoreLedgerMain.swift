@@ -38,6 +38,7 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       FoldCommand.self,
       ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
-      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
+      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self, OrderCommand.self,
+      LinkCommand.self,
     ])
 }

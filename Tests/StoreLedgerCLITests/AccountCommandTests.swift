@@ -77,6 +77,50 @@ import Testing
     }
   }
 
+  /// A CONSUMPTION_REQUEST ingested from the command line opens a refund request that
+  /// `consumption list|show` report; `policy --dry-run` shows a policy's answer and refuses a
+  /// policy file that does not parse, naming the member.
+  @Test func refundRequestsAreListedShownAndDryRun() async throws {
+    try await withLedgerOptions { options, pki, _ in
+      let fixtures = SignedFixtures(pki: pki)
+      let asked = try fixtures.notification(
+        .consumptionRequest, uuid: "6A1B0000-0000-4000-8000-0000000000C2",
+        transaction: F.transaction(
+          "4200", product: "gems.100", type: .consumable, purchased: 1,
+          token: "00000000-0000-4000-8000-0000000000c2"))
+      let stored = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: asked)
+      #expect(stored.status == 0, "\(stored.standardError)")
+      let list = try CommandLineRunner.run(["consumption", "list", "--state", "open"] + options)
+      #expect(list.status == 0, "\(list.standardError)")
+      #expect(list.standardOutput.contains("6a1b0000-0000-4000-8000-0000000000c2"))
+      #expect(list.standardOutput.contains("1 received: 1 open"))
+      let show = try CommandLineRunner.run(["consumption", "show", "4200", "--json"] + options)
+      let report = try JSONDecoder().decode(
+        [String: JSONValue].self, from: Data(show.standardOutput.utf8))
+      #expect(report["state"] == .string("pending"))
+      let missing = try CommandLineRunner.run(["consumption", "show", "999"] + options)
+      #expect(missing.status != 0 && missing.standardError.contains("not_found"))
+
+      let folder = FileManager.default.temporaryDirectory
+      let good = folder.appendingPathComponent("policy-\(UUID().uuidString).json")
+      try Data(#"{"customerConsented": true}"#.utf8).write(to: good)
+      let bad = folder.appendingPathComponent("policy-\(UUID().uuidString).json")
+      try Data(#"{"customerConsented": true, "refundPreference": "DECLINE"}"#.utf8).write(to: bad)
+      defer {
+        try? FileManager.default.removeItem(at: good)
+        try? FileManager.default.removeItem(at: bad)
+      }
+      let dry = try CommandLineRunner.run(
+        ["consumption", "policy", "--dry-run", "--policy", good.path] + options)
+      #expect(dry.status == 0, "\(dry.standardError)")
+      #expect(dry.standardOutput.contains("DELIVERED, 0 % spent, GRANT_FULL"))
+      #expect(dry.standardOutput.contains("1 of 1 answers would change"))
+      let refused = try CommandLineRunner.run(
+        ["consumption", "policy", "--dry-run", "--policy", bad.path] + options)
+      #expect(refused.status != 0 && refused.standardError.contains("refundPreference"))
+    }
+  }
+
   @Test func ingestThenAskWhatTheAccountHasWhyAndSpendIt() async throws {
     try await withLedgerOptions { options, pki, _ in
       let fixtures = SignedFixtures(pki: pki)
