@@ -30,10 +30,12 @@ struct LinkCommand: AsyncParsableCommand {
       api, appAccountToken, originalTransactionId, ledgerOnly
     )
     let hasCredentials =
-      LedgerOptions.setting(api.keyId, "STORELEDGER_API_KEY_ID", ProcessInfo.processInfo.environment)
+      LedgerOptions.setting(
+        api.keyId, "STORELEDGER_API_KEY_ID", ProcessInfo.processInfo.environment)
       != nil
     let stored = try await ledger.withLedger("storeledger.link") { ledger, logger in
-      let apple = hasCredentials && !ledgerOnly ? try api.client(for: ledger, logger: logger).0 : nil
+      let apple =
+        hasCredentials && !ledgerOnly ? try api.client(for: ledger, logger: logger).0 : nil
       return (
         try await ledger.link(
           appAccountToken: token, originalTransactionId: original, apple: apple), apple != nil

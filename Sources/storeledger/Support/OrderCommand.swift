@@ -49,7 +49,8 @@ struct OrderCommand: AsyncParsableCommand {
       let active = account.entitlements.filter(\.active).map(\.entitlement)
       lines.append(
         "account \(account.appAccountToken): "
-          + (active.isEmpty ? "no entitlement now" : "entitled to " + active.joined(separator: ", ")))
+          + (active.isEmpty
+            ? "no entitlement now" : "entitled to " + active.joined(separator: ", ")))
     }
     if !report.unlinked.isEmpty {
       lines.append(
