@@ -45,6 +45,9 @@ extension Ledger {
     case .transactionIdNotFound?, .originalTransactionIdNotFound?:
       "Apple knows no such transaction (check the environment)"
     case .appTransactionIdNotSupported?: "this call does not take an appTransactionId"
+    case .serverNotificationURLNotFound?:
+      "Apple has no notification URL for this environment: set the App Store Server "
+        + "Notifications URL (V2) in App Store Connect"
     case let code?: "Apple refused the request (errorCode \(code.rawValue))"
     case nil: "Apple refused the request"
     }

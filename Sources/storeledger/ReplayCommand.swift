@@ -66,7 +66,7 @@ struct ReplayCommand: AsyncParsableCommand {
   static func text(_ report: CustomerReplay.Report) -> String {
     "replayed \(report.customers) customers: \(report.pages) history pages, "
       + "\(report.transactionsFetched) transactions and \(report.renewalInfosFetched) renewal "
-      + "infos fetched; \(report.appended) appended, \(report.alreadyStored) already stored, "
+      + "infos fetched, \(report.refundsFetched) refunds from Refund History; \(report.appended) appended, \(report.alreadyStored) already stored, "
       + "\(report.rejected.values.reduce(0, +)) rejected"
   }
 

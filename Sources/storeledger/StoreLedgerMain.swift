@@ -38,7 +38,8 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       FoldCommand.self,
       ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
-      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self, OrderCommand.self,
-      LinkCommand.self,
+      RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
+      OrderCommand.self,
+      LinkCommand.self, WebhookCheckCommand.self,
     ])
 }

@@ -64,7 +64,8 @@ import Testing
     let early = cache.readBegins()
     cache.store([(Self.token, Self.entry("newer"))], readAt: cache.readBegins())
     cache.store([(Self.token, Self.entry("older"))], readAt: early)
-    #expect(cache.entry(for: Self.token, at: F.t(1))?.summary.entitlements.first?.entitlement == "newer")
+    #expect(
+      cache.entry(for: Self.token, at: F.t(1))?.summary.entitlements.first?.entitlement == "newer")
   }
 
   @Test func itKeepsWithinItsCapacity() {

@@ -30,6 +30,8 @@ extension CustomerReplay {
     var anyTransactionId: String
     var revision: String
     var originals: [String]
+    /// Where Get Refund History stopped.
+    var refundRevision: String?
   }
 
   /// The progress the last run stored for this customer, if any.
@@ -50,7 +52,8 @@ extension CustomerReplay {
     _ = try await ledger.store.append(
       [
         NewEvent(
-          eventType: Self.revisionEventType, idempotencyKey: "\(stream):\(progress.revision)",
+          eventType: Self.revisionEventType,
+          idempotencyKey: "\(stream):\(progress.revision):\(progress.refundRevision ?? "")",
           payload: Array(try JSONEncoder().encode(progress)), environment: environment.rawValue,
           metadata: Array(#"{"source":"replay"}"#.utf8))
       ], to: stream)

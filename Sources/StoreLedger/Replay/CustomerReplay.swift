@@ -27,6 +27,8 @@ public struct CustomerReplay: Sendable {
     public var pages = 0
     public var transactionsFetched = 0
     public var renewalInfosFetched = 0
+    /// Refunded transactions from Get Refund History (refunds a lost notification never told).
+    public var refundsFetched = 0
     /// Stored now for the first time.
     public var appended = 0
     public var alreadyStored = 0
@@ -40,6 +42,7 @@ public struct CustomerReplay: Sendable {
       pages += other.pages
       transactionsFetched += other.transactionsFetched
       renewalInfosFetched += other.renewalInfosFetched
+      refundsFetched += other.refundsFetched
       appended += other.appended
       alreadyStored += other.alreadyStored
       rejected.merge(other.rejected, uniquingKeysWith: +)
@@ -136,10 +139,12 @@ public struct CustomerReplay: Sendable {
       }
       if let revision = page.revision {
         try await store(
-          Progress(anyTransactionId: id, revision: revision, originals: originals.sorted()),
-          in: stream)
+          Progress(
+            anyTransactionId: id, revision: revision, originals: originals.sorted(),
+            refundRevision: stored?.refundRevision), in: stream)
       }
     }
+    try await replayRefunds(of: id, from: stored, originals: originals, into: &report)
     for entry in try await client.subscriptionStatuses(id) {
       report.renewalInfosFetched += 1
       await count(&report) {
@@ -152,6 +157,31 @@ public struct CustomerReplay: Sendable {
       }
     }
     return (report, originals)
+  }
+
+  /// Get Refund History from the refund revision the last run stored: every refund Apple
+  /// granted, including those whose REFUND notification never arrived.
+  private func replayRefunds(
+    of id: String, from stored: Progress?, originals: Set<String>, into report: inout Report
+  ) async throws {
+    let stream = "replay:\(environment.rawValue):\(id)"
+    var revision = stored?.refundRevision
+    for try await page in client.refundHistory(id, revision: revision) {
+      for transaction in page.transactions {
+        report.refundsFetched += 1
+        await count(&report) {
+          try await ledger.ingest(
+            signedTransaction: transaction.compactJWS, source: "replay", freshlyFetched: true)
+        }
+      }
+      revision = page.revision ?? revision
+    }
+    guard let revision, revision != stored?.refundRevision else { return }
+    var progress =
+      try await storedProgress(stream)
+      ?? Progress(anyTransactionId: id, revision: "", originals: originals.sorted())
+    progress.refundRevision = revision
+    try await store(progress, in: stream)
   }
 
   private func count(_ report: inout Report, _ ingest: () async throws -> Ledger.Ingested) async {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -42,5 +43,23 @@ package enum LogQueries {
     try await AccountViews.strings(
       "SELECT stream_id FROM storeledger.events WHERE stream_version = 1 AND stream_id LIKE 'sub:%'",
       on: client, logger: logger)
+  }
+}
+
+extension LogQueries {
+  /// Where the event with `key` is stored, and when; nil when the log has none.
+  package static func event(withKey key: String, on client: PostgresClient, logger: Logger)
+    async throws -> (streamId: String, streamVersion: Int64, recordedAt: Date)?
+  {
+    try await client.query(
+      """
+      SELECT stream_id, stream_version, recorded_at FROM storeledger.events
+      WHERE idempotency_key = \(key)
+      """, logger: logger
+    ) { rows in
+      var found: (String, Int64, Date)?
+      for try await row in rows.decode((String, Int64, Date).self) { found = row }
+      return found
+    }
   }
 }
