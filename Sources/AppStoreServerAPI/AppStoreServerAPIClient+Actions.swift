@@ -51,6 +51,38 @@ extension AppStoreServerAPIClient {
     return (body.status, try verified(body.signedTransactions ?? []))
   }
 
+  /// Extend Subscription Renewal Dates for All Active Subscribers; Apple works through them
+  /// later (RENEWAL_EXTENDED each, RENEWAL_EXTENSION at the end). Its request identifier.
+  public func massExtendRenewalDate(_ request: MassExtendRenewalDateRequest) async throws
+    -> String
+  {
+    do {
+      _ = try request.validated()
+    } catch {
+      throw AppStoreAPIError(.apiError, apiErrorCode: error.code, error.message)
+    }
+    let body: MassExtendRenewalDateResponse = try await send(
+      "/inApps/v1/subscriptions/extend/mass", query: [], method: .POST,
+      body: try JSONEncoder().encode(request))
+    return body.requestIdentifier ?? request.requestIdentifier ?? ""
+  }
+
+  /// Get Status of Subscription Renewal Date Extensions.
+  public func massExtensionStatus(productId: String, requestIdentifier: String) async throws
+    -> MassExtendRenewalDateStatusResponse
+  {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    guard !productId.isEmpty, !requestIdentifier.isEmpty,
+      let product = productId.addingPercentEncoding(withAllowedCharacters: allowed),
+      let request = requestIdentifier.addingPercentEncoding(withAllowedCharacters: allowed)
+    else {
+      throw AppStoreAPIError(
+        .apiError, apiErrorCode: .invalidRequestIdentifier, "a product id and a request id")
+    }
+    return try await get("/inApps/v1/subscriptions/extend/mass/\(product)/\(request)", query: [])
+  }
+
   /// Get App Transaction Info, verified.
   public func appTransactionInfo(_ anyTransactionId: String) async throws -> VerifiedAppTransaction
   {

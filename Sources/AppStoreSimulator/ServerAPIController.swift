@@ -99,6 +99,23 @@ struct ServerAPIController: Sendable {
         return NoContent()
       }
     }
+    router.post("/inApps/v1/subscriptions/extend/mass") { request, _ in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "massExtend") {
+        guard
+          let body = try? JSONDecoder().decode(
+            MassExtendRenewalDateRequest.self, from: Data(bytes.readableBytesView))
+        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        return try store.massExtendRenewalDate(body)
+      }
+    }
+    router.get("/inApps/v1/subscriptions/extend/mass/:productId/:requestId") { request, context in
+      try await answer(request, endpoint: "massExtendStatus") {
+        try store.massExtensionStatus(
+          productId: context.parameters.get("productId") ?? "",
+          requestIdentifier: context.parameters.get("requestId") ?? "")
+      }
+    }
     router.get("/inApps/v1/lookup/:orderId") { request, context in
       // Apple serves Look Up Order ID in Production only: the Sandbox host has no such path.
       guard store.app.environment == .production else { return Response(status: .notFound) }

@@ -47,6 +47,21 @@ extension SimulatedAppStore {
     return uuid
   }
 
+  /// RENEWAL_EXTENSION / SUMMARY: the end of a mass extension, with `summary` instead of data.
+  func notifySummary(_ summary: NotificationSummary) {
+    let uuid = UUID().uuidString.lowercased()
+    var (body, _) = envelope(.renewalExtension, .summary, uuid: uuid)
+    var stamped = summary
+    stamped.environment = app.environment
+    stamped.bundleId = app.bundleId
+    stamped.appAppleId = app.environment == .production ? app.appAppleId : nil
+    body.summary = stamped
+    enqueue(
+      SimulatedNotification(
+        uuid: uuid, type: .renewalExtension, subtype: .summary,
+        signedPayload: try! signer.sign(body), sentAt: now, transactionId: nil))
+  }
+
   /// A notification signed now, and its `data` with the app's identity.
   private func envelope(_ type: NotificationType, _ subtype: NotificationSubtype?, uuid: String)
     -> (ResponseBodyV2DecodedPayload, NotificationData)

@@ -88,3 +88,87 @@ extension SimulatedAppStore {
     return newest
   }
 }
+
+extension SimulatedAppStore {
+  /// Extend Subscription Renewal Dates for All Active Subscribers: every subscription of the
+  /// product whose newest period is in one of the storefronts is extended as the single call
+  /// would (RENEWAL_EXTENDED each), a failure sends RENEWAL_EXTENSION / FAILURE, the end
+  /// RENEWAL_EXTENSION / SUMMARY. Apple takes hours; the simulator finishes before answering.
+  /// The same request identifier again answers 200 and changes nothing.
+  public func massExtendRenewalDate(_ request: MassExtendRenewalDateRequest)
+    throws(APIErrorResponse.Failure) -> MassExtendRenewalDateResponse
+  {
+    let (days, reason, id, productId, storefronts) = try request.validated()
+    var response = MassExtendRenewalDateResponse()
+    response.requestIdentifier = id
+    let key = "\(productId)/\(id)"
+    guard state.withLock({ $0.massExtensions[key] }) == nil else { return response }
+    var (succeeded, failed): (Int64, Int64) = (0, 0)
+    for original in eligibleChains(of: productId, in: storefronts) {
+      do {
+        _ = try extendRenewalDate(
+          original,
+          ExtendRenewalDateRequest(
+            extendByDays: days, extendReasonCode: reason,
+            requestIdentifier: "\(id):\(original)"))
+        succeeded += 1
+      } catch {
+        failed += 1
+        if let current = transaction(original) {
+          notify(.renewalExtension, .failure, transaction: current)
+        }
+      }
+    }
+    var summary = NotificationSummary()
+    summary.requestIdentifier = id
+    summary.productId = productId
+    summary.storefrontCountryCodes = storefronts
+    summary.succeededCount = succeeded
+    summary.failedCount = failed
+    notifySummary(summary)
+    var status = MassExtendRenewalDateStatusResponse()
+    status.requestIdentifier = id
+    status.complete = true
+    status.completeDate = now
+    status.succeededCount = succeeded
+    status.failedCount = failed
+    state.withLock { $0.massExtensions[key] = status }
+    return response
+  }
+
+  /// Get Status of Subscription Renewal Date Extensions.
+  public func massExtensionStatus(productId: String, requestIdentifier: String)
+    throws(APIErrorResponse.Failure) -> MassExtendRenewalDateStatusResponse
+  {
+    guard !productId.isEmpty else { throw .init(.invalidProductId, "invalid product id") }
+    guard !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else {
+      throw .init(.invalidRequestIdentifier, "invalid request identifier")
+    }
+    guard let status = state.withLock({ $0.massExtensions["\(productId)/\(requestIdentifier)"] })
+    else { throw .init(.statusRequestNotFound, "no such mass extension") }
+    return status
+  }
+
+  /// The subscriptions whose newest period is of `productId` (and in `storefronts`).
+  private func eligibleChains(of productId: String, in storefronts: [String]?) -> [String] {
+    let newest = state.withLock { state -> [String: JWSTransactionDecodedPayload] in
+      var newest: [String: JWSTransactionDecodedPayload] = [:]
+      for stored in state.transactions.values {
+        let payload = stored.payload
+        guard payload.type == .autoRenewableSubscription, payload.isUpgraded != true,
+          let original = payload.originalTransactionId
+        else { continue }
+        if (newest[original]?.purchaseDate?.milliseconds ?? .min)
+          < (payload.purchaseDate?.milliseconds ?? 0)
+        {
+          newest[original] = payload
+        }
+      }
+      return newest
+    }
+    return newest.filter { _, period in
+      period.productId == productId
+        && (storefronts.map { codes in period.storefront.map(codes.contains) ?? false } ?? true)
+    }.keys.sorted()
+  }
+}

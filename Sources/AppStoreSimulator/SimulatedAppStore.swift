@@ -33,6 +33,8 @@ public final class SimulatedAppStore: Sendable {
     var consumptionAnswers: [ConsumptionAnswer] = []
     /// Tokens set with Set App Account Token, by originalTransactionId, and when.
     var tokensSet: [String: (token: String, at: Int64)] = [:]
+    /// Mass extensions by "productId/requestIdentifier".
+    var massExtensions: [String: MassExtendRenewalDateStatusResponse] = [:]
   }
 
   struct StoredTransaction {

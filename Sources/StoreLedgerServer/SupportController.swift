@@ -3,20 +3,64 @@ import Foundation
 import Hummingbird
 import StoreLedger
 
-/// Tools for customer support that ask Apple: Look Up Order ID.
+/// Tools for support and operations that ask Apple: order lookup, renewal-date extensions.
 struct SupportController: Sendable {
   let ledger: Ledger
   let apple: AppStoreServerAPIClient?
 
+  struct ExtensionBody: Decodable {
+    let originalTransactionId: String?
+    let productId: String?
+    let extendByDays: Int32
+    let extendReasonCode: Int32
+    let requestIdentifier: String?
+    let storefrontCountryCodes: [String]?
+  }
+
   func register(on group: RouterGroup<BasicRequestContext>) {
-    group.get("/v1/orders/{orderId}") { _, context in
-      guard let apple else {
-        throw APIError(
-          .notImplemented, "not_configured",
-          "order lookup needs App Store Server API credentials (serve --key-id, --issuer-id, --p8)")
+    group.post("/v1/extensions") { request, _ in
+      let apple = try configured()
+      let body = try await JSONBody.decode(
+        ExtensionBody.self, from: request, limit: 16 * 1024,
+        what:
+          #"an extension ({"originalTransactionId" or "productId", "extendByDays", "extendReasonCode"})"#
+      )
+      guard (body.originalTransactionId == nil) != (body.productId == nil) else {
+        throw APIError.invalidRequest("give originalTransactionId or productId, not both")
       }
+      if let original = body.originalTransactionId {
+        return try JSONBody.response(
+          try await ledger.extendRenewalDate(
+            originalTransactionId: original, days: body.extendByDays,
+            reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier,
+            apple: apple))
+      }
+      return try JSONBody.response(
+        try await ledger.extendAllSubscribers(
+          productId: body.productId ?? "", days: body.extendByDays, reason: body.extendReasonCode,
+          storefronts: body.storefrontCountryCodes, requestIdentifier: body.requestIdentifier,
+          apple: apple), status: .accepted)
+    }
+    group.get("/v1/extensions/{productId}/{requestIdentifier}") { _, context in
+      try JSONBody.response(
+        try await ledger.extensionStatus(
+          productId: try context.parameters.require("productId"),
+          requestIdentifier: try context.parameters.require("requestIdentifier"),
+          apple: try configured()))
+    }
+    group.get("/v1/orders/{orderId}") { _, context in
+      let apple = try configured()
       let orderId = try context.parameters.require("orderId")
       return try JSONBody.response(try await ledger.lookUpOrder(orderId, apple: apple))
     }
+  }
+
+  private func configured() throws -> AppStoreServerAPIClient {
+    guard let apple else {
+      throw APIError(
+        .notImplemented, "not_configured",
+        "this needs App Store Server API credentials (serve --key-id, --issuer-id, --p8)")
+    }
+    return apple
   }
 }

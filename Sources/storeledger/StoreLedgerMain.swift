@@ -40,6 +40,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
       RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
       OrderCommand.self,
-      LinkCommand.self, WebhookCheckCommand.self,
+      LinkCommand.self, WebhookCheckCommand.self, ExtendCommand.self,
     ])
 }

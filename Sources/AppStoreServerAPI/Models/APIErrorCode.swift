@@ -34,6 +34,8 @@ public struct APIErrorCode: OpenEnumeration {
   public static let invalidSubscriptionGroupIdentifier = Self(rawValue: 4_000_024)
   public static let invalidExcludeRevoked = Self(rawValue: 4_000_025)
   public static let invalidInAppOwnershipType = Self(rawValue: 4_000_026)
+  public static let invalidEmptyStorefrontCountryCodeList = Self(rawValue: 4_000_027)
+  public static let invalidStorefrontCountryCode = Self(rawValue: 4_000_028)
   public static let invalidRevoked = Self(rawValue: 4_000_030)
   public static let invalidStatus = Self(rawValue: 4_000_031)
   public static let invalidCustomerConsented = Self(rawValue: 4_000_035)
@@ -71,7 +73,8 @@ public struct APIErrorCode: OpenEnumeration {
     .invalidPaginationToken, .invalidStartDate, .invalidEndDate, .paginationTokenExpired,
     .invalidNotificationType, .multipleFiltersSupplied, .invalidTestNotificationToken, .invalidSort,
     .invalidProductType, .invalidProductId, .invalidSubscriptionGroupIdentifier,
-    .invalidExcludeRevoked, .invalidInAppOwnershipType, .invalidRevoked, .invalidStatus,
+    .invalidExcludeRevoked, .invalidInAppOwnershipType, .invalidEmptyStorefrontCountryCodeList,
+    .invalidStorefrontCountryCode, .invalidRevoked, .invalidStatus,
     .invalidCustomerConsented, .invalidDeliveryStatus, .invalidSampleContentProvided,
     .invalidRefundPreference, .invalidTransactionTypeNotSupported, .appTransactionIdNotSupported,
     .invalidAppAccountTokenUUID, .familyTransactionNotSupported,

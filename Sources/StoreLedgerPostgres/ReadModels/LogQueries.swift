@@ -63,3 +63,44 @@ extension LogQueries {
     }
   }
 }
+
+extension LogQueries {
+  /// Notifications of `type` in `stream` signed at or after `since` (Unix ms).
+  package static func notificationCount(
+    in stream: String, type: String, since: Int64, on client: PostgresClient, logger: Logger
+  ) async throws -> Int {
+    try await client.query(
+      """
+      SELECT count(*) FROM storeledger.events
+      WHERE stream_id = \(stream) AND event_type = 'appstore.notification.v2'
+        AND payload->'notification'->>'notificationType' = \(type)
+        AND (payload->'notification'->>'signedDate')::bigint >= \(since)
+      """, logger: logger
+    ) { rows in
+      var count = 0
+      for try await value in rows.decode(Int.self) { count = value }
+      return count
+    }
+  }
+
+  /// The counts of the RENEWAL_EXTENSION / SUMMARY notification of mass extension
+  /// `requestIdentifier` in `stream`, when the log holds it.
+  package static func extensionSummary(
+    in stream: String, requestIdentifier: String, on client: PostgresClient, logger: Logger
+  ) async throws -> (succeeded: Int64?, failed: Int64?)? {
+    try await client.query(
+      """
+      SELECT (claims->'notification'->'summary'->>'succeededCount')::bigint,
+             (claims->'notification'->'summary'->>'failedCount')::bigint
+      FROM storeledger.events
+      WHERE stream_id = \(stream) AND event_type = 'appstore.notification.v2'
+        AND claims->'notification'->'summary'->>'requestIdentifier' = \(requestIdentifier)
+      LIMIT 1
+      """, logger: logger
+    ) { rows in
+      var found: (Int64?, Int64?)?
+      for try await row in rows.decode((Int64?, Int64?).self) { found = row }
+      return found
+    }
+  }
+}
