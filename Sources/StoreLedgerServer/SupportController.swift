@@ -17,7 +17,26 @@ struct SupportController: Sendable {
     let storefrontCountryCodes: [String]?
   }
 
+  struct OfferBody: Decodable {
+    let productId: String
+  }
+
   func register(on group: RouterGroup<BasicRequestContext>) {
+    group.get("/v1/accounts/{token}/offers") { _, context in
+      try JSONBody.response(
+        try await ledger.offerEligibility(for: try AccountController.token(context)))
+    }
+    group.post("/v1/accounts/{token}/offers/{offerId}/signature") { request, context in
+      let key = try configured().configuration.key
+      let token = try AccountController.token(context)
+      let offer = try context.parameters.require("offerId")
+      let body = try await JSONBody.decode(
+        OfferBody.self, from: request, limit: 4096, what: #"{"productId": …}"#)
+      return try JSONBody.response(
+        try await ledger.signPromotionalOffer(
+          for: token, productId: body.productId, offerIdentifier: offer, key: key),
+        status: .created)
+    }
     group.post("/v1/extensions") { request, _ in
       let apple = try configured()
       let body = try await JSONBody.decode(
