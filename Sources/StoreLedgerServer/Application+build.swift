@@ -88,7 +88,10 @@ func buildRouter(
   ).registerCommands(on: protected)
   AccountController(ledger: ledger).register(on: protected)
   ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
-  SupportController(ledger: ledger, apple: apple).register(on: protected)
+  SupportController(
+    ledger: ledger, apple: apple, logger: logger,
+    environment: configuration.appStoreAPI?.verifier.environment
+  ).register(on: protected)
   metrics.attach(ledger)
   return router
 }

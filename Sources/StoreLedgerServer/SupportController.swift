@@ -1,12 +1,17 @@
 import AppStoreServerAPI
 import Foundation
 import Hummingbird
+import Logging
 import StoreLedger
+import StoreLedgerCore
 
 /// Tools for support and operations that ask Apple: order lookup, renewal-date extensions.
 struct SupportController: Sendable {
   let ledger: Ledger
   let apple: AppStoreServerAPIClient?
+  let logger: Logger
+  /// The environment the API credentials' URL serves.
+  var environment: AppStoreEnvironment? = nil
 
   struct ExtensionBody: Decodable {
     let originalTransactionId: String?
@@ -17,11 +22,29 @@ struct SupportController: Sendable {
     let storefrontCountryCodes: [String]?
   }
 
+  struct ReceiptsBody: Decodable {
+    let receipts: [ReceiptImport.Item]
+  }
+
   struct OfferBody: Decodable {
     let productId: String
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
+    group.post("/v1/receipts") { request, _ in
+      let apple = try configured()
+      let body = try await JSONBody.decode(
+        ReceiptsBody.self, from: request, limit: 4 << 20,
+        what: #"{"receipts": [{"receipt": base64, "appAccountToken": …}]}"#)
+      guard (1...100).contains(body.receipts.count) else {
+        throw APIError.invalidRequest("send 1 to 100 receipts per request")
+      }
+      let importer = ReceiptImport(
+        ledger: ledger, client: apple,
+        environment: environment ?? ledger.configuration.environments.first ?? .production,
+        logger: logger)
+      return try JSONBody.response(await importer.run(body.receipts))
+    }
     group.get("/v1/accounts/{token}/offers") { _, context in
       try JSONBody.response(
         try await ledger.offerEligibility(for: try AccountController.token(context)))

@@ -117,7 +117,7 @@ public struct CustomerReplay: Sendable {
 
   /// One customer: history from the stored revision, then the statuses. Returns the chains
   /// it covered.
-  private func replayCustomer(from id: String) async throws -> (Report, Set<String>) {
+  func replayCustomer(from id: String) async throws -> (Report, Set<String>) {
     var report = Report()
     report.customers = 1
     let stream = "replay:\(environment.rawValue):\(id)"
