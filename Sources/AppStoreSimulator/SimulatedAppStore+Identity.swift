@@ -69,3 +69,10 @@ extension SimulatedAppStore {
     return response
   }
 }
+
+extension SimulatedAppStore {
+  /// The first transaction the store holds for `customer` (what an old receipt names).
+  public func firstTransactionId(of customer: String) -> String? {
+    history(of: customer).first?.payload.transactionId
+  }
+}

@@ -144,8 +144,7 @@ public struct ReceiptImport: Sendable {
             "sub:\(environment.rawValue):\(original)", limit: 1
           ).isEmpty)
         {
-          _ = try await ledger.link(
-            appAccountToken: token, originalTransactionId: original, apple: client)
+          try await link(token, original)
           linked.append(original)
         }
       }
@@ -160,6 +159,18 @@ public struct ReceiptImport: Sendable {
       return failed("Apple: \(error.description)", id)
     } catch {
       return failed("the import failed; run again to resume", id)
+    }
+  }
+
+  /// Links here and at Apple; a family member's access, for which Apple takes no token,
+  /// is linked in the ledger only.
+  private func link(_ token: String, _ original: String) async throws(LedgerError) {
+    do {
+      _ = try await ledger.link(
+        appAccountToken: token, originalTransactionId: original, apple: client)
+    } catch {
+      guard error.appleErrorCode == 4_000_185 else { throw error }
+      _ = try await ledger.link(appAccountToken: token, originalTransactionId: original)
     }
   }
 

@@ -50,6 +50,20 @@ struct DemoSummary: Codable, Sendable {
     var simulatedYear = 0
   }
 
+  /// Renewal-date extensions asked of Apple.
+  struct Extensions: Codable, Sendable {
+    var requested = 0
+    var succeeded: Int64 = 0
+    var failed: Int64 = 0
+    /// Apple's RENEWAL_EXTENSION / SUMMARY notifications the log holds for them.
+    var summariesStored = 0
+  }
+
+  struct OrderLookups: Codable, Sendable {
+    var asked = 0
+    var answer = ""
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -81,6 +95,12 @@ struct DemoSummary: Codable, Sendable {
   var stages: [Stage] = []
   var truth = Truth()
   var consumption = Consumption()
+  /// Customers moved from StoreKit 1 receipts (new to the ledger or already known, linked).
+  var migratedReceipts = 0
+  /// Why receipts failed to migrate, one line each.
+  var receiptFailures: [String] = []
+  var extensions = Extensions()
+  var orderLookups = OrderLookups()
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -183,6 +203,10 @@ struct DemoSummary: Codable, Sendable {
       (\(consumption.late) late, \(consumption.expired) expired, \(consumption.failed) failed); \
       Apple refunded \(consumption.refunded) and declined \(consumption.declined) \
       (\(consumption.simulatedYear) more, sent in the simulated months, expired unanswered)
+      Write side         \(migratedReceipts) customers migrated from receipts; \
+      \(extensions.succeeded) renewal dates extended (\(extensions.failed) not eligible, \
+      summary \(extensions.summariesStored > 0 ? "stored" : "missing")); order lookup: \
+      \(orderLookups.answer)
       Audit              \(verdict)
       Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
       simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements

@@ -56,6 +56,7 @@ struct DemoWorkflow: Service {
     try await repair(ledger: ledger, api: api, into: &summary)
     try await answerRefunds(
       ledger: ledger, api: api, server: server, into: &summary)
+    try await actOnApple(ledger: ledger, api: api, server: server, into: &summary)
     let (projected, seconds) = try await timed("projecting") {
       try await AccountProjector(ledger: ledger, logger: logger).catchUp()
     }
@@ -154,6 +155,31 @@ struct DemoWorkflow: Service {
       "\(consumption.received) refund requests: \(consumption.answered) answered "
         + "(\(consumption.late) late); Apple refunded \(consumption.refunded), "
         + "declined \(consumption.declined)", into: &summary)
+  }
+
+  /// Receipts migrated, an extension for every active subscriber, an order lookup.
+  private func actOnApple(
+    ledger: Ledger, api: AppStoreServerAPIClient, server: Int, into summary: inout DemoSummary
+  ) async throws {
+    let writeSide = DemoWriteSide(
+      store: store, ledger: ledger, api: api,
+      webhook: "http://127.0.0.1:\(server)/v1/notifications/appstore",
+      customers: simulation.truth.customers, seed: settings.seed, logger: logger)
+    let (result, seconds) = try await timed("write side") { try await writeSide.run() }
+    summary.migratedReceipts = result.receipts.migrated + result.receipts.alreadyKnown
+    summary.receiptFailures = result.receipts.outcomes.filter { $0.kind == .failed }.map {
+      "receipt \($0.line): \($0.reason ?? "failed")"
+    }
+    summary.extensions = .init(
+      requested: 1, succeeded: result.renewalExtension.succeededCount ?? 0,
+      failed: result.renewalExtension.failedCount ?? 0,
+      summariesStored: result.renewalExtension.summaryStored == true ? 1 : 0)
+    summary.orderLookups = .init(asked: 1, answer: result.orderLookup)
+    record(
+      "write side", seconds,
+      "\(summary.migratedReceipts) customers migrated from receipts "
+        + "(\(result.receipts.failed) failed), \(summary.extensions.succeeded) renewal dates "
+        + "extended, 1 order lookup", into: &summary)
   }
 
   private func audit(ledger: Ledger, into summary: inout DemoSummary) async throws {

@@ -1,0 +1,68 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import Foundation
+import Logging
+import StoreLedger
+import StoreLedgerCore
+
+/// The demo's other calls on Apple after the refunds: customers whose app never set a token
+/// migrated from their StoreKit 1 receipts, a renewal-date extension for every active
+/// subscriber of the busiest product after a (pretend) outage, and an order lookup.
+struct DemoWriteSide {
+  let store: SimulatedAppStore
+  let ledger: Ledger
+  let api: AppStoreServerAPIClient
+  let webhook: String
+  let customers: [SimulationTruth.Customer]
+  let seed: UInt64
+  let logger: Logger
+
+  struct Result {
+    var receipts: ReceiptImport.Report
+    var renewalExtension: ExtensionReport
+    var orderLookup: String
+  }
+
+  func run() async throws -> Result {
+    let deliverer = NotificationDeliverer(store: store, webhookURL: webhook, logger: logger)
+    let receipts = await migrateReceipts()
+    let extended = try await ledger.extendAllSubscribers(
+      productId: "pro.monthly", days: 3, reason: 3, requestIdentifier: "demo-outage-\(seed)",
+      apple: api)
+    await deliverer.deliverPending()
+    let status = try await ledger.extensionStatus(
+      productId: "pro.monthly", requestIdentifier: extended.requestIdentifier, apple: api)
+    return Result(receipts: receipts, renewalExtension: status, orderLookup: await lookUpAnOrder())
+  }
+
+  /// Up to 20 customers without a token: their first purchase's receipt, a new token each.
+  private func migrateReceipts() async -> ReceiptImport.Report {
+    let tokenless = customers.filter { $0.appAccountToken == nil }.prefix(20)
+    let items = tokenless.compactMap { customer -> ReceiptImport.Item? in
+      guard let id = store.firstTransactionId(of: customer.id) else { return nil }
+      var digest = StableDigest()
+      digest.add("demo-receipt-token:\(seed):\(customer.id)")
+      let hex = String(format: "%016llx", digest.value)
+      let token =
+        "\(hex.prefix(8))-\(hex.dropFirst(8).prefix(4))-4\(hex.dropFirst(13).prefix(3))-8000-\(hex.prefix(12))"
+      return ReceiptImport.Item(
+        receipt: SimulatedReceipt.appReceipt(transactionId: id), appAccountToken: token)
+    }
+    return await ReceiptImport(ledger: ledger, client: api, environment: .sandbox, logger: logger)
+      .run(items)
+  }
+
+  /// Apple offers Look Up Order ID in Production only; the demo runs in Sandbox and shows the
+  /// answer a support person would get there.
+  private func lookUpAnOrder() async -> String {
+    guard let id = customers.lazy.compactMap({ store.firstTransactionId(of: $0.id) }).first else {
+      return "no purchase to look up"
+    }
+    do {
+      let report = try await ledger.lookUpOrder(SimulatedAppStore.orderId(of: id), apple: api)
+      return "\(report.purchases.count) purchases, \(report.accounts.count) accounts"
+    } catch {
+      return error.message
+    }
+  }
+}
