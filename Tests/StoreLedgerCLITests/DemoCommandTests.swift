@@ -26,6 +26,17 @@ import Testing
     var ingest: Throughput?
     var asOf: Int64
     var truth: Truth
+    var migratedCustomers: [String]
+    var consumption: Consumption
+    var migratedReceipts: Int
+
+    struct Consumption: Decodable {
+      var received: Int
+      var answered: Int
+      var late: Int
+      var refunded: Int
+      var declined: Int
+    }
 
     struct Truth: Decodable {
       var accounts: Int
@@ -54,7 +65,16 @@ import Testing
       ])
       #expect(result.status == 0, "\(result.standardError)")
       let summary = try JSONDecoder().decode(Summary.self, from: Data(result.standardOutput.utf8))
-      let truth = try Self.truth(customers: 50, seed: 11)
+      // Customers migrated from their receipts are accounts too.
+      let truth = try Self.truth(customers: 50, seed: 11, migrated: Set(summary.migratedCustomers))
+      #expect(summary.migratedReceipts == summary.migratedCustomers.count)
+      #expect(summary.migratedReceipts > 0)
+      // Every refund request played live is answered in time; Apple decides each.
+      #expect(summary.consumption.received > 0)
+      #expect(summary.consumption.answered == summary.consumption.received)
+      #expect(summary.consumption.late == 0)
+      #expect(
+        summary.consumption.refunded + summary.consumption.declined == summary.consumption.answered)
       #expect(summary.asOf == truth.end.milliseconds)
       #expect(summary.subscriptionsByStatus == truth.statuses)
       #expect(summary.accounts == truth.accounts)
@@ -133,7 +153,7 @@ import Testing
 
   /// The simulator's own answers for the accounts the demo can see (customers with a token),
   /// at the simulation's end.
-  static func truth(customers: Int, seed: UInt64) throws -> (
+  static func truth(customers: Int, seed: UInt64, migrated: Set<String> = []) throws -> (
     end: Timestamp, statuses: [String: Int], accounts: Int, gemUnits: Int64
   ) {
     let simulation = Simulation(
@@ -144,7 +164,9 @@ import Testing
     let end = simulation.configuration.end
     simulation.apply(to: store, through: end)
     let tokens = Dictionary(
-      uniqueKeysWithValues: simulation.truth.customers.map { ($0.id, $0.appAccountToken) })
+      uniqueKeysWithValues: simulation.truth.customers.map {
+        ($0.id, migrated.contains($0.id) ? "migrated" : $0.appAccountToken)
+      })
     var statuses: [String: Int] = [:]
     for id in simulation.truth.subscriptions {
       guard let customer = store.customer(of: id), tokens[customer] ?? nil != nil,

@@ -72,7 +72,9 @@ import Testing
       for path in [
         "/v1/consumption-requests", "/v1/consumption-requests/{id}",
         "/v1/consumption-requests/{id}/answer", "/v1/consumption-requests/dry-run",
-        "/v1/orders/{orderId}",
+        "/v1/orders/{orderId}", "/v1/extensions", "/v1/extensions/{productId}/{requestIdentifier}",
+        "/v1/receipts", "/v1/accounts/{token}/offers",
+        "/v1/accounts/{token}/offers/{offerId}/signature",
       ] {
         #expect(openAPI["paths"]?[path] != nil, "\(path)")
       }

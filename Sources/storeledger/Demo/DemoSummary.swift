@@ -97,6 +97,9 @@ struct DemoSummary: Codable, Sendable {
   var consumption = Consumption()
   /// Customers moved from StoreKit 1 receipts (new to the ledger or already known, linked).
   var migratedReceipts = 0
+  /// The simulator's customers that became accounts from their receipts (compared with the
+  /// truth like the others).
+  var migratedCustomers: [String] = []
   /// Why receipts failed to migrate, one line each.
   var receiptFailures: [String] = []
   var extensions = Extensions()

@@ -25,6 +25,7 @@ struct DemoWorkflow: Service {
   let ports: PortsBox
   let logger: Logger
   let result = ResultBox()
+  let migrated = MigratedBox()
 
   func run() async throws {
     do {
@@ -167,6 +168,8 @@ struct DemoWorkflow: Service {
       customers: simulation.truth.customers, seed: settings.seed, logger: logger)
     let (result, seconds) = try await timed("write side") { try await writeSide.run() }
     summary.migratedReceipts = result.receipts.migrated + result.receipts.alreadyKnown
+    summary.migratedCustomers = result.migrated.values.sorted()
+    migrated.set(result.migrated)
     summary.receiptFailures = result.receipts.outcomes.filter { $0.kind == .failed }.map {
       "receipt \($0.line): \($0.reason ?? "failed")"
     }
@@ -232,11 +235,14 @@ struct DemoWorkflow: Service {
     }
   }
 
+  /// Account token → the simulator's customer: tokens the app set, and those given to
+  /// customers migrated from receipts.
   private var customers: [String: String] {
     Dictionary(
       simulation.truth.customers.compactMap { customer in
         customer.appAccountToken.map { ($0, customer.id) }
-      }, uniquingKeysWith: { first, _ in first })
+      }, uniquingKeysWith: { first, _ in first }
+    ).merging(migrated.value, uniquingKeysWith: { first, _ in first })
   }
 
   /// One account's answers against the simulator's truth at the end: every subscription's
@@ -318,4 +324,11 @@ final class ResultBox: Sendable {
 
 extension Duration {
   var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// The accounts the demo made from receipts, for the comparison with the truth.
+final class MigratedBox: Sendable {
+  private let tokens = Mutex<[String: String]>([:])
+  var value: [String: String] { tokens.withLock { $0 } }
+  func set(_ value: [String: String]) { tokens.withLock { $0 = value } }
 }

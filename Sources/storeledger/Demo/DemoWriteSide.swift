@@ -19,25 +19,30 @@ struct DemoWriteSide {
 
   struct Result {
     var receipts: ReceiptImport.Report
+    /// The accounts made from receipts: token → the simulator's customer id.
+    var migrated: [String: String]
     var renewalExtension: ExtensionReport
     var orderLookup: String
   }
 
   func run() async throws -> Result {
     let deliverer = NotificationDeliverer(store: store, webhookURL: webhook, logger: logger)
-    let receipts = await migrateReceipts()
+    let (receipts, migrated) = await migrateReceipts()
     let extended = try await ledger.extendAllSubscribers(
       productId: "pro.monthly", days: 3, reason: 3, requestIdentifier: "demo-outage-\(seed)",
       apple: api)
     await deliverer.deliverPending()
     let status = try await ledger.extensionStatus(
       productId: "pro.monthly", requestIdentifier: extended.requestIdentifier, apple: api)
-    return Result(receipts: receipts, renewalExtension: status, orderLookup: await lookUpAnOrder())
+    return Result(
+      receipts: receipts, migrated: migrated, renewalExtension: status,
+      orderLookup: await lookUpAnOrder())
   }
 
   /// Up to 20 customers without a token: their first purchase's receipt, a new token each.
-  private func migrateReceipts() async -> ReceiptImport.Report {
+  private func migrateReceipts() async -> (ReceiptImport.Report, [String: String]) {
     let tokenless = customers.filter { $0.appAccountToken == nil }.prefix(20)
+    var owners: [String] = []
     let items = tokenless.compactMap { customer -> ReceiptImport.Item? in
       guard let id = store.firstTransactionId(of: customer.id) else { return nil }
       var digest = StableDigest()
@@ -45,11 +50,20 @@ struct DemoWriteSide {
       let hex = String(format: "%016llx", digest.value)
       let token =
         "\(hex.prefix(8))-\(hex.dropFirst(8).prefix(4))-4\(hex.dropFirst(13).prefix(3))-8000-\(hex.prefix(12))"
+      owners.append(customer.id)
       return ReceiptImport.Item(
         receipt: SimulatedReceipt.appReceipt(transactionId: id), appAccountToken: token)
     }
-    return await ReceiptImport(ledger: ledger, client: api, environment: .sandbox, logger: logger)
-      .run(items)
+    let report = await ReceiptImport(
+      ledger: ledger, client: api, environment: .sandbox, logger: logger
+    ).run(items)
+    var migrated: [String: String] = [:]
+    for outcome in report.outcomes where outcome.kind != .failed {
+      if let token = items[outcome.line - 1].appAccountToken {
+        migrated[token] = owners[outcome.line - 1]
+      }
+    }
+    return (report, migrated)
   }
 
   /// Apple offers Look Up Order ID in Production only; the demo runs in Sandbox and shows the
