@@ -90,6 +90,11 @@ struct ServerAPIController: Sendable {
         return NoContent()
       }
     }
+    router.get("/inApps/v1/transactions/appTransactions/:id") { request, context in
+      try await answer(request, endpoint: "appTransactionInfo") {
+        try store.appTransactionInfo(try id(context))
+      }
+    }
     router.put("/inApps/v1/transactions/:id/appAccountToken") { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "setAppAccountToken") {

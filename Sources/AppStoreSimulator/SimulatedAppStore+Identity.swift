@@ -76,3 +76,30 @@ extension SimulatedAppStore {
     history(of: customer).first?.payload.transactionId
   }
 }
+
+extension SimulatedAppStore {
+  /// Get App Transaction Info: the customer's app download, signed now.
+  public func appTransactionInfo(_ anyTransactionId: String) throws(APIErrorResponse.Failure)
+    -> AppTransactionInfoResponse
+  {
+    try Self.checkIdentifier(anyTransactionId)
+    guard let customer = customer(of: anyTransactionId),
+      let first = history(of: customer).map(\.payload).min(by: {
+        ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0)
+      })
+    else { throw .init(.transactionIdNotFound, "transaction id not found") }
+    var download = JWSAppTransactionDecodedPayload()
+    download.receiptType = app.environment
+    download.appAppleId = app.environment == .production ? app.appAppleId : nil
+    download.bundleId = app.bundleId
+    download.applicationVersion = app.bundleVersion
+    download.originalApplicationVersion = "1.0.0"
+    download.originalPurchaseDate = first.purchaseDate
+    download.receiptCreationDate = now
+    download.appTransactionId = Self.appTransactionId(of: customer)
+    download.originalPlatform = PurchasePlatform(rawValue: "iOS")
+    var response = AppTransactionInfoResponse()
+    response.signedAppTransactionInfo = try? signer.sign(download)
+    return response
+  }
+}

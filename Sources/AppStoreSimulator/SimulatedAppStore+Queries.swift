@@ -39,6 +39,9 @@ extension SimulatedAppStore {
   {
     try Self.checkIdentifier(transactionId)
     guard let payload = transaction(transactionId) else {
+      if customer(of: transactionId) != nil {
+        throw .init(.appTransactionIdNotSupported, "this endpoint takes no appTransactionId")
+      }
       throw .init(.transactionIdNotFound, "transaction id not found")
     }
     var response = TransactionInfoResponse()

@@ -62,7 +62,11 @@ public final class SimulatedAppStore: Sendable {
     var stamped = transaction
     stamped.bundleId = app.bundleId
     stamped.environment = app.environment
+    // One app download per Apple Account: every transaction of the customer names it.
+    let appTransactionId = stamped.appTransactionId ?? Self.appTransactionId(of: customer)
+    stamped.appTransactionId = appTransactionId
     state.withLock { state in
+      state.owners[appTransactionId] = customer
       // A token set at Apple is on the period in force then and on every later one.
       if let original = stamped.originalTransactionId, let set = state.tokensSet[original],
         (stamped.purchaseDate?.milliseconds ?? .max) >= set.at
@@ -92,7 +96,15 @@ public final class SimulatedAppStore: Sendable {
     state.withLock { $0.subscriptions[originalTransactionId] }
   }
 
-  /// The customer who owns `anyTransactionId`.
+  /// The customer's `appTransactionId`: a number of 16 digits, fixed per customer.
+  public static func appTransactionId(of customer: String) -> String {
+    var digest = StableDigest()
+    digest.add("app-transaction:" + customer)
+    return "7" + String(format: "%015llu", digest.value % 1_000_000_000_000_000)
+  }
+
+  /// The customer who owns `anyTransactionId` (a transaction's id or the customer's
+  /// `appTransactionId`).
   public func customer(of anyTransactionId: String) -> String? {
     state.withLock { $0.owners[anyTransactionId] }
   }

@@ -36,7 +36,7 @@ extension Ledger {
   /// one transaction; a refusal appends nothing.
   func decideAndAppend(
     _ command: AccountCommand, for token: String, idempotencyKey: String,
-    alsoIndexing extra: [String] = []
+    alsoIndexing extra: [String] = [], source: String = "api"
   ) async throws(LedgerError) -> Ingested {
     let stream = "acct:\(token)"
     let index = StreamIndex(keys: [token], streams: Array(Set([stream] + extra)).sorted())
@@ -49,7 +49,7 @@ extension Ledger {
           let events = try await AccountEvents.read(token, on: connection, logger: logger)
           let view = LedgerView(LedgerState.fold(events), catalog: catalog, options: options)
           return try Self.decided(view.decide(command)).map { body in
-            try LedgerRecord.command(body, idempotencyKey: idempotencyKey, source: "api").event
+            try LedgerRecord.command(body, idempotencyKey: idempotencyKey, source: source).event
           }
         }
       }

@@ -28,6 +28,8 @@ public struct Ledger: Sendable {
   let committer: GroupCommitter?
   /// Current views in memory; nil when the configuration turns it off.
   let viewCache: AccountViewCache?
+  /// App downloads already matched to their accounts by this process.
+  let identities: IdentityCache?
 
   /// - Parameter wakeUp: signalled after every append that stored something, so an
   ///   ``AccountProjector`` in this process projects it without waiting for its next poll.
@@ -48,6 +50,7 @@ public struct Ledger: Sendable {
     self.viewCache =
       configuration.viewCacheCapacity > 0
       ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil
+    self.identities = IdentityCache(capacity: 100_000)
     func verifiers(at time: ValidationTime) throws(VerificationError) -> [SignedDataVerifier] {
       try configuration.environments.map { environment throws(VerificationError) in
         try SignedDataVerifier(
@@ -97,6 +100,7 @@ public struct Ledger: Sendable {
     var ingested = try await append(
       record, accounts: tokens.compactMap { $0 }, with: Self.consumptionOpening(verified))
     ingested.notificationType = verified.payload.notificationType?.rawValue
+    await join(Self.sighting(verified.transaction?.payload))
     return ingested
   }
 
@@ -119,14 +123,18 @@ public struct Ledger: Sendable {
     let record = try mapped {
       try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
     }
+    let sighting = Self.sighting(verified.payload, forwarded: appAccountToken)
     if appAccountToken == nil {
       let payload = verified.payload
       if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
+        await join(sighting)
         return known
       }
     }
-    return try await append(
+    let ingested = try await append(
       record, accounts: [verified.payload.appAccountToken, appAccountToken].compactMap { $0 })
+    await join(sighting)
+    return ingested
   }
 
   /// A signed renewal info (from Get All Subscription Statuses); a repeat of the newest one
@@ -142,9 +150,13 @@ public struct Ledger: Sendable {
     let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }
     let payload = verified.payload
     if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
+      await join(Self.sighting(payload))
       return known
     }
-    return try await append(record, accounts: [verified.payload.appAccountToken].compactMap { $0 })
+    let ingested = try await append(
+      record, accounts: [verified.payload.appAccountToken].compactMap { $0 })
+    await join(Self.sighting(payload))
+    return ingested
   }
 
   /// The backend says `appAccountToken` owns the purchase chain `originalTransactionId`.

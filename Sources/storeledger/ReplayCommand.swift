@@ -31,19 +31,26 @@ struct ReplayCommand: AsyncParsableCommand {
   @Option(help: "The customers of this account.") var account: String?
   @Option(help: "A customer by any of its transaction ids (repeatable).") var transaction:
     [String] = []
+  @Option(
+    name: .customLong("app-transaction-id"),
+    help: "A customer by its appTransactionId (the app download; repeatable).")
+  var appTransactionId: [String] = []
   @Option(help: "Customers replayed at once.") var concurrency = 4
   @Flag(help: "Print the report as JSON.") var json = false
 
   func validate() throws {
-    let chosen = [all, account != nil, !transaction.isEmpty].filter { $0 }.count
+    let chosen = [all, account != nil, !(transaction + appTransactionId).isEmpty].filter { $0 }
+      .count
     guard chosen == 1 else {
-      throw ValidationError("give exactly one of --all, --account TOKEN, --transaction ID")
+      throw ValidationError(
+        "give exactly one of --all, --account TOKEN, --transaction ID, --app-transaction-id ID")
     }
   }
 
   func run() async throws {
     let customers: CustomerReplay.Customers =
-      all ? .everyone : account.map { .account($0) } ?? .transactions(transaction)
+      all
+      ? .everyone : account.map { .account($0) } ?? .transactions(transaction + appTransactionId)
     let (api, quiet, concurrency) = (api, json, concurrency)
     let bar = ProgressBar("replaying", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.replay") { ledger, logger in

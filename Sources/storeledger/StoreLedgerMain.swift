@@ -41,6 +41,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
       OrderCommand.self,
       LinkCommand.self, WebhookCheckCommand.self, ExtendCommand.self,
-      OffersCommand.self, ImportReceiptsCommand.self,
+      OffersCommand.self, ImportReceiptsCommand.self, AppTransactionCommand.self,
     ])
 }

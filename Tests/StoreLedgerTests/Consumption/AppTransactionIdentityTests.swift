@@ -1,0 +1,84 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// `appTransactionId` as an identity: a purchase without a token joins the one account that
+/// holds the customer's app download, in either order of arrival; replay and Get App
+/// Transaction Info take the appTransactionId.
+@Suite(.serialized) struct AppTransactionIdentityTests {
+  typealias H = SimulatedAppStoreHarness
+  typealias F = LedgerFixtures
+  static let token = F.account(31)
+
+  static func store() -> SimulatedAppStore {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890), signer: H.pki,
+      now: F.t(40))
+    store.put(F.transaction("9501", purchased: 30, expires: 60, token: token), customer: "c")
+    // Redeemed with an offer code: no token, the same app download.
+    store.put(
+      F.transaction(
+        "9601", product: "lifetime.unlock", type: .nonConsumable, purchased: 32, token: nil),
+      customer: "c")
+    return store
+  }
+
+  @Test(arguments: [["9501", "9601"], ["9601", "9501"]])
+  func aPurchaseWithoutATokenJoinsTheAccountOfItsAppDownload(order: [String]) async throws {
+    let store = Self.store()
+    try await H.withLedger { ledger, _ in
+      for id in order {
+        _ = try await ledger.ingest(signedTransaction: store.signedTransaction(id)!)
+      }
+      let entitlements = try await ledger.entitlements(for: Self.token, at: F.t(45).date)
+      #expect(entitlements.contains { $0.entitlement == "lifetime.unlock" && $0.active })
+      let events = try await ledger.events(for: Self.token)
+      let link = try #require(events.first { $0.eventType == AccountLinked.eventType })
+      #expect(String(decoding: link.metadata, as: UTF8.self).contains("app-transaction-id"))
+      // Seen again: nothing more is linked.
+      _ = try await ledger.ingest(signedTransaction: store.signedTransaction("9601")!)
+      #expect(try await ledger.events(for: Self.token).count == events.count)
+    }
+  }
+
+  @Test func twoAccountsOnOneDownloadLinkNothing() async throws {
+    let store = Self.store()
+    store.put(
+      F.transaction(
+        "9701", product: "gems", type: .consumable, purchased: 33, token: F.account(32)),
+      customer: "c")
+    try await H.withLedger { ledger, _ in
+      for id in ["9501", "9701", "9601"] {
+        _ = try await ledger.ingest(signedTransaction: store.signedTransaction(id)!)
+      }
+      for token in [Self.token, F.account(32)] {
+        let events = try await ledger.events(for: token)
+        #expect(!events.contains { $0.eventType == AccountLinked.eventType })
+      }
+    }
+  }
+
+  @Test func replayAndAppTransactionInfoTakeTheAppTransactionId() async throws {
+    let store = Self.store()
+    let appTransactionId = SimulatedAppStore.appTransactionId(of: "c")
+    try await H.withLedger { ledger, _ in
+      try await H.withClient(store) { apple in
+        let download = try await apple.appTransactionInfo("9501")
+        #expect(download.payload.appTransactionId == appTransactionId)
+        let replay = CustomerReplay(
+          ledger: ledger, client: apple, environment: .sandbox, logger: H.logger)
+        let report = try await replay.replay(.transactions([appTransactionId]))
+        #expect(report.transactionsFetched == 2 && report.rejected.isEmpty)
+        let entitlements = try await ledger.entitlements(for: Self.token, at: F.t(45).date)
+        #expect(Set(entitlements.filter(\.active).map(\.entitlement)).count == 2)
+        await #expect(throws: AppStoreAPIError.self) {
+          try await apple.transactionInfo(appTransactionId)
+        }
+      }
+    }
+  }
+}
