@@ -31,6 +31,15 @@ struct SupportController: Sendable {
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
+    group.post("/v1/webhook-check") { request, _ in
+      let apple = try configured()
+      let seconds = Int(request.uri.queryParameters.get("timeout") ?? "30") ?? -1
+      guard (1...120).contains(seconds) else {
+        throw APIError.invalidRequest("`timeout` is a number of seconds from 1 to 120")
+      }
+      return try JSONBody.response(
+        try await ledger.checkWebhook(apple: apple, timeout: .seconds(seconds)))
+    }
     group.post("/v1/receipts") { request, _ in
       let apple = try configured()
       let body = try await JSONBody.decode(
