@@ -7,6 +7,8 @@ struct ServerBenchmarkOptions {
   var clients = 32
   var seconds = 10
   var port = 18_473
+  /// Whether the webhook's transactions carry an appTransactionId (Apple's do since 2025).
+  var appTransactionIds = true
 
   struct UsageError: Error, CustomStringConvertible {
     let description: String
@@ -24,6 +26,7 @@ struct ServerBenchmarkOptions {
       case "--clients": options.clients = Int(value) ?? options.clients
       case "--seconds": options.seconds = Int(value) ?? options.seconds
       case "--port": options.port = Int(value) ?? options.port
+      case "--app-transaction-ids": options.appTransactionIds = value != "off"
       default: throw UsageError(description: "unknown argument \(argument)")
       }
     }

@@ -84,6 +84,9 @@ struct ServerBenchmarkRun {
     transaction.purchaseDate = Timestamp(milliseconds: now - LedgerFixtures.day)
     transaction.signedDate = transaction.purchaseDate
     transaction.expiresDate = Timestamp(milliseconds: now + 29 * LedgerFixtures.day)
+    // Apple's transactions carry the app download since 2025: each is a new customer here, so
+    // every ingest pays the identity index's statement (its worst case).
+    if options.appTransactionIds { transaction.appTransactionId = "\(7_000_000_000 + account)" }
     return transaction
   }
 }

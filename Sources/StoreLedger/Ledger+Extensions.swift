@@ -123,21 +123,13 @@ extension Ledger {
     }
   }
 
-  private func recordExtension(_ report: ExtensionReport, at time: Date) async throws(LedgerError) {
-    struct Requested: Encodable {
-      let renewalExtensionRequested: ExtensionReport
-      let at: Timestamp
-    }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
+  private func recordExtension(_ report: ExtensionReport, at time: Date)
+    async throws(LedgerError)
+  {
     let stream = "extension:\(report.requestIdentifier)"
-    let event = NewEvent(
-      eventType: "ledger.renewal_extension_requested.v1",
-      idempotencyKey: "\(stream):\(report.originalTransactionId ?? report.productId ?? "")",
-      payload: Array(
-        try! encoder.encode(Requested(renewalExtensionRequested: report, at: Timestamp(time)))),
-      metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = self.store
-    _ = try await database { try await store.append([event], to: stream) }
+    try await recordAction(
+      "ledger.renewal_extension_requested.v1", member: "renewalExtensionRequested",
+      body: report, stream: stream,
+      key: "\(stream):\(report.originalTransactionId ?? report.productId ?? "")")
   }
 }

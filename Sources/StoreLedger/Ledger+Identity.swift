@@ -11,11 +11,13 @@ import Synchronization
 /// itself and the audit covers it. Only when exactly one account holds the appTransactionId,
 /// and only chains no account holds yet: never two owners for one purchase.
 extension Ledger {
-  struct Sighting: Sendable {
+  struct Sighting: Sendable, Hashable {
     var environment: String
     var appTransactionId: String
     var chain: String
     var token: String?
+
+    var key: String { "\(environment)|\(appTransactionId)|\(chain)|\(token ?? "")" }
   }
 
   static func sighting(_ transaction: JWSTransactionDecodedPayload?, forwarded: String? = nil)
@@ -39,33 +41,87 @@ extension Ledger {
       token: renewal.appAccountToken.map(AppAccountToken.normalized))
   }
 
-  /// Notes the sighting and links what it lets link. Runs after the ingest stored its event;
-  /// a failure here is logged and retried with the next sighting of the chain (a replay makes
-  /// one), never turned into a failed ingest.
+  /// Notes the sighting and links what it lets link. A sighting with a token (nearly all of
+  /// them) joins a batch written shortly after, off the ingest's path; one without a token (a
+  /// purchase to attach) is settled now. Runs after the ingest stored its event; a failure is
+  /// logged and retried with the next sighting of the chain (a replay makes one), never turned
+  /// into a failed ingest.
   func join(_ sighting: Sighting?) async {
-    guard let sighting else { return }
-    let key =
-      "\(sighting.environment)|\(sighting.appTransactionId)|\(sighting.chain)|"
-      + (sighting.token ?? "")
-    if identities?.contains(key) == true { return }
+    guard let sighting, let identities else { return }
+    if identities.contains(sighting.key) { return }
+    guard sighting.token == nil else {
+      if identities.enqueue(sighting) {
+        Task { await writeIdentities(endingFlush: true) }
+      }
+      return
+    }
     do {
       let (client, logger) = (self.client, self.logger)
       let seen = try await database {
         try await AppTransactionIndex.note(
           environment: sighting.environment, appTransactionId: sighting.appTransactionId,
-          chain: sighting.chain, token: sighting.token, on: client, logger: logger)
+          chain: sighting.chain, token: nil, on: client, logger: logger)
       }
-      let holders = Set(seen.compactMap(\.token))
+      let holders = Set(seen.compactMap(\.token)).union(
+        identities.pendingTokens(sighting.environment, sighting.appTransactionId))
       if holders.count == 1, let holder = holders.first {
-        for (chain, token) in seen where token == nil {
-          try await joinChain(chain, to: holder, in: sighting.environment)
-        }
+        try await joinChain(sighting.chain, to: holder, in: sighting.environment)
       }
-      identities?.insert(key)
+      identities.insert(sighting.key)
     } catch {
       logger.warning(
-        "an app download could not be matched to its account",
-        metadata: ["code": "\(error.code)"])
+        "an app download could not be matched to its account", metadata: ["code": "\(error.code)"])
+    }
+  }
+
+  /// Waits until every sighting so far is written and what it lets link is linked (tests
+  /// and shutdown call it).
+  public func flushIdentities() async {
+    await writeIdentities(endingFlush: false)
+    while identities?.isWriting == true { try? await Task.sleep(for: .milliseconds(5)) }
+  }
+
+  /// Writes the batched sightings (and links the purchases they let link) until none is left.
+  private func writeIdentities(endingFlush: Bool) async {
+    guard let identities else { return }
+    while let batch = identities.takeBatch(endingFlush: endingFlush) {
+      do {
+        let (client, logger) = (self.client, self.logger)
+        let rows = batch.map { ($0.environment, $0.appTransactionId, $0.chain, $0.token) }
+        let stored = try await database {
+          try await AppTransactionIndex.note(rows, on: client, logger: logger)
+        }
+        try await linkTokenless(stored, noted: batch)
+        for sighting in batch { identities.insert(sighting.key) }
+      } catch {
+        logger.warning(
+          "app downloads could not be matched to their accounts",
+          metadata: ["code": "\(error.code)", "count": "\(batch.count)"])
+      }
+      identities.written(batch)
+    }
+  }
+
+  /// For each download of the batch held by exactly one account: its purchases without a
+  /// token join that account.
+  private func linkTokenless(
+    _ stored: [(environment: String, appTransactionId: String, chain: String, token: String?)],
+    noted batch: [Sighting]
+  ) async throws(LedgerError) {
+    let downloads = Dictionary(grouping: stored) { "\($0.environment)|\($0.appTransactionId)" }
+    for (_, rows) in downloads {
+      let first = rows[0]
+      var holders = Set(rows.compactMap(\.token))
+      for sighting in batch
+      where sighting.environment == first.environment
+        && sighting.appTransactionId == first.appTransactionId
+      {
+        if let token = sighting.token { holders.insert(token) }
+      }
+      guard holders.count == 1, let holder = holders.first else { continue }
+      for row in rows where row.token == nil {
+        try await joinChain(row.chain, to: holder, in: row.environment)
+      }
     }
   }
 
@@ -86,20 +142,66 @@ extension Ledger {
   }
 }
 
-/// The sightings this process has handled, so that a customer's renewals cost no extra
-/// statement after the first.
+/// The sightings this process has handled, so that a customer's renewals cost nothing after
+/// the first, and those waiting to be written in the next batch.
 final class IdentityCache: Sendable {
-  private let seen = Mutex<Set<String>>([])
+  private struct State {
+    var seen: Set<String> = []
+    var pending: [String: Ledger.Sighting] = [:]
+    var flushing = false
+    var inFlight = 0
+  }
+  private let state = Mutex(State())
   private let capacity: Int
 
   init(capacity: Int) { self.capacity = capacity }
 
-  func contains(_ key: String) -> Bool { seen.withLock { $0.contains(key) } }
+  func contains(_ key: String) -> Bool { state.withLock { $0.seen.contains(key) } }
 
   func insert(_ key: String) {
-    seen.withLock {
-      if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
-      $0.insert(key)
+    state.withLock {
+      if $0.seen.count >= capacity { $0.seen.removeAll(keepingCapacity: true) }
+      $0.seen.insert(key)
+    }
+  }
+
+  /// Queues a sighting; true when the caller should start a flush (none is running).
+  func enqueue(_ sighting: Ledger.Sighting) -> Bool {
+    state.withLock {
+      $0.pending[sighting.key] = sighting
+      guard !$0.flushing else { return false }
+      $0.flushing = true
+      return true
+    }
+  }
+
+  /// The queued sightings (at most 1,000), or nil when none is left; `endingFlush`: the
+  /// background flush ends then, so that the next sighting starts another.
+  func takeBatch(endingFlush: Bool) -> [Ledger.Sighting]? {
+    state.withLock {
+      guard !$0.pending.isEmpty else {
+        if endingFlush { $0.flushing = false }
+        return nil
+      }
+      let batch = Array($0.pending.values.prefix(1000))
+      for sighting in batch { $0.pending[sighting.key] = nil }
+      $0.inFlight += 1
+      return batch
+    }
+  }
+
+  func written(_ batch: [Ledger.Sighting]) { state.withLock { $0.inFlight -= 1 } }
+
+  /// A batch is being written, or sightings wait for one.
+  var isWriting: Bool { state.withLock { $0.inFlight > 0 || !$0.pending.isEmpty } }
+
+  /// Tokens of queued sightings of one download.
+  func pendingTokens(_ environment: String, _ appTransactionId: String) -> Set<String> {
+    state.withLock {
+      Set(
+        $0.pending.values.filter {
+          $0.environment == environment && $0.appTransactionId == appTransactionId
+        }.compactMap(\.token))
     }
   }
 }

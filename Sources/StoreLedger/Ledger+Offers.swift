@@ -55,28 +55,19 @@ extension Ledger {
       throw LedgerError(.invalidRequest, "the key cannot sign")
     }
     struct Signed: Encodable {
-      let promotionalOfferSigned: Body
-      struct Body: Encodable {
-        let productId: String
-        let offerIdentifier: String
-        let keyId: String
-        let nonce: String
-        let timestamp: Int64
-      }
+      let productId: String
+      let offerIdentifier: String
+      let keyId: String
+      let nonce: String
+      let timestamp: Int64
     }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    let body = Signed(
-      promotionalOfferSigned: .init(
-        productId: productId, offerIdentifier: offerIdentifier, keyId: signature.keyId,
-        nonce: signature.nonce, timestamp: signature.timestamp))
     let stream = "offers:\(token)"
-    let event = NewEvent(
-      eventType: "ledger.promotional_offer_signed.v1",
-      idempotencyKey: "\(stream):\(signature.nonce)", payload: Array(try! encoder.encode(body)),
-      metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = self.store
-    _ = try await database { try await store.append([event], to: stream) }
+    try await recordAction(
+      "ledger.promotional_offer_signed.v1", member: "promotionalOfferSigned",
+      body: Signed(
+        productId: productId, offerIdentifier: offerIdentifier, keyId: signature.keyId,
+        nonce: signature.nonce, timestamp: signature.timestamp),
+      stream: stream, key: "\(stream):\(signature.nonce)")
     return signature
   }
 }

@@ -124,26 +124,16 @@ extension Ledger {
     async throws(LedgerError)
   {
     struct Lookup: Encodable {
-      let orderLookedUp: Body
-      struct Body: Encodable {
-        let orderId: String
-        let transactionIds: [String]
-        let newToTheLedger: Int
-        let at: Timestamp
-      }
+      let orderId: String
+      let transactionIds: [String]
+      let newToTheLedger: Int
+      let at: Timestamp
     }
-    let body = Lookup(
-      orderLookedUp: .init(
+    try await recordAction(
+      "ledger.order_looked_up.v1", member: "orderLookedUp",
+      body: Lookup(
         orderId: orderId, transactionIds: purchases.map(\.transactionId),
-        newToTheLedger: purchases.filter(\.newToTheLedger).count, at: Timestamp(time)))
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    let stream = "order:\(orderId)"
-    let event = NewEvent(
-      eventType: "ledger.order_looked_up.v1",
-      idempotencyKey: "\(stream):\(UUID().uuidString.lowercased())",
-      payload: Array(try! encoder.encode(body)), metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = self.store
-    _ = try await database { try await store.append([event], to: stream) }
+        newToTheLedger: purchases.filter(\.newToTheLedger).count, at: Timestamp(time)),
+      stream: "order:\(orderId)")
   }
 }

@@ -89,15 +89,8 @@ extension Ledger {
   }
 
   private func record(_ check: WebhookCheck) async throws(LedgerError) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    let stream = "webhook-check:\(configuration.bundleId)"
-    let event = NewEvent(
-      eventType: "ledger.webhook_checked.v1",
-      idempotencyKey: "\(stream):\(UUID().uuidString.lowercased())",
-      payload: Array(try! encoder.encode(["webhookChecked": check])),
-      metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = self.store
-    _ = try await database { try await store.append([event], to: stream) }
+    try await recordAction(
+      "ledger.webhook_checked.v1", member: "webhookChecked", body: check,
+      stream: "webhook-check:\(configuration.bundleId)")
   }
 }

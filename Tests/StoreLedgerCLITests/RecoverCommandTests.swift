@@ -7,25 +7,12 @@ import Testing
 /// delivered nothing (no webhook), so every notification is a failure to recover, once.
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct RecoverCommandTests {
   @Test func recoversEveryUndeliveredNotificationOnce() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("recover-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let simulator = Process()
-    simulator.executableURL = CommandLineRunner.executable
-    simulator.arguments = [
-      "simulate", "--customers", "25", "--months", "3", "--seed", "4", "--day-seconds", "0",
-      "--port", "0", "--out", folder.path,
-    ]
-    let log = Pipe()
-    simulator.standardOutput = log
-    simulator.standardError = log
-    let lines = LogLines()
-    log.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
-    try simulator.run()
-    defer { if simulator.isRunning { simulator.terminate() } }
-    let port = try await lines.match(#"API on http://127\.0\.0\.1:(\d+)"#, within: .seconds(60))
-    let issuer = try await lines.match(#"issuer ([0-9a-f-]+),"#, within: .seconds(5))
-    let sent = try await lines.match(#"done: \d+ steps, (\d+) notifications"#, within: .seconds(60))
+    let simulator = SimulatorProcess(label: "recover")
+    defer { simulator.stop() }
+    try await simulator.start()
+    let (folder, port, issuer, sent) = (
+      simulator.folder, simulator.port, simulator.issuer, simulator.sent
+    )
     try await TestDatabase.withMigrated { database in
       let arguments = [
         "recover", "--since", "2026-01-01T00:00:00Z", "--until", "2026-12-31T00:00:00Z",

@@ -8,32 +8,16 @@ import Testing
 /// root, and says clearly what failed.
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct WriteSideCommandTests {
   @Test func extendCheckOffersReceiptsAndOrdersFromTheCommandLine() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("write-side-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let simulator = Process()
-    simulator.executableURL = CommandLineRunner.executable
-    simulator.arguments = [
-      "simulate", "--customers", "25", "--months", "3", "--seed", "4", "--day-seconds", "0",
-      "--port", "0", "--out", folder.path,
-    ]
-    let log = Pipe()
-    simulator.standardOutput = log
-    simulator.standardError = log
-    let lines = LogLines()
-    log.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
-    try simulator.run()
-    defer { if simulator.isRunning { simulator.terminate() } }
-    let port = try await lines.match(#"API on http://127\.0\.0\.1:(\d+)"#, within: .seconds(60))
-    let issuer = try await lines.match(#"issuer ([0-9a-f-]+),"#, within: .seconds(5))
-    _ = try await lines.match(#"done: \d+ steps, (\d+) notifications"#, within: .seconds(60))
+    let simulator = SimulatorProcess(label: "write-side")
+    defer { simulator.stop() }
+    try await simulator.start()
+    let (rootPath, apiOptions) = (simulator.rootPath, simulator.apiOptions())
     try await TestDatabase.withMigrated { database in
-      let options = [
-        "--database-url", database.writerURL.description, "--bundle-id", "com.example.app",
-        "--environments", "Sandbox", "--root-certs", folder.appendingPathComponent("root.der").path,
-        "--api-url", "http://127.0.0.1:\(port)", "--key-id", "SIM4", "--issuer-id", issuer,
-        "--p8", folder.appendingPathComponent("api-key.p8").path,
-      ]
+      let options =
+        [
+          "--database-url", database.writerURL.description, "--bundle-id", "com.example.app",
+          "--environments", "Sandbox", "--root-certs", rootPath,
+        ] + apiOptions
       let recovered = try CommandLineRunner.run(
         ["recover", "--since", "2026-01-01T00:00:00Z", "--until", "2026-12-31T00:00:00Z"]
           + options)
@@ -57,16 +41,8 @@ import Testing
       #expect(check.standardError.contains("notification URL"))
       #expect(check.standardError.contains("App Store Connect"))
 
-      let token = try await database.asAdmin { client in
-        try await client.query(
-          "SELECT min(app_account_token) FROM storeledger.account_views",
-          logger: TestDatabase.logger
-        ) { rows in
-          var token = ""
-          for try await value in rows.decode(String.self) { token = value }
-          return token
-        }
-      }
+      let token = try await Self.first(
+        "SELECT min(app_account_token) FROM storeledger.account_views", in: database)
       let offers = try CommandLineRunner.run(["offers", token, "--json"] + options)
       #expect(offers.status == 0, "\(offers.standardError)")
       #expect(offers.standardOutput.contains(#""groups""#))
@@ -82,19 +58,24 @@ import Testing
       let order = try CommandLineRunner.run(["order", "MK5TTTVWJH"] + options)
       #expect(order.status == 1 && order.standardError.contains("Production only"))
 
-      let someTransaction = try await database.asAdmin { client in
-        try await client.query(
-          "SELECT min(split_part(stream_id, ':', 3)) FROM storeledger.events WHERE stream_id LIKE 'sub:%'",
-          logger: TestDatabase.logger
-        ) { rows in
-          var id = ""
-          for try await value in rows.decode(String.self) { id = value }
-          return id
-        }
-      }
+      let someTransaction = try await Self.first(
+        "SELECT min(split_part(stream_id, ':', 3)) FROM storeledger.events "
+          + "WHERE stream_id LIKE 'sub:%'", in: database)
       let download = try CommandLineRunner.run(["app-transaction", someTransaction] + options)
       #expect(download.status == 0, "\(download.standardError)")
       #expect(download.standardOutput.contains(#""appTransactionId""#))
+    }
+  }
+
+  /// The one text value `query` selects.
+  static func first(_ query: String, in database: TestDatabase) async throws -> String {
+    try await database.asAdmin { client in
+      try await client.query("\(unescaped: query)", logger: TestDatabase.logger) {
+        rows in
+        var value = ""
+        for try await text in rows.decode(String.self) { value = text }
+        return value
+      }
     }
   }
 }

@@ -193,19 +193,9 @@ extension Ledger {
   func recordReceiptImport(_ outcome: ReceiptImport.Outcome, key: String)
     async throws(LedgerError)
   {
-    struct Imported: Encodable {
-      let receiptImported: ReceiptImport.Outcome
-    }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
     // The receipt itself is not stored: its digest names it.
-    let event = NewEvent(
-      eventType: "ledger.receipt_imported.v1", idempotencyKey: key,
-      payload: Array(try! encoder.encode(Imported(receiptImported: outcome))),
-      metadata: Array(#"{"source":"import"}"#.utf8))
-    let store = self.store
-    _ = try await database {
-      try await store.append([event], to: "receipts:\(key.suffix(64).prefix(2))")
-    }
+    try await recordAction(
+      "ledger.receipt_imported.v1", member: "receiptImported", body: outcome,
+      stream: "receipts:\(key.suffix(64).prefix(2))", key: key)
   }
 }

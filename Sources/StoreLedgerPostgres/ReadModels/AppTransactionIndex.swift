@@ -46,4 +46,43 @@ package enum AppTransactionIndex {
       return tokens
     }
   }
+
+  /// Notes many sightings in one statement, and returns the rows stored before for their
+  /// appTransactionIds (what decides who holds each download).
+  package static func note(
+    _ sightings: [(environment: String, appTransactionId: String, chain: String, token: String?)],
+    on client: PostgresClient, logger: Logger
+  ) async throws -> [(environment: String, appTransactionId: String, chain: String, token: String?)]
+  {
+    let environments = sightings.map(\.environment)
+    let ids = sightings.map(\.appTransactionId)
+    let chains = sightings.map(\.chain)
+    let tokens = sightings.map { $0.token ?? "" }
+    return try await client.query(
+      """
+      WITH input AS (
+        SELECT environment, app_transaction_id, original_transaction_id,
+               nullif(app_account_token, '') AS app_account_token
+        FROM unnest(\(environments)::text[], \(ids)::text[], \(chains)::text[], \(tokens)::text[])
+          AS i(environment, app_transaction_id, original_transaction_id, app_account_token)
+      ), noted AS (
+        INSERT INTO storeledger.app_transactions AS a
+          (environment, app_transaction_id, original_transaction_id, app_account_token)
+        SELECT * FROM input
+        ON CONFLICT (environment, app_transaction_id, original_transaction_id) DO UPDATE
+          SET app_account_token = coalesce(EXCLUDED.app_account_token, a.app_account_token)
+      )
+      SELECT a.environment, a.app_transaction_id, a.original_transaction_id, a.app_account_token
+      FROM storeledger.app_transactions a
+      WHERE (a.environment, a.app_transaction_id) IN (
+        SELECT DISTINCT environment, app_transaction_id FROM input)
+      """, logger: logger
+    ) { rows in
+      var found: [(String, String, String, String?)] = []
+      for try await row in rows.decode((String, String, String, String?).self) {
+        found.append(row)
+      }
+      return found
+    }
+  }
 }

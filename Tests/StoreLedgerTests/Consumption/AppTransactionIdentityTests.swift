@@ -34,6 +34,7 @@ import Testing
       for id in order {
         _ = try await ledger.ingest(signedTransaction: store.signedTransaction(id)!)
       }
+      await ledger.flushIdentities()
       let entitlements = try await ledger.entitlements(for: Self.token, at: F.t(45).date)
       #expect(entitlements.contains { $0.entitlement == "lifetime.unlock" && $0.active })
       let events = try await ledger.events(for: Self.token)
@@ -41,6 +42,7 @@ import Testing
       #expect(String(decoding: link.metadata, as: UTF8.self).contains("app-transaction-id"))
       // Seen again: nothing more is linked.
       _ = try await ledger.ingest(signedTransaction: store.signedTransaction("9601")!)
+      await ledger.flushIdentities()
       #expect(try await ledger.events(for: Self.token).count == events.count)
     }
   }
@@ -55,6 +57,7 @@ import Testing
       for id in ["9501", "9701", "9601"] {
         _ = try await ledger.ingest(signedTransaction: store.signedTransaction(id)!)
       }
+      await ledger.flushIdentities()
       for token in [Self.token, F.account(32)] {
         let events = try await ledger.events(for: token)
         #expect(!events.contains { $0.eventType == AccountLinked.eventType })
@@ -73,6 +76,7 @@ import Testing
           ledger: ledger, client: apple, environment: .sandbox, logger: H.logger)
         let report = try await replay.replay(.transactions([appTransactionId]))
         #expect(report.transactionsFetched == 2 && report.rejected.isEmpty)
+        await ledger.flushIdentities()
         let entitlements = try await ledger.entitlements(for: Self.token, at: F.t(45).date)
         #expect(Set(entitlements.filter(\.active).map(\.entitlement)).count == 2)
         await #expect(throws: AppStoreAPIError.self) {

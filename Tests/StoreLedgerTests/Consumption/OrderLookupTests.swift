@@ -16,36 +16,13 @@ import Testing
   typealias F = LedgerFixtures
   static let appAppleId: Int64 = 1_234_567_890
 
+  /// A Production ledger and a client of `store`'s API.
   static func withProduction(
     _ store: SimulatedAppStore,
     _ body: @Sendable (Ledger, AppStoreServerAPIClient) async throws -> Void
   ) async throws {
-    try await TestDatabase.withMigrated { database in
-      try await database.asWriter { client in
-        let ledger = try Ledger(
-          client: client,
-          configuration: LedgerConfiguration(
-            bundleId: "com.example.app", appAppleId: appAppleId, environments: [.production],
-            trustedRoots: H.pki.trustedRoots),
-          logger: TestDatabase.logger)
-        let application = buildSimulatorApplication(
-          store: store,
-          configuration: SimulatorConfiguration(
-            apiKeys: [H.apiKey.keyId: H.privateKey.publicKey], issuerId: H.apiKey.issuerId),
-          logger: H.logger)
-        let verifier = try SignedDataVerifier(
-          configuration: VerifierConfiguration(
-            trustedRoots: H.pki.trustedRoots, bundleId: "com.example.app",
-            appAppleId: appAppleId, environment: store.app.environment))
-        try await application.test(.live) { http in
-          try await body(
-            ledger,
-            AppStoreServerAPIClient(
-              configuration: AppStoreServerAPIConfiguration(
-                baseURL: "http://127.0.0.1:\(http.port!)", key: H.apiKey),
-              verifier: verifier, logger: H.logger))
-        }
-      }
+    try await H.withLedger(environment: .production) { ledger, _ in
+      try await H.withClient(store) { apple in try await body(ledger, apple) }
     }
   }
 

@@ -27,6 +27,7 @@ enum SimulatedAppStoreHarness {
   /// A Sandbox ledger for `com.example.app` trusting the tests' PKI, on a fresh database.
   static func withLedger(
     catalog: ProductCatalog = .empty, trusting roots: TestPKI = pki,
+    environment: AppStoreEnvironment = .sandbox,
     _ body: @Sendable (Ledger, TestDatabase) async throws -> Void
   ) async throws {
     try await TestDatabase.withMigrated { database in
@@ -34,8 +35,9 @@ enum SimulatedAppStoreHarness {
         let ledger = try Ledger(
           client: client,
           configuration: LedgerConfiguration(
-            bundleId: "com.example.app", environments: [.sandbox],
-            trustedRoots: roots.trustedRoots, catalog: catalog),
+            bundleId: "com.example.app",
+            appAppleId: environment == .production ? 1_234_567_890 : nil,
+            environments: [environment], trustedRoots: roots.trustedRoots, catalog: catalog),
           logger: TestDatabase.logger)
         try await body(ledger, database)
       }
@@ -64,7 +66,9 @@ enum SimulatedAppStoreHarness {
       logger: logger)
     let verifier = try SignedDataVerifier(
       configuration: VerifierConfiguration(
-        trustedRoots: pki.trustedRoots, bundleId: "com.example.app", environment: .sandbox))
+        trustedRoots: pki.trustedRoots, bundleId: "com.example.app",
+        appAppleId: store.app.environment == .production ? store.app.appAppleId : nil,
+        environment: store.app.environment))
     try await application.test(.live) { client in
       try await body(
         AppStoreServerAPIClient(

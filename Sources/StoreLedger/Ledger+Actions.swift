@@ -1,0 +1,27 @@
+import Foundation
+import StoreLedgerPostgres
+
+/// What StoreLedger did at Apple, recorded in the log: one event of `eventType` in `stream`
+/// whose payload is `{member: body}`, keyed by `key` (a random suffix when the action may be
+/// repeated). These streams are not indexed under accounts: they never change an answer.
+extension Ledger {
+  func recordAction(
+    _ eventType: String, member: String, body: some Encodable, stream: String,
+    key: String? = nil
+  ) async throws(LedgerError) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let payload: [UInt8]
+    do {
+      payload = Array(try encoder.encode([member: body]))
+    } catch {
+      throw LedgerError(.invalidRequest, "the action cannot be recorded")
+    }
+    let event = NewEvent(
+      eventType: eventType,
+      idempotencyKey: key ?? "\(stream):\(UUID().uuidString.lowercased())", payload: payload,
+      metadata: Array(#"{"source":"api"}"#.utf8))
+    let store = self.store
+    _ = try await database { try await store.append([event], to: stream) }
+  }
+}
