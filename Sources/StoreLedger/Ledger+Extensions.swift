@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import Crypto
 import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
@@ -34,7 +35,9 @@ extension Ledger {
     apple: AppStoreServerAPIClient, at time: Date = Date()
   ) async throws(LedgerError) -> ExtensionReport {
     try Self.checkExtension(days: days, reason: reason)
-    let id = requestIdentifier ?? UUID().uuidString.lowercased()
+    let id =
+      requestIdentifier
+      ?? Self.requestIdentifier(["one", originalTransactionId, "\(days)", "\(reason)"], at: time)
     let answer: ExtendRenewalDateResponse
     do {
       answer = try await apple.extendRenewalDate(
@@ -70,7 +73,10 @@ extension Ledger {
   ) async throws(LedgerError) -> ExtensionReport {
     try Self.checkExtension(days: days, reason: reason)
     guard !productId.isEmpty else { throw LedgerError(.invalidRequest, "name the product") }
-    let id = requestIdentifier ?? UUID().uuidString.lowercased()
+    let id =
+      requestIdentifier
+      ?? Self.requestIdentifier(
+        ["all", productId, "\(days)", "\(reason)"] + (storefronts ?? []).sorted(), at: time)
     do {
       _ = try await apple.massExtendRenewalDate(
         MassExtendRenewalDateRequest(
@@ -110,6 +116,15 @@ extension Ledger {
       requestIdentifier: requestIdentifier, productId: productId, complete: status.complete,
       succeededCount: status.succeededCount, failedCount: status.failedCount,
       summaryStored: summary != nil)
+  }
+
+  /// The request identifier of an extension the caller did not name: the same request on
+  /// the same (UTC) day gets the same identifier, so a retry is answered by Apple as the
+  /// first time instead of extending twice. Name one to extend the same way twice a day.
+  static func requestIdentifier(_ parts: [String], at time: Date) -> String {
+    let day = Int64(time.timeIntervalSince1970) / 86_400
+    let digest = SHA256.hash(data: Data((parts + ["\(day)"]).joined(separator: "|").utf8))
+    return "sl-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
   }
 
   static func checkExtension(days: Int32, reason: Int32) throws(LedgerError) {

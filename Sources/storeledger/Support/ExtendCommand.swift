@@ -14,8 +14,9 @@ struct ExtendCommand: AsyncParsableCommand {
       A mass extension's status and what the log holds of its notifications:
                           storeledger extend --status --product com.example.pro --request-id ID
       Reasons: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.
-      Apple extends by at most 90 days, at most twice per customer in 365 days. Give
-      --request-id to retry safely: the same id again gives Apple's first answer.
+      Apple extends by at most 90 days, at most twice per customer in 365 days. Retrying is
+      safe: without --request-id the same request on the same (UTC) day gets the same
+      identifier, and Apple answers it as the first time; name one to extend twice in a day.
       Every request is recorded in the log (stream extension:<request id>).
       """)
 
@@ -28,7 +29,9 @@ struct ExtendCommand: AsyncParsableCommand {
   var reason: Int32 = 3
   @Option(help: "Comma-separated ISO alpha-3 storefronts (mass extension only).")
   var storefront: String?
-  @Option(name: .customLong("request-id"), help: "The request identifier (default: a new UUID).")
+  @Option(
+    name: .customLong("request-id"),
+    help: "The request identifier (default: derived from the request and the day).")
   var requestId: String?
   @Flag(help: "Show a mass extension's status.") var status = false
   @Flag(help: "Print JSON.") var json = false

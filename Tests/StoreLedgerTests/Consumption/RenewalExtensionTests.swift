@@ -50,6 +50,14 @@ import Testing
           apple: apple, at: F.t(40).date)
         #expect(again.effectiveDate == F.t(72))
         #expect(store.transaction("6001")?.expiresDate == F.t(72))
+        // Without a request identifier a retry on the same day is the same request: Apple
+        // answers it as the first time, nothing is extended twice.
+        let unnamed = try await ledger.extendRenewalDate(
+          originalTransactionId: "6002", days: 1, reason: 1, apple: apple, at: F.t(40).date)
+        let retried = try await ledger.extendRenewalDate(
+          originalTransactionId: "6002", days: 1, reason: 1, apple: apple, at: F.t(40).date)
+        #expect(unnamed.requestIdentifier == retried.requestIdentifier)
+        #expect(store.transaction("6002")?.expiresDate == F.t(67))
 
         let mass = try await ledger.extendAllSubscribers(
           productId: "pro.monthly", days: 3, reason: 3, requestIdentifier: "outage-2",
@@ -60,7 +68,7 @@ import Testing
           productId: "pro.monthly", requestIdentifier: "outage-2", apple: apple)
         #expect(status.complete == true && status.succeededCount == 2 && status.failedCount == 1)
         #expect(status.summaryStored == true)
-        #expect(store.transaction("6002")?.expiresDate == F.t(69))
+        #expect(store.transaction("6002")?.expiresDate == F.t(70))
 
         let refused = await #expect(throws: LedgerError.self) {
           try await ledger.extendRenewalDate(
