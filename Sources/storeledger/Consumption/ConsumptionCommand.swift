@@ -43,10 +43,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
         )
       }
       if json {
-        say(
-          try ConsumptionCommand.json([
-            "requests": AnyEncodable(requests), "metrics": AnyEncodable(metrics),
-          ]))
+        say(try CommandJSON.string(ConsumptionListing(requests: requests, metrics: metrics)))
         return
       }
       var table = TextTable(
@@ -78,7 +75,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
       let report = try await ledger.withLedger("storeledger.consumption") { ledger, _ in
         try await ledger.consumptionRequest(id)
       }
-      say(json ? try ConsumptionCommand.json(report) : ConsumptionCommand.text(report))
+      say(json ? try CommandJSON.string(report) : ConsumptionCommand.text(report))
     }
   }
 
@@ -108,7 +105,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
           configuration: ConsumptionWorkerConfiguration(policy: policy), logger: logger)
         return try await worker.answer(id, override: override)
       }
-      say(json ? try ConsumptionCommand.json(report) : ConsumptionCommand.text(report))
+      say(json ? try CommandJSON.string(report) : ConsumptionCommand.text(report))
     }
   }
 
@@ -132,7 +129,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
         try await ledger.consumptionDryRun(policy: policy, limit: limit)
       }
       if json {
-        say(try ConsumptionCommand.json(lines))
+        say(try CommandJSON.string(lines))
         return
       }
       var table = TextTable(
@@ -224,17 +221,10 @@ extension ConsumptionCommand {
     }
     return lines.joined(separator: "\n")
   }
-
-  static func json(_ value: some Encodable) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-  }
 }
 
-/// Any encodable value, to put different ones in one JSON object.
-struct AnyEncodable: Encodable {
-  let value: any Encodable
-  init(_ value: any Encodable) { self.value = value }
-  func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+/// `consumption list --json`: the requests and the counts over all of them.
+struct ConsumptionListing: Encodable {
+  let requests: [ConsumptionRequestReport]
+  let metrics: ConsumptionMetrics
 }

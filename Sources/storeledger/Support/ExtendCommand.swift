@@ -67,7 +67,7 @@ struct ExtendCommand: AsyncParsableCommand {
         storefronts: options.storefront.map { $0.split(separator: ",").map(String.init) },
         requestIdentifier: options.requestId, apple: client)
     }
-    say(json ? try ConsumptionCommand.json(report) : Self.text(report))
+    say(json ? try CommandJSON.string(report) : Self.text(report))
   }
 
   static func text(_ report: ExtensionReport) -> String {

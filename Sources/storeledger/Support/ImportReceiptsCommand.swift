@@ -45,7 +45,7 @@ struct ImportReceiptsCommand: AsyncParsableCommand {
     }
     bar.finish()
     if json {
-      say(try ConsumptionCommand.json(report))
+      say(try CommandJSON.string(report))
     } else {
       var lines = [
         "\(report.migrated) customers migrated, \(report.alreadyKnown) already known, "

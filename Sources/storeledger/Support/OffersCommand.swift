@@ -40,14 +40,14 @@ struct OffersCommand: AsyncParsableCommand {
           for: options.appAccountToken, productId: product, offerIdentifier: offer,
           key: configuration.key)
       }
-      say(try ConsumptionCommand.json(signature))
+      say(try CommandJSON.string(signature))
       return
     }
     let eligibility = try await ledger.withLedger("storeledger.offers") { ledger, _ in
       try await ledger.offerEligibility(for: options.appAccountToken)
     }
     if json {
-      say(try ConsumptionCommand.json(eligibility))
+      say(try CommandJSON.string(eligibility))
       return
     }
     var groups = TextTable(

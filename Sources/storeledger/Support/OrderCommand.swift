@@ -30,7 +30,7 @@ struct OrderCommand: AsyncParsableCommand {
       return try await ledger.lookUpOrder(orderId, apple: client)
     }
     if json {
-      say(try ConsumptionCommand.json(report))
+      say(try CommandJSON.string(report))
       return
     }
     var purchases = TextTable(
@@ -39,8 +39,8 @@ struct OrderCommand: AsyncParsableCommand {
     for purchase in report.purchases {
       purchases.rows.append([
         purchase.transactionId, purchase.originalTransactionId ?? "-", purchase.productId ?? "-",
-        purchase.purchaseDate?.date.formatted(.iso8601) ?? "-",
-        purchase.revocationDate?.date.formatted(.iso8601) ?? "-",
+        CommandJSON.time(purchase.purchaseDate),
+        CommandJSON.time(purchase.revocationDate),
         purchase.newToTheLedger ? "stored now" : "known",
       ])
     }

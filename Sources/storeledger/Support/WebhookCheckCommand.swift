@@ -31,7 +31,7 @@ struct WebhookCheckCommand: AsyncParsableCommand {
       return try await ledger.checkWebhook(apple: client, timeout: .seconds(timeout))
     }
     if json {
-      say(try ConsumptionCommand.json(check))
+      say(try CommandJSON.string(check))
     } else {
       var lines = [
         check.passed
