@@ -29,6 +29,12 @@ import Testing
     var migratedCustomers: [String]
     var consumption: Consumption
     var migratedReceipts: Int
+    var checks: Checks
+
+    struct Checks: Decodable {
+      var webhookCheckPassed: Bool
+      var offersSigned: Int
+    }
 
     struct Consumption: Decodable {
       var received: Int
@@ -69,6 +75,7 @@ import Testing
       let truth = try Self.truth(customers: 50, seed: 11, migrated: Set(summary.migratedCustomers))
       #expect(summary.migratedReceipts == summary.migratedCustomers.count)
       #expect(summary.migratedReceipts > 0)
+      #expect(summary.checks.webhookCheckPassed && summary.checks.offersSigned == 1)
       // Every refund request played live is answered in time; Apple decides each.
       #expect(summary.consumption.received > 0)
       #expect(summary.consumption.answered == summary.consumption.received)

@@ -64,6 +64,14 @@ struct DemoSummary: Codable, Sendable {
     var answer = ""
   }
 
+  /// The other calls on Apple the demo makes.
+  struct Checks: Codable, Sendable {
+    /// Request a Test Notification reached the webhook and the log stored it.
+    var webhookCheckPassed = false
+    var offerEligibilityChecked = 0
+    var offersSigned = 0
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -104,6 +112,7 @@ struct DemoSummary: Codable, Sendable {
   var receiptFailures: [String] = []
   var extensions = Extensions()
   var orderLookups = OrderLookups()
+  var checks = Checks()
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -209,7 +218,8 @@ struct DemoSummary: Codable, Sendable {
       Write side         \(migratedReceipts) customers migrated from receipts; \
       \(extensions.succeeded) renewal dates extended (\(extensions.failed) not eligible, \
       summary \(extensions.summariesStored > 0 ? "stored" : "missing")); order lookup: \
-      \(orderLookups.answer)
+      \(orderLookups.answer); webhook check \(checks.webhookCheckPassed ? "passed" : "FAILED"); \
+      offers: \(checks.offerEligibilityChecked) accounts checked, \(checks.offersSigned) signed
       Audit              \(verdict)
       Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
       simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements

@@ -163,7 +163,7 @@ struct DemoWorkflow: Service {
     ledger: Ledger, api: AppStoreServerAPIClient, server: Int, into summary: inout DemoSummary
   ) async throws {
     let writeSide = DemoWriteSide(
-      store: store, ledger: ledger, api: api,
+      store: store, ledger: ledger, api: api, key: apiKey,
       webhook: "http://127.0.0.1:\(server)/v1/notifications/appstore",
       customers: simulation.truth.customers, seed: settings.seed, logger: logger)
     let (result, seconds) = try await timed("write side") { try await writeSide.run() }
@@ -178,11 +178,16 @@ struct DemoWorkflow: Service {
       failed: result.renewalExtension.failedCount ?? 0,
       summariesStored: result.renewalExtension.summaryStored == true ? 1 : 0)
     summary.orderLookups = .init(asked: 1, answer: result.orderLookup)
+    summary.checks = .init(
+      webhookCheckPassed: result.webhookCheck.passed,
+      offerEligibilityChecked: result.offersChecked, offersSigned: result.offerSigned ? 1 : 0)
     record(
       "write side", seconds,
       "\(summary.migratedReceipts) customers migrated from receipts "
         + "(\(result.receipts.failed) failed), \(summary.extensions.succeeded) renewal dates "
-        + "extended, 1 order lookup", into: &summary)
+        + "extended, 1 order lookup, webhook check "
+        + (result.webhookCheck.passed ? "passed" : "failed") + ", \(result.offersChecked) "
+        + "accounts' offers read", into: &summary)
   }
 
   private func audit(ledger: Ledger, into summary: inout DemoSummary) async throws {

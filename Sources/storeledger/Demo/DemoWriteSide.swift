@@ -12,6 +12,8 @@ struct DemoWriteSide {
   let store: SimulatedAppStore
   let ledger: Ledger
   let api: AppStoreServerAPIClient
+  /// The In-App Purchase key, which also signs promotional offers.
+  let key: APIKey
   let webhook: String
   let customers: [SimulationTruth.Customer]
   let seed: UInt64
@@ -23,6 +25,10 @@ struct DemoWriteSide {
     var migrated: [String: String]
     var renewalExtension: ExtensionReport
     var orderLookup: String
+    var webhookCheck: WebhookCheck
+    /// Accounts whose offer eligibility was read, and whether an offer was signed.
+    var offersChecked: Int
+    var offerSigned: Bool
   }
 
   func run() async throws -> Result {
@@ -34,9 +40,35 @@ struct DemoWriteSide {
     await deliverer.deliverPending()
     let status = try await ledger.extensionStatus(
       productId: "pro.monthly", requestIdentifier: extended.requestIdentifier, apple: api)
+    let check = try await checkWebhook(deliverer)
+    let (checked, signed) = try await offers()
     return Result(
       receipts: receipts, migrated: migrated, renewalExtension: status,
-      orderLookup: await lookUpAnOrder())
+      orderLookup: await lookUpAnOrder(), webhookCheck: check, offersChecked: checked,
+      offerSigned: signed)
+  }
+
+  /// Request a Test Notification while the deliverer runs, and wait until the log holds it.
+  private func checkWebhook(_ deliverer: NotificationDeliverer) async throws -> WebhookCheck {
+    let delivering = Task {
+      while !Task.isCancelled {
+        await deliverer.deliverPending()
+        try? await Task.sleep(for: .milliseconds(50))
+      }
+    }
+    defer { delivering.cancel() }
+    return try await ledger.checkWebhook(
+      apple: api, timeout: .seconds(30), poll: .milliseconds(50))
+  }
+
+  /// Offer eligibility of up to 20 accounts, and one promotional offer signed.
+  private func offers() async throws -> (Int, Bool) {
+    let tokens = try await ledger.accountTokens(limit: 20)
+    for token in tokens { _ = try await ledger.offerEligibility(for: token) }
+    guard let first = tokens.first else { return (0, false) }
+    _ = try await ledger.signPromotionalOffer(
+      for: first, productId: "pro.monthly", offerIdentifier: "DEMO-COMEBACK", key: key)
+    return (tokens.count, true)
   }
 
   /// Up to 20 customers without a token: their first purchase's receipt, a new token each.
