@@ -1,0 +1,137 @@
+/// The one rule that derives changes: what differs between two snapshots of an account's
+/// projection. Everything else (live derivation, a rebuild, the clock's sweep) applies it, so
+/// the same log always yields the same changes. See projections/changes.md.
+public enum AccountChanges {
+  public static func diff(before: LedgerSnapshot, after: LedgerSnapshot) -> [AccountChange] {
+    entitlements(before, after) + subscriptions(before, after) + refunds(before, after)
+      + balances(before, after)
+  }
+
+  private static func entitlements(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    func active(_ snapshot: LedgerSnapshot) -> [String: EntitlementView] {
+      Dictionary(
+        snapshot.entitlements.filter(\.active).map {
+          ("\($0.appAccountToken)|\($0.entitlement)", $0)
+        },
+        uniquingKeysWith: { first, _ in first })
+    }
+    let (old, new) = (active(before), active(after))
+    var changes: [AccountChange] = []
+    for key in Set(old.keys).union(new.keys).sorted() {
+      switch (old[key], new[key]) {
+      case (nil, let granted?):
+        changes.append(
+          .init(
+            .entitlementGranted, account: granted.appAccountToken, subject: granted.entitlement,
+            new: text(granted.expiresDate)))
+      case (let revoked?, nil):
+        changes.append(
+          .init(.entitlementRevoked, account: revoked.appAccountToken, subject: revoked.entitlement)
+        )
+      case (let was?, let now?) where was.expiresDate != now.expiresDate:
+        changes.append(
+          .init(
+            .entitlementEndMoved, account: now.appAccountToken, subject: now.entitlement,
+            old: text(was.expiresDate), new: text(now.expiresDate)))
+      default: continue
+      }
+    }
+    return changes
+  }
+
+  private static func subscriptions(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    let old = Dictionary(
+      before.subscriptions.map { ($0.originalTransactionId, $0) }, uniquingKeysWith: { a, _ in a })
+    var changes: [AccountChange] = []
+    for now in after.subscriptions.sorted(by: {
+      $0.originalTransactionId < $1.originalTransactionId
+    }) {
+      let was = old[now.originalTransactionId]
+      changes += statusChanges(was, now)
+      if let was, let off = was.autoRenewStatus, let on = now.autoRenewStatus, off != on {
+        changes.append(
+          .init(
+            on == 1 ? .autoRenewTurnedOn : .autoRenewTurnedOff, account: now.appAccountToken,
+            subject: now.originalTransactionId))
+      }
+      if let was, was.transactionId == now.transactionId,
+        let end = was.expiresDate, let extended = now.expiresDate, extended > end, now.status == 1
+      {
+        changes.append(
+          .init(
+            .renewalExtended, account: now.appAccountToken, subject: now.originalTransactionId,
+            old: text(end), new: text(extended)))
+      }
+    }
+    return changes
+  }
+
+  /// Status 3 (billing retry) and 4 (grace period) are billing problems; 4 is also a grace
+  /// period.
+  private static func statusChanges(_ was: SubscriptionView?, _ now: SubscriptionView)
+    -> [AccountChange]
+  {
+    let (old, new) = (was?.status, now.status)
+    guard old != new else { return [] }
+    func change(_ kind: AccountChange.Kind) -> AccountChange {
+      .init(kind, account: now.appAccountToken, subject: now.originalTransactionId)
+    }
+    var changes = [
+      AccountChange(
+        .subscriptionStatusChanged, account: now.appAccountToken,
+        subject: now.originalTransactionId, old: old.map(String.init), new: String(new))
+    ]
+    let problem: Set<Int32> = [3, 4]
+    let hadProblem = old.map(problem.contains) ?? false
+    if !hadProblem, problem.contains(new) { changes.append(change(.billingProblemStarted)) }
+    if hadProblem, new == 1 { changes.append(change(.billingProblemResolved)) }
+    if old != 4, new == 4 { changes.append(change(.gracePeriodStarted)) }
+    if old == 4, new != 4 { changes.append(change(.gracePeriodEnded)) }
+    return changes
+  }
+
+  private static func refunds(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    let old = Dictionary(
+      before.revocations.map { ($0.transactionId, $0) }, uniquingKeysWith: { a, _ in a })
+    var changes: [AccountChange] = []
+    for now in after.revocations.sorted(by: { $0.transactionId < $1.transactionId })
+    where now.revocationType != "FAMILY_REVOKE" {
+      let was = old[now.transactionId]
+      if !now.reversed, was == nil || was?.reversed == true {
+        changes.append(.init(.refunded, account: nil, subject: now.transactionId))
+      }
+      if now.reversed, was?.reversed == false {
+        changes.append(.init(.refundReversed, account: nil, subject: now.transactionId))
+      }
+    }
+    return changes
+  }
+
+  private static func balances(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    func keyed(_ snapshot: LedgerSnapshot) -> [String: ConsumableView] {
+      Dictionary(
+        snapshot.consumables.map { ("\($0.appAccountToken ?? "")|\($0.productId)", $0) },
+        uniquingKeysWith: { a, _ in a })
+    }
+    let (old, new) = (keyed(before), keyed(after))
+    return Set(old.keys).union(new.keys).sorted().compactMap { key in
+      let (was, now) = (old[key]?.balance ?? 0, new[key]?.balance ?? 0)
+      guard was != now, let view = new[key] ?? old[key] else { return nil }
+      return .init(
+        .balanceChanged, account: view.appAccountToken, subject: view.productId,
+        old: String(was), new: String(now))
+    }
+  }
+
+  private static func text(_ time: Timestamp?) -> String? {
+    time.map { String($0.milliseconds) }
+  }
+}
