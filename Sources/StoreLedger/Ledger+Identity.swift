@@ -57,10 +57,9 @@ extension Ledger {
     }
     do {
       let (client, logger) = (self.client, self.logger)
+      let row = (sighting.environment, sighting.appTransactionId, sighting.chain, sighting.token)
       let seen = try await database {
-        try await AppTransactionIndex.note(
-          environment: sighting.environment, appTransactionId: sighting.appTransactionId,
-          chain: sighting.chain, token: nil, on: client, logger: logger)
+        try await AppTransactionIndex.note([row], on: client, logger: logger)
       }
       let holders = Set(seen.compactMap(\.token)).union(
         identities.pendingTokens(sighting.environment, sighting.appTransactionId))

@@ -85,13 +85,8 @@ extension Ledger {
     var tokens: Set<String> = []
     var unlinked: [String] = []
     for purchase in purchases {
-      let requested = ConsumptionEvent.Requested(
-        requestId: "", environment: configuration.environments.first?.rawValue ?? "",
-        transactionId: purchase.transactionId,
-        originalTransactionId: purchase.originalTransactionId ?? purchase.transactionId,
-        productId: nil, productType: nil, appAccountToken: nil, reason: nil,
-        requestedAt: Timestamp(time))
-      if let token = try await accountToken(of: requested) {
+      let chain = purchase.originalTransactionId ?? purchase.transactionId
+      if let token = try await accountToken(ofChain: chain) {
         tokens.insert(token)
       } else {
         unlinked.append(purchase.transactionId)
@@ -107,13 +102,12 @@ extension Ledger {
   }
 
   /// The account that holds the purchase chain, in any configured environment.
-  func accountToken(of purchase: ConsumptionEvent.Requested) async throws(LedgerError) -> String? {
+  func accountToken(ofChain originalTransactionId: String) async throws(LedgerError) -> String? {
     for environment in configuration.environments {
-      var inEnvironment = purchase
-      inEnvironment.environment = environment.rawValue
-      let chain = LedgerView(LedgerState.fold(try await chainEvents(of: inEnvironment)))
+      let events = try await chainEvents(originalTransactionId, in: environment.rawValue)
+      let chain = LedgerView(LedgerState.fold(events))
       let records = Array(chain.state.transactions.values)
-      if let token = chain.accountToken(ofChain: purchase.originalTransactionId, records: records) {
+      if let token = chain.accountToken(ofChain: originalTransactionId, records: records) {
         return token
       }
     }

@@ -60,7 +60,7 @@ extension ConsumptionWorker {
       .claim(
         answer: answer, reasons: reasons, source: "operator", worker: configuration.workerId,
         lease: Self.milliseconds(configuration.lease)), streamId: streamId, now: now,
-      source: "operator")
+      source: "operator", known: request)
     _ = try await send(claimed, streamId: streamId)
     return try await ledger.consumptionReport(streamId: streamId, withEvents: true)
   }

@@ -52,13 +52,13 @@ public struct ConsumptionWorker: Sendable {
   /// Every request due now, once.
   public func runOnce() async -> Pass {
     var pass = Pass()
-    let rows: [ConsumptionRequestIndex.Row]
+    let streams: [String]
     do {
       let (client, logger, now) = (
         ledger.client, logger, Timestamp(configuration.now()).milliseconds
       )
       let limit = configuration.batchSize
-      rows = try await ledger.database {
+      streams = try await ledger.database {
         try await ConsumptionRequestIndex.due(now: now, limit: limit, on: client, logger: logger)
       }
     } catch {
@@ -66,7 +66,7 @@ public struct ConsumptionWorker: Sendable {
       pass.errors += 1
       return pass
     }
-    for row in rows { await process(row.streamId, into: &pass) }
+    for stream in streams { await process(stream, into: &pass) }
     return pass
   }
 
@@ -79,7 +79,7 @@ public struct ConsumptionWorker: Sendable {
       guard let answer = decision.answer else {
         try await ledger.decideConsumption(
           .skip(reason: decision.skipReason ?? "nothing to send"), streamId: streamId, now: now,
-          source: "policy")
+          source: "policy", known: request)
         pass.closed += 1
         return
       }
@@ -87,7 +87,7 @@ public struct ConsumptionWorker: Sendable {
         .claim(
           answer: answer, reasons: decision.reasons, source: "policy",
           worker: configuration.workerId, lease: Self.milliseconds(configuration.lease)),
-        streamId: streamId, now: now, source: "policy")
+        streamId: streamId, now: now, source: "policy", known: request)
       count(try await send(claimed, streamId: streamId), into: &pass)
     } catch  where error.code == .conflict {
       pass.lost += 1
@@ -127,7 +127,7 @@ public struct ConsumptionWorker: Sendable {
         .recordFailure(
           attempt: attempt, code: failure.code, httpStatus: failure.httpStatus,
           apiErrorCode: failure.apiErrorCode, retryAt: retryAt), streamId: streamId, now: now,
-        source: request.source ?? "policy")
+        source: request.source ?? "policy", known: request)
     }
     do {
       try await configuration.afterSending?(requested.requestId)
@@ -136,7 +136,7 @@ public struct ConsumptionWorker: Sendable {
     }
     return try await ledger.decideConsumption(
       .recordAccepted(attempt: attempt), streamId: streamId,
-      now: Timestamp(configuration.now()), source: request.source ?? "policy")
+      now: Timestamp(configuration.now()), source: request.source ?? "policy", known: request)
   }
 
   /// The policy's answer from what the ledger knows of the purchase at `time`.

@@ -52,14 +52,14 @@ extension Ledger {
     async throws(LedgerError) -> [ConsumptionRequestReport]
   {
     let (client, logger) = (self.client, self.logger)
-    let rows = try await database {
+    let streams = try await database {
       try await ConsumptionRequestIndex.list(
         states: states.map(\.rawValue), limit: min(max(limit, 1), 1000), on: client,
         logger: logger)
     }
     var reports: [ConsumptionRequestReport] = []
-    for row in rows {
-      reports.append(try await consumptionReport(streamId: row.streamId, withEvents: false))
+    for stream in streams {
+      reports.append(try await consumptionReport(streamId: stream, withEvents: false))
     }
     return reports
   }
@@ -78,22 +78,23 @@ extension Ledger {
       throw LedgerError(.invalidRequest, "a request id is a notification UUID or a transaction id")
     }
     let (client, logger) = (self.client, self.logger)
-    let rows = try await database {
+    let streams = try await database {
       try await ConsumptionRequestIndex.find(id, on: client, logger: logger)
     }
-    guard let row = rows.first else {
+    guard let stream = streams.first else {
       throw LedgerError(
         .notFound,
         "no refund request has that id; `storeledger consumption list` shows the known ones")
     }
-    return row.streamId
+    return stream
   }
 
   func consumptionReport(streamId: String, withEvents: Bool) async throws(LedgerError)
     -> ConsumptionRequestReport
   {
     let (request, recorded) = try await loadConsumptionRequest(streamId)
-    let chain = try await chainEvents(of: request.requested)
+    let chain = try await chainEvents(
+      request.requested.originalTransactionId, in: request.requested.environment)
     var report = ConsumptionRequestReport(
       request, decision: RefundDecision.find(for: request.requested, in: chain))
     if withEvents {
@@ -146,12 +147,12 @@ extension Ledger {
     return (request, recorded)
   }
 
-  /// The purchase chain's events, decoded.
-  func chainEvents(of requested: ConsumptionEvent.Requested) async throws(LedgerError)
-    -> [LedgerEvent]
+  /// The purchase chain's events in one environment, decoded.
+  func chainEvents(_ originalTransactionId: String, in environment: String)
+    async throws(LedgerError) -> [LedgerEvent]
   {
     let store = self.store
-    let stream = "sub:\(requested.environment):\(requested.originalTransactionId)"
+    let stream = "sub:\(environment):\(originalTransactionId)"
     do {
       let rows = try await withDatabase { try await store.readStreams([stream]) }
       return try rows.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)
@@ -167,7 +168,9 @@ extension Ledger {
     async throws(LedgerError) -> ConsumptionFacts?
   {
     let chain = LedgerView(
-      LedgerState.fold(try await chainEvents(of: requested)), catalog: configuration.catalog,
+      LedgerState.fold(
+        try await chainEvents(requested.originalTransactionId, in: requested.environment)),
+      catalog: configuration.catalog,
       options: configuration.options)
     let records = chain.state.transactions.values.filter {
       $0.facts.originalTransactionId == requested.originalTransactionId
@@ -203,14 +206,21 @@ extension Ledger {
 
   // MARK: Deciding
 
-  /// Decides `command` over the request at `now` and appends what it returns, expecting the
-  /// version it read: a concurrent decision makes this one fail with `conflict`, nothing
-  /// appended. Returns the request after the decision.
+  /// Decides `command` over the request at `now` (as `known` when the caller has just read
+  /// or decided it, else read now) and appends what it returns, expecting the request's
+  /// version: a concurrent decision makes this one fail with `conflict`, nothing appended.
+  /// Returns the request after the decision.
   @discardableResult
   func decideConsumption(
-    _ command: ConsumptionCommand, streamId: String, now: Timestamp, source: String
+    _ command: ConsumptionCommand, streamId: String, now: Timestamp, source: String,
+    known: ConsumptionRequest? = nil
   ) async throws(LedgerError) -> ConsumptionRequest {
-    var (request, _) = try await loadConsumptionRequest(streamId)
+    var request: ConsumptionRequest
+    if let known {
+      request = known
+    } else {
+      (request, _) = try await loadConsumptionRequest(streamId)
+    }
     let events: [ConsumptionEvent]
     switch request.decide(command, now: now) {
     case .success(let decided): events = decided

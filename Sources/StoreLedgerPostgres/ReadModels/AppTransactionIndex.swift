@@ -3,35 +3,6 @@ import PostgresNIO
 
 /// The statements of the app-download index (`storeledger.app_transactions`, schema/0015).
 package enum AppTransactionIndex {
-  /// Notes that `chain` was seen with `appTransactionId` (and `token`, when Apple signed one),
-  /// and returns every chain seen with that appTransactionId, with its token.
-  package static func note(
-    environment: String, appTransactionId: String, chain: String, token: String?,
-    on client: PostgresClient, logger: Logger
-  ) async throws -> [(chain: String, token: String?)] {
-    try await client.query(
-      """
-      WITH noted AS (
-        INSERT INTO storeledger.app_transactions AS a
-          (environment, app_transaction_id, original_transaction_id, app_account_token)
-        VALUES (\(environment), \(appTransactionId), \(chain), \(token))
-        ON CONFLICT (environment, app_transaction_id, original_transaction_id) DO UPDATE
-          SET app_account_token = coalesce(EXCLUDED.app_account_token, a.app_account_token)
-        RETURNING original_transaction_id, app_account_token
-      )
-      SELECT original_transaction_id, app_account_token FROM noted
-      UNION
-      SELECT original_transaction_id, app_account_token FROM storeledger.app_transactions
-      WHERE environment = \(environment) AND app_transaction_id = \(appTransactionId)
-        AND original_transaction_id <> \(chain)
-      """, logger: logger
-    ) { rows in
-      var found: [(String, String?)] = []
-      for try await row in rows.decode((String, String?).self) { found.append(row) }
-      return found
-    }
-  }
-
   /// The accounts whose index names `stream` (by a token Apple signed, or a link).
   package static func accounts(indexing stream: String, on client: PostgresClient, logger: Logger)
     async throws -> [String]

@@ -5,53 +5,32 @@ import StoreLedgerCore
 /// The statements of the refund-request index (`storeledger.consumption_requests`,
 /// schema/0014), which a trigger keeps in step with the requests' streams.
 package enum ConsumptionRequestIndex {
-  /// One row of the index.
-  package struct Row: Sendable, Hashable {
-    package var streamId: String
-    package var requestId: String
-    package var environment: String
-    package var transactionId: String
-    package var originalTransactionId: String
-    package var productId: String?
-    package var state: String
-    package var requestedAt: Int64
-    package var deadline: Int64
-    package var dueAt: Int64?
-    package var answeredAt: Int64?
-    package var answeredLate: Bool
-    package var version: Int64
-  }
-
-  private static let columns = """
-    stream_id, request_id, environment, transaction_id, original_transaction_id, product_id,
-    state, requested_at_ms, deadline_ms, due_at_ms, answered_at_ms, answered_late, version
-    """
-
-  /// Open requests a worker should look at by `now` (Unix ms), the nearest deadline first.
+  /// The streams of open requests a worker should look at by `now` (Unix ms), the nearest
+  /// deadline first.
   package static func due(now: Int64, limit: Int, on client: PostgresClient, logger: Logger)
-    async throws -> [Row]
+    async throws -> [String]
   {
-    try await rows(
+    try await streams(
       """
-      SELECT \(unescaped: columns) FROM storeledger.consumption_requests
+      SELECT stream_id FROM storeledger.consumption_requests
       WHERE due_at_ms <= \(now) ORDER BY deadline_ms LIMIT \(limit)
       """, on: client, logger: logger)
   }
 
-  /// Requests in `states` (all when empty), newest first, before `beforeRequestedAt`.
+  /// The streams of the requests in `states` (all when empty), newest first.
   package static func list(
     states: [String], limit: Int, on client: PostgresClient, logger: Logger
-  ) async throws -> [Row] {
+  ) async throws -> [String] {
     if states.isEmpty {
-      return try await rows(
+      return try await streams(
         """
-        SELECT \(unescaped: columns) FROM storeledger.consumption_requests
+        SELECT stream_id FROM storeledger.consumption_requests
         ORDER BY requested_at_ms DESC, stream_id LIMIT \(limit)
         """, on: client, logger: logger)
     }
-    return try await rows(
+    return try await streams(
       """
-      SELECT \(unescaped: columns) FROM storeledger.consumption_requests
+      SELECT stream_id FROM storeledger.consumption_requests
       WHERE state = ANY(\(states)::text[])
       ORDER BY requested_at_ms DESC, stream_id LIMIT \(limit)
       """, on: client, logger: logger)
@@ -60,11 +39,11 @@ package enum ConsumptionRequestIndex {
   /// The request with `requestId` (the notification's UUID, any case), or those of a
   /// transaction.
   package static func find(_ id: String, on client: PostgresClient, logger: Logger)
-    async throws -> [Row]
+    async throws -> [String]
   {
-    try await rows(
+    try await streams(
       """
-      SELECT \(unescaped: columns) FROM storeledger.consumption_requests
+      SELECT stream_id FROM storeledger.consumption_requests
       WHERE lower(request_id) = lower(\(id)) OR transaction_id = \(id)
       ORDER BY requested_at_ms DESC LIMIT 50
       """, on: client, logger: logger)
@@ -101,25 +80,9 @@ package enum ConsumptionRequestIndex {
     }
   }
 
-  private static func rows(_ query: PostgresQuery, on client: PostgresClient, logger: Logger)
-    async throws -> [Row]
+  private static func streams(_ query: PostgresQuery, on client: PostgresClient, logger: Logger)
+    async throws -> [String]
   {
-    try await client.query(query, logger: logger) { rows in
-      var found: [Row] = []
-      for try await row in rows.decode(
-        (
-          String, String, String, String, String, String?, String, Int64, Int64, Int64?, Int64?,
-          Bool, Int64
-        ).self)
-      {
-        found.append(
-          Row(
-            streamId: row.0, requestId: row.1, environment: row.2, transactionId: row.3,
-            originalTransactionId: row.4, productId: row.5, state: row.6, requestedAt: row.7,
-            deadline: row.8, dueAt: row.9, answeredAt: row.10, answeredLate: row.11,
-            version: row.12))
-      }
-      return found
-    }
+    try await AccountViews.strings(query, on: client, logger: logger)
   }
 }
