@@ -7,7 +7,8 @@ import Synchronization
 /// Keeps the per-account read model (`storeledger.account_views`) current: follows the feed
 /// from its checkpoint, projects again every account named by the streams that changed, and
 /// re-projects views whose stable interval has ended (a subscription expired) or that other
-/// rules or another catalog computed.
+/// rules or another catalog computed. Each refresh also appends the account's new changes to
+/// the change feed (``Ledger/changes(after:limit:account:)``).
 ///
 /// Several projectors (one per server) may run at once: each projects from the log as it is,
 /// a view never replaces one that includes more changes, and the checkpoint moves by
@@ -48,6 +49,11 @@ public struct AccountProjector: Sendable {
   /// chain of versions that every read walked. After a crash, at most this much of the feed is
   /// projected again (which changes nothing).
   static let checkpointInterval = Duration.seconds(1)
+
+  /// How often a following projector looks for views that ended and changes the clock made
+  /// due: with ``Ledger/changeSettling``, a clock change is appended about half a second after
+  /// its instant.
+  static let sweepInterval = Duration.milliseconds(200)
 
   public init(
     ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 1000,
@@ -90,7 +96,7 @@ public struct AccountProjector: Sendable {
       do {
         defer { ledger.viewCache?.noteFeed(following: true, lagSeconds: progress.lagSeconds) }
         if try await projectNextBatch(now: Date()) > 0 { continue }
-        if ContinuousClock.now - lastSweep >= .seconds(1) {
+        if ContinuousClock.now - lastSweep >= Self.sweepInterval {
           lastSweep = .now
           if try await sweep(now: Date()) > 0 { continue }
         }
@@ -105,9 +111,9 @@ public struct AccountProjector: Sendable {
         continue
       }
       if let wakeUp {
-        _ = await wakeUp.wait(after: generation, timeout: pollInterval)
+        _ = await wakeUp.wait(after: generation, timeout: min(pollInterval, Self.sweepInterval))
       } else {
-        try? await Task.sleep(for: pollInterval)
+        try? await Task.sleep(for: min(pollInterval, Self.sweepInterval))
       }
     }
   }
@@ -182,9 +188,11 @@ public struct AccountProjector: Sendable {
   func sweep(now: Date) async throws -> Int {
     let (client, logger, projection) = (ledger.client, ledger.logger, ledger.projection)
     let scansForeign = !counters.value.foreignViewsReplaced
+    let settled = Timestamp(now.addingTimeInterval(-Ledger.seconds(Ledger.changeSettling)))
     let (ended, foreign) = try await ledger.withDatabase {
-      let ended = try await AccountViews.expired(
-        at: Timestamp(now), limit: 500, on: client, logger: logger)
+      let ended =
+        try await AccountViews.expired(at: Timestamp(now), limit: 500, on: client, logger: logger)
+        + ChangeFeed.due(at: settled, limit: 500, on: client, logger: logger)
       guard scansForeign else { return (ended, [String]()) }
       return (
         ended,

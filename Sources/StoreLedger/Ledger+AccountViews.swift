@@ -93,6 +93,7 @@ extension Ledger {
     viewCache?.store(
       views.map { ($0.token, AccountViewCache.Entry($0.summary, interval: $0.interval)) },
       readAt: epoch)
+    try await appendChanges(of: accounts, now: now)
     return views.count
   }
 

@@ -30,6 +30,8 @@ public struct Ledger: Sendable {
   let viewCache: AccountViewCache?
   /// App downloads already matched to their accounts by this process.
   let identities: IdentityCache?
+  /// Signalled after this process appended changes to the feed: wakes its change readers.
+  let changesAppended = WakeUpSignal()
 
   /// - Parameter wakeUp: signalled after every append that stored something, so an
   ///   ``AccountProjector`` in this process projects it without waiting for its next poll.

@@ -29,6 +29,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     public static let appleUnavailable = Code(rawValue: "apple_unavailable")
     /// The call needs App Store Server API credentials, and none are configured.
     public static let notConfigured = Code(rawValue: "not_configured")
+    /// A change feed position after the newest change.
+    public static let positionBeyondFeed = Code(rawValue: "position_beyond_feed")
   }
 
   public let code: Code

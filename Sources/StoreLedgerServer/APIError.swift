@@ -63,6 +63,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         .badGateway, "apple_unavailable", error.message,
         reason: error.appleErrorCode.map(String.init))
     case .notConfigured: self.init(.notImplemented, "not_configured", error.message)
+    case .positionBeyondFeed: self.init(.badRequest, "position_beyond_feed", error.message)
     default: self.init(.internalServerError, error.code.rawValue, error.message)
     }
   }

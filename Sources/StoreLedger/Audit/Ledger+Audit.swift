@@ -183,7 +183,7 @@ extension Ledger {
   }
 
   private func compareView(
-    of token: String, _ account: (changes: Int64, events: [LedgerEvent]), now: Date,
+    of token: String, _ account: AccountInput, now: Date,
     into report: inout AuditReport
   ) async throws {
     let (client, logger) = (self.client, self.logger)

@@ -5,12 +5,12 @@ import StoreLedgerCore
 
 /// The statements of the per-account read model (`storeledger.account_views`, schema/0007).
 package enum AccountViews {
-  /// The `changes` and the events of each account, read in one statement (one snapshot, so
-  /// each view stores exactly the changes it includes). An account without a view row (never
-  /// named by an append) is absent.
+  /// The `changes`, the events and the change derivation of each account, read in one
+  /// statement (one snapshot, so each view stores exactly the changes it includes). An
+  /// account without a view row (never named by an append) is absent.
   package static func changesAndEvents(
     of tokens: [String], on client: PostgresClient, logger: Logger
-  ) async throws -> [String: (changes: Int64, events: [LedgerEvent])] {
+  ) async throws -> [String: AccountInput] {
     try await client.query(changesAndEventsQuery(of: tokens), logger: logger) { rows in
       try await decodeAccounts(rows)
     }
@@ -21,19 +21,25 @@ package enum AccountViews {
   /// whole primary key, reading every view on every projector batch.
   package static func changesAndEventsQuery(of tokens: [String]) -> PostgresQuery {
     """
-    SELECT t.token, v.changes, e.event_type, e.payload::text, e.recorded_at,
-           e.idempotency_key
+    SELECT t.token, v.changes, d.version, d.derived_events, d.derived_changes, d.derived_ms,
+           pg_snapshot_xmin(pg_current_snapshot())::text,
+           e.event_type, e.payload::text, e.recorded_at, e.idempotency_key, e.tx_id::text,
+           e.seq, e.joined_tx::text, e.first_seen_at
     FROM unnest(\(tokens)::text[]) AS t(token)
     CROSS JOIN LATERAL (
       SELECT changes FROM storeledger.account_views
       WHERE app_account_token = t.token OFFSET 0
     ) v
     LEFT JOIN LATERAL (
+      SELECT version, derived_events, derived_changes, derived_ms
+      FROM storeledger.change_derivations WHERE app_account_token = t.token OFFSET 0
+    ) d ON true
+    LEFT JOIN LATERAL (
       SELECT x.event_type, x.payload, x.recorded_at, x.idempotency_key, a.stream_id,
-             x.stream_version
+             x.stream_version, x.tx_id, x.seq, a.joined_tx, a.first_seen_at
       FROM storeledger.account_streams a
       CROSS JOIN LATERAL (
-        SELECT event_type, payload, recorded_at, idempotency_key, stream_version
+        SELECT event_type, payload, recorded_at, idempotency_key, stream_version, tx_id, seq
         FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
       ) x
       WHERE a.app_account_token = t.token
@@ -42,20 +48,37 @@ package enum AccountViews {
     """
   }
 
-  /// Rows of (token, changes, type, payload, recordedAt, key), an account's events in order.
+  /// The rows of ``changesAndEventsQuery(of:)``, an account's events in order.
   package static func decodeAccounts(_ rows: PostgresRowSequence) async throws
-    -> [String: (changes: Int64, events: [LedgerEvent])]
+    -> [String: AccountInput]
   {
-    var accounts: [String: (changes: Int64, events: [LedgerEvent])] = [:]
-    for try await (token, changes, type, payload, recordedAt, key) in rows.decode(
-      (String, Int64, String?, String?, Date?, String?).self)
-    {
-      var account = accounts[token] ?? (changes, [])
-      if let type, let payload {
+    var accounts: [String: AccountInput] = [:]
+    for try await row in rows {
+      let cells = row.makeRandomAccess()
+      let token = try cells[0].decode(String.self)
+      var account =
+        try accounts[token]
+        ?? AccountInput(
+          changes: cells[1].decode(Int64.self),
+          derivation: ChangeDerivationMarker(
+            version: cells[2].decode(Int64?.self), events: cells[3].decode(Int64?.self),
+            changes: cells[4].decode(Int64?.self), instant: cells[5].decode(Int64?.self)),
+          fence: UInt64(cells[6].decode(String.self)).orThrow())
+      if let type = try cells[7].decode(String?.self),
+        let payload = try cells[8].decode(String?.self)
+      {
+        let recordedAt = try cells[9].decode(Date.self)
         account.events.append(
           LedgerEvent(
             try EventCodec.body(eventType: type, payload: payload.utf8),
-            recordedAt: recordedAt.map(Timestamp.init), key: key))
+            recordedAt: Timestamp(recordedAt), key: try cells[10].decode(String?.self)))
+        account.places.append(
+          try AccountInput.Place(
+            transaction: UInt64(cells[11].decode(String.self)).orThrow(),
+            sequence: cells[12].decode(Int64.self),
+            joined: cells[13].decode(String?.self).flatMap { UInt64($0) },
+            recordedAt: Timestamp(recordedAt),
+            joinedAt: Timestamp(cells[14].decode(Date.self))))
       }
       accounts[token] = account
     }

@@ -1,0 +1,95 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension Ledger {
+  /// Up to `limit` changes after `position` (0: from the start), in feed order; only
+  /// `account`'s when given. A position after the newest change is `positionBeyondFeed`.
+  public func changes(after position: Int64 = 0, limit: Int = 100, account: String? = nil)
+    async throws(LedgerError) -> [ChangeRecord]
+  {
+    guard position >= 0 else {
+      throw LedgerError(.invalidRequest, "a feed position is 0 or more")
+    }
+    guard (1...1000).contains(limit) else {
+      throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
+    }
+    let token = try account.map { token throws(LedgerError) in try Self.canonical(token) }
+    let (client, logger) = (self.client, self.logger)
+    do {
+      let records = try await withDatabase {
+        try await ChangeFeed.read(
+          after: position, limit: limit, account: token, on: client, logger: logger)
+      }
+      if records.isEmpty, position > 0 {
+        let head = try await changeFeedHead()
+        if position > head {
+          throw LedgerError(
+            .positionBeyondFeed, "position \(position) is after the newest change (\(head))")
+        }
+      }
+      return records
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Like ``changes(after:limit:account:)``, but when there is nothing after `position` yet,
+  /// waits up to `wait` for a change to be appended (a long poll).
+  public func changes(
+    after position: Int64, limit: Int = 100, account: String? = nil, waitingUpTo wait: Duration
+  ) async throws(LedgerError) -> [ChangeRecord] {
+    let deadline = ContinuousClock.now + wait
+    while true {
+      let generation = changesAppended.generation
+      let records = try await changes(after: position, limit: limit, account: account)
+      let now = ContinuousClock.now
+      if !records.isEmpty || now >= deadline || Task.isCancelled { return records }
+      // Changes another process appends are seen at the next poll.
+      _ = await changesAppended.wait(
+        after: generation, timeout: min(deadline - now, Self.changePollInterval))
+    }
+  }
+
+  /// The newest position of the change feed (0 while it is empty).
+  public func changeFeedHead() async throws(LedgerError) -> Int64 {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await withDatabase { try await ChangeFeed.head(on: client, logger: logger) }
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Every change after `position`, as they are appended, for as long as the sequence is
+  /// iterated (in order; resumable from any position). See ``ChangeSequence``.
+  public func changeSequence(after position: Int64 = 0, account: String? = nil)
+    -> ChangeSequence
+  {
+    ChangeSequence(ledger: self, position: position, account: account)
+  }
+
+  /// The account's changes derived from the log alone, from its first event, through
+  /// `time`: what the feed holds for it when the feed is right (the audit and the tests
+  /// compare the two).
+  public func changesDerivedFromLog(of appAccountToken: String, through time: Date)
+    async throws(LedgerError) -> [DerivedChange]
+  {
+    let token = try Self.canonical(appAccountToken)
+    let (client, logger) = (self.client, self.logger)
+    do {
+      let accounts = try await withDatabase {
+        try await AccountViews.changesAndEvents(of: [token], on: client, logger: logger)
+      }
+      guard var input = accounts[token] else { return [] }
+      input.derivation = ChangeDerivationMarker(
+        version: nil, events: nil, changes: nil, instant: nil)
+      input.fence = .max
+      return derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  static let changePollInterval = Duration.milliseconds(250)
+}

@@ -1,0 +1,108 @@
+/// One derived change with the instant it happened and what caused it.
+public struct DerivedChange: Hashable, Sendable {
+  public var change: AccountChange
+  public var occurredAt: Timestamp
+  /// The key of the event that caused it; nil when the clock did (a period ended).
+  public var cause: String?
+
+  public init(_ change: AccountChange, occurredAt: Timestamp, cause: String?) {
+    self.change = change
+    self.occurredAt = occurredAt
+    self.cause = cause
+  }
+}
+
+/// Derives one account's changes step by step: each event is folded at its instant and the
+/// account's snapshots before and after it are compared; between events, every instant at
+/// which the answers change by the clock (the view's stable interval ends) is a step too.
+///
+/// Instants never go back: an event is taken at the later of its own instant and the last
+/// step's, so the derivation is a function of the steps' order alone, and resuming from a
+/// saved ``state`` and ``instant`` gives exactly what deriving from the start gives.
+public struct ChangeDerivation: Sendable {
+  public let token: String
+  public let catalog: ProductCatalog
+  public let options: ProjectionOptions
+  public private(set) var state: LedgerState
+  /// The instant of the last step; nil before the first event.
+  public private(set) var instant: Timestamp?
+  private var cached: (view: LedgerView, at: Timestamp, snapshot: LedgerSnapshot)?
+
+  public init(
+    token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
+    state: LedgerState = LedgerState(), instant: Timestamp? = nil
+  ) {
+    self.token = token
+    self.catalog = catalog
+    self.options = options
+    self.state = state
+    self.instant = instant
+  }
+
+  /// The next instant at which the clock changes the answers; nil when nothing is due.
+  public mutating func nextClockInstant() -> Timestamp? {
+    guard let instant else { return nil }
+    return view().stableInterval(around: instant).until
+  }
+
+  /// The clock's changes at every instant after the last step up to `time` (included).
+  public mutating func advance(to time: Timestamp) -> [DerivedChange] {
+    var derived: [DerivedChange] = []
+    while let last = instant, let next = nextClockInstant(), next <= time {
+      let before = snapshot(at: last)
+      let after = snapshot(at: next)
+      instant = next
+      derived += changes(before, after).map { DerivedChange($0, occurredAt: next, cause: nil) }
+    }
+    return derived
+  }
+
+  /// The changes up to and of `event`, taken at `time` (or the last step's instant when later).
+  public mutating func apply(_ event: LedgerEvent, at time: Timestamp) -> [DerivedChange] {
+    let at = max(time, instant ?? time)
+    var derived = advance(to: at)
+    let before = snapshot(at: at)
+    state.apply(event)
+    cached = nil
+    instant = at
+    let after = snapshot(at: at)
+    derived += changes(before, after).map { DerivedChange($0, occurredAt: at, cause: event.key) }
+    return derived
+  }
+
+  private mutating func view() -> LedgerView {
+    if let cached { return cached.view }
+    let view = LedgerView(state, catalog: catalog, options: options)
+    let at = instant ?? Timestamp(milliseconds: 0)
+    cached = (view, at, view.snapshot(at: at))
+    return view
+  }
+
+  private mutating func snapshot(at time: Timestamp) -> LedgerSnapshot {
+    let view = view()
+    if let cached, cached.at == time { return cached.snapshot }
+    let snapshot = view.snapshot(at: time)
+    cached = (view, time, snapshot)
+    return snapshot
+  }
+
+  /// The account's part of the differences: items of other tokens are left out; a refund
+  /// belongs to the account when the purchase it revokes does.
+  private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
+    let owned = Set(
+      (before.subscriptions + after.subscriptions).filter { $0.appAccountToken == token }.map(
+        \.originalTransactionId)
+        + (before.purchases + after.purchases).filter { $0.appAccountToken == token }.map(
+          \.originalTransactionId))
+    let revoked = Dictionary(
+      (before.revocations + after.revocations).map { ($0.transactionId, $0.originalTransactionId) },
+      uniquingKeysWith: { first, _ in first })
+    return AccountChanges.diff(before: before, after: after).compactMap { change in
+      var change = change
+      if let account = change.appAccountToken { return account == token ? change : nil }
+      guard let original = revoked[change.subject], owned.contains(original) else { return nil }
+      change.appAccountToken = token
+      return change
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import StoreLedgerCore
+
+/// One stored change of the feed (`storeledger.changes`): an ``AccountChange`` with its global
+/// position, its id (the same whenever the log is derived again), its place among its
+/// account's changes, when it happened and what caused it.
+public struct ChangeRecord: Sendable, Hashable {
+  public var position: Int64
+  public var id: UUID
+  public var ordinal: Int64
+  public var change: AccountChange
+  public var occurredAt: Timestamp
+  /// The idempotency key of the event that caused it; nil when the clock did.
+  public var cause: String?
+  public var recordedAt: Date
+
+  public init(
+    position: Int64, id: UUID, ordinal: Int64, change: AccountChange, occurredAt: Timestamp,
+    cause: String?, recordedAt: Date
+  ) {
+    self.position = position
+    self.id = id
+    self.ordinal = ordinal
+    self.change = change
+    self.occurredAt = occurredAt
+    self.cause = cause
+    self.recordedAt = recordedAt
+  }
+
+  public var appAccountToken: String { change.appAccountToken ?? "" }
+
+  /// The id of the `ordinal`th change of an account: a function of the two, so a receiver
+  /// that dedupes by id also dedupes a change derived again.
+  public static func id(account: String, ordinal: Int64) -> UUID {
+    NameBasedUUID.make(name: "change:\(account):\(ordinal)")
+  }
+}

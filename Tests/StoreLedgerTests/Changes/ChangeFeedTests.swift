@@ -1,0 +1,106 @@
+import Foundation
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// The change feed on a real database: changes appended by the projector with gap-free
+/// positions, the clock's changes on time, and the feed equal to a derivation from the log.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ChangeFeedTests {
+  typealias F = LedgerFixtures
+  static let token = "00000000-0000-4000-8000-000000000001"
+
+  /// Fixture days for `seconds` from now.
+  static func days(fromNowBy seconds: Double) -> Double {
+    (Date().timeIntervalSince1970 * 1000 + seconds * 1000 - Double(F.epoch)) / Double(F.day)
+  }
+
+  func withLedger(_ body: @Sendable (Ledger, PostgresClient) async throws -> Void) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        try await body(AccountViewTests.ledger(client), client)
+      }
+    }
+  }
+
+  static func comparable(_ records: [ChangeRecord]) -> [DerivedChange] {
+    records.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
+  }
+
+  /// A purchase grants; two seconds later the period ends with no event, and the feed says
+  /// so within a second of that instant. The feed is what the log derives.
+  @Test func theClockEndsAPeriodWithinASecond() async throws {
+    try await withLedger { ledger, _ in
+      let expires = Self.days(fromNowBy: 2)
+      try await AccountViewTests.subscribe(
+        ledger, uuid: "c0000000-0000-4000-8000-000000000001", id: "9001",
+        from: Self.days(fromNowBy: -86_400), to: expires)
+      let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
+      let running = Task { await projector.run() }
+      defer { running.cancel() }
+      var seen: [ChangeRecord] = []
+      var arrivals: [Date] = []
+      for try await record in ledger.changeSequence(after: 0) {
+        seen.append(record)
+        arrivals.append(Date())
+        if record.change.new == "2" { break }
+      }
+      try #require(seen.count == 4)
+      #expect(
+        seen.map(\.change.kind) == [
+          .entitlementGranted, .subscriptionStatusChanged, .entitlementRevoked,
+          .subscriptionStatusChanged,
+        ])
+      #expect(seen.map(\.position) == [1, 2, 3, 4])
+      #expect(seen.map(\.ordinal) == [0, 1, 2, 3])
+      #expect(seen[3].change.old == "1" && seen[3].change.new == "2")
+      #expect(seen[2].cause == nil && seen[0].cause != nil)
+      let end = Timestamp(milliseconds: F.epoch + Int64(expires * Double(F.day)))
+      #expect(abs(seen[2].occurredAt.milliseconds - end.milliseconds) <= 1)
+      let delay = arrivals[2].timeIntervalSince1970 - Double(end.milliseconds) / 1000
+      #expect(delay < 1.0, "the clock's change arrived \(delay) s after its instant")
+      let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
+      #expect(derived == Self.comparable(seen))
+      #expect(Set(seen.map(\.id)).count == 4)
+      #expect(seen[0].id == ChangeRecord.id(account: Self.token, ordinal: 0))
+    }
+  }
+
+  /// Projectors deriving the same accounts at once append each change once, with positions
+  /// 1…N and no gap; the feed answers per account, and refuses a position beyond it.
+  @Test func concurrentProjectorsAppendEachChangeOnce() async throws {
+    try await withLedger { ledger, _ in
+      for index in 1...6 {
+        try await AccountViewTests.subscribe(
+          ledger, uuid: "c1000000-0000-4000-8000-00000000000\(index)", id: "91\(index)",
+          original: "91\(index)", token: F.account(index), from: Self.days(fromNowBy: -86_400),
+          to: Self.days(fromNowBy: 86_400 * 30))
+      }
+      let projectors = (0..<3).map { _ in
+        AccountProjector(ledger: ledger, batchSize: 2, concurrency: 2, logger: TestDatabase.logger)
+      }
+      let now = Date()
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for projector in projectors { group.addTask { try await projector.catchUp(now: now) } }
+        try await group.waitForAll()
+      }
+      let all = try await ledger.changes(after: 0, limit: 1000)
+      // Each account: granted, and status none → 1, at its event.
+      #expect(all.count == 12)
+      #expect(all.map(\.position) == Array(1...12))
+      #expect(try await ledger.changeFeedHead() == 12)
+      for index in 1...6 {
+        let mine = try await ledger.changes(after: 0, account: F.account(index))
+        #expect(mine.map(\.ordinal) == [0, 1])
+        let derived = try await ledger.changesDerivedFromLog(of: F.account(index), through: now)
+        #expect(derived == Self.comparable(mine))
+      }
+      let beyond = await #expect(throws: LedgerError.self) { try await ledger.changes(after: 13) }
+      #expect(beyond?.code == .positionBeyondFeed)
+      #expect(try await ledger.changes(after: 12).isEmpty)
+      await #expect(throws: LedgerError.self) { try await ledger.changes(after: 0, limit: 0) }
+    }
+  }
+}
