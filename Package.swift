@@ -70,6 +70,7 @@ let package = Package(
         "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
         "AppStoreServerAPI",
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

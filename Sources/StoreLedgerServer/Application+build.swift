@@ -42,6 +42,11 @@ public func buildApplication(
   if let worker, configuration.consumption != nil {
     services.append(ConsumptionWorkerService(worker: worker))
   }
+  if let delivery = configuration.changeDelivery, !delivery.endpoints.isEmpty {
+    services.append(
+      ChangeDeliveryService(
+        deliverer: ChangeDeliverer(ledger: ledger, configuration: delivery, logger: logger)))
+  }
   let router = buildRouter(
     ledger: ledger, client: client, configuration: configuration, metrics: metrics,
     worker: worker, apple: apple, logger: logger)
@@ -88,6 +93,7 @@ func buildRouter(
   ).registerCommands(on: protected)
   AccountController(ledger: ledger).register(on: protected)
   ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
+  ChangesController(ledger: ledger).register(on: protected)
   SupportController(
     ledger: ledger, apple: apple, logger: logger,
     environment: configuration.appStoreAPI?.verifier.environment

@@ -30,13 +30,18 @@ public struct ServerConfiguration: Sendable {
   /// Runs the refund-request worker in this process (with `appStoreAPI`). Several servers
   /// may each run one: a request is claimed by one of them at a time.
   public var consumption: ConsumptionWorkerConfiguration?
+  /// Delivers the change feed to these webhooks from this process. Several servers may each
+  /// deliver: a change is claimed by one of them at a time.
+  public var changeDelivery: ChangeDeliveryConfiguration?
 
   public init(
     host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
     ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
     migrateOnStart: Bool = false, runsProjector: Bool = true, logLevel: Logger.Level = .info,
-    appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil
+    appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil,
+    changeDelivery: ChangeDeliveryConfiguration? = nil
   ) {
+    self.changeDelivery = changeDelivery
     self.appStoreAPI = appStoreAPI
     self.consumption = consumption
     self.host = host

@@ -44,6 +44,42 @@ public final class ServerMetrics: Sendable {
     {
       text += Self.consumptionFamilies(metrics)
     }
+    if let ledger = ledger.withLock({ $0 }),
+      let counts = try? await withTimeout(.seconds(2), { try await ledger.changeDeliveryCounts() }),
+      let head = try? await withTimeout(.seconds(2), { try await ledger.changeFeedHead() })
+    {
+      text += Self.changeFamilies(counts, head: head)
+    }
+    return text
+  }
+
+  static func changeFamilies(_ counts: [ChangeDeliveryCounts], head: Int64) -> String {
+    var text =
+      "# HELP storeledger_changes_head The newest position of the change feed.\n"
+      + "# TYPE storeledger_changes_head gauge\nstoreledger_changes_head \(head)\n"
+    guard !counts.isEmpty else { return text }
+    let deliveries = "storeledger_change_deliveries"
+    text +=
+      "# HELP \(deliveries) Webhook deliveries of changes by endpoint and state (retrying: "
+      + "failed at least once; waiting: not tried yet, or not queued yet).\n"
+      + "# TYPE \(deliveries) gauge\n"
+    for count in counts {
+      let endpoint = "endpoint=\"\(escaped(count.endpoint))\""
+      let rows: [(String, Int)] = [
+        ("delivered", count.delivered), ("retrying", count.retrying),
+        ("waiting", count.waiting + count.unqueued), ("dead", count.dead),
+      ]
+      for (state, value) in rows {
+        text += "\(deliveries){\(endpoint),state=\"\(state)\"} \(value)\n"
+      }
+    }
+    let lag = "storeledger_change_delivery_lag_seconds"
+    text +=
+      "# HELP \(lag) Age of the oldest change not yet delivered to the endpoint.\n"
+      + "# TYPE \(lag) gauge\n"
+    for count in counts {
+      text += "\(lag){endpoint=\"\(escaped(count.endpoint))\"} \(count.lagSeconds)\n"
+    }
     return text
   }
 

@@ -150,22 +150,10 @@ package enum ChangeDeliveries {
       """, logger: logger)
   }
 
-  /// One row of the delivery log.
-  package struct Entry: Sendable, Hashable {
-    package var endpoint: String
-    package var position: Int64
-    package var state: String
-    package var attempts: Int
-    package var lastStatus: Int?
-    package var lastError: String?
-    package var nextAttemptAt: Date
-    package var deliveredAt: Date?
-  }
-
   /// The delivery log, newest first; of one endpoint and state when given.
   package static func log(
     endpoint: String?, state: String?, limit: Int, on client: PostgresClient, logger: Logger
-  ) async throws -> [Entry] {
+  ) async throws -> [ChangeDelivery] {
     try await client.query(
       """
       SELECT endpoint, position, state, attempts, last_status, last_error, next_attempt_at,
@@ -176,12 +164,12 @@ package enum ChangeDeliveries {
       ORDER BY position DESC, endpoint LIMIT \(limit)
       """, logger: logger
     ) { rows in
-      var entries: [Entry] = []
+      var entries: [ChangeDelivery] = []
       for try await (endpoint, position, state, attempts, status, error, next, delivered)
         in rows.decode((String, Int64, String, Int32, Int32?, String?, Date, Date?).self)
       {
         entries.append(
-          Entry(
+          ChangeDelivery(
             endpoint: endpoint, position: position, state: state, attempts: Int(attempts),
             lastStatus: status.map(Int.init), lastError: error, nextAttemptAt: next,
             deliveredAt: delivered))
@@ -190,20 +178,10 @@ package enum ChangeDeliveries {
     }
   }
 
-  /// Per endpoint: deliveries by state (pending split into retrying, once tried, and new),
-  /// and the age of its oldest pending one.
-  package struct Counts: Sendable, Hashable {
-    package var endpoint: String
-    package var delivered: Int
-    package var retrying: Int
-    package var waiting: Int
-    package var dead: Int
-    package var lagSeconds: Double
-    /// Changes after the endpoint's `enqueued_through`, not queued yet.
-    package var unqueued: Int
-  }
-
-  package static func counts(on client: PostgresClient, logger: Logger) async throws -> [Counts] {
+  /// ``ChangeDeliveryCounts`` of every registered endpoint.
+  package static func counts(on client: PostgresClient, logger: Logger) async throws
+    -> [ChangeDeliveryCounts]
+  {
     try await client.query(
       """
       SELECT e.endpoint,
@@ -220,16 +198,41 @@ package enum ChangeDeliveries {
       GROUP BY e.endpoint, e.enqueued_through ORDER BY e.endpoint
       """, logger: logger
     ) { rows in
-      var counts: [Counts] = []
+      var counts: [ChangeDeliveryCounts] = []
       for try await (endpoint, delivered, retrying, waiting, dead, lag, unqueued) in rows.decode(
         (String, Int64, Int64, Int64, Int64, Double, Int64).self)
       {
         counts.append(
-          Counts(
+          ChangeDeliveryCounts(
             endpoint: endpoint, delivered: Int(delivered), retrying: Int(retrying),
             waiting: Int(waiting), dead: Int(dead), lagSeconds: lag, unqueued: Int(unqueued)))
       }
       return counts
     }
   }
+}
+
+/// One row of the delivery log.
+public struct ChangeDelivery: Sendable, Hashable, Encodable {
+  public var endpoint: String
+  public var position: Int64
+  public var state: String
+  public var attempts: Int
+  public var lastStatus: Int?
+  public var lastError: String?
+  public var nextAttemptAt: Date
+  public var deliveredAt: Date?
+}
+
+/// Per endpoint: deliveries by state (pending split into retrying, once tried, and new),
+/// and the age of its oldest pending one.
+public struct ChangeDeliveryCounts: Sendable, Hashable, Encodable {
+  public var endpoint: String
+  public var delivered: Int
+  public var retrying: Int
+  public var waiting: Int
+  public var dead: Int
+  public var lagSeconds: Double
+  /// Changes after the endpoint's `enqueued_through`, not queued yet.
+  public var unqueued: Int
 }

@@ -1,0 +1,34 @@
+import Foundation
+
+/// How the change feed is delivered to webhook endpoints.
+public struct ChangeDeliveryConfiguration: Sendable {
+  public var endpoints: [ChangeEndpoint]
+  /// How long one POST may take before it counts as failed.
+  public var timeout: Duration = .seconds(10)
+  /// Changes claimed per round and endpoint (at most one per account).
+  public var batchSize = 50
+  /// POSTs in flight per endpoint.
+  public var concurrency = 8
+  /// The first retry's delay; each further one doubles it, up to ``maximumDelay``.
+  public var initialDelay: Duration = .seconds(10)
+  public var maximumDelay: Duration = .seconds(3600)
+  /// After this long since the first attempt a change is dead-lettered.
+  public var retryFor: Duration = .seconds(3 * 86_400)
+  /// A claimed delivery another server may take over after this (a crash between sending
+  /// and recording sends it again).
+  public var lease: Duration = .seconds(60)
+  /// How often an idle deliverer looks for changes appended by other processes.
+  public var pollInterval: Duration = .milliseconds(250)
+
+  public init(endpoints: [ChangeEndpoint]) {
+    self.endpoints = endpoints
+  }
+
+  /// The delay before attempt `attempt + 1`, after `attempt` failed: doubling from
+  /// ``initialDelay`` up to ``maximumDelay``, with ±20 % jitter so that receivers coming
+  /// back are not hit by every retry at once.
+  func delay(after attempt: Int, jitter: Double = Double.random(in: 0.8...1.2)) -> TimeInterval {
+    let base = Ledger.seconds(initialDelay) * pow(2, Double(max(0, attempt - 1)))
+    return min(base, Ledger.seconds(maximumDelay)) * jitter
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension ChangeRecord: Encodable {
+  /// The one JSON shape of a change, for webhooks, `GET /v1/changes` and the CLI:
+  /// `{"id", "position", "type", "appAccountToken", "occurredAt", "data": {…}}`, the data's
+  /// fields named by type (docs: projections/changes.md).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(id.uuidString.lowercased(), forKey: "id")
+    try container.encode(position, forKey: "position")
+    try container.encode(change.kind.rawValue, forKey: "type")
+    try container.encode(appAccountToken, forKey: "appAccountToken")
+    try container.encode(Self.iso(occurredAt), forKey: "occurredAt")
+    var data = container.nestedContainer(keyedBy: Key.self, forKey: "data")
+    try encodeData(into: &data)
+    try data.encode(cause, forKey: "causedBy")
+  }
+
+  private func encodeData(into data: inout KeyedEncodingContainer<Key>) throws {
+    let (subject, old, new) = (change.subject, change.old, change.new)
+    switch change.kind {
+    case .entitlementGranted, .entitlementRevoked, .entitlementEndMoved:
+      try data.encode(subject, forKey: "entitlement")
+      if change.kind == .entitlementEndMoved {
+        try data.encode(Self.iso(old), forKey: "previousExpiresDate")
+      }
+      if change.kind != .entitlementRevoked {
+        try data.encode(Self.iso(new), forKey: "expiresDate")
+      }
+    case .subscriptionStatusChanged:
+      try data.encode(subject, forKey: "originalTransactionId")
+      try data.encode(old.flatMap { Int($0) }, forKey: "previousStatus")
+      try data.encode(new.flatMap { Int($0) }, forKey: "status")
+    case .renewalExtended:
+      try data.encode(subject, forKey: "originalTransactionId")
+      try data.encode(Self.iso(old), forKey: "previousExpiresDate")
+      try data.encode(Self.iso(new), forKey: "expiresDate")
+    case .autoRenewTurnedOff, .autoRenewTurnedOn, .billingProblemStarted,
+      .billingProblemResolved, .gracePeriodStarted, .gracePeriodEnded:
+      try data.encode(subject, forKey: "originalTransactionId")
+    case .refunded, .refundReversed:
+      try data.encode(subject, forKey: "transactionId")
+    case .balanceChanged:
+      try data.encode(subject, forKey: "productId")
+      try data.encode(old.flatMap { Int64($0) }, forKey: "previousBalance")
+      try data.encode(new.flatMap { Int64($0) }, forKey: "balance")
+    }
+  }
+
+  /// The change as the bytes a webhook delivers and signs.
+  public var jsonBytes: [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    return (try? Array(encoder.encode(self))) ?? []
+  }
+
+  static func iso(_ milliseconds: String?) -> String? {
+    milliseconds.flatMap { Int64($0) }.map { iso(Timestamp(milliseconds: $0)) }
+  }
+
+  static func iso(_ time: Timestamp) -> String {
+    Date(timeIntervalSince1970: Double(time.milliseconds) / 1000).formatted(
+      .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
+        .timeSeparator(.colon).timeZone(separator: .omitted))
+  }
+
+  struct Key: CodingKey, ExpressibleByStringLiteral {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+    init(stringLiteral value: String) { self.stringValue = value }
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import StoreLedgerPostgres
+
+extension Ledger {
+  /// The delivery log, newest first: of one endpoint (its key) and one state (pending,
+  /// delivered, dead) when given.
+  public func changeDeliveries(endpoint: String? = nil, state: String? = nil, limit: Int = 100)
+    async throws(LedgerError) -> [ChangeDelivery]
+  {
+    if let state, !["pending", "delivered", "dead"].contains(state) {
+      throw LedgerError(.invalidRequest, "state is pending, delivered or dead")
+    }
+    guard (1...1000).contains(limit) else {
+      throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
+    }
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await withDatabase {
+        try await ChangeDeliveries.log(
+          endpoint: endpoint, state: state, limit: limit, on: client, logger: logger)
+      }
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Per endpoint: delivered, retrying, waiting and dead deliveries, and the lag.
+  public func changeDeliveryCounts() async throws(LedgerError) -> [ChangeDeliveryCounts] {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await withDatabase {
+        try await ChangeDeliveries.counts(on: client, logger: logger)
+      }
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Sends `endpoint`'s changes from `position` on again (delivered and dead ones too);
+  /// returns how many were queued. An unknown endpoint is `notFound`.
+  public func resendChanges(to endpoint: String, from position: Int64)
+    async throws(LedgerError) -> Int
+  {
+    guard position >= 1 else { throw LedgerError(.invalidRequest, "positions start at 1") }
+    let head = try await changeFeedHead()
+    guard position <= head else {
+      throw LedgerError(
+        .positionBeyondFeed, "position \(position) is after the newest change (\(head))")
+    }
+    try await requireEndpoint(endpoint)
+    let (client, logger) = (self.client, self.logger)
+    do {
+      let queued = try await withDatabase {
+        try await ChangeDeliveries.resend(endpoint, from: position, on: client, logger: logger)
+      }
+      changesAppended.signal()
+      return queued
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Sends `endpoint`'s changes recorded since `time` again.
+  public func resendChanges(to endpoint: String, since time: Date) async throws(LedgerError)
+    -> Int
+  {
+    let (client, logger) = (self.client, self.logger)
+    let first: Int64
+    do {
+      first = try await withDatabase {
+        try await ChangeFeed.firstPosition(recordedSince: time, on: client, logger: logger)
+      }
+    } catch {
+      throw Self.mapped(error)
+    }
+    try await requireEndpoint(endpoint)
+    guard first <= (try await changeFeedHead()) else { return 0 }
+    return try await resendChanges(to: endpoint, from: first)
+  }
+
+  private func requireEndpoint(_ endpoint: String) async throws(LedgerError) {
+    let known = try await changeDeliveryCounts().map(\.endpoint)
+    guard known.contains(endpoint) else {
+      throw LedgerError(
+        .notFound,
+        "no changes webhook has the key \(endpoint) (see `storeledger changes endpoints`)")
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import StoreLedger
+import StoreLedgerPostgres
+
+/// The change feed for pull consumers (`GET /v1/changes`, a long poll with `wait=`), and
+/// the webhook delivery log and resend for operators.
+struct ChangesController: Sendable {
+  let ledger: Ledger
+
+  struct Page: Encodable {
+    let changes: [ChangeRecord]
+    /// The position to ask `after=` next.
+    let next: Int64
+  }
+
+  struct Deliveries: Encodable {
+    let endpoints: [ChangeDeliveryCounts]
+    let deliveries: [ChangeDelivery]
+  }
+
+  struct Resend: Decodable {
+    let endpoint: String
+    let position: Int64?
+    let since: Date?
+  }
+
+  struct Resent: Encodable {
+    let queued: Int
+  }
+
+  func register(on group: RouterGroup<BasicRequestContext>) {
+    group.get("/v1/changes") { request, _ in
+      let query = request.uri.queryParameters
+      let after = try Self.integer(query.get("after"), name: "after", default: 0)
+      let limit = try Self.integer(query.get("limit"), name: "limit", default: 100)
+      let wait = try Self.integer(query.get("wait"), name: "wait", default: 0)
+      guard (0...60).contains(wait) else {
+        throw APIError(.badRequest, "invalid_request", "wait is 0 to 60 seconds")
+      }
+      let changes = try await ledger.changes(
+        after: after, limit: Int(limit), account: query.get("appAccountToken"),
+        waitingUpTo: .seconds(wait))
+      return try JSONBody.response(Page(changes: changes, next: changes.last?.position ?? after))
+    }
+    group.get("/v1/changes/deliveries") { request, _ in
+      let query = request.uri.queryParameters
+      let limit = try Self.integer(query.get("limit"), name: "limit", default: 100)
+      return try JSONBody.response(
+        Deliveries(
+          endpoints: try await ledger.changeDeliveryCounts(),
+          deliveries: try await ledger.changeDeliveries(
+            endpoint: query.get("endpoint"), state: query.get("state"), limit: Int(limit))))
+    }
+    group.post("/v1/changes/resend") { request, _ in
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .iso8601
+      var request = request
+      let buffer = try await request.collectBody(upTo: 4096)
+      guard let resend = try? decoder.decode(Resend.self, from: Data(buffer.readableBytesView))
+      else {
+        throw APIError.invalidBody("the body is not {\"endpoint\", \"position\" or \"since\"}")
+      }
+      let queued: Int
+      switch (resend.position, resend.since) {
+      case (let position?, nil):
+        queued = try await ledger.resendChanges(to: resend.endpoint, from: position)
+      case (nil, let since?):
+        queued = try await ledger.resendChanges(to: resend.endpoint, since: since)
+      default:
+        throw APIError(.badRequest, "invalid_request", "give either position or since")
+      }
+      return try JSONBody.response(Resent(queued: queued))
+    }
+  }
+
+  static func integer(_ text: String?, name: String, default value: Int64) throws -> Int64 {
+    guard let text else { return value }
+    guard let number = Int64(text), number >= 0 else {
+      throw APIError(.badRequest, "invalid_request", "\(name) must be a whole number, 0 or more")
+    }
+    return number
+  }
+}

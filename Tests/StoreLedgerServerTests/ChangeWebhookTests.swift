@@ -1,0 +1,205 @@
+import AppStoreSimulator
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerServer
+import StoreLedgerTestSupport
+import Synchronization
+import Testing
+
+/// The change feed delivered to real receivers: the simulator through the real webhook, a
+/// receiver that checks every signature on its own and fails one delivery in five, and one
+/// that answers 500 forever.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ChangeWebhookTests {
+  typealias H = ServerHarness
+  static let secret = "whsec-test-4c1d"
+
+  /// What a receiver saw: each accepted body, in arrival order, and what it refused.
+  final class Inbox: Sendable {
+    struct State {
+      var accepted: [JSONValue] = []
+      var refusedOnPurpose = 0
+      var badSignatures = 0
+      var requests = 0
+    }
+    let state = Mutex(State())
+  }
+
+  /// The receiver's own check (written here, not StoreLedger's): HMAC-SHA256 over
+  /// "<t>.<body>", `t` within five minutes.
+  static func verifies(_ header: String?, body: [UInt8]) -> Bool {
+    guard let header else { return false }
+    let parts = Dictionary(
+      header.split(separator: ",").compactMap { part -> (String, String)? in
+        let pair = part.split(separator: "=", maxSplits: 1)
+        return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+      }, uniquingKeysWith: { a, _ in a })
+    guard let t = parts["t"], let seconds = Double(t), let v1 = parts["v1"],
+      abs(Date().timeIntervalSince1970 - seconds) < 300
+    else { return false }
+    let mac = HMAC<SHA256>.authenticationCode(
+      for: Array("\(t).".utf8) + body, using: SymmetricKey(data: Array(secret.utf8)))
+    return mac.map { String(format: "%02x", $0) }.joined() == v1
+  }
+
+  /// A receiver on loopback: `/ok` verifies and fails one request in five (by a seeded draw),
+  /// `/down` always answers 500.
+  static func withReceiver(
+    _ inbox: Inbox, _ body: @Sendable (Int) async throws -> Void
+  ) async throws {
+    let router = Router()
+    let draws = Mutex(SplitMix(seed: 7))
+    router.post("/ok") { request, _ -> HTTPResponse.Status in
+      var request = request
+      let bytes = Array(try await request.collectBody(upTo: 1 << 20).readableBytesView)
+      guard Self.verifies(request.headers[HTTPField.Name("StoreLedger-Signature")!], body: bytes)
+      else {
+        inbox.state.withLock { $0.badSignatures += 1 }
+        return .unauthorized
+      }
+      let fails = draws.withLock { $0.next() % 5 == 0 }
+      return inbox.state.withLock { state in
+        state.requests += 1
+        if fails {
+          state.refusedOnPurpose += 1
+          return .internalServerError
+        }
+        if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) {
+          state.accepted.append(value)
+        }
+        return .noContent
+      }
+    }
+    router.post("/down") { _, _ -> HTTPResponse.Status in .internalServerError }
+    let app = Application(
+      router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    try await app.test(.live) { client in try await body(try #require(client.port)) }
+  }
+
+  @Test func theReceiverEndsWithExactlyTheDerivedChangesInOrderPerAccount() async throws {
+    let simulation = Simulation(SimulationConfiguration(customers: 60, months: 6, seed: 23))
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: SignedFixtures.bundleId, appAppleId: 1_234_567_890),
+      signer: H.pki, now: simulation.configuration.start)
+    simulation.apply(to: store, through: simulation.configuration.end)
+    let inbox = Inbox()
+    try await Self.withReceiver(inbox) { port in
+      try await TestDatabase.withMigrated { database in
+        var configuration = H.configuration(database)
+        var delivery = ChangeDeliveryConfiguration(
+          endpoints: [
+            try ChangeEndpoint(url: "http://127.0.0.1:\(port)/ok", secret: Self.secret),
+            try ChangeEndpoint(url: "http://127.0.0.1:\(port)/down", secret: "other"),
+          ])
+        delivery.initialDelay = .milliseconds(20)
+        delivery.maximumDelay = .milliseconds(200)
+        delivery.retryFor = .seconds(2)
+        configuration.changeDelivery = delivery
+        let ledgerConfiguration = configuration.ledger
+        let application = try buildApplication(configuration: configuration)
+        try await application.test(.ahc(.http)) { client in
+          let url = "http://127.0.0.1:\(try #require(client.port))/v1/notifications/appstore"
+          await NotificationDeliverer(
+            store: store, webhookURL: url,
+            faults: DeliveryFaults(duplicateFraction: 0.1, reorder: true, seed: 5),
+            logger: Logger(label: "test.simulator", factory: { _ in SwiftLogNoOpLogHandler() })
+          ).deliverPending()
+          try await database.asWriter { writer in
+            let ledger = try Ledger(
+              client: writer, configuration: ledgerConfiguration, logger: TestDatabase.logger)
+            try await Self.compare(inbox, with: ledger, client: client)
+          }
+        }
+      }
+    }
+  }
+
+  /// Waits until the feed has settled and `/ok` has every change, then compares.
+  static func compare(_ inbox: Inbox, with ledger: Ledger, client: some TestClientProtocol)
+    async throws
+  {
+    var feed: [ChangeRecord] = []
+    let deadline = Date().addingTimeInterval(90)
+    var previousHead: Int64 = -1
+    while Date() < deadline {
+      try await Task.sleep(for: .milliseconds(500))
+      let head = try await ledger.changeFeedHead()
+      defer { previousHead = head }
+      let counts = try await ledger.changeDeliveryCounts()
+      let ok = try #require(counts.first { $0.endpoint.hasSuffix("/ok") })
+      // Settled: the projector appended nothing for half a second and all is delivered.
+      if head > 0, head == previousHead, ok.delivered == head,
+        ok.retrying + ok.waiting + ok.unqueued == 0
+      {
+        feed = try await Self.all(ledger)
+        if Int64(feed.count) == (try await ledger.changeFeedHead()) { break }
+      }
+    }
+    #expect(feed.count > 100)
+    let state = inbox.state.withLock { $0 }
+    #expect(state.badSignatures == 0)
+    #expect(state.refusedOnPurpose > feed.count / 10)
+    // Unique ids in arrival order, grouped per account.
+    var seen: Set<String> = []
+    var received: [String: [String]] = [:]
+    for body in state.accepted {
+      guard case .string(let id)? = body["id"], case .string(let token)? = body["appAccountToken"]
+      else { continue }
+      if seen.insert(id).inserted { received[token, default: []].append(id) }
+    }
+    let accounts = Set(feed.map(\.appAccountToken))
+    #expect(Set(received.keys) == accounts)
+    let through = Date().addingTimeInterval(-1)
+    for token in accounts.sorted() {
+      let derived = try await ledger.changesDerivedFromLog(of: token, through: through)
+      let expected = derived.indices.map {
+        ChangeRecord.id(account: token, ordinal: Int64($0)).uuidString.lowercased()
+      }
+      #expect(received[token] == expected, "account \(token)")
+      let stored = feed.filter { $0.appAccountToken == token }
+      #expect(
+        stored.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
+          == derived)
+    }
+    // The receiver that is down never held the other back; its changes end dead.
+    let down = try #require(
+      try await ledger.changeDeliveryCounts().first { $0.endpoint.hasSuffix("/down") })
+    #expect(down.delivered == 0)
+    #expect(down.dead > 0)
+    let response = try await client.execute(
+      uri: "/v1/changes/deliveries?state=dead&limit=5", method: .get, headers: H.authorized)
+    #expect(response.status == .ok)
+    let metrics = try await client.execute(uri: "/metrics", method: .get)
+    let text = String(buffer: metrics.body)
+    #expect(text.contains("storeledger_change_deliveries{endpoint=\"127.0.0.1:"))
+    #expect(text.contains("storeledger_changes_head \(feed.count)"))
+  }
+
+  static func all(_ ledger: Ledger) async throws -> [ChangeRecord] {
+    var records: [ChangeRecord] = []
+    while true {
+      let page = try await ledger.changes(after: records.last?.position ?? 0, limit: 1000)
+      if page.isEmpty { return records }
+      records += page
+    }
+  }
+}
+
+/// A small seeded generator, so the receiver's failures are the same on every run.
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
