@@ -30,6 +30,10 @@ struct ServeCommand: AsyncParsableCommand {
                           STORELEDGER_API_KEY_ID, _ISSUER_ID, _P8, _URL: the write side
         --consumption-policy STORELEDGER_CONSUMPTION_POLICY  answer refund requests by it
                                                     (needs the credentials)
+        --changes-webhook STORELEDGER_CHANGES_WEBHOOKS  deliver the change feed to this URL
+                                                    (repeat the flag; comma list in the variable)
+        --changes-secret  STORELEDGER_CHANGES_SECRETS   the secret that signs each webhook's
+                                                    deliveries, one per webhook, same order
 
       Examples:
         STORELEDGER_API_KEYS=$(openssl rand -hex 24) storeledger serve \\
@@ -43,6 +47,10 @@ struct ServeCommand: AsyncParsableCommand {
   @OptionGroup var api: AppStoreAPIOptions
   @Option(help: "Answer refund requests by this policy (JSON); needs API credentials.")
   var consumptionPolicy: String?
+  @Option(help: "Deliver the change feed to this http(s) URL (repeat for several).")
+  var changesWebhook: [String] = []
+  @Option(help: "The secret signing a webhook's deliveries (one per --changes-webhook, in order).")
+  var changesSecret: [String] = []
   @Option(name: .customLong("api-keys"), help: "Comma list of bearer keys.") var apiKeys: String?
   @Option var host: String?
   @Option var port: Int?
@@ -80,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
       throw ValidationError(
         "--consumption-policy needs App Store Server API credentials (--key-id, --issuer-id, --p8)")
     }
+    let delivery = try changeDelivery(environment)
     let settings =
       try hasCredentials
       ? api.client(ledger: ledgerConfiguration, environment: environment) : nil
@@ -91,6 +100,23 @@ struct ServeCommand: AsyncParsableCommand {
       appStoreAPI: settings.map { AppStoreAPISettings(api: $0.0, verifier: $0.1) },
       consumption: try policyPath.map {
         ConsumptionWorkerConfiguration(policy: try ConsumptionCommand.policy($0))
-      })
+      }, changeDelivery: delivery)
+  }
+
+  /// The change webhooks from the flags, or else from the environment.
+  func changeDelivery(_ environment: [String: String]) throws -> ChangeDeliveryConfiguration? {
+    let urls =
+      changesWebhook.isEmpty
+      ? ChangeEndpoint.values(environment["STORELEDGER_CHANGES_WEBHOOKS"]) : changesWebhook
+    let secrets =
+      changesSecret.isEmpty
+      ? ChangeEndpoint.values(environment["STORELEDGER_CHANGES_SECRETS"]) : changesSecret
+    guard !urls.isEmpty || !secrets.isEmpty else { return nil }
+    do {
+      return ChangeDeliveryConfiguration(
+        endpoints: try ChangeEndpoint.list(urls: urls, secrets: secrets))
+    } catch {
+      throw ValidationError(error.message)
+    }
   }
 }

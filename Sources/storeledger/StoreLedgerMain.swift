@@ -39,6 +39,7 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
       RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
+      ChangesCommand.self,
       OrderCommand.self,
       LinkCommand.self, WebhookCheckCommand.self, ExtendCommand.self,
       OffersCommand.self, ImportReceiptsCommand.self, AppTransactionCommand.self,

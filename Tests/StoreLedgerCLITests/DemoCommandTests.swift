@@ -30,6 +30,13 @@ import Testing
     var consumption: Consumption
     var migratedReceipts: Int
     var checks: Checks
+    var changes: Changes
+
+    struct Changes: Decodable {
+      var derived: Int
+      var delivered: Int
+      var badSignatures: Int
+    }
 
     struct Checks: Decodable {
       var webhookCheckPassed: Bool
@@ -76,6 +83,10 @@ import Testing
       #expect(summary.migratedReceipts == summary.migratedCustomers.count)
       #expect(summary.migratedReceipts > 0)
       #expect(summary.checks.webhookCheckPassed && summary.checks.offersSigned == 1)
+      // Every change the ledger derived reached the demo's receiver, signature checked.
+      #expect(summary.changes.derived > summary.accounts)
+      #expect(summary.changes.delivered == summary.changes.derived)
+      #expect(summary.changes.badSignatures == 0)
       // Every refund request played live is answered in time; Apple decides each.
       #expect(summary.consumption.received > 0)
       #expect(summary.consumption.answered == summary.consumption.received)

@@ -72,6 +72,15 @@ struct DemoSummary: Codable, Sendable {
     var offersSigned = 0
   }
 
+  /// The change feed: changes derived from the log, and the distinct ones the demo's
+  /// receiver accepted (signature checked) through the webhook delivery.
+  struct Changes: Codable, Sendable {
+    var derived = 0
+    var delivered = 0
+    var requests = 0
+    var badSignatures = 0
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -113,6 +122,7 @@ struct DemoSummary: Codable, Sendable {
   var extensions = Extensions()
   var orderLookups = OrderLookups()
   var checks = Checks()
+  var changes = Changes()
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -220,6 +230,9 @@ struct DemoSummary: Codable, Sendable {
       summary \(extensions.summariesStored > 0 ? "stored" : "missing")); order lookup: \
       \(orderLookups.answer); webhook check \(checks.webhookCheckPassed ? "passed" : "FAILED"); \
       offers: \(checks.offerEligibilityChecked) accounts checked, \(checks.offersSigned) signed
+      Changes            \(changes.derived.grouped) derived, \(changes.delivered.grouped) delivered \
+      to the demo's receiver (\(changes.requests.grouped) requests, \(changes.badSignatures) bad \
+      signatures)
       Audit              \(verdict)
       Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
       simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements

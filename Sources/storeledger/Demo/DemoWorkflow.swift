@@ -51,6 +51,19 @@ struct DemoWorkflow: Service {
       customers: settings.customers, months: settings.months, seed: settings.seed,
       asOf: configuration.end.milliseconds)
     try DemoInterruption.check()
+    // The backend that learns what changed: a receiver, and the ledger delivering to it.
+    let receiver = DemoChangeReceiver()
+    let logger = self.logger
+    let receiving = Task { try await receiver.serve(logger: logger) }
+    defer { receiving.cancel() }
+    let endpoint = try ChangeEndpoint(
+      url: try await receiver.url(), secret: DemoChangeReceiver.secret)
+    let deliverer = ChangeDeliverer(
+      ledger: ledger, configuration: ChangeDeliveryConfiguration(endpoints: [endpoint]),
+      logger: logger)
+    try await deliverer.register()
+    let delivering = Task { await deliverer.run() }
+    defer { delivering.cancel() }
     try await deliver(to: "http://127.0.0.1:\(server)/v1/notifications/appstore", into: &summary)
     try DemoInterruption.check()
     let api = try apiClient(port: simulator)
@@ -66,6 +79,7 @@ struct DemoWorkflow: Service {
       into: &summary)
     try await audit(ledger: ledger, into: &summary)
     try await query(port: server, ledger: ledger, into: &summary)
+    try await awaitChanges(ledger: ledger, receiver: receiver, into: &summary)
     try await sumUp(ledger: ledger, into: &summary)
     return summary
   }
@@ -221,6 +235,30 @@ struct DemoWorkflow: Service {
   }
 
   /// Every account's state at the simulation's end, folded from the log.
+  /// Waits until the receiver has every change the feed holds (or a minute has passed).
+  private func awaitChanges(
+    ledger: Ledger, receiver: DemoChangeReceiver, into summary: inout DemoSummary
+  ) async throws {
+    let (head, seconds) = try await timed("changes") { () async throws -> Int64 in
+      let deadline = ContinuousClock.now + .seconds(60)
+      var head = try await ledger.changeFeedHead()
+      while ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(250))
+        let now = try await ledger.changeFeedHead()
+        if now == head, receiver.delivered >= now { break }
+        head = now
+      }
+      return head
+    }
+    summary.changes = .init(
+      derived: Int(head), delivered: receiver.delivered, requests: receiver.requests,
+      badSignatures: receiver.badSignatures)
+    record(
+      "changes", seconds,
+      "\(Int(head).grouped) changes derived, \(receiver.delivered.grouped) delivered to the "
+        + "backend's webhook, signatures checked", into: &summary)
+  }
+
   private func sumUp(ledger: Ledger, into summary: inout DemoSummary) async throws {
     let statistics = try await ledger.statistics()
     summary.events = statistics.events
