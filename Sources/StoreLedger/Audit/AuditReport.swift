@@ -10,6 +10,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
       case payload
       /// A live read-model row differs from the projection rebuilt from the log.
       case readModel = "read_model"
+      /// An account's stored changes are not what the log derives.
+      case changeFeed = "change_feed"
     }
 
     public var kind: Kind
@@ -28,6 +30,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
   public var accountsCompared = 0
   /// Accounts whose live view is not current (the projector has not caught up): not compared.
   public var accountsNotCurrent = 0
+  /// Stored changes found equal to a derivation from the log.
+  public var changesCompared = 0
   public var problems: [Problem] = []
   /// Wall-clock seconds of each phase, for capacity planning.
   public var hashChainSeconds = 0.0

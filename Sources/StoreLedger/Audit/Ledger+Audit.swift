@@ -177,6 +177,7 @@ extension Ledger {
       }
       for (token, account) in accounts.sorted(by: { $0.key < $1.key }) {
         try await compareView(of: token, account, now: now, into: &report)
+        try await compareChanges(of: token, account, now: now, into: &report)
       }
       last = end
     }
@@ -213,6 +214,44 @@ extension Ledger {
           kind: .readModel, subject: token, field: difference.path, live: difference.live,
           rebuilt: difference.rebuilt, detail: "the live view differs from the log"))
     }
+  }
+}
+
+extension Ledger {
+  /// The account's stored changes must be the start of what the log derives (the rest is
+  /// what the projector has not derived yet).
+  private func compareChanges(
+    of token: String, _ account: AccountInput, now: Date, into report: inout AuditReport
+  ) async throws {
+    var stored: [ChangeRecord] = []
+    let (client, logger) = (self.client, self.logger)
+    while true {
+      let after = stored.last?.position ?? 0
+      let page = try await withDatabase {
+        try await ChangeFeed.read(
+          after: after, limit: 1000, account: token, on: client, logger: logger)
+      }
+      stored += page
+      if page.count < 1000 { break }
+    }
+    var input = account
+    input.derivation = ChangeDerivationMarker(version: nil, events: nil, changes: nil, instant: nil)
+    input.fence = .max
+    let horizon = Timestamp(now.addingTimeInterval(-Self.seconds(Self.changeSettling)))
+    let derived = derivedChanges(of: token, input, through: horizon)?.changes ?? []
+    for (index, record) in stored.enumerated() {
+      let found = DerivedChange(record.change, occurredAt: record.occurredAt, cause: record.cause)
+      let expected = index < derived.count ? derived[index] : nil
+      guard found != expected || record.ordinal != Int64(index) else { continue }
+      report.problems.append(
+        .init(
+          kind: .changeFeed, subject: token, field: "changes[\(index)]",
+          live: "\(record.change.kind.rawValue) \(record.change.subject)",
+          rebuilt: expected.map { "\($0.change.kind.rawValue) \($0.change.subject)" },
+          detail: "the stored change differs from the log's derivation"))
+      return
+    }
+    report.changesCompared += stored.count
   }
 }
 

@@ -86,23 +86,27 @@ public struct ChangeDerivation: Sendable {
     return snapshot
   }
 
-  /// The account's part of the differences: items of other tokens are left out; a refund
-  /// belongs to the account when the purchase it revokes does.
+  /// The differences of the account's parts of the two snapshots: an item that becomes the
+  /// account's (a link names it) is new to the account then, one that leaves is gone.
   private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
-    let owned = Set(
-      (before.subscriptions + after.subscriptions).filter { $0.appAccountToken == token }.map(
-        \.originalTransactionId)
-        + (before.purchases + after.purchases).filter { $0.appAccountToken == token }.map(
-          \.originalTransactionId))
-    let revoked = Dictionary(
-      (before.revocations + after.revocations).map { ($0.transactionId, $0.originalTransactionId) },
-      uniquingKeysWith: { first, _ in first })
-    return AccountChanges.diff(before: before, after: after).compactMap { change in
+    AccountChanges.diff(before: part(of: before), after: part(of: after)).map { change in
       var change = change
-      if let account = change.appAccountToken { return account == token ? change : nil }
-      guard let original = revoked[change.subject], owned.contains(original) else { return nil }
       change.appAccountToken = token
       return change
     }
+  }
+
+  /// The account's items of `snapshot`; a refund is the account's when the purchase it
+  /// revokes is.
+  private func part(of snapshot: LedgerSnapshot) -> LedgerSnapshot {
+    var part = snapshot
+    part.subscriptions = snapshot.subscriptions.filter { $0.appAccountToken == token }
+    part.purchases = snapshot.purchases.filter { $0.appAccountToken == token }
+    part.consumables = snapshot.consumables.filter { $0.appAccountToken == token }
+    part.entitlements = snapshot.entitlements.filter { $0.appAccountToken == token }
+    let owned = Set(
+      part.subscriptions.map(\.originalTransactionId) + part.purchases.map(\.originalTransactionId))
+    part.revocations = snapshot.revocations.filter { owned.contains($0.originalTransactionId) }
+    return part
   }
 }

@@ -103,4 +103,57 @@ import Testing
       await #expect(throws: LedgerError.self) { try await ledger.changes(after: 0, limit: 0) }
     }
   }
+
+  /// A purchase without a token joins an account by a link: its changes are the account's at
+  /// the link, after the account's own; a derivation from the log agrees; the audit compares
+  /// every stored change and finds one altered behind the ledger's back, once.
+  @Test func aLinkedPurchaseChangesTheAccountAtTheLinkAndTheAuditChecksTheFeed() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asAdmin { admin in
+        try await database.asWriter { client in
+          let ledger = try AccountViewTests.ledger(client)
+          let signed = try SignedFixtures(pki: AccountViewTests.pki)
+          let now = Self.days(fromNowBy: 0)
+          let gems = F.transaction(
+            "9100", product: "gems.100", type: .consumable, purchased: now - 1, token: Self.token)
+          _ = try await ledger.ingest(signedTransaction: try signed.transaction(gems))
+          let untokened = F.transaction(
+            "9200", purchased: now - 1, expires: now + 30, token: nil)
+          _ = try await ledger.ingest(
+            notification: try signed.notification(
+              .subscribed, .initialBuy, uuid: "c2000000-0000-4000-8000-000000000001",
+              transaction: untokened))
+          let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
+          try await projector.catchUp()
+          #expect(
+            try await ledger.changes(after: 0).map(\.change.kind) == [
+              .entitlementGranted, .balanceChanged,
+            ])
+          _ = try await ledger.link(appAccountToken: Self.token, originalTransactionId: "9200")
+          try await projector.catchUp()
+          let mine = try await ledger.changes(after: 0, account: Self.token)
+          #expect(
+            mine.map(\.change.kind) == [
+              .entitlementGranted, .balanceChanged, .entitlementGranted,
+              .subscriptionStatusChanged,
+            ])
+          #expect(mine[2].change.subject == "pro" && mine[3].change.new == "1")
+          #expect(mine[2].occurredAt > mine[1].occurredAt)
+          let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
+          #expect(derived == Self.comparable(mine))
+
+          let clean = try await ledger.audit()
+          #expect(clean.isConsistent && clean.changesCompared == 4)
+          try await admin.execute(
+            """
+            UPDATE storeledger.changes SET new_value = '999'
+            WHERE app_account_token = \(Self.token) AND ordinal = 0
+            """, logger: TestDatabase.logger)
+          let report = try await ledger.audit()
+          #expect(report.problems.filter { $0.kind == .changeFeed }.count == 1)
+          #expect(report.problems.first?.subject == Self.token)
+        }
+      }
+    }
+  }
 }
