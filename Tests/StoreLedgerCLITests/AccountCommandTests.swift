@@ -121,6 +121,45 @@ import Testing
     }
   }
 
+  /// `changes list` after `changes derive`, its JSON lines in the webhook's
+  /// shape; a position beyond the feed and an unknown endpoint are clear errors.
+  @Test func changesAreListedAndResendNamesTheEndpoint() async throws {
+    try await withLedgerOptions { options, pki, _ in
+      let gems = try SignedFixtures(pki: pki).transaction(
+        F.transaction(
+          "4300", product: "gems.100", type: .consumable, purchased: 1,
+          token: "00000000-0000-4000-8000-0000000000c3"))
+      let stored = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: gems)
+      #expect(stored.status == 0, "\(stored.standardError)")
+      let derived = try CommandLineRunner.run(["changes", "derive"] + options)
+      #expect(derived.status == 0, "\(derived.standardError)")
+      #expect(derived.standardOutput.contains("newest position is 2"))
+      let list = try CommandLineRunner.run(["changes", "list", "--json"] + options)
+      #expect(list.status == 0, "\(list.standardError)")
+      let lines = try list.standardOutput.split(separator: "\n").map {
+        try JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8))
+      }
+      #expect(
+        lines.map { $0["type"] } == [
+          .string("entitlement.granted"), .string("consumable.balance_changed"),
+        ])
+      guard case .object(let data)? = lines.last?["data"] else {
+        Issue.record("no data")
+        return
+      }
+      #expect(data["balance"] == .number(100) && data["previousBalance"] == .number(0))
+      let table = try CommandLineRunner.run(["changes", "list"] + options)
+      #expect(table.standardOutput.contains("consumable.balance_changed  gems.100"))
+      let beyond = try CommandLineRunner.run(["changes", "list", "--after", "9"] + options)
+      #expect(beyond.status != 0 && beyond.standardError.contains("position_beyond_feed"))
+      let resend = try CommandLineRunner.run(
+        ["changes", "resend", "--endpoint", "hooks.example.com/x", "--position", "1"] + options)
+      #expect(resend.status != 0 && resend.standardError.contains("no changes webhook"))
+      let deliveries = try CommandLineRunner.run(["changes", "deliveries"] + options)
+      #expect(deliveries.standardOutput.contains("endpoints: none"))
+    }
+  }
+
   @Test func ingestThenAskWhatTheAccountHasWhyAndSpendIt() async throws {
     try await withLedgerOptions { options, pki, _ in
       let fixtures = SignedFixtures(pki: pki)

@@ -46,6 +46,34 @@ import Testing
     #expect(result.status == 2)
     #expect(result.standardError.contains("STORELEDGER_BUNDLE_ID"))
   }
+
+  /// Change webhooks: a URL that is not http(s), a webhook without its secret, from flags or
+  /// the environment, stop `serve` before it starts, with the reason.
+  @Test func badChangeWebhooksAreUsageErrors() throws {
+    let base = [
+      "serve", "--database-url", "postgres://x@127.0.0.1/db", "--bundle-id", "com.example.app",
+      "--api-keys", "k-1",
+    ]
+    let cases: [([String], [String: String], String)] = [
+      (
+        ["--changes-webhook", "ftp://hooks.example.com/x", "--changes-secret", "s"], [:], "http(s)"
+      ),
+      (["--changes-webhook", "https://hooks.example.com/x"], [:], "secret"),
+      (
+        [],
+        [
+          "STORELEDGER_CHANGES_WEBHOOKS": "https://a.example.com/x,https://b.example.com/y",
+          "STORELEDGER_CHANGES_SECRETS": "only-one",
+        ], "one secret per webhook"
+      ),
+    ]
+    for (flags, environment, reason) in cases {
+      let result = try CommandLineRunner.run(base + flags, environment: environment)
+      #expect(result.status == 2, "\(flags) \(environment)")
+      #expect(result.standardError.contains(reason), "\(result.standardError)")
+      #expect(!result.standardError.contains("only-one"), "secrets never reach the output")
+    }
+  }
 }
 
 /// Collects a child's log output and finds the port in Hummingbird's ready line.

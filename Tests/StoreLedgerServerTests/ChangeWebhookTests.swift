@@ -181,6 +181,66 @@ import Testing
     #expect(text.contains("storeledger_changes_head \(feed.count)"))
   }
 
+  /// The pull feed over HTTP: a long poll answers as soon as a change is appended; bad
+  /// parameters, a position beyond the feed and an unknown endpoint are clear errors.
+  @Test func theFeedOverHTTP() async throws {
+    try await H.withServer { client, _ in
+      let day = (Date().timeIntervalSince1970 * 1000 - Double(LedgerFixtures.epoch)) / 86_400_000
+      let started = ContinuousClock.now
+      async let polled = client.execute(
+        uri: "/v1/changes?after=0&wait=20", method: .get, headers: H.authorized)
+      try await Task.sleep(for: .milliseconds(300))
+      let stored = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try H.signed.notification(
+            .subscribed, .initialBuy, uuid: "c3000000-0000-4000-8000-000000000001",
+            transaction: LedgerFixtures.transaction("7000", purchased: day - 1, expires: day + 30)))
+      )
+      #expect(stored.status == .ok)
+      let page = try H.value(try await polled)
+      #expect(ContinuousClock.now - started < .seconds(10))
+      let changes = page["changes"]?.array ?? []
+      #expect(changes.first?["type"] == .string("entitlement.granted"))
+      #expect(changes.first?["data"]?["entitlement"] == .string("pro"))
+      #expect(page["next"] == changes.last?["position"])
+      let head = Int(try await Self.head(client))
+      for (uri, code) in [
+        ("/v1/changes?after=\(head + 1)", "position_beyond_feed"),
+        ("/v1/changes?wait=61", "invalid_request"), ("/v1/changes?limit=0", "invalid_request"),
+        ("/v1/changes?after=-1", "invalid_request"),
+        ("/v1/changes/deliveries?state=lost", "invalid_request"),
+      ] {
+        let response = try await client.execute(uri: uri, method: .get, headers: H.authorized)
+        let found = try H.errorCode(response)
+        #expect(response.status == .badRequest && found == code, "\(uri)")
+      }
+      let neither = try await client.execute(
+        uri: "/v1/changes/resend", method: .post, headers: H.authorized,
+        body: H.json(["endpoint": "example.com/x"]))
+      #expect(try H.errorCode(neither) == "invalid_request")
+      let unknown = try await client.execute(
+        uri: "/v1/changes/resend", method: .post, headers: H.authorized,
+        body: H.json(["endpoint": "example.com/x", "position": 1]))
+      #expect(unknown.status == .notFound)
+      let unauthorized = try await client.execute(uri: "/v1/changes", method: .get)
+      #expect(unauthorized.status == .unauthorized)
+      let document = try await client.execute(uri: "/openapi.json", method: .get)
+      let paths = try H.value(document)["paths"]
+      for path in ["/v1/changes", "/v1/changes/deliveries", "/v1/changes/resend"] {
+        #expect(paths?[path] != nil, "\(path)")
+      }
+    }
+  }
+
+  static func head(_ client: some TestClientProtocol) async throws -> Double {
+    let page = try H.value(
+      try await client.execute(
+        uri: "/v1/changes?after=0&limit=1000", method: .get, headers: H.authorized))
+    guard case .number(let last)? = page["next"] else { return 0 }
+    return last
+  }
+
   static func all(_ ledger: Ledger) async throws -> [ChangeRecord] {
     var records: [ChangeRecord] = []
     while true {

@@ -17,12 +17,13 @@ struct ChangesCommand: AsyncParsableCommand {
       Examples:
         storeledger changes list --after 1200 --limit 50
         storeledger changes list --follow --json
+        storeledger changes derive   (what a running server's projector does, once)
         storeledger changes deliveries --state dead
         storeledger changes resend --endpoint hooks.example.com/storeledger --position 1200
         storeledger changes resend --endpoint hooks.example.com/storeledger \\
           --since 2026-11-24T08:00:00Z
       """,
-    subcommands: [List.self, Deliveries.self, Resend.self])
+    subcommands: [List.self, Derive.self, Deliveries.self, Resend.self])
 
   struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,6 +51,26 @@ struct ChangesCommand: AsyncParsableCommand {
             ? records.map(ChangesCommand.line).joined(separator: "\n")
             : ChangesCommand.text(records))
       }
+    }
+  }
+
+  struct Derive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Project the log once: bring the account views and the change feed up to date.",
+      discussion: """
+        A running server's projector does this all the time; without one (the library \
+        embedded in a batch job, a fresh restore), this derives what is due up to now.
+        """)
+    @OptionGroup var ledger: LedgerOptions
+
+    func run() async throws {
+      let (projected, head) = try await ledger.withLedger("storeledger.changes") { ledger, logger in
+        (
+          try await AccountProjector(ledger: ledger, logger: logger).catchUp(),
+          try await ledger.changeFeedHead()
+        )
+      }
+      say("\(projected.grouped) events projected; the change feed's newest position is \(head)")
     }
   }
 
