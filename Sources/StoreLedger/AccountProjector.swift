@@ -36,8 +36,9 @@ public struct AccountProjector: Sendable {
     /// found nothing new.
     public var lagSeconds = 0.0
     public var failures = 0
-    /// Set once a sweep found no view from other rules or another catalog: views stored
-    /// afterwards are this projector's own, so that scan of the whole table stops.
+    /// Set once a sweep found no view from other rules or another catalog, and no account
+    /// whose changes were never derived: views stored afterwards are this projector's own (and
+    /// derive their changes), so those scans of the whole table stop.
     var foreignViewsReplaced = false
     /// The checkpoint as this projector last read or wrote it (`.some(nil)`: none yet; nil:
     /// not read yet).
@@ -197,6 +198,7 @@ public struct AccountProjector: Sendable {
       return (
         ended,
         try await AccountViews.foreign(to: projection, limit: 500, on: client, logger: logger)
+          + ChangeFeed.underived(limit: 500, on: client, logger: logger)
       )
     }
     let due = Array(Set(ended + foreign)).sorted()

@@ -54,12 +54,17 @@ public struct ChangeDeliverer: Sendable {
 
   private func run(_ endpoint: ChangeEndpoint) async {
     var registered = false
+    var pruned = ContinuousClock.now - .seconds(3600)
     while !Task.isCancelled {
       let generation = ledger.changesAppended.generation
       do {
         if !registered {
           try await register()
           registered = true
+        }
+        if ContinuousClock.now - pruned >= .seconds(3600) {
+          try await prune(endpoint)
+          pruned = .now
         }
         if try await deliverRound(to: endpoint) > 0 { continue }
       } catch {
@@ -72,6 +77,14 @@ public struct ChangeDeliverer: Sendable {
       }
       _ = await ledger.changesAppended.wait(
         after: generation, timeout: configuration.pollInterval)
+    }
+  }
+
+  private func prune(_ endpoint: ChangeEndpoint) async throws {
+    let (client, logger, age) = (ledger.client, ledger.logger, configuration.keepDelivered)
+    try await ledger.withDatabase {
+      try await ChangeDeliveries.prune(
+        endpoint.key, deliveredBefore: age, on: client, logger: logger)
     }
   }
 

@@ -17,6 +17,8 @@ public struct ChangeDeliveryConfiguration: Sendable {
   /// A claimed delivery another server may take over after this (a crash between sending
   /// and recording sends it again).
   public var lease: Duration = .seconds(60)
+  /// Delivered rows older than this leave the delivery log (the changes stay in the feed).
+  public var keepDelivered: Duration = .seconds(30 * 86_400)
   /// How often an idle deliverer looks for changes appended by other processes.
   public var pollInterval: Duration = .milliseconds(250)
 

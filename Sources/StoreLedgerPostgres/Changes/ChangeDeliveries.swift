@@ -48,6 +48,20 @@ package enum ChangeDeliveries {
     }
   }
 
+  /// Removes `endpoint`'s delivered rows older than `age` from the log (the changes stay in
+  /// the feed; a resend reaches them again). Returns how many.
+  @discardableResult
+  package static func prune(
+    _ endpoint: String, deliveredBefore age: Duration, on client: PostgresClient, logger: Logger
+  ) async throws -> Int {
+    try await client.execute(
+      """
+      DELETE FROM storeledger.change_deliveries
+      WHERE endpoint = \(endpoint) AND state = 'delivered'
+        AND delivered_at < now() - make_interval(secs => \(Double(age.components.seconds)))
+      """, logger: logger)
+  }
+
   /// One claimed delivery: the change's position and the attempt this is.
   package struct Claim: Sendable, Hashable {
     package var position: Int64

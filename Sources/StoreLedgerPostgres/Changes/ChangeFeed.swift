@@ -139,6 +139,22 @@ package enum ChangeFeed {
       """, on: client, logger: logger)
   }
 
+  /// Accounts whose changes were never derived (their view predates the change feed, or no
+  /// projector has refreshed them since): the projector derives them once, so the feed holds
+  /// every account's changes from its first event.
+  package static func underived(limit: Int, on client: PostgresClient, logger: Logger)
+    async throws -> [String]
+  {
+    try await AccountViews.strings(
+      """
+      SELECT v.app_account_token FROM storeledger.account_views v
+      WHERE NOT EXISTS (
+        SELECT 1 FROM storeledger.change_derivations d
+        WHERE d.app_account_token = v.app_account_token)
+      LIMIT \(limit)
+      """, on: client, logger: logger)
+  }
+
   static let columns =
     "position, change_id, ordinal, change_type, app_account_token, subject, old_value, "
     + "new_value, occurred_at_ms, cause, recorded_at"

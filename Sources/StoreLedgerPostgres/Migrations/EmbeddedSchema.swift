@@ -1481,7 +1481,7 @@ GRANT SELECT, INSERT, UPDATE ON storeledger.change_derivations TO storeledger_wr
 GRANT SELECT, INSERT ON storeledger.changes TO storeledger_writer;
 GRANT SELECT, UPDATE ON storeledger.change_feed_head TO storeledger_writer;
 GRANT SELECT, INSERT, UPDATE ON storeledger.change_endpoints TO storeledger_writer;
-GRANT SELECT, INSERT, UPDATE ON storeledger.change_deliveries TO storeledger_writer;
+GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.change_deliveries TO storeledger_writer;
 GRANT SELECT ON storeledger.change_derivations, storeledger.changes, storeledger.change_feed_head, storeledger.change_endpoints,
   storeledger.change_deliveries TO storeledger_reader;
 
