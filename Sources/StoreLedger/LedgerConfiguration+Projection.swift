@@ -6,7 +6,7 @@ extension LedgerConfiguration {
   /// Bumped whenever a projection rule in `StoreLedgerCore` changes what it answers: views
   /// stored by other rules are then no longer current and get projected again. v2: a
   /// reversed refund stays in force until the reversal.
-  static let projectionRules = "rules.v2"
+  static let projectionRules = "rules.v3"
 
   /// Names the rules, catalog and options that compute a stored view: a view stored under
   /// another fingerprint is not served, and the projector replaces it.

@@ -15,6 +15,12 @@ struct AccountController: Sendable {
     let events: [StoredEvent]
   }
 
+  struct Revocations: Encodable {
+    let appAccountToken: String
+    let asOf: Timestamp
+    let revocations: [RevocationView]
+  }
+
   func register(on group: RouterGroup<BasicRequestContext>) {
     for part in AccountViewSlice.Part.allCases {
       group.get("/v1/accounts/{token}/\(part.rawValue)") { request, context in
@@ -23,6 +29,14 @@ struct AccountController: Sendable {
         return Self.response(
           part, of: token, at: time, json: try await ledger.summaryJSON(part, for: token, at: time))
       }
+    }
+    group.get("/v1/accounts/{token}/revocations") { request, context in
+      let token = try Self.token(context)
+      let time = try Self.time(request)
+      return try JSONBody.response(
+        Revocations(
+          appAccountToken: token, asOf: Timestamp(time),
+          revocations: try await ledger.revocations(for: token, at: time)))
     }
     group.get("/v1/accounts/{token}/events") { _, context in
       let token = try Self.token(context)

@@ -38,7 +38,8 @@ extension ChangeRecord: Encodable {
       try data.encode(Self.iso(old), forKey: "previousExpiresDate")
       try data.encode(Self.iso(new), forKey: "expiresDate")
     case .autoRenewTurnedOff, .autoRenewTurnedOn, .billingProblemStarted,
-      .billingProblemResolved, .gracePeriodStarted, .gracePeriodEnded:
+      .billingProblemResolved, .gracePeriodStarted, .gracePeriodEnded, .priceIncreasePending,
+      .priceIncreaseAccepted:
       try data.encode(subject, forKey: "originalTransactionId")
     case .refunded, .refundReversed:
       try data.encode(subject, forKey: "transactionId")

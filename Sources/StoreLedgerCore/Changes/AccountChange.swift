@@ -14,6 +14,8 @@ public struct AccountChange: Hashable, Sendable, Codable {
     case gracePeriodStarted = "subscription.grace_period_started"
     case gracePeriodEnded = "subscription.grace_period_ended"
     case renewalExtended = "subscription.renewal_extended"
+    case priceIncreasePending = "subscription.price_increase_pending"
+    case priceIncreaseAccepted = "subscription.price_increase_accepted"
     case refunded = "purchase.refunded"
     case refundReversed = "purchase.refund_reversed"
     case balanceChanged = "consumable.balance_changed"

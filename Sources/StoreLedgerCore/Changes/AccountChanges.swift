@@ -58,6 +58,7 @@ public enum AccountChanges {
             on == 1 ? .autoRenewTurnedOn : .autoRenewTurnedOff, account: now.appAccountToken,
             subject: now.originalTransactionId))
       }
+      changes += priceIncreaseChanges(was, now)
       if let was, was.transactionId == now.transactionId,
         let end = was.expiresDate, let extended = now.expiresDate, extended > end, now.status == 1
       {
@@ -68,6 +69,21 @@ public enum AccountChanges {
       }
     }
     return changes
+  }
+
+  /// Apple's `priceIncreaseStatus` 0 is a price increase the customer has not answered; 1
+  /// after 0 is their consent (or one that needed none).
+  private static func priceIncreaseChanges(_ was: SubscriptionView?, _ now: SubscriptionView)
+    -> [AccountChange]
+  {
+    let (old, new) = (was?.priceIncreaseStatus, now.priceIncreaseStatus)
+    let kind: AccountChange.Kind? =
+      new == 0 && old != 0
+      ? .priceIncreasePending
+      : old == 0 && new == 1 ? .priceIncreaseAccepted : nil
+    return kind.map {
+      [AccountChange($0, account: now.appAccountToken, subject: now.originalTransactionId)]
+    } ?? []
   }
 
   /// Status 3 (billing retry) and 4 (grace period) are billing problems; 4 is also a grace

@@ -89,24 +89,11 @@ public struct ChangeDerivation: Sendable {
   /// The differences of the account's parts of the two snapshots: an item that becomes the
   /// account's (a link names it) is new to the account then, one that leaves is gone.
   private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
-    AccountChanges.diff(before: part(of: before), after: part(of: after)).map { change in
+    AccountChanges.diff(before: before.part(for: token), after: after.part(for: token)).map {
+      change in
       var change = change
       change.appAccountToken = token
       return change
     }
-  }
-
-  /// The account's items of `snapshot`; a refund is the account's when the purchase it
-  /// revokes is.
-  private func part(of snapshot: LedgerSnapshot) -> LedgerSnapshot {
-    var part = snapshot
-    part.subscriptions = snapshot.subscriptions.filter { $0.appAccountToken == token }
-    part.purchases = snapshot.purchases.filter { $0.appAccountToken == token }
-    part.consumables = snapshot.consumables.filter { $0.appAccountToken == token }
-    part.entitlements = snapshot.entitlements.filter { $0.appAccountToken == token }
-    let owned = Set(
-      part.subscriptions.map(\.originalTransactionId) + part.purchases.map(\.originalTransactionId))
-    part.revocations = snapshot.revocations.filter { owned.contains($0.originalTransactionId) }
-    return part
   }
 }

@@ -74,4 +74,27 @@ struct AccountChangesTests {
     #expect(Self.kinds(refund).contains(.refunded))
     #expect(refund.first { $0.kind == .balanceChanged }?.new == "-1")
   }
+
+  @Test func aPriceIncreaseIsPendingThenAccepted() {
+    let bought = F.observed(F.transaction("1", purchased: 0, expires: 30))
+    var asked = F.renewal("1", signed: 10)
+    asked.priceIncreaseStatus = PriceIncreaseStatus(rawValue: 0)
+    var agreed = F.renewal("1", signed: 12)
+    agreed.priceIncreaseStatus = PriceIncreaseStatus(rawValue: 1)
+    let pending = AccountChanges.diff(
+      before: Self.snapshot([bought], at: 11),
+      after: Self.snapshot([bought, F.observed(asked)], at: 11))
+    #expect(Self.kinds(pending) == [.priceIncreasePending])
+    let after = Self.snapshot([bought, F.observed(asked)], at: 11)
+    #expect(after.subscriptions.first?.priceIncreaseStatus == 0)
+    let accepted = AccountChanges.diff(
+      before: Self.snapshot([bought, F.observed(asked)], at: 13),
+      after: Self.snapshot([bought, F.observed(asked), F.observed(agreed)], at: 13))
+    #expect(Self.kinds(accepted) == [.priceIncreaseAccepted])
+    // A renewal info with no increase at all changes nothing.
+    let plain = AccountChanges.diff(
+      before: Self.snapshot([bought], at: 11),
+      after: Self.snapshot([bought, F.observed(F.renewal("1", signed: 10))], at: 11))
+    #expect(plain.isEmpty)
+  }
 }

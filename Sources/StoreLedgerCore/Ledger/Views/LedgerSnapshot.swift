@@ -21,6 +21,13 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
   public var gracePeriodExpiresDate: Timestamp?
   public var autoRenewStatus: Int32?
   public var autoRenewProductId: String?
+  /// From the renewal info in force: why it expired (Apple's `expirationIntent`), the price
+  /// increase's state (0: the customer has not responded, 1: accepted or no consent needed),
+  /// the next renewal date, and whether Apple is retrying billing.
+  public var expirationIntent: Int32?
+  public var priceIncreaseStatus: Int32?
+  public var renewalDate: Timestamp?
+  public var isInBillingRetryPeriod: Bool?
   /// Extra: the transaction of the current period, the rule applied, Apple's newest status.
   public var transactionId: String
   public var rule: String
@@ -39,6 +46,10 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
     try container.encode(gracePeriodExpiresDate, forKey: "gracePeriodExpiresDate")
     try container.encode(autoRenewStatus, forKey: "autoRenewStatus")
     try container.encode(autoRenewProductId, forKey: "autoRenewProductId")
+    try container.encode(expirationIntent, forKey: "expirationIntent")
+    try container.encode(priceIncreaseStatus, forKey: "priceIncreaseStatus")
+    try container.encode(renewalDate, forKey: "renewalDate")
+    try container.encode(isInBillingRetryPeriod, forKey: "isInBillingRetryPeriod")
     try container.encode(transactionId, forKey: "transactionId")
     try container.encode(rule, forKey: "rule")
     try container.encode(appleStatus, forKey: "appleStatus")
@@ -96,6 +107,8 @@ public struct RevocationView: Hashable, Sendable, Encodable {
   public var revocationDate: Timestamp?
   public var revocationReason: Int32?
   public var revocationType: String?
+  /// For a partial refund: the share refunded, in thousandths (Apple's `revocationPercentage`).
+  public var revocationPercentage: Int32?
   public var reversed: Bool
 
   public func encode(to encoder: any Encoder) throws {
@@ -106,6 +119,7 @@ public struct RevocationView: Hashable, Sendable, Encodable {
     try container.encode(revocationDate, forKey: "revocationDate")
     try container.encode(revocationReason, forKey: "revocationReason")
     try container.encode(revocationType, forKey: "revocationType")
+    try container.encode(revocationPercentage, forKey: "revocationPercentage")
     try container.encode(reversed, forKey: "reversed")
   }
 }
@@ -160,6 +174,11 @@ extension SubscriptionView: Decodable {
       Timestamp.self, forKey: "gracePeriodExpiresDate")
     autoRenewStatus = try container.decodeIfPresent(Int32.self, forKey: "autoRenewStatus")
     autoRenewProductId = try container.decodeIfPresent(String.self, forKey: "autoRenewProductId")
+    expirationIntent = try container.decodeIfPresent(Int32.self, forKey: "expirationIntent")
+    priceIncreaseStatus = try container.decodeIfPresent(Int32.self, forKey: "priceIncreaseStatus")
+    renewalDate = try container.decodeIfPresent(Timestamp.self, forKey: "renewalDate")
+    isInBillingRetryPeriod = try container.decodeIfPresent(
+      Bool.self, forKey: "isInBillingRetryPeriod")
     transactionId = try container.decode(String.self, forKey: "transactionId")
     rule = try container.decode(String.self, forKey: "rule")
     appleStatus = try container.decodeIfPresent(Int32.self, forKey: "appleStatus")

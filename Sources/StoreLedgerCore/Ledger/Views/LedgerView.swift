@@ -84,7 +84,12 @@ public struct LedgerView: Sendable {
       inAppOwnershipType: facts.inAppOwnershipType?.rawValue, status: result.status.rawValue,
       entitled: options.isEntitled(result.status), expiresDate: result.expiresDate,
       gracePeriodExpiresDate: grace, autoRenewStatus: renewal?.autoRenewStatus?.rawValue,
-      autoRenewProductId: renewal?.autoRenewProductId, transactionId: facts.transactionId,
+      autoRenewProductId: renewal?.autoRenewProductId,
+      expirationIntent: renewal?.facts.expirationIntent?.rawValue,
+      priceIncreaseStatus: renewal?.facts.priceIncreaseStatus?.rawValue,
+      renewalDate: renewal?.facts.renewalDate,
+      isInBillingRetryPeriod: renewal?.isInBillingRetryPeriod,
+      transactionId: facts.transactionId,
       rule: result.rule.rawValue, appleStatus: chain.appleStatus(at: time)?.status.rawValue)
   }
 
@@ -128,7 +133,7 @@ public struct LedgerView: Sendable {
           originalTransactionId: record.facts.originalTransactionId,
           productId: record.facts.productId, revocationDate: revocation.date,
           revocationReason: revocation.reason?.rawValue, revocationType: revocation.type?.rawValue,
-          reversed: !record.isRevoked)
+          revocationPercentage: revocation.percentage, reversed: !record.isRevoked)
       }
       .sorted { $0.transactionId < $1.transactionId }
   }

@@ -52,9 +52,9 @@ public struct JSONTextWriter {
     needsComma = true
   }
 
-  public mutating func member(_ name: StaticString, _ value: Bool) {
+  public mutating func member(_ name: StaticString, _ value: Bool?) {
     key(name)
-    bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    if let value { bytes.append(contentsOf: (value ? "true" : "false").utf8) } else { null() }
     needsComma = true
   }
 

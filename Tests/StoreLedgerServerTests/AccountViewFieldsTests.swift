@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// The account view answers the everyday questions: why it would expire, whether a price
+/// increase waits for the customer, when it renews, and the account's refunds.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct AccountViewFieldsTests {
+  typealias F = LedgerFixtures
+  typealias H = ServerHarness
+  static let token = "00000000-0000-4000-8000-0000000000f1"
+
+  @Test func subscriptionsTellThePriceIncreaseAndRevocationsTheRefund() async throws {
+    try await H.withServer { client, _ in
+      let day = (Date().timeIntervalSince1970 * 1000 - Double(F.epoch)) / 86_400_000
+      var renewal = F.renewal("8000", signed: day - 1, autoRenew: .off, intent: .customerCancelled)
+      renewal.priceIncreaseStatus = PriceIncreaseStatus(rawValue: 0)
+      renewal.renewalDate = F.t(day + 20)
+      let notified = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try H.signed.notification(
+            .priceIncrease, .pending, uuid: "c4000000-0000-4000-8000-000000000001",
+            transaction: F.transaction(
+              "8000", purchased: day - 10, expires: day + 20, signed: day - 1, token: Self.token),
+            renewal: renewal)))
+      #expect(notified.status == .ok)
+      let gems = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try H.signed.notification(
+            .refund, uuid: "c4000000-0000-4000-8000-000000000002",
+            transaction: F.transaction(
+              "8100", product: "gems.100", type: .consumable, purchased: day - 5, signed: day - 1,
+              token: Self.token, revoked: day - 1, revocationType: .refundProrated,
+              percentage: 250))))
+      #expect(gems.status == .ok)
+
+      let subscriptions = try H.value(
+        try await client.execute(
+          uri: "/v1/accounts/\(Self.token)/subscriptions", method: .get, headers: H.authorized))
+      let subscription = subscriptions["subscriptions"]?.array?.first
+      #expect(subscription?["priceIncreaseStatus"] == .number(0))
+      #expect(subscription?["expirationIntent"] == .number(1))
+      #expect(subscription?["autoRenewStatus"] == .number(0))
+      #expect(subscription?["renewalDate"] == .number(Double(F.t(day + 20).milliseconds)))
+      #expect(subscription?["isInBillingRetryPeriod"] == .bool(false))
+
+      let revocations = try H.value(
+        try await client.execute(
+          uri: "/v1/accounts/\(Self.token)/revocations", method: .get, headers: H.authorized))
+      let refund = revocations["revocations"]?.array?.first
+      #expect(revocations["revocations"]?.array?.count == 1)
+      #expect(refund?["transactionId"] == .string("8100"))
+      #expect(refund?["revocationType"] == .string("REFUND_PRORATED"))
+      #expect(refund?["revocationPercentage"] == .number(250))
+      #expect(refund?["reversed"] == .bool(false))
+      let other = try await client.execute(
+        uri: "/v1/accounts/00000000-0000-4000-8000-0000000000f2/revocations", method: .get,
+        headers: H.authorized)
+      #expect(try H.value(other)["revocations"]?.array?.isEmpty == true)
+
+      // The change feed says a price increase waits for the customer.
+      let page = try H.value(
+        try await client.execute(
+          uri: "/v1/changes?after=0&wait=10&appAccountToken=\(Self.token)&limit=100",
+          method: .get, headers: H.authorized))
+      var types = (page["changes"]?.array ?? []).compactMap { $0["type"] }
+      let deadline = ContinuousClock.now + .seconds(10)
+      while !types.contains(.string("subscription.price_increase_pending")),
+        ContinuousClock.now < deadline
+      {
+        try await Task.sleep(for: .milliseconds(200))
+        let again = try H.value(
+          try await client.execute(
+            uri: "/v1/changes?after=0&appAccountToken=\(Self.token)", method: .get,
+            headers: H.authorized))
+        types = (again["changes"]?.array ?? []).compactMap { $0["type"] }
+      }
+      #expect(types.contains(.string("subscription.price_increase_pending")))
+      #expect(types.contains(.string("purchase.refunded")))
+    }
+  }
+}
