@@ -6,8 +6,9 @@ import StoreLedgerCore
 import StoreLedgerTestSupport
 import Testing
 
-/// The account view answers the everyday questions: why it would expire, whether a price
-/// increase waits for the customer, when it renews, and the account's refunds.
+/// The account view answers the everyday questions: what they pay and under which offer, why
+/// it would expire, whether a price increase waits for the customer, when it renews, and the
+/// account's refunds.
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct AccountViewFieldsTests {
   typealias F = LedgerFixtures
   typealias H = ServerHarness
@@ -19,14 +20,23 @@ import Testing
       var renewal = F.renewal("8000", signed: day - 1, autoRenew: .off, intent: .customerCancelled)
       renewal.priceIncreaseStatus = PriceIncreaseStatus(rawValue: 0)
       renewal.renewalDate = F.t(day + 20)
+      renewal.renewalPrice = 12_990
+      renewal.currency = "EUR"
+      var transaction = F.transaction(
+        "8000", purchased: day - 10, expires: day + 20, signed: day - 1, token: Self.token)
+      transaction.price = 4_990
+      transaction.currency = "EUR"
+      transaction.offerType = OfferType(rawValue: 1)
+      transaction.offerIdentifier = "intro-half"
+      transaction.offerDiscountType = OfferDiscountType(rawValue: "PAY_AS_YOU_GO")
+      transaction.offerPeriod = "P1M"
+      transaction.storefront = "DEU"
       let notified = try await client.execute(
         uri: "/v1/notifications/appstore", method: .post,
         body: H.webhookBody(
           try H.signed.notification(
             .priceIncrease, .pending, uuid: "c4000000-0000-4000-8000-000000000001",
-            transaction: F.transaction(
-              "8000", purchased: day - 10, expires: day + 20, signed: day - 1, token: Self.token),
-            renewal: renewal)))
+            transaction: transaction, renewal: renewal)))
       #expect(notified.status == .ok)
       let gems = try await client.execute(
         uri: "/v1/notifications/appstore", method: .post,
@@ -48,6 +58,16 @@ import Testing
       #expect(subscription?["autoRenewStatus"] == .number(0))
       #expect(subscription?["renewalDate"] == .number(Double(F.t(day + 20).milliseconds)))
       #expect(subscription?["isInBillingRetryPeriod"] == .bool(false))
+      // What they pay now, under which offer, what the next period costs, and where.
+      #expect(subscription?["environment"] == .string("Sandbox"))
+      #expect(subscription?["price"] == .number(4_990))
+      #expect(subscription?["currency"] == .string("EUR"))
+      #expect(subscription?["offerType"] == .number(1))
+      #expect(subscription?["offerIdentifier"] == .string("intro-half"))
+      #expect(subscription?["offerDiscountType"] == .string("PAY_AS_YOU_GO"))
+      #expect(subscription?["offerPeriod"] == .string("P1M"))
+      #expect(subscription?["renewalPrice"] == .number(12_990))
+      #expect(subscription?["renewalCurrency"] == .string("EUR"))
 
       let revocations = try H.value(
         try await client.execute(

@@ -91,7 +91,7 @@ import Testing
     let record = try LedgerRecord.notification(verified, source: "webhook")
     #expect(record.streamId == "sub:Sandbox:1000")
     #expect(record.event.idempotencyKey == "asn2:0f2c5d0e-1111-4222-8333-444455556666")
-    #expect(record.event.eventType == "appstore.notification.v2")
+    #expect(record.event.eventType == "appstore.notification.v3")
     #expect(record.event.rawSigned == verified.notification.compactJWS)
     #expect(record.event.appleSignedAt == F.t(0).date)
     let claims = String(decoding: try #require(record.event.claims), as: UTF8.self)
@@ -129,6 +129,48 @@ import Testing
       try LedgerRecord.command(
         .renewal(try #require(RenewalFacts(F.renewal("1", signed: 0)))),
         idempotencyKey: "x", source: "api")
+    }
+  }
+
+  /// A transaction stored before facts held price terms (`appstore.transaction.v2`, the same
+  /// facts without them) reads back without terms and audits consistent; the same data stored
+  /// today carries its price, currency, offer and environment.
+  @Test(.enabled(if: TestDatabase.shouldRun))
+  func aRowFromBeforePriceTermsReadsAndAuditsAsItWas() async throws {
+    var transaction = F.transaction("1002", purchased: 0, expires: 30)
+    transaction.environment = .sandbox
+    transaction.bundleId = "com.example.app"
+    transaction.price = 9_990
+    transaction.currency = "USD"
+    let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
+    var old = try LedgerRecord.transaction(verified, source: "app")
+    guard
+      case .transaction(let seen) = try EventCodec.body(
+        eventType: old.event.eventType, payload: old.event.payload)
+    else { throw CancellationError() }
+    #expect(old.event.eventType == "appstore.transaction.v3")
+    #expect(seen.transaction.terms?.price == 9_990 && seen.transaction.terms?.currency == "USD")
+    old.event.eventType = "appstore.transaction.v2"
+    old.event.payload = EventCodec.payload(of: .transaction(seen).withoutTerms())
+    let record = old
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let store = EventStore(client: client, logger: TestDatabase.logger)
+        _ = try await store.append([record.event], to: record.streamId)
+        let stored = try await store.readStream(record.streamId)
+        let event = try EventCodec.event(try #require(stored.first))
+        guard case .transaction(let read) = event.body else { throw CancellationError() }
+        #expect(read.transaction.terms == nil)
+        let ledger = try Ledger(
+          client: client,
+          configuration: LedgerConfiguration(
+            bundleId: "com.example.app", environments: [.sandbox],
+            trustedRoots: Self.pki.trustedRoots),
+          logger: TestDatabase.logger)
+        let report = try await ledger.audit()
+        #expect(report.isConsistent, "\(report.problems)")
+        #expect(report.signaturesVerified == 1)
+      }
     }
   }
 

@@ -75,9 +75,16 @@ public enum EventCodec {
   static let unreadable = EventStoreError(
     .unreadableEvent, "a stored event does not read as its event type says")
 
-  private static let eventTypes: Set<String> = [
+  private static let eventTypes = Set([
     NotificationFacts.eventType, TransactionSeen.eventType, LedgerEvent.Body.renewalEventType,
     StatusFacts.eventType, ConsumableDebited.eventType, AccountLinked.eventType,
+  ]).union(factsWithoutTermsEventTypes)
+
+  /// Facts stored before they held ``PriceTerms`` (same shape, without those members): they
+  /// read as they are, with no terms.
+  public static let factsWithoutTermsEventTypes: Set<String> = [
+    "appstore.notification.v2", "appstore.transaction.v2", "appstore.renewal_info.v2",
+    "appstore.status.v2",
   ]
 
   private static let encoder = JSONEncoder()

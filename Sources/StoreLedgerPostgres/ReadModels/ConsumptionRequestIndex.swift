@@ -63,7 +63,7 @@ package enum ConsumptionRequestIndex {
         SELECT e.payload->'notification'->>'notificationType' AS kind
         FROM storeledger.events e
         WHERE e.stream_id = 'sub:' || r.environment || ':' || r.original_transaction_id
-          AND e.event_type = 'appstore.notification.v2'
+          AND e.event_type IN ('appstore.notification.v2', 'appstore.notification.v3')
           AND e.payload->'notification'->>'notificationType' IN ('REFUND', 'REFUND_DECLINED')
           AND e.payload->'notification'->'transaction'->>'transactionId' = r.transaction_id
           AND (e.payload->'notification'->>'signedDate')::bigint >= r.requested_at_ms

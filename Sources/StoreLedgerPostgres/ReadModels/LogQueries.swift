@@ -72,7 +72,7 @@ extension LogQueries {
     try await client.query(
       """
       SELECT count(*) FROM storeledger.events
-      WHERE stream_id = \(stream) AND event_type = 'appstore.notification.v2'
+      WHERE stream_id = \(stream) AND event_type IN ('appstore.notification.v2', 'appstore.notification.v3')
         AND payload->'notification'->>'notificationType' = \(type)
         AND (payload->'notification'->>'signedDate')::bigint >= \(since)
       """, logger: logger
@@ -93,7 +93,7 @@ extension LogQueries {
       SELECT (claims->'notification'->'summary'->>'succeededCount')::bigint,
              (claims->'notification'->'summary'->>'failedCount')::bigint
       FROM storeledger.events
-      WHERE stream_id = \(stream) AND event_type = 'appstore.notification.v2'
+      WHERE stream_id = \(stream) AND event_type IN ('appstore.notification.v2', 'appstore.notification.v3')
         AND claims->'notification'->'summary'->>'requestIdentifier' = \(requestIdentifier)
       LIMIT 1
       """, logger: logger

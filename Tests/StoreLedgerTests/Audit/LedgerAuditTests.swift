@@ -63,7 +63,7 @@ import Testing
                 '"productId": "tampered.product"', 'g')::jsonb
               WHERE (stream_id, stream_version) = (
                 SELECT stream_id, stream_version FROM storeledger.events
-                WHERE event_type = 'appstore.notification.v2' ORDER BY tx_id, seq OFFSET 7 LIMIT 1)
+                WHERE event_type = 'appstore.notification.v3' ORDER BY tx_id, seq OFFSET 7 LIMIT 1)
               RETURNING stream_id, stream_version
               """), logger: TestDatabase.logger
         ) { rows in

@@ -49,7 +49,12 @@ extension TransactionFacts {
       inAppOwnershipType: payload.inAppOwnershipType, isUpgraded: payload.isUpgraded,
       revocationDate: payload.revocationDate, revocationReason: payload.revocationReason,
       revocationType: payload.revocationType, revocationPercentage: payload.revocationPercentage,
-      signedDate: payload.signedDate)
+      signedDate: payload.signedDate,
+      terms: PriceTerms(
+        price: payload.price, currency: payload.currency, offerType: payload.offerType,
+        offerIdentifier: payload.offerIdentifier, offerDiscountType: payload.offerDiscountType,
+        offerPeriod: payload.offerPeriod, environment: payload.environment,
+        storefront: payload.storefront))
   }
 }
 
@@ -63,7 +68,11 @@ extension RenewalFacts {
       isInBillingRetryPeriod: payload.isInBillingRetryPeriod,
       gracePeriodExpiresDate: payload.gracePeriodExpiresDate, renewalDate: payload.renewalDate,
       priceIncreaseStatus: payload.priceIncreaseStatus, appAccountToken: payload.appAccountToken,
-      signedDate: payload.signedDate)
+      signedDate: payload.signedDate,
+      terms: PriceTerms(
+        price: payload.renewalPrice, currency: payload.currency, offerType: payload.offerType,
+        offerIdentifier: payload.offerIdentifier, offerDiscountType: payload.offerDiscountType,
+        offerPeriod: payload.offerPeriod, environment: payload.environment))
   }
 }
 

@@ -12,6 +12,9 @@ public final class RenewalFacts: Hashable, Sendable {
   public let priceIncreaseStatus: PriceIncreaseStatus?
   public let appAccountToken: String?
   public let signedDate: Timestamp?
+  /// The next period's price (Apple's `renewalPrice`), currency, offer and environment (event
+  /// types `*.v3` on); nil before.
+  public let terms: PriceTerms?
   /// `originalTransactionId` as the fold keys its subscription.
   public let key: RecordKey
   /// A digest of every field `==` compares: unequal digests settle `==` without comparing
@@ -24,9 +27,11 @@ public final class RenewalFacts: Hashable, Sendable {
     originalTransactionId id: String?, productId: String?, autoRenewProductId: String?,
     autoRenewStatus: AutoRenewStatus?, expirationIntent: ExpirationIntent?,
     isInBillingRetryPeriod: Bool?, gracePeriodExpiresDate: Timestamp?, renewalDate: Timestamp?,
-    priceIncreaseStatus: PriceIncreaseStatus?, appAccountToken: String?, signedDate: Timestamp?
+    priceIncreaseStatus: PriceIncreaseStatus?, appAccountToken: String?, signedDate: Timestamp?,
+    terms: PriceTerms? = nil
   ) {
     guard let id, !id.isEmpty else { return nil }
+    self.terms = terms
     originalTransactionId = id
     self.productId = productId
     self.autoRenewProductId = autoRenewProductId
@@ -54,6 +59,8 @@ public final class RenewalFacts: Hashable, Sendable {
     digest.add(expirationIntent.map { Int64($0.rawValue) })
     digest.add(priceIncreaseStatus.map { Int64($0.rawValue) })
     digest.add(Int64(self.isInBillingRetryPeriod ? 1 : 0))
+    // Only when present: facts without terms keep the digest they had.
+    terms?.add(to: &digest)
     contentDigest = digest.value
   }
 
@@ -68,7 +75,19 @@ public final class RenewalFacts: Hashable, Sendable {
       && lhs.isInBillingRetryPeriod == rhs.isInBillingRetryPeriod
       && lhs.gracePeriodExpiresDate == rhs.gracePeriodExpiresDate
       && lhs.renewalDate == rhs.renewalDate && lhs.priceIncreaseStatus == rhs.priceIncreaseStatus
-      && lhs.appAccountToken == rhs.appAccountToken
+      && lhs.appAccountToken == rhs.appAccountToken && lhs.terms == rhs.terms
+  }
+
+  /// The same facts without terms: what a `*.v2` row stored of the same claims.
+  public func withoutTerms() -> RenewalFacts {
+    guard terms != nil else { return self }
+    return RenewalFacts(
+      originalTransactionId: originalTransactionId, productId: productId,
+      autoRenewProductId: autoRenewProductId, autoRenewStatus: autoRenewStatus,
+      expirationIntent: expirationIntent, isInBillingRetryPeriod: isInBillingRetryPeriod,
+      gracePeriodExpiresDate: gracePeriodExpiresDate, renewalDate: renewalDate,
+      priceIncreaseStatus: priceIncreaseStatus, appAccountToken: appAccountToken,
+      signedDate: signedDate)!
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -82,6 +101,8 @@ extension RenewalFacts: Codable {
     case originalTransactionId, productId, autoRenewProductId, autoRenewStatus
     case expirationIntent, isInBillingRetryPeriod, gracePeriodExpiresDate, renewalDate
     case priceIncreaseStatus, appAccountToken, signedDate
+    case renewalPrice, currency, offerType, offerIdentifier, offerDiscountType, offerPeriod
+    case environment
   }
 
   public convenience init(from decoder: any Decoder) throws {
@@ -110,7 +131,17 @@ extension RenewalFacts: Codable {
       priceIncreaseStatus: try container.decodeIfPresent(
         PriceIncreaseStatus.self, forKey: .priceIncreaseStatus),
       appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
-      signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate))!
+      signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
+      terms: PriceTerms(
+        price: try container.decodeIfPresent(Int64.self, forKey: .renewalPrice),
+        currency: try container.decodeIfPresent(String.self, forKey: .currency),
+        offerType: try container.decodeIfPresent(OfferType.self, forKey: .offerType),
+        offerIdentifier: try container.decodeIfPresent(String.self, forKey: .offerIdentifier),
+        offerDiscountType: try container.decodeIfPresent(
+          OfferDiscountType.self, forKey: .offerDiscountType),
+        offerPeriod: try container.decodeIfPresent(String.self, forKey: .offerPeriod),
+        environment: try container.decodeIfPresent(AppStoreEnvironment.self, forKey: .environment))
+    )!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -126,5 +157,12 @@ extension RenewalFacts: Codable {
     try container.encodeIfPresent(priceIncreaseStatus, forKey: .priceIncreaseStatus)
     try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
     try container.encodeIfPresent(signedDate, forKey: .signedDate)
+    try container.encodeIfPresent(terms?.price, forKey: .renewalPrice)
+    try container.encodeIfPresent(terms?.currency, forKey: .currency)
+    try container.encodeIfPresent(terms?.offerType, forKey: .offerType)
+    try container.encodeIfPresent(terms?.offerIdentifier, forKey: .offerIdentifier)
+    try container.encodeIfPresent(terms?.offerDiscountType, forKey: .offerDiscountType)
+    try container.encodeIfPresent(terms?.offerPeriod, forKey: .offerPeriod)
+    try container.encodeIfPresent(terms?.environment, forKey: .environment)
   }
 }

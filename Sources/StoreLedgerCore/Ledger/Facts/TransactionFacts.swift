@@ -18,6 +18,8 @@ public final class TransactionFacts: Hashable, Sendable {
   public let revocationType: RevocationType?
   public let revocationPercentage: Int32?
   public let signedDate: Timestamp?
+  /// Price, currency, offer and environment (event types `*.v3` on); nil before.
+  public let terms: PriceTerms?
   /// `signedDate` in milliseconds, `Int64.min` when absent: how snapshots are ordered.
   let signedMilliseconds: Int64
   /// A digest of every field `==` compares: unequal digests settle `==` and ties without
@@ -36,9 +38,10 @@ public final class TransactionFacts: Hashable, Sendable {
     expiresDate: Timestamp?, quantity: Int32?, appAccountToken: String?,
     inAppOwnershipType: InAppOwnershipType?, isUpgraded: Bool?, revocationDate: Timestamp?,
     revocationReason: RevocationReason?, revocationType: RevocationType?,
-    revocationPercentage: Int32?, signedDate: Timestamp?
+    revocationPercentage: Int32?, signedDate: Timestamp?, terms: PriceTerms? = nil
   ) {
     guard let transactionId, !transactionId.isEmpty else { return nil }
+    self.terms = terms
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId ?? transactionId
     self.productId = productId
@@ -78,6 +81,8 @@ public final class TransactionFacts: Hashable, Sendable {
     digest.add(Int64(self.isUpgraded ? 1 : 0))
     digest.add(revocationReason.map { Int64($0.rawValue) })
     digest.add(revocationPercentage.map(Int64.init))
+    // Only when present: facts without terms keep the digest (and the order) they had.
+    terms?.add(to: &digest)
     self.contentDigest = digest.value
   }
 
@@ -93,7 +98,20 @@ public final class TransactionFacts: Hashable, Sendable {
       && lhs.inAppOwnershipType == rhs.inAppOwnershipType && lhs.isUpgraded == rhs.isUpgraded
       && lhs.revocationDate == rhs.revocationDate && lhs.revocationReason == rhs.revocationReason
       && lhs.revocationType == rhs.revocationType
-      && lhs.revocationPercentage == rhs.revocationPercentage
+      && lhs.revocationPercentage == rhs.revocationPercentage && lhs.terms == rhs.terms
+  }
+
+  /// The same facts without terms: what a `*.v2` row stored of the same claims.
+  public func withoutTerms() -> TransactionFacts {
+    guard terms != nil else { return self }
+    return TransactionFacts(
+      transactionId: transactionId, originalTransactionId: originalTransactionId,
+      productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
+      purchaseDate: purchaseDate, expiresDate: expiresDate, quantity: Int32(quantity),
+      appAccountToken: appAccountToken, inAppOwnershipType: inAppOwnershipType,
+      isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
+      revocationType: revocationType, revocationPercentage: revocationPercentage,
+      signedDate: signedDate)!
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -142,6 +160,8 @@ extension TransactionFacts: Codable {
     case transactionId, originalTransactionId, productId, subscriptionGroupIdentifier, type
     case purchaseDate, expiresDate, quantity, appAccountToken, inAppOwnershipType, isUpgraded
     case revocationDate, revocationReason, revocationType, revocationPercentage, signedDate
+    case price, currency, offerType, offerIdentifier, offerDiscountType, offerPeriod, environment
+    case storefront
   }
 
   public convenience init(from decoder: any Decoder) throws {
@@ -172,7 +192,17 @@ extension TransactionFacts: Codable {
       revocationType: try container.decodeIfPresent(RevocationType.self, forKey: .revocationType),
       revocationPercentage: try container.decodeIfPresent(
         Int32.self, forKey: .revocationPercentage),
-      signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate))!
+      signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
+      terms: PriceTerms(
+        price: try container.decodeIfPresent(Int64.self, forKey: .price),
+        currency: try container.decodeIfPresent(String.self, forKey: .currency),
+        offerType: try container.decodeIfPresent(OfferType.self, forKey: .offerType),
+        offerIdentifier: try container.decodeIfPresent(String.self, forKey: .offerIdentifier),
+        offerDiscountType: try container.decodeIfPresent(
+          OfferDiscountType.self, forKey: .offerDiscountType),
+        offerPeriod: try container.decodeIfPresent(String.self, forKey: .offerPeriod),
+        environment: try container.decodeIfPresent(AppStoreEnvironment.self, forKey: .environment),
+        storefront: try container.decodeIfPresent(String.self, forKey: .storefront)))!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -193,5 +223,13 @@ extension TransactionFacts: Codable {
     try container.encodeIfPresent(revocationType, forKey: .revocationType)
     try container.encodeIfPresent(revocationPercentage, forKey: .revocationPercentage)
     try container.encodeIfPresent(signedDate, forKey: .signedDate)
+    try container.encodeIfPresent(terms?.price, forKey: .price)
+    try container.encodeIfPresent(terms?.currency, forKey: .currency)
+    try container.encodeIfPresent(terms?.offerType, forKey: .offerType)
+    try container.encodeIfPresent(terms?.offerIdentifier, forKey: .offerIdentifier)
+    try container.encodeIfPresent(terms?.offerDiscountType, forKey: .offerDiscountType)
+    try container.encodeIfPresent(terms?.offerPeriod, forKey: .offerPeriod)
+    try container.encodeIfPresent(terms?.environment, forKey: .environment)
+    try container.encodeIfPresent(terms?.storefront, forKey: .storefront)
   }
 }

@@ -28,6 +28,18 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
   public var priceIncreaseStatus: Int32?
   public var renewalDate: Timestamp?
   public var isInBillingRetryPeriod: Bool?
+  /// The current period's terms (its transaction's price in milliunits, currency and offer)
+  /// and the next period's (the renewal info's `renewalPrice` and currency), with the
+  /// environment Apple signed; nil for data stored before facts held them.
+  public var environment: String?
+  public var price: Int64?
+  public var currency: String?
+  public var offerType: Int32?
+  public var offerIdentifier: String?
+  public var offerDiscountType: String?
+  public var offerPeriod: String?
+  public var renewalPrice: Int64?
+  public var renewalCurrency: String?
   /// Extra: the transaction of the current period, the rule applied, Apple's newest status.
   public var transactionId: String
   public var rule: String
@@ -50,6 +62,15 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
     try container.encode(priceIncreaseStatus, forKey: "priceIncreaseStatus")
     try container.encode(renewalDate, forKey: "renewalDate")
     try container.encode(isInBillingRetryPeriod, forKey: "isInBillingRetryPeriod")
+    try container.encode(environment, forKey: "environment")
+    try container.encode(price, forKey: "price")
+    try container.encode(currency, forKey: "currency")
+    try container.encode(offerType, forKey: "offerType")
+    try container.encode(offerIdentifier, forKey: "offerIdentifier")
+    try container.encode(offerDiscountType, forKey: "offerDiscountType")
+    try container.encode(offerPeriod, forKey: "offerPeriod")
+    try container.encode(renewalPrice, forKey: "renewalPrice")
+    try container.encode(renewalCurrency, forKey: "renewalCurrency")
     try container.encode(transactionId, forKey: "transactionId")
     try container.encode(rule, forKey: "rule")
     try container.encode(appleStatus, forKey: "appleStatus")
@@ -66,6 +87,13 @@ public struct PurchaseView: Hashable, Sendable, Encodable {
   public var entitled: Bool
   /// Extra: the end of a non-renewing subscription, from the catalog.
   public var expiresDate: Timestamp?
+  /// What was paid, under which offer, in which environment (nil for data stored before
+  /// facts held them).
+  public var environment: String?
+  public var price: Int64?
+  public var currency: String?
+  public var offerType: Int32?
+  public var offerIdentifier: String?
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: JSONKey.self)
@@ -76,6 +104,11 @@ public struct PurchaseView: Hashable, Sendable, Encodable {
     try container.encode(appAccountToken, forKey: "appAccountToken")
     try container.encode(entitled, forKey: "entitled")
     try container.encode(expiresDate, forKey: "expiresDate")
+    try container.encode(environment, forKey: "environment")
+    try container.encode(price, forKey: "price")
+    try container.encode(currency, forKey: "currency")
+    try container.encode(offerType, forKey: "offerType")
+    try container.encode(offerIdentifier, forKey: "offerIdentifier")
   }
 }
 
@@ -179,6 +212,15 @@ extension SubscriptionView: Decodable {
     renewalDate = try container.decodeIfPresent(Timestamp.self, forKey: "renewalDate")
     isInBillingRetryPeriod = try container.decodeIfPresent(
       Bool.self, forKey: "isInBillingRetryPeriod")
+    environment = try container.decodeIfPresent(String.self, forKey: "environment")
+    price = try container.decodeIfPresent(Int64.self, forKey: "price")
+    currency = try container.decodeIfPresent(String.self, forKey: "currency")
+    offerType = try container.decodeIfPresent(Int32.self, forKey: "offerType")
+    offerIdentifier = try container.decodeIfPresent(String.self, forKey: "offerIdentifier")
+    offerDiscountType = try container.decodeIfPresent(String.self, forKey: "offerDiscountType")
+    offerPeriod = try container.decodeIfPresent(String.self, forKey: "offerPeriod")
+    renewalPrice = try container.decodeIfPresent(Int64.self, forKey: "renewalPrice")
+    renewalCurrency = try container.decodeIfPresent(String.self, forKey: "renewalCurrency")
     transactionId = try container.decode(String.self, forKey: "transactionId")
     rule = try container.decode(String.self, forKey: "rule")
     appleStatus = try container.decodeIfPresent(Int32.self, forKey: "appleStatus")

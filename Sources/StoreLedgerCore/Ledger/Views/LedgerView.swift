@@ -89,7 +89,12 @@ public struct LedgerView: Sendable {
       priceIncreaseStatus: renewal?.facts.priceIncreaseStatus?.rawValue,
       renewalDate: renewal?.facts.renewalDate,
       isInBillingRetryPeriod: renewal?.isInBillingRetryPeriod,
-      transactionId: facts.transactionId,
+      environment: (facts.terms?.environment ?? renewal?.facts.terms?.environment)?.rawValue,
+      price: facts.terms?.price, currency: facts.terms?.currency,
+      offerType: facts.terms?.offerType?.rawValue, offerIdentifier: facts.terms?.offerIdentifier,
+      offerDiscountType: facts.terms?.offerDiscountType?.rawValue,
+      offerPeriod: facts.terms?.offerPeriod, renewalPrice: renewal?.facts.terms?.price,
+      renewalCurrency: renewal?.facts.terms?.currency, transactionId: facts.transactionId,
       rule: result.rule.rawValue, appleStatus: chain.appleStatus(at: time)?.status.rawValue)
   }
 
@@ -117,7 +122,10 @@ public struct LedgerView: Sendable {
       transactionId: facts.transactionId, originalTransactionId: facts.originalTransactionId,
       productId: facts.productId, type: facts.type?.rawValue,
       appAccountToken: accountToken(ofChain: facts.originalTransactionId, records: [record]),
-      entitled: !record.isRevoked(at: time) && end.map { time < $0 } ?? true, expiresDate: end)
+      entitled: !record.isRevoked(at: time) && end.map { time < $0 } ?? true, expiresDate: end,
+      environment: facts.terms?.environment?.rawValue, price: facts.terms?.price,
+      currency: facts.terms?.currency, offerType: facts.terms?.offerType?.rawValue,
+      offerIdentifier: facts.terms?.offerIdentifier)
   }
 
   // MARK: Revocations

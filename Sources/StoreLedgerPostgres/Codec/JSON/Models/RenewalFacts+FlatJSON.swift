@@ -18,6 +18,13 @@ extension RenewalFacts {
       renewalDate: try object.timestamp(Keys.renewalDate),
       priceIncreaseStatus: try object.enumeration(Keys.priceIncreaseStatus),
       appAccountToken: try object.string(Keys.appAccountToken),
-      signedDate: try object.timestamp(Keys.signedDate))
+      signedDate: try object.timestamp(Keys.signedDate),
+      terms: PriceTerms(
+        price: try object.integer(Keys.renewalPrice), currency: try object.string(Keys.currency),
+        offerType: try object.enumeration(Keys.offerType),
+        offerIdentifier: try object.string(Keys.offerIdentifier),
+        offerDiscountType: try object.enumeration(Keys.offerDiscountType),
+        offerPeriod: try object.string(Keys.offerPeriod),
+        environment: try object.enumeration(Keys.environment)))
   }
 }

@@ -23,6 +23,14 @@ extension TransactionFacts {
       revocationReason: try object.enumeration(Keys.revocationReason),
       revocationType: try object.enumeration(Keys.revocationType),
       revocationPercentage: try object.integer(Keys.revocationPercentage),
-      signedDate: try object.timestamp(Keys.signedDate))
+      signedDate: try object.timestamp(Keys.signedDate),
+      terms: PriceTerms(
+        price: try object.integer(Keys.price), currency: try object.string(Keys.currency),
+        offerType: try object.enumeration(Keys.offerType),
+        offerIdentifier: try object.string(Keys.offerIdentifier),
+        offerDiscountType: try object.enumeration(Keys.offerDiscountType),
+        offerPeriod: try object.string(Keys.offerPeriod),
+        environment: try object.enumeration(Keys.environment),
+        storefront: try object.string(Keys.storefront)))
   }
 }

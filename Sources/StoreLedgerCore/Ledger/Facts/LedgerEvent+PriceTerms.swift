@@ -1,0 +1,21 @@
+extension LedgerEvent.Body {
+  /// The same facts without ``PriceTerms``: what a row of an event type `*.v2` stored of the
+  /// same claims (the audit compares such rows with this).
+  public func withoutTerms() -> LedgerEvent.Body {
+    switch self {
+    case .notification(var facts):
+      facts.transaction = facts.transaction?.withoutTerms()
+      facts.renewal = facts.renewal?.withoutTerms()
+      return .notification(facts)
+    case .transaction(var seen):
+      seen.transaction = seen.transaction.withoutTerms()
+      return .transaction(seen)
+    case .renewal(let facts): return .renewal(facts.withoutTerms())
+    case .status(var facts):
+      facts.transaction = facts.transaction?.withoutTerms()
+      facts.renewal = facts.renewal?.withoutTerms()
+      return .status(facts)
+    case .debit, .link: return self
+    }
+  }
+}
