@@ -206,14 +206,18 @@ public struct Ledger: Sendable {
 
   // MARK: Queries
 
-  /// The account's state, folded from its streams in the log.
-  public func view(for appAccountToken: String) async throws(LedgerError) -> LedgerView {
+  /// The account's state, folded from its streams in the log; of one environment's events
+  /// only (and the backend's commands, which have none) when `environment` is given.
+  public func view(for appAccountToken: String, environment: AppStoreEnvironment? = nil)
+    async throws(LedgerError) -> LedgerView
+  {
     let appAccountToken = try Self.canonical(appAccountToken)
     let events: [LedgerEvent]
     do {
       let (client, logger) = (self.client, self.logger)
       events = try await withDatabase {
-        try await AccountEvents.read(appAccountToken, on: client, logger: logger)
+        try await AccountEvents.read(
+          appAccountToken, environment: environment?.rawValue, on: client, logger: logger)
       }
     } catch {
       throw Self.mapped(error)

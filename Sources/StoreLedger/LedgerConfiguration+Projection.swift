@@ -13,7 +13,9 @@ extension LedgerConfiguration {
   var projectionFingerprint: String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
-    var input = Data("\(Self.projectionRules)|retry:\(options.billingRetryIsEntitled)|".utf8)
+    var input = Data(
+      "\(Self.projectionRules)|retry:\(options.billingRetryIsEntitled)|sandbox:\(options.sandboxEntitles)|"
+        .utf8)
     input.append((try? encoder.encode(catalog)) ?? Data())
     let digest = SHA256.hash(data: input)
     return digest.prefix(12).map { String(format: "%02x", $0) }.joined()

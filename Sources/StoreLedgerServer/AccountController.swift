@@ -21,13 +21,24 @@ struct AccountController: Sendable {
     let revocations: [RevocationView]
   }
 
+  struct Purchases: Encodable {
+    let appAccountToken: String
+    let asOf: Timestamp
+    let purchases: [PurchaseView]
+  }
+
   func register(on group: RouterGroup<BasicRequestContext>) {
     for part in AccountViewSlice.Part.allCases {
       group.get("/v1/accounts/{token}/\(part.rawValue)") { request, context in
         let token = try Self.token(context)
         let time = try Self.time(request)
-        return Self.response(
-          part, of: token, at: time, json: try await ledger.summaryJSON(part, for: token, at: time))
+        let json =
+          if let environment = try Self.environment(request) {
+            try await ledger.summaryJSON(part, for: token, at: time, environment: environment)
+          } else {
+            try await ledger.summaryJSON(part, for: token, at: time)
+          }
+        return Self.response(part, of: token, at: time, json: json)
       }
     }
     group.get("/v1/accounts/{token}/revocations") { request, context in
@@ -36,11 +47,24 @@ struct AccountController: Sendable {
       return try JSONBody.response(
         Revocations(
           appAccountToken: token, asOf: Timestamp(time),
-          revocations: try await ledger.revocations(for: token, at: time)))
+          revocations: try await ledger.revocations(
+            for: token, at: time, environment: try Self.environment(request))))
     }
-    group.get("/v1/accounts/{token}/events") { _, context in
+    group.get("/v1/accounts/{token}/purchases") { request, context in
       let token = try Self.token(context)
-      let events = try await ledger.events(for: token).map(StoredEvent.init)
+      let time = try Self.time(request)
+      return try JSONBody.response(
+        Purchases(
+          appAccountToken: token, asOf: Timestamp(time),
+          purchases: try await ledger.purchases(
+            for: token, at: time, environment: try Self.environment(request))))
+    }
+    group.get("/v1/accounts/{token}/events") { request, context in
+      let token = try Self.token(context)
+      let environment = try Self.environment(request)?.rawValue
+      let events = try await ledger.events(for: token).map(StoredEvent.init).filter {
+        environment == nil || $0.environment == nil || $0.environment == environment
+      }
       return try JSONBody.response(Events(appAccountToken: token, events: events))
     }
     group.get("/v1/accounts/{token}/entitlements/{entitlement}/explanation") { request, context in
@@ -86,6 +110,18 @@ struct AccountController: Sendable {
         "an appAccountToken is a UUID, such as \(AppAccountToken.example) (any case)")
     }
     return token
+  }
+
+  /// `?environment=` (Production, Sandbox, Xcode or LocalTesting): the answer from that
+  /// environment's events only; nil when absent.
+  static func environment(_ request: Request) throws -> AppStoreEnvironment? {
+    guard let text = request.uri.queryParameters.get("environment") else { return nil }
+    let environment = AppStoreEnvironment(rawValue: text)
+    guard AppStoreEnvironment.knownValues.contains(environment) else {
+      throw APIError.invalidRequest(
+        "environment is Production, Sandbox, Xcode or LocalTesting")
+    }
+    return environment
   }
 
   static func time(_ request: Request) throws -> Date {

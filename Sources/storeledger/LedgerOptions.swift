@@ -17,6 +17,10 @@ struct LedgerOptions: ParsableArguments {
   @Option(name: .customLong("root-certs"), help: "Comma list of DER or PEM files.")
   var rootCertificates: String?
   @Option(help: "Product catalog JSON file.") var catalog: String?
+  @Option(
+    name: .customLong("sandbox-entitles"),
+    help: "yes (default: App Review and TestFlight buy in Sandbox) or no.")
+  var sandboxEntitles: String?
 
   static func setting(_ flag: String?, _ variable: String, _ environment: [String: String])
     -> String?
@@ -50,7 +54,20 @@ struct LedgerOptions: ParsableArguments {
       trustedRoots: try RootCertificates.load(
         Self.list(Self.setting(rootCertificates, "STORELEDGER_ROOT_CERTS", environment))),
       catalog: try Self.setting(catalog, "STORELEDGER_CATALOG", environment).map(Self.catalog)
-        ?? .empty)
+        ?? .empty,
+      options: ProjectionOptions(
+        sandboxEntitles: try Self.yesOrNo(
+          Self.setting(sandboxEntitles, "STORELEDGER_SANDBOX_ENTITLES", environment),
+          name: "--sandbox-entitles") ?? true))
+  }
+
+  static func yesOrNo(_ text: String?, name: String) throws -> Bool? {
+    switch text?.lowercased() {
+    case nil: return nil
+    case "yes", "true", "1": return true
+    case "no", "false", "0": return false
+    default: throw ValidationError("\(name) is yes or no")
+    }
   }
 
   /// Opens the ledger on the configured database for `body`, logging warnings and errors only.

@@ -47,8 +47,9 @@ import Testing
     #expect(result.standardError.contains("STORELEDGER_BUNDLE_ID"))
   }
 
-  /// Change webhooks: a URL that is not http(s), a webhook without its secret, from flags or
-  /// the environment, stop `serve` before it starts, with the reason.
+  /// Change webhooks (a URL that is not http(s), a webhook without its secret, from flags or
+  /// the environment) and a Sandbox policy that is not yes or no stop `serve` before it
+  /// starts, with the reason.
   @Test func badChangeWebhooksAreUsageErrors() throws {
     let base = [
       "serve", "--database-url", "postgres://x@127.0.0.1/db", "--bundle-id", "com.example.app",

@@ -48,6 +48,29 @@ import Testing
               token: Self.token, revoked: day - 1, revocationType: .refundProrated,
               percentage: 250))))
       #expect(gems.status == .ok)
+      var lifetime = F.transaction(
+        "8200", product: "lifetime", type: .nonConsumable, purchased: day - 2, signed: day - 2,
+        token: Self.token)
+      lifetime.price = 29_990
+      lifetime.currency = "EUR"
+      lifetime.offerType = OfferType(rawValue: 3)
+      lifetime.offerIdentifier = "SPRING"
+      let bought = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try H.signed.notification(
+            .oneTimeCharge, uuid: "c4000000-0000-4000-8000-000000000003", transaction: lifetime)))
+      #expect(bought.status == .ok)
+      let purchases = try H.value(
+        try await client.execute(
+          uri: "/v1/accounts/\(Self.token)/purchases", method: .get, headers: H.authorized))
+      let purchase = purchases["purchases"]?.array?.first
+      #expect(purchases["purchases"]?.array?.count == 1)
+      #expect(purchase?["transactionId"] == .string("8200"))
+      #expect(purchase?["price"] == .number(29_990) && purchase?["currency"] == .string("EUR"))
+      #expect(
+        purchase?["offerType"] == .number(3) && purchase?["offerIdentifier"] == .string("SPRING"))
+      #expect(purchase?["environment"] == .string("Sandbox"))
 
       let subscriptions = try H.value(
         try await client.execute(
@@ -68,6 +91,22 @@ import Testing
       #expect(subscription?["offerPeriod"] == .string("P1M"))
       #expect(subscription?["renewalPrice"] == .number(12_990))
       #expect(subscription?["renewalCurrency"] == .string("EUR"))
+
+      // One environment at a time: this server's data is all Sandbox.
+      let production = try H.value(
+        try await client.execute(
+          uri: "/v1/accounts/\(Self.token)/subscriptions?environment=Production", method: .get,
+          headers: H.authorized))
+      #expect(production["subscriptions"]?.array?.isEmpty == true)
+      let sandbox = try H.value(
+        try await client.execute(
+          uri: "/v1/accounts/\(Self.token)/subscriptions?environment=Sandbox", method: .get,
+          headers: H.authorized))
+      #expect(sandbox["subscriptions"] == subscriptions["subscriptions"])
+      let unknown = try await client.execute(
+        uri: "/v1/accounts/\(Self.token)/entitlements?environment=Staging", method: .get,
+        headers: H.authorized)
+      #expect(unknown.status == .badRequest)
 
       let revocations = try H.value(
         try await client.execute(

@@ -6,10 +6,10 @@ import StoreLedgerCore
 /// The events the account index (`storeledger.account_streams`, written with each append)
 /// points to.
 package enum AccountEvents {
-  package static func read(_ token: String, on client: PostgresClient, logger: Logger) async throws
-    -> [LedgerEvent]
-  {
-    try await client.query(query(token), logger: logger, reading: decode)
+  package static func read(
+    _ token: String, environment: String? = nil, on client: PostgresClient, logger: Logger
+  ) async throws -> [LedgerEvent] {
+    try await client.query(query(token, environment: environment), logger: logger, reading: decode)
   }
 
   package static func read(_ token: String, on connection: PostgresConnection, logger: Logger)
@@ -37,17 +37,32 @@ package enum AccountEvents {
   /// One index scan per stream of the account. Written as a LATERAL subquery with its own
   /// ORDER BY (which PostgreSQL does not flatten into a join): as a plain join, a planner
   /// without fresh statistics chose a hash join over a scan of the whole log for every query.
-  private static func query(_ token: String) -> PostgresQuery {
-    """
-    SELECT e.event_type, e.payload::text, e.recorded_at, e.idempotency_key
-    FROM storeledger.account_streams a
-    CROSS JOIN LATERAL (
-      SELECT event_type, payload, recorded_at, idempotency_key, stream_version
-      FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
-    ) e
-    WHERE a.app_account_token = \(token)
-    ORDER BY a.stream_id, e.stream_version
-    """
+  private static func query(_ token: String, environment: String? = nil) -> PostgresQuery {
+    guard let environment else {
+      return """
+        SELECT e.event_type, e.payload::text, e.recorded_at, e.idempotency_key
+        FROM storeledger.account_streams a
+        CROSS JOIN LATERAL (
+          SELECT event_type, payload, recorded_at, idempotency_key, stream_version
+          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+        ) e
+        WHERE a.app_account_token = \(token)
+        ORDER BY a.stream_id, e.stream_version
+        """
+    }
+    return """
+      SELECT e.event_type, e.payload::text, e.recorded_at, e.idempotency_key
+      FROM storeledger.account_streams a
+      CROSS JOIN LATERAL (
+        SELECT event_type, payload, recorded_at, idempotency_key, stream_version
+        FROM storeledger.events
+        WHERE stream_id = a.stream_id
+          AND (environment IS NULL OR environment = \(environment))
+        ORDER BY stream_version
+      ) e
+      WHERE a.app_account_token = \(token)
+      ORDER BY a.stream_id, e.stream_version
+      """
   }
 
   private static func decode(_ rows: PostgresRowSequence) async throws -> [LedgerEvent] {

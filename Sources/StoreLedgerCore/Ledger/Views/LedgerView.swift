@@ -82,7 +82,9 @@ public struct LedgerView: Sendable {
       subscriptionGroupIdentifier: facts.subscriptionGroupIdentifier,
       appAccountToken: accountToken(ofChain: originalTransactionId, records: chain.transactions),
       inAppOwnershipType: facts.inAppOwnershipType?.rawValue, status: result.status.rawValue,
-      entitled: options.isEntitled(result.status), expiresDate: result.expiresDate,
+      entitled: options.isEntitled(result.status)
+        && options.entitles(in: facts.terms?.environment),
+      expiresDate: result.expiresDate,
       gracePeriodExpiresDate: grace, autoRenewStatus: renewal?.autoRenewStatus?.rawValue,
       autoRenewProductId: renewal?.autoRenewProductId,
       expirationIntent: renewal?.facts.expirationIntent?.rawValue,
@@ -122,7 +124,8 @@ public struct LedgerView: Sendable {
       transactionId: facts.transactionId, originalTransactionId: facts.originalTransactionId,
       productId: facts.productId, type: facts.type?.rawValue,
       appAccountToken: accountToken(ofChain: facts.originalTransactionId, records: [record]),
-      entitled: !record.isRevoked(at: time) && end.map { time < $0 } ?? true, expiresDate: end,
+      entitled: !record.isRevoked(at: time) && end.map { time < $0 } ?? true
+        && options.entitles(in: facts.terms?.environment), expiresDate: end,
       environment: facts.terms?.environment?.rawValue, price: facts.terms?.price,
       currency: facts.terms?.currency, offerType: facts.terms?.offerType?.rawValue,
       offerIdentifier: facts.terms?.offerIdentifier)

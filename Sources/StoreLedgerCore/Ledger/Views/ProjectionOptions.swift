@@ -3,9 +3,19 @@ public struct ProjectionOptions: Hashable, Sendable {
   /// Whether a subscription in billing retry (status 3) keeps its entitlements. Apple's advice
   /// and the default: no.
   public var billingRetryIsEntitled: Bool
+  /// Whether purchases made in Sandbox entitle. The default, yes: App Review and TestFlight
+  /// buy in Sandbox against production servers. Decided by the environment Apple signed into
+  /// the transaction (facts from event types `*.v3` on; older ones entitle as before).
+  public var sandboxEntitles: Bool
 
-  public init(billingRetryIsEntitled: Bool = false) {
+  public init(billingRetryIsEntitled: Bool = false, sandboxEntitles: Bool = true) {
     self.billingRetryIsEntitled = billingRetryIsEntitled
+    self.sandboxEntitles = sandboxEntitles
+  }
+
+  /// Whether a purchase signed in `environment` may entitle at all.
+  public func entitles(in environment: AppStoreEnvironment?) -> Bool {
+    sandboxEntitles || environment != .sandbox
   }
 
   public func isEntitled(_ status: SubscriptionStatus) -> Bool {
