@@ -132,6 +132,11 @@ let package = Package(
       path: "Benchmarks/FoldBenchmark"
     ),
     .executableTarget(
+      name: "ChangeBenchmark",
+      dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"],
+      path: "Benchmarks/ChangeBenchmark"
+    ),
+    .executableTarget(
       name: "DecodeBenchmark",
       dependencies: ["StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerTestSupport"],
       path: "Benchmarks/DecodeBenchmark"

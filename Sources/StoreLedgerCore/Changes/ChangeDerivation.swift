@@ -27,6 +27,8 @@ public struct ChangeDerivation: Sendable {
   /// The instant of the last step; nil before the first event.
   public private(set) var instant: Timestamp?
   private var cached: (view: LedgerView, at: Timestamp, snapshot: LedgerSnapshot)?
+  /// The next clock instant after `at` for the current state (a walk over every record).
+  private var clock: (at: Timestamp, until: Timestamp?)?
 
   public init(
     token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
@@ -42,7 +44,10 @@ public struct ChangeDerivation: Sendable {
   /// The next instant at which the clock changes the answers; nil when nothing is due.
   public mutating func nextClockInstant() -> Timestamp? {
     guard let instant else { return nil }
-    return view().stableInterval(around: instant).until
+    if let clock, clock.at == instant { return clock.until }
+    let until = view().stableInterval(around: instant).until
+    clock = (instant, until)
+    return until
   }
 
   /// The clock's changes at every instant after the last step up to `time` (included).
@@ -64,6 +69,7 @@ public struct ChangeDerivation: Sendable {
     let before = snapshot(at: at)
     state.apply(event)
     cached = nil
+    clock = nil
     instant = at
     let after = snapshot(at: at)
     derived += changes(before, after).map { DerivedChange($0, occurredAt: at, cause: event.key) }
@@ -81,6 +87,15 @@ public struct ChangeDerivation: Sendable {
   private mutating func snapshot(at time: Timestamp) -> LedgerSnapshot {
     let view = view()
     if let cached, cached.at == time { return cached.snapshot }
+    // Every answer holds from the cached instant until the next clock instant (the stable
+    // interval's contract): a later time before it needs no new snapshot.
+    if let cached, let clock, clock.at == cached.at, cached.at < time,
+      clock.until.map({ time < $0 }) ?? true
+    {
+      var snapshot = cached.snapshot
+      snapshot.asOf = time
+      return snapshot
+    }
     let snapshot = view.snapshot(at: time)
     cached = (view, time, snapshot)
     return snapshot
