@@ -43,6 +43,7 @@ public func buildApplication(
     services.append(ConsumptionWorkerService(worker: worker))
   }
   if let delivery = configuration.changeDelivery, !delivery.endpoints.isEmpty {
+    metrics.attachChangeDelivery()
     services.append(
       ChangeDeliveryService(
         deliverer: ChangeDeliverer(ledger: ledger, configuration: delivery, logger: logger)))

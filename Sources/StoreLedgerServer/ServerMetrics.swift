@@ -31,6 +31,14 @@ public final class ServerMetrics: Sendable {
   }
 
   /// Reports the refund requests `ledger` holds (read at each scrape).
+  /// Whether this server delivers changes to webhooks: only then does `/metrics` read the
+  /// delivery counts (two more queries on every scrape otherwise).
+  private let deliversChanges = Mutex(false)
+
+  func attachChangeDelivery() {
+    deliversChanges.withLock { $0 = true }
+  }
+
   func attach(_ ledger: Ledger) {
     self.ledger.withLock { $0 = ledger }
   }
@@ -44,7 +52,7 @@ public final class ServerMetrics: Sendable {
     {
       text += Self.consumptionFamilies(metrics)
     }
-    if let ledger = ledger.withLock({ $0 }),
+    if deliversChanges.withLock({ $0 }), let ledger = ledger.withLock({ $0 }),
       let counts = try? await withTimeout(.seconds(2), { try await ledger.changeDeliveryCounts() }),
       let head = try? await withTimeout(.seconds(2), { try await ledger.changeFeedHead() })
     {
