@@ -54,7 +54,7 @@ import Testing
     _ inbox: Inbox, _ body: @Sendable (Int) async throws -> Void
   ) async throws {
     let router = Router()
-    let draws = Mutex(SplitMix(seed: 7))
+    let draws = Mutex(SeededRandom(seed: 7))
     router.post("/ok") { request, _ -> HTTPResponse.Status in
       var request = request
       let bytes = Array(try await request.collectBody(upTo: 1 << 20).readableBytesView)
@@ -248,18 +248,5 @@ import Testing
       if page.isEmpty { return records }
       records += page
     }
-  }
-}
-
-/// A small seeded generator, so the receiver's failures are the same on every run.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

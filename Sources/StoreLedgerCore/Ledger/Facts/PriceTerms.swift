@@ -49,3 +49,40 @@ public struct PriceTerms: Hashable, Sendable {
     digest.add(storefront)
   }
 }
+
+extension PriceTerms {
+  private struct Key: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+
+  /// Reads the terms from the facts' own members (Apple's names; the price under
+  /// `priceMember`: `price` for a transaction, `renewalPrice` for a renewal info).
+  init?(from decoder: any Decoder, priceMember: String) throws {
+    let container = try decoder.container(keyedBy: Key.self)
+    func value<T: Decodable>(_ name: String, _ type: T.Type = T.self) throws -> T? {
+      try container.decodeIfPresent(T.self, forKey: Key(stringValue: name))
+    }
+    self.init(
+      price: try value(priceMember), currency: try value("currency"),
+      offerType: try value("offerType"), offerIdentifier: try value("offerIdentifier"),
+      offerDiscountType: try value("offerDiscountType"), offerPeriod: try value("offerPeriod"),
+      environment: try value("environment"), storefront: try value("storefront"))
+  }
+
+  /// Writes the terms as members of the facts' object, those present only.
+  func encode(to encoder: any Encoder, priceMember: String) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encodeIfPresent(price, forKey: Key(stringValue: priceMember))
+    try container.encodeIfPresent(currency, forKey: Key(stringValue: "currency"))
+    try container.encodeIfPresent(offerType, forKey: Key(stringValue: "offerType"))
+    try container.encodeIfPresent(offerIdentifier, forKey: Key(stringValue: "offerIdentifier"))
+    try container.encodeIfPresent(
+      offerDiscountType, forKey: Key(stringValue: "offerDiscountType"))
+    try container.encodeIfPresent(offerPeriod, forKey: Key(stringValue: "offerPeriod"))
+    try container.encodeIfPresent(environment, forKey: Key(stringValue: "environment"))
+    try container.encodeIfPresent(storefront, forKey: Key(stringValue: "storefront"))
+  }
+}

@@ -101,8 +101,6 @@ extension RenewalFacts: Codable {
     case originalTransactionId, productId, autoRenewProductId, autoRenewStatus
     case expirationIntent, isInBillingRetryPeriod, gracePeriodExpiresDate, renewalDate
     case priceIncreaseStatus, appAccountToken, signedDate
-    case renewalPrice, currency, offerType, offerIdentifier, offerDiscountType, offerPeriod
-    case environment
   }
 
   public convenience init(from decoder: any Decoder) throws {
@@ -132,16 +130,7 @@ extension RenewalFacts: Codable {
         PriceIncreaseStatus.self, forKey: .priceIncreaseStatus),
       appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
       signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
-      terms: PriceTerms(
-        price: try container.decodeIfPresent(Int64.self, forKey: .renewalPrice),
-        currency: try container.decodeIfPresent(String.self, forKey: .currency),
-        offerType: try container.decodeIfPresent(OfferType.self, forKey: .offerType),
-        offerIdentifier: try container.decodeIfPresent(String.self, forKey: .offerIdentifier),
-        offerDiscountType: try container.decodeIfPresent(
-          OfferDiscountType.self, forKey: .offerDiscountType),
-        offerPeriod: try container.decodeIfPresent(String.self, forKey: .offerPeriod),
-        environment: try container.decodeIfPresent(AppStoreEnvironment.self, forKey: .environment))
-    )!
+      terms: try PriceTerms(from: decoder, priceMember: "renewalPrice"))!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -157,12 +146,6 @@ extension RenewalFacts: Codable {
     try container.encodeIfPresent(priceIncreaseStatus, forKey: .priceIncreaseStatus)
     try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
     try container.encodeIfPresent(signedDate, forKey: .signedDate)
-    try container.encodeIfPresent(terms?.price, forKey: .renewalPrice)
-    try container.encodeIfPresent(terms?.currency, forKey: .currency)
-    try container.encodeIfPresent(terms?.offerType, forKey: .offerType)
-    try container.encodeIfPresent(terms?.offerIdentifier, forKey: .offerIdentifier)
-    try container.encodeIfPresent(terms?.offerDiscountType, forKey: .offerDiscountType)
-    try container.encodeIfPresent(terms?.offerPeriod, forKey: .offerPeriod)
-    try container.encodeIfPresent(terms?.environment, forKey: .environment)
+    try terms?.encode(to: encoder, priceMember: "renewalPrice")
   }
 }

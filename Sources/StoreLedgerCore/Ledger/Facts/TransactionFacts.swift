@@ -160,8 +160,6 @@ extension TransactionFacts: Codable {
     case transactionId, originalTransactionId, productId, subscriptionGroupIdentifier, type
     case purchaseDate, expiresDate, quantity, appAccountToken, inAppOwnershipType, isUpgraded
     case revocationDate, revocationReason, revocationType, revocationPercentage, signedDate
-    case price, currency, offerType, offerIdentifier, offerDiscountType, offerPeriod, environment
-    case storefront
   }
 
   public convenience init(from decoder: any Decoder) throws {
@@ -193,16 +191,7 @@ extension TransactionFacts: Codable {
       revocationPercentage: try container.decodeIfPresent(
         Int32.self, forKey: .revocationPercentage),
       signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
-      terms: PriceTerms(
-        price: try container.decodeIfPresent(Int64.self, forKey: .price),
-        currency: try container.decodeIfPresent(String.self, forKey: .currency),
-        offerType: try container.decodeIfPresent(OfferType.self, forKey: .offerType),
-        offerIdentifier: try container.decodeIfPresent(String.self, forKey: .offerIdentifier),
-        offerDiscountType: try container.decodeIfPresent(
-          OfferDiscountType.self, forKey: .offerDiscountType),
-        offerPeriod: try container.decodeIfPresent(String.self, forKey: .offerPeriod),
-        environment: try container.decodeIfPresent(AppStoreEnvironment.self, forKey: .environment),
-        storefront: try container.decodeIfPresent(String.self, forKey: .storefront)))!
+      terms: try PriceTerms(from: decoder, priceMember: "price"))!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -223,13 +212,6 @@ extension TransactionFacts: Codable {
     try container.encodeIfPresent(revocationType, forKey: .revocationType)
     try container.encodeIfPresent(revocationPercentage, forKey: .revocationPercentage)
     try container.encodeIfPresent(signedDate, forKey: .signedDate)
-    try container.encodeIfPresent(terms?.price, forKey: .price)
-    try container.encodeIfPresent(terms?.currency, forKey: .currency)
-    try container.encodeIfPresent(terms?.offerType, forKey: .offerType)
-    try container.encodeIfPresent(terms?.offerIdentifier, forKey: .offerIdentifier)
-    try container.encodeIfPresent(terms?.offerDiscountType, forKey: .offerDiscountType)
-    try container.encodeIfPresent(terms?.offerPeriod, forKey: .offerPeriod)
-    try container.encodeIfPresent(terms?.environment, forKey: .environment)
-    try container.encodeIfPresent(terms?.storefront, forKey: .storefront)
+    try terms?.encode(to: encoder, priceMember: "price")
   }
 }
