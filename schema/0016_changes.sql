@@ -113,6 +113,8 @@ $$;
 CREATE TABLE storeledger.change_endpoints (
   endpoint          text        PRIMARY KEY,
   enqueued_through  bigint      NOT NULL,
+  -- Deliveries the receiver accepted, ever (a counter: delivered rows leave the log).
+  delivered_total   bigint      NOT NULL DEFAULT 0,
   created_at        timestamptz NOT NULL DEFAULT now()
 );
 
@@ -139,6 +141,8 @@ CREATE TABLE storeledger.change_deliveries (
 
 CREATE INDEX change_deliveries_pending ON storeledger.change_deliveries (endpoint, position)
   WHERE state = 'pending';
+CREATE INDEX change_deliveries_dead ON storeledger.change_deliveries (endpoint, position)
+  WHERE state = 'dead';
 CREATE INDEX change_deliveries_pending_account
   ON storeledger.change_deliveries (endpoint, app_account_token, position)
   WHERE state = 'pending';

@@ -68,18 +68,25 @@ public final class ServerMetrics: Sendable {
     guard !counts.isEmpty else { return text }
     let deliveries = "storeledger_change_deliveries"
     text +=
-      "# HELP \(deliveries) Webhook deliveries of changes by endpoint and state (retrying: "
-      + "failed at least once; waiting: not tried yet, or not queued yet).\n"
+      "# HELP \(deliveries) Webhook deliveries of changes not delivered, by endpoint and state "
+      + "(retrying: failed at least once; waiting: not tried yet, or not queued yet).\n"
       + "# TYPE \(deliveries) gauge\n"
     for count in counts {
       let endpoint = "endpoint=\"\(escaped(count.endpoint))\""
       let rows: [(String, Int)] = [
-        ("delivered", count.delivered), ("retrying", count.retrying),
-        ("waiting", count.waiting + count.unqueued), ("dead", count.dead),
+        ("retrying", count.retrying), ("waiting", count.waiting + count.unqueued),
+        ("dead", count.dead),
       ]
       for (state, value) in rows {
         text += "\(deliveries){\(endpoint),state=\"\(state)\"} \(value)\n"
       }
+    }
+    let delivered = "storeledger_changes_delivered_total"
+    text +=
+      "# HELP \(delivered) Changes the endpoint accepted (2xx), resends included.\n"
+      + "# TYPE \(delivered) counter\n"
+    for count in counts {
+      text += "\(delivered){endpoint=\"\(escaped(count.endpoint))\"} \(count.delivered)\n"
     }
     let lag = "storeledger_change_delivery_lag_seconds"
     text +=

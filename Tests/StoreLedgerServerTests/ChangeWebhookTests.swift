@@ -179,6 +179,8 @@ import Testing
     let text = String(buffer: metrics.body)
     #expect(text.contains("storeledger_change_deliveries{endpoint=\"127.0.0.1:"))
     #expect(text.contains("storeledger_changes_head \(feed.count)"))
+    #expect(text.contains("storeledger_changes_delivered_total{endpoint=\"127.0.0.1:"))
+    #expect(text.contains("state=\"dead\"} \(down.dead)"))
   }
 
   /// The pull feed over HTTP: a long poll answers as soon as a change is appended; bad
