@@ -189,7 +189,7 @@ public struct AccountProjector: Sendable {
   func sweep(now: Date) async throws -> Int {
     let (client, logger, projection) = (ledger.client, ledger.logger, ledger.projection)
     let scansForeign = !counters.value.foreignViewsReplaced
-    let settled = Timestamp(now.addingTimeInterval(-Ledger.seconds(Ledger.changeSettling)))
+    let settled = Ledger.changeHorizon(at: now)
     let (ended, foreign) = try await ledger.withDatabase {
       let ended =
         try await AccountViews.expired(at: Timestamp(now), limit: 500, on: client, logger: logger)

@@ -83,8 +83,14 @@ extension Ledger {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
     let instant = Timestamp(now)
-    let views = accounts.map { token, account in
-      projectedView(of: token, changes: account.changes, events: account.events, at: instant)
+    let horizon = Self.changeHorizon(at: now)
+    let derivations = accounts.sorted { $0.key < $1.key }.map { token, account in
+      (token, account, derivation(of: token, account, through: horizon))
+    }
+    let views = derivations.map { token, account, derivation in
+      projectedView(
+        of: token, changes: account.changes,
+        state: derivation.state ?? LedgerState.fold(account.events), at: instant)
     }
     let projected = views
     _ = try await withDatabase {
@@ -93,15 +99,8 @@ extension Ledger {
     viewCache?.store(
       views.map { ($0.token, AccountViewCache.Entry($0.summary, interval: $0.interval)) },
       readAt: epoch)
-    try await appendChanges(of: accounts, now: now)
+    try await appendChanges(derivations.compactMap(\.2.derived))
     return views.count
-  }
-
-  /// One account's view folded from its events, ready to store.
-  func projectedView(
-    of token: String, changes: Int64, events: [LedgerEvent], at instant: Timestamp
-  ) -> AccountViews.ProjectedView {
-    projectedView(of: token, changes: changes, state: LedgerState.fold(events), at: instant)
   }
 
   /// One account's view folded from its stored events' facts, ready to store.
@@ -111,7 +110,7 @@ extension Ledger {
     projectedView(of: token, changes: changes, state: LedgerState.fold(inputs), at: instant)
   }
 
-  private func projectedView(
+  func projectedView(
     of token: String, changes: Int64, state: LedgerState, at instant: Timestamp
   ) -> AccountViews.ProjectedView {
     let view = LedgerView(state, catalog: configuration.catalog, options: configuration.options)

@@ -240,8 +240,8 @@ extension Ledger {
     var input = account
     input.derivation = ChangeDerivationMarker(version: nil, events: nil, changes: nil, instant: nil)
     input.fence = .max
-    let horizon = Timestamp(now.addingTimeInterval(-Self.seconds(Self.changeSettling)))
-    let derived = derivedChanges(of: token, input, through: horizon)?.changes ?? []
+    let derived =
+      derivedChanges(of: token, input, through: Self.changeHorizon(at: now))?.changes ?? []
     for (index, record) in stored.enumerated() {
       let found = DerivedChange(record.change, occurredAt: record.occurredAt, cause: record.cause)
       let expected = index < derived.count ? derived[index] : nil

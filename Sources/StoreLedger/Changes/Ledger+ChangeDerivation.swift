@@ -8,13 +8,22 @@ extension Ledger {
   /// from the log would take it (projections/changes.md, "Order").
   static let changeSettling = Duration.milliseconds(300)
 
-  /// Derives the new changes of `accounts` and appends them to the feed (one statement);
-  /// accounts another projector derived first append nothing.
-  func appendChanges(of accounts: [String: AccountInput], now: Date) async throws {
-    let horizon = Timestamp(now.addingTimeInterval(-Self.seconds(Self.changeSettling)))
-    let derived = accounts.sorted { $0.key < $1.key }.compactMap { token, account in
-      derivedChanges(of: token, account, through: horizon)
-    }
+  /// One account's derivation: its new changes (nil when there is nothing to record) and,
+  /// when every one of its events has been taken, its state (the fold of all its events; the
+  /// fold does not depend on their order, so its view needs no fold of its own).
+  struct AccountDerivation {
+    var derived: ChangeFeed.Derived?
+    var state: LedgerState?
+  }
+
+  /// The instant up to which the clock's changes are derived at `now`.
+  static func changeHorizon(at now: Date) -> Timestamp {
+    Timestamp(now.addingTimeInterval(-seconds(changeSettling)))
+  }
+
+  /// Appends the accounts' new changes to the feed (one statement); accounts another
+  /// projector derived first append nothing.
+  func appendChanges(_ derived: [ChangeFeed.Derived]) async throws {
     guard !derived.isEmpty else { return }
     let (client, logger) = (self.client, self.logger)
     let moved = try await withDatabase {
@@ -30,10 +39,16 @@ extension Ledger {
   func derivedChanges(of token: String, _ input: AccountInput, through horizon: Timestamp)
     -> ChangeFeed.Derived?
   {
+    derivation(of: token, input, through: horizon).derived
+  }
+
+  func derivation(of token: String, _ input: AccountInput, through horizon: Timestamp)
+    -> AccountDerivation
+  {
     let steps = input.derivationSteps
     let marker = input.derivation
     let done = Int(marker.events ?? 0)
-    guard done <= steps.count else { return nil }
+    guard done <= steps.count else { return AccountDerivation(derived: nil, state: nil) }
     var derivation = ChangeDerivation(
       token: token, catalog: configuration.catalog, options: configuration.options,
       state: LedgerState.fold(steps[..<done].map(\.event)),
@@ -50,15 +65,19 @@ extension Ledger {
       taken += 1
     }
     changes += derivation.advance(to: limit)
+    let state = taken == steps.count ? derivation.state : nil
     let instant = derivation.instant
     if taken == done, changes.isEmpty, instant?.milliseconds == marker.instant,
       marker.version != nil
     {
-      return nil
+      return AccountDerivation(derived: nil, state: state)
     }
-    return ChangeFeed.Derived(
-      token: token, expectedVersion: marker.version ?? 0, events: Int64(taken), instant: instant,
-      due: derivation.nextClockInstant(), firstOrdinal: marker.changes ?? 0, changes: changes)
+    return AccountDerivation(
+      derived: ChangeFeed.Derived(
+        token: token, expectedVersion: marker.version ?? 0, events: Int64(taken),
+        instant: instant, due: derivation.nextClockInstant(), firstOrdinal: marker.changes ?? 0,
+        changes: changes),
+      state: state)
   }
 
   static func seconds(_ duration: Duration) -> TimeInterval {
