@@ -15,16 +15,26 @@ struct AccountController: Sendable {
     let events: [StoredEvent]
   }
 
-  struct Revocations: Encodable {
+  /// `{"appAccountToken", "asOf", "<name>": [...]}`: one kind of the account's items.
+  struct Items<Item: Encodable>: Encodable {
+    let name: String
     let appAccountToken: String
     let asOf: Timestamp
-    let revocations: [RevocationView]
-  }
+    let items: [Item]
 
-  struct Purchases: Encodable {
-    let appAccountToken: String
-    let asOf: Timestamp
-    let purchases: [PurchaseView]
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(appAccountToken, forKey: Key(stringValue: "appAccountToken"))
+      try container.encode(asOf, forKey: Key(stringValue: "asOf"))
+      try container.encode(items, forKey: Key(stringValue: name))
+    }
+
+    struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
@@ -41,23 +51,11 @@ struct AccountController: Sendable {
         return Self.response(part, of: token, at: time, json: json)
       }
     }
-    group.get("/v1/accounts/{token}/revocations") { request, context in
-      let token = try Self.token(context)
-      let time = try Self.time(request)
-      return try JSONBody.response(
-        Revocations(
-          appAccountToken: token, asOf: Timestamp(time),
-          revocations: try await ledger.revocations(
-            for: token, at: time, environment: try Self.environment(request))))
+    registerItems("revocations", on: group) { ledger, token, time, environment in
+      try await ledger.revocations(for: token, at: time, environment: environment)
     }
-    group.get("/v1/accounts/{token}/purchases") { request, context in
-      let token = try Self.token(context)
-      let time = try Self.time(request)
-      return try JSONBody.response(
-        Purchases(
-          appAccountToken: token, asOf: Timestamp(time),
-          purchases: try await ledger.purchases(
-            for: token, at: time, environment: try Self.environment(request))))
+    registerItems("purchases", on: group) { ledger, token, time, environment in
+      try await ledger.purchases(for: token, at: time, environment: environment)
     }
     group.get("/v1/accounts/{token}/events") { request, context in
       let token = try Self.token(context)
@@ -77,6 +75,20 @@ struct AccountController: Sendable {
         throw APIError(.notFound, "not_found", "the account has no such entitlement")
       }
       return try JSONBody.response(explanation)
+    }
+  }
+
+  /// `GET /v1/accounts/{token}/<name>[?at=][&environment=]`: items the account's view lists.
+  private func registerItems<Item: Encodable & Sendable>(
+    _ name: String, on group: RouterGroup<BasicRequestContext>,
+    _ read: @escaping @Sendable (Ledger, String, Date, AppStoreEnvironment?) async throws -> [Item]
+  ) {
+    group.get("/v1/accounts/{token}/\(name)") { [ledger] request, context in
+      let token = try Self.token(context)
+      let time = try Self.time(request)
+      let items = try await read(ledger, token, time, try Self.environment(request))
+      return try JSONBody.response(
+        Items(name: name, appAccountToken: token, asOf: Timestamp(time), items: items))
     }
   }
 
