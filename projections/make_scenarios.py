@@ -608,6 +608,23 @@ S.append(scenario(
     {"subscriptions": [sub(O1, 1, True, rule="S2")], "revocations": [{"transactionId": O1, "reversed": True}],
      "entitlements": [ent("pro", True, O1)]}))
 
+S.append(scenario(
+    "sandbox-not-entitled-by-policy", "With sandboxEntitles false, a subscription Apple signed in Sandbox is active (1) but grants nothing; the environment comes from the transaction.", 10,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30, environment="Sandbox"),
+       ri(O1, 0, environment="Sandbox"), 1)],
+    {"subscriptions": [sub(O1, 1, False, environment="Sandbox", price=9990, currency="USD")],
+     "entitlements": [ent("pro", False, O1)]}, sandboxEntitles=False))
+
+S.append(scenario(
+    "price-and-offer-terms", "A free week under an introductory offer, then full price: the view says what the current period cost, under which offer, and what the next one will cost.", 3,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0,
+       tx(O1, purchased=0, expires=7, price=0, offerType=1, offerDiscountType="FREE_TRIAL",
+          offerPeriod="P1W"),
+       ri(O1, 0, renewalPrice=9990, currency="USD"), 1)],
+    {"subscriptions": [sub(O1, 1, True, price=0, currency="USD", offerType=1,
+                           offerDiscountType="FREE_TRIAL", offerPeriod="P1W", renewalPrice=9990,
+                           renewalCurrency="USD", environment="Production")]}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

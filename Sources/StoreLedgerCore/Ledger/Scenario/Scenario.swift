@@ -13,6 +13,8 @@ public struct Scenario: Sendable, Decodable {
   public var knowledge: KnowledgeName?
   /// Whether billing retry (status 3) is entitled; default false.
   public var billingRetryIsEntitled: Bool?
+  /// Whether Sandbox purchases entitle (default yes).
+  public var sandboxEntitles: Bool?
   public var events: [LedgerEvent]
   /// The expected `fold --json` output; only the fields given are compared.
   public var expect: JSONValue?
@@ -53,7 +55,9 @@ public struct Scenario: Sendable, Decodable {
       }
     return LedgerView(
       LedgerState.fold(events, knowing: knowing), catalog: catalog ?? .empty,
-      options: ProjectionOptions(billingRetryIsEntitled: billingRetryIsEntitled ?? false))
+      options: ProjectionOptions(
+        billingRetryIsEntitled: billingRetryIsEntitled ?? false,
+        sandboxEntitles: sandboxEntitles ?? true))
   }
 
   /// How the snapshot differs from `expect` (empty when it matches or nothing is expected).
