@@ -61,11 +61,8 @@ extension ChangeRecord: Encodable {
     milliseconds.flatMap { Int64($0) }.map { iso(Timestamp(milliseconds: $0)) }
   }
 
-  static func iso(_ time: Timestamp) -> String {
-    Date(timeIntervalSince1970: Double(time.milliseconds) / 1000).formatted(
-      .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
-        .timeSeparator(.colon).timeZone(separator: .omitted))
-  }
+  /// ISO 8601 in UTC with milliseconds: ``Timestamp``'s own text.
+  static func iso(_ time: Timestamp) -> String { time.description }
 
   struct Key: CodingKey, ExpressibleByStringLiteral {
     var stringValue: String

@@ -44,8 +44,7 @@ extension Ledger {
     guard position >= 1 else { throw LedgerError(.invalidRequest, "positions start at 1") }
     let head = try await changeFeedHead()
     guard position <= head else {
-      throw LedgerError(
-        .positionBeyondFeed, "position \(position) is after the newest change (\(head))")
+      throw Self.beyondFeed(position, head: head)
     }
     try await requireEndpoint(endpoint)
     let (client, logger) = (self.client, self.logger)

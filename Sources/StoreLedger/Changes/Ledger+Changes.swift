@@ -24,8 +24,7 @@ extension Ledger {
       if records.isEmpty, position > 0 {
         let head = try await changeFeedHead()
         if position > head {
-          throw LedgerError(
-            .positionBeyondFeed, "position \(position) is after the newest change (\(head))")
+          throw Self.beyondFeed(position, head: head)
         }
       }
       return records
@@ -92,4 +91,8 @@ extension Ledger {
   }
 
   static let changePollInterval = Duration.milliseconds(250)
+
+  static func beyondFeed(_ position: Int64, head: Int64) -> LedgerError {
+    LedgerError(.positionBeyondFeed, "position \(position) is after the newest change (\(head))")
+  }
 }
