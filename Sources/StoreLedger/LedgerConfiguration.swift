@@ -22,14 +22,19 @@ public struct LedgerConfiguration: Sendable {
   /// How many accounts' current views this process keeps in memory to answer queries without
   /// a round trip, while an ``AccountProjector`` runs in it (see AccountViewCache); 0: none.
   public var viewCacheCapacity: Int
+  /// The app's name in a deployment of several apps (an apps file): the changes it reads
+  /// carry it. Nil for one app configured by flags.
+  public var app: String?
 
   public init(
     bundleId: String, appAppleId: Int64? = nil,
     environments: [AppStoreEnvironment] = [.production, .sandbox],
     trustedRoots: TrustedRoots = .apple, catalog: ProductCatalog = .empty,
     options: ProjectionOptions = .init(), databaseTimeout: Duration = .seconds(10),
-    groupCommit: Bool = true, maximumCommitBatch: Int = 64, viewCacheCapacity: Int = 200_000
+    groupCommit: Bool = true, maximumCommitBatch: Int = 64, viewCacheCapacity: Int = 200_000,
+    app: String? = nil
   ) {
+    self.app = app
     self.bundleId = bundleId
     self.appAppleId = appAppleId
     self.environments = environments

@@ -29,6 +29,12 @@ public struct APIError: Error, HTTPResponseError, Sendable {
   static func invalidBody(_ message: String) -> APIError {
     APIError(.badRequest, "invalid_body", message)
   }
+  static func unknownApp(_ message: String) -> APIError {
+    APIError(.notFound, "unknown_app", message)
+  }
+  static let appRequired = APIError(
+    .badRequest, "app_required",
+    "this server serves several apps: ask for one under /apps/{name}/v1/…")
   static func invalidRequest(_ message: String) -> APIError {
     APIError(.badRequest, "invalid_request", message)
   }

@@ -8,7 +8,7 @@ import StoreLedger
 /// after the event is durably stored (or found already stored), so a 2xx to Apple is safe.
 struct IngestController: Sendable {
   let ledger: Ledger
-  let metrics: ServerMetrics
+  let metrics: AppMetrics
   let bodyLimit: Int
   /// Set App Account Token for links, when credentials are configured.
   var apple: AppStoreServerAPIClient? = nil
@@ -48,26 +48,43 @@ struct IngestController: Sendable {
 
   static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
-  func registerWebhook(on router: Router<BasicRequestContext>) {
-    router.post("/v1/notifications/appstore") { request, _ in
-      let body = try await JSONBody.decode(
-        NotificationBody.self, from: request, limit: bodyLimit,
-        what: #"an App Store notification ({"signedPayload": …})"#)
-      return try await recorded("notification", created: .ok) {
-        try await ledger.ingest(notification: body.signedPayload)
-      }
+  static let webhookPath = "/v1/notifications/appstore"
+  static let transactionsPath = "/v1/transactions"
+
+  func registerWebhook(on group: RouterGroup<BasicRequestContext>) {
+    group.post(RouterPath(Self.webhookPath)) { request, _ in
+      try await notification(try await Self.notificationBody(request, limit: bodyLimit))
+    }
+  }
+
+  static func notificationBody(_ request: Request, limit: Int) async throws -> NotificationBody {
+    try await JSONBody.decode(
+      NotificationBody.self, from: request, limit: limit,
+      what: #"an App Store notification ({"signedPayload": …})"#)
+  }
+
+  static func transactionBody(_ request: Request, limit: Int) async throws -> TransactionBody {
+    try await JSONBody.decode(
+      TransactionBody.self, from: request, limit: limit,
+      what: #"a signed transaction ({"signedTransaction": …, "appAccountToken": …})"#)
+  }
+
+  func notification(_ body: NotificationBody) async throws -> Response {
+    try await recorded("notification", created: .ok) {
+      try await ledger.ingest(notification: body.signedPayload)
+    }
+  }
+
+  func transaction(_ body: TransactionBody) async throws -> Response {
+    try await recorded("transaction") {
+      try await ledger.ingest(
+        signedTransaction: body.signedTransaction, appAccountToken: body.appAccountToken)
     }
   }
 
   func registerCommands(on group: RouterGroup<BasicRequestContext>) {
-    group.post("/v1/transactions") { request, _ in
-      let body = try await JSONBody.decode(
-        TransactionBody.self, from: request, limit: bodyLimit,
-        what: #"a signed transaction ({"signedTransaction": …, "appAccountToken": …})"#)
-      return try await recorded("transaction") {
-        try await ledger.ingest(
-          signedTransaction: body.signedTransaction, appAccountToken: body.appAccountToken)
-      }
+    group.post(RouterPath(Self.transactionsPath)) { request, _ in
+      try await transaction(try await Self.transactionBody(request, limit: bodyLimit))
     }
     group.post("/v1/accounts/{token}/links") { request, context in
       let token = try context.parameters.require("token")

@@ -7,7 +7,8 @@ import StoreLedgerPostgres
 /// `/health`, `/metrics` and `/openapi.json`: open to anyone who can reach the server, they
 /// carry no customer data.
 struct OperationsController: Sendable {
-  let client: PostgresClient
+  /// Every app's database: healthy when all of them answer.
+  let clients: [PostgresClient]
   let metrics: ServerMetrics
   let logger: Logger
 
@@ -19,8 +20,10 @@ struct OperationsController: Sendable {
   func register(on router: Router<BasicRequestContext>) {
     router.get("/health") { _, _ in
       do {
-        _ = try await withTimeout(.seconds(2)) { [client, logger] in
-          try await client.execute("SELECT 1", logger: logger)
+        for client in clients {
+          _ = try await withTimeout(.seconds(2)) { [logger] in
+            try await client.execute("SELECT 1", logger: logger)
+          }
         }
         return try JSONBody.response(Health(status: "ok", database: "reachable"))
       } catch {

@@ -5,35 +5,31 @@ import Logging
 import PostgresNIO
 import StoreLedger
 
-/// Everything `buildApplication(configuration:)` needs: where to listen, the database, the
-/// ledger's identity and trust, and the API keys.
+/// Everything `buildApplication(configuration:)` needs: where to listen, the apps it serves
+/// (each with its database, ledger, trust and credentials), and the API keys.
 public struct ServerConfiguration: Sendable {
   public var host: String
   public var port: Int
-  /// The engine's PostgreSQL connection (as the writer role).
-  public var database: PostgresClient.Configuration
-  public var ledger: LedgerConfiguration
+  /// The apps served. One app configured by flags is served at `/v1/…`; apps from an apps
+  /// file (``routesByApp``) each at `/apps/{name}/v1/…`, and the shared webhook routes each
+  /// notification by the bundle id it names.
+  public var apps: [ServedApp]
+  /// Whether the apps came from an apps file: routes under `/apps/{name}`, an `app` label on
+  /// every metric, and changes that name their app.
+  public var routesByApp: Bool
   /// Bearer keys for every endpoint except the webhook, `/health` and `/openapi.json`. Each
-  /// is a server-to-server key that sees every account.
+  /// is a server-to-server key that sees every account of every app.
   public var apiKeys: Set<String>
   /// The largest request body accepted. Apple's notifications are well under 64 KiB.
   public var bodyLimit: Int
-  /// Applies the schema migrations before serving.
+  /// Applies the schema migrations (to every app's database) before serving.
   public var migrateOnStart: Bool
   /// Runs the account projector in this process. Several servers may each run one (they
   /// share the checkpoint); queries are correct without any, only slower.
   public var runsProjector: Bool
   public var logLevel: Logger.Level
-  /// App Store Server API credentials: the write side (answers to refund requests) needs
-  /// them; without them requests are recorded and listed, never answered.
-  public var appStoreAPI: AppStoreAPISettings?
-  /// Runs the refund-request worker in this process (with `appStoreAPI`). Several servers
-  /// may each run one: a request is claimed by one of them at a time.
-  public var consumption: ConsumptionWorkerConfiguration?
-  /// Delivers the change feed to these webhooks from this process. Several servers may each
-  /// deliver: a change is claimed by one of them at a time.
-  public var changeDelivery: ChangeDeliveryConfiguration?
 
+  /// One app, configured by flags: served at `/v1/…` as it always was.
   public init(
     host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
     ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
@@ -41,18 +37,56 @@ public struct ServerConfiguration: Sendable {
     appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil,
     changeDelivery: ChangeDeliveryConfiguration? = nil
   ) {
-    self.changeDelivery = changeDelivery
-    self.appStoreAPI = appStoreAPI
-    self.consumption = consumption
+    let app = ServedApp(
+      name: ledger.bundleId, database: database, ledger: ledger, appStoreAPI: appStoreAPI,
+      consumption: consumption, changeDelivery: changeDelivery)
+    self.init(
+      host: host, port: port, apps: [app], routesByApp: false, apiKeys: apiKeys,
+      bodyLimit: bodyLimit, migrateOnStart: migrateOnStart, runsProjector: runsProjector,
+      logLevel: logLevel)
+  }
+
+  /// Several apps (from an apps file, `routesByApp`), or one.
+  public init(
+    host: String = "127.0.0.1", port: Int = 8080, apps: [ServedApp], routesByApp: Bool = true,
+    apiKeys: Set<String>, bodyLimit: Int = 256 * 1024, migrateOnStart: Bool = false,
+    runsProjector: Bool = true, logLevel: Logger.Level = .info
+  ) {
     self.host = host
     self.port = port
-    self.database = database
-    self.ledger = ledger
+    self.apps = apps
+    self.routesByApp = routesByApp
     self.apiKeys = apiKeys
     self.bodyLimit = bodyLimit
     self.migrateOnStart = migrateOnStart
     self.runsProjector = runsProjector
     self.logLevel = logLevel
+  }
+
+  /// The first app's (with one app: the app's) settings.
+  public var database: PostgresClient.Configuration {
+    get { apps[0].database }
+    set { apps[0].database = newValue }
+  }
+
+  public var ledger: LedgerConfiguration {
+    get { apps[0].ledger }
+    set { apps[0].ledger = newValue }
+  }
+
+  public var appStoreAPI: AppStoreAPISettings? {
+    get { apps[0].appStoreAPI }
+    set { apps[0].appStoreAPI = newValue }
+  }
+
+  public var consumption: ConsumptionWorkerConfiguration? {
+    get { apps[0].consumption }
+    set { apps[0].consumption = newValue }
+  }
+
+  public var changeDelivery: ChangeDeliveryConfiguration? {
+    get { apps[0].changeDelivery }
+    set { apps[0].changeDelivery = newValue }
   }
 }
 

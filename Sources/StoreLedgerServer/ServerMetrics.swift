@@ -3,16 +3,31 @@ import StoreLedger
 import StoreLedgerPostgres
 import Synchronization
 
-/// The server's counters and the append latency histogram, rendered in Prometheus' text
-/// format at `/metrics`. Labels carry routes, outcomes and codes, never tokens or payloads.
+/// The server's counters and the append latency histograms, rendered in Prometheus' text
+/// format at `/metrics`. Labels carry apps, routes, outcomes and codes, never tokens or
+/// payloads. A server of several apps (an apps file) puts an `app` label on every sample;
+/// one app from flags renders as it always did, without it.
 public final class ServerMetrics: Sendable {
+  struct Histogram {
+    var buckets = [Int](repeating: 0, count: ServerMetrics.appendBounds.count)
+    var count = 0
+    var sum = 0.0
+  }
+
   private struct State {
     var requests: [[String]: Int] = [:]
     var ingests: [[String]: Int] = [:]
-    var verificationFailures: [String: Int] = [:]
-    var appendBuckets = [Int](repeating: 0, count: ServerMetrics.appendBounds.count)
-    var appendCount = 0
-    var appendSum = 0.0
+    var verificationFailures: [[String]: Int] = [:]
+    var appends: [String: Histogram] = [:]
+    var labelsApps = false
+  }
+
+  /// What the server reports of one app's ledger at each scrape.
+  private struct Attached {
+    var projector: AccountProjector?
+    var ledger: Ledger?
+    /// Only a server that delivers changes reads their counts (two more queries a scrape).
+    var deliversChanges = false
   }
 
   /// Upper bounds (seconds) of the append latency buckets.
@@ -20,126 +35,156 @@ public final class ServerMetrics: Sendable {
     0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
   ]
   private let state = Mutex(State())
-  private let projector = Mutex<AccountProjector?>(nil)
-  private let ledger = Mutex<Ledger?>(nil)
+  private let attached = Mutex([String: Attached]())
 
   public init() {}
 
-  /// Reports `projector`'s progress with the server's metrics.
-  func attach(_ projector: AccountProjector) {
-    self.projector.withLock { $0 = projector }
+  /// Puts an `app` label on every sample (a server of several apps).
+  func labelApps() {
+    state.withLock { $0.labelsApps = true }
   }
 
-  /// Reports the refund requests `ledger` holds (read at each scrape).
-  /// Whether this server delivers changes to webhooks: only then does `/metrics` read the
-  /// delivery counts (two more queries on every scrape otherwise).
-  private let deliversChanges = Mutex(false)
-
-  func attachChangeDelivery() {
-    deliversChanges.withLock { $0 = true }
+  /// Reports `projector`'s progress for `app`.
+  func attach(_ projector: AccountProjector, app: String) {
+    attached.withLock { $0[app, default: Attached()].projector = projector }
   }
 
-  func attach(_ ledger: Ledger) {
-    self.ledger.withLock { $0 = ledger }
+  func attachChangeDelivery(app: String) {
+    attached.withLock { $0[app, default: Attached()].deliversChanges = true }
   }
 
-  /// ``render()`` and the gauges read from the database, each bounded by a short timeout
-  /// (a slow database leaves them out rather than stalling the scrape).
+  /// Reports the refund requests (and, when delivering, the changes) of `app`'s ledger.
+  func attach(_ ledger: Ledger, app: String) {
+    attached.withLock { $0[app, default: Attached()].ledger = ledger }
+  }
+
+  /// The recorder of one app's ingests.
+  func app(_ name: String) -> AppMetrics {
+    AppMetrics(server: self, app: name)
+  }
+
+  private var apps: [(name: String, attached: Attached)] {
+    attached.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+  }
+
+  /// ``render()`` and the gauges read from each app's database, each bounded by a short
+  /// timeout (a slow database leaves them out rather than stalling the scrape).
   public func renderWithDatabase() async -> String {
     var text = render()
-    if let ledger = ledger.withLock({ $0 }),
-      let metrics = try? await withTimeout(.seconds(2), { try await ledger.consumptionMetrics() })
-    {
-      text += Self.consumptionFamilies(metrics)
+    let labels = state.withLock { $0.labelsApps }
+    var consumption: [(String, ConsumptionMetrics)] = []
+    var changes: [(String, [ChangeDeliveryCounts], Int64)] = []
+    for (name, app) in apps {
+      guard let ledger = app.ledger else { continue }
+      let label = labels ? name : nil
+      if let metrics = try? await withTimeout(
+        .seconds(2), { try await ledger.consumptionMetrics() })
+      {
+        consumption.append((Self.appLabel(label), metrics))
+      }
+      if app.deliversChanges,
+        let counts = try? await withTimeout(
+          .seconds(2), { try await ledger.changeDeliveryCounts() }),
+        let head = try? await withTimeout(.seconds(2), { try await ledger.changeFeedHead() })
+      {
+        changes.append((Self.appLabel(label), counts, head))
+      }
     }
-    if deliversChanges.withLock({ $0 }), let ledger = ledger.withLock({ $0 }),
-      let counts = try? await withTimeout(.seconds(2), { try await ledger.changeDeliveryCounts() }),
-      let head = try? await withTimeout(.seconds(2), { try await ledger.changeFeedHead() })
-    {
-      text += Self.changeFamilies(counts, head: head)
-    }
+    if !consumption.isEmpty { text += Self.consumptionFamilies(consumption) }
+    if !changes.isEmpty { text += Self.changeFamilies(changes) }
     return text
   }
 
-  static func changeFamilies(_ counts: [ChangeDeliveryCounts], head: Int64) -> String {
+  /// `app="name",` to begin a label list, or nothing.
+  static func appLabel(_ app: String?) -> String {
+    app.map { "app=\"\(escaped($0))\"," } ?? ""
+  }
+
+  /// `{labels}` without a trailing comma, or nothing when empty.
+  static func braced(_ labels: String) -> String {
+    let trimmed = labels.hasSuffix(",") ? String(labels.dropLast()) : labels
+    return trimmed.isEmpty ? "" : "{\(trimmed)}"
+  }
+
+  static func changeFamilies(_ apps: [(String, [ChangeDeliveryCounts], Int64)]) -> String {
     var text =
       "# HELP storeledger_changes_head The newest position of the change feed.\n"
-      + "# TYPE storeledger_changes_head gauge\nstoreledger_changes_head \(head)\n"
-    guard !counts.isEmpty else { return text }
+      + "# TYPE storeledger_changes_head gauge\n"
+    for (app, _, head) in apps { text += "storeledger_changes_head\(braced(app)) \(head)\n" }
+    let endpoints = apps.flatMap { app, counts, _ in
+      counts.map { (app + "endpoint=\"\(escaped($0.endpoint))\"", $0) }
+    }
+    guard !endpoints.isEmpty else { return text }
     let deliveries = "storeledger_change_deliveries"
     text +=
       "# HELP \(deliveries) Webhook deliveries of changes not delivered, by endpoint and state "
       + "(retrying: failed at least once; waiting: not tried yet, or not queued yet).\n"
       + "# TYPE \(deliveries) gauge\n"
-    for count in counts {
-      let endpoint = "endpoint=\"\(escaped(count.endpoint))\""
+    for (labels, count) in endpoints {
       let rows: [(String, Int)] = [
         ("retrying", count.retrying), ("waiting", count.waiting + count.unqueued),
         ("dead", count.dead),
       ]
       for (state, value) in rows {
-        text += "\(deliveries){\(endpoint),state=\"\(state)\"} \(value)\n"
+        text += "\(deliveries){\(labels),state=\"\(state)\"} \(value)\n"
       }
     }
     let delivered = "storeledger_changes_delivered_total"
     text +=
       "# HELP \(delivered) Changes the endpoint accepted (2xx), resends included.\n"
       + "# TYPE \(delivered) counter\n"
-    for count in counts {
-      text += "\(delivered){endpoint=\"\(escaped(count.endpoint))\"} \(count.delivered)\n"
-    }
+    for (labels, count) in endpoints { text += "\(delivered){\(labels)} \(count.delivered)\n" }
     let lag = "storeledger_change_delivery_lag_seconds"
     text +=
       "# HELP \(lag) Age of the oldest change not yet delivered to the endpoint.\n"
       + "# TYPE \(lag) gauge\n"
-    for count in counts {
-      text += "\(lag){endpoint=\"\(escaped(count.endpoint))\"} \(count.lagSeconds)\n"
-    }
+    for (labels, count) in endpoints { text += "\(lag){\(labels)} \(count.lagSeconds)\n" }
     return text
   }
 
-  static func consumptionFamilies(_ metrics: ConsumptionMetrics) -> String {
+  static func consumptionFamilies(_ apps: [(String, ConsumptionMetrics)]) -> String {
     let name = "storeledger_consumption_requests"
     var text =
       "# HELP \(name) Refund requests (CONSUMPTION_REQUEST) by state; answered ones by "
       + "timeliness and Apple's decision after the answer.\n# TYPE \(name) gauge\n"
-    let rows: [(String, Int)] = [
-      ("state=\"pending\"", metrics.pending),
-      ("state=\"answered\",timeliness=\"in_time\"", metrics.answeredInTime),
-      ("state=\"answered\",timeliness=\"late\"", metrics.late),
-      ("state=\"expired\"", metrics.expired), ("state=\"failed\"", metrics.failed),
-      ("state=\"skipped\"", metrics.skipped),
-    ]
-    for (labels, value) in rows { text += "\(name){\(labels)} \(value)\n" }
+    for (app, metrics) in apps {
+      let rows: [(String, Int)] = [
+        ("state=\"pending\"", metrics.pending),
+        ("state=\"answered\",timeliness=\"in_time\"", metrics.answeredInTime),
+        ("state=\"answered\",timeliness=\"late\"", metrics.late),
+        ("state=\"expired\"", metrics.expired), ("state=\"failed\"", metrics.failed),
+        ("state=\"skipped\"", metrics.skipped),
+      ]
+      for (labels, value) in rows { text += "\(name){\(app)\(labels)} \(value)\n" }
+    }
     let decided = "storeledger_consumption_decisions"
     text +=
       "# HELP \(decided) Apple's decisions on requests StoreLedger answered.\n"
       + "# TYPE \(decided) gauge\n"
-      + "\(decided){decision=\"refunded\"} \(metrics.refundedAfterAnswer)\n"
-      + "\(decided){decision=\"declined\"} \(metrics.declinedAfterAnswer)\n"
+    for (app, metrics) in apps {
+      text +=
+        "\(decided){\(app)decision=\"refunded\"} \(metrics.refundedAfterAnswer)\n"
+        + "\(decided){\(app)decision=\"declined\"} \(metrics.declinedAfterAnswer)\n"
+    }
     return text
   }
 
-  func request(method: String, route: String, status: Int) {
-    state.withLock { $0.requests[[method, route, String(status)], default: 0] += 1 }
+  func request(app: String, method: String, route: String, status: Int) {
+    state.withLock { $0.requests[[app, method, route, String(status)], default: 0] += 1 }
   }
 
   /// One ingest (`kind`: notification, transaction, link, debit) and how it ended.
-  func ingest(kind: String, outcome: String, notificationType: String? = nil) {
-    state.withLock { $0.ingests[[kind, outcome, notificationType ?? ""], default: 0] += 1 }
+  func ingest(app: String, kind: String, outcome: String, notificationType: String?) {
+    state.withLock { $0.ingests[[app, kind, outcome, notificationType ?? ""], default: 0] += 1 }
   }
 
-  func verificationFailure(code: String) {
-    state.withLock { $0.verificationFailures[code, default: 0] += 1 }
+  func verificationFailure(app: String, code: String) {
+    state.withLock { $0.verificationFailures[[app, code], default: 0] += 1 }
   }
 
-  func append(seconds: Double) {
+  func append(app: String, seconds: Double) {
     state.withLock { state in
-      state.appendCount += 1
-      state.appendSum += seconds
-      for (index, bound) in Self.appendBounds.enumerated() where seconds <= bound {
-        state.appendBuckets[index] += 1
-      }
+      state.appends[app, default: Histogram()].record(seconds, bounds: Self.appendBounds)
     }
   }
 
@@ -149,74 +194,112 @@ public final class ServerMetrics: Sendable {
     var text = ""
     text += family(
       "storeledger_http_requests_total", "counter", "HTTP requests by method, route and status.",
-      state.requests, labels: ["method", "route", "status"])
+      state.requests, labels: ["method", "route", "status"], labelsApps: state.labelsApps)
     text += family(
       "storeledger_ingests_total", "counter",
       "Ingested inputs by kind, outcome (stored, duplicate, rejected) and notification type.",
-      state.ingests, labels: ["kind", "outcome", "notification_type"])
+      state.ingests, labels: ["kind", "outcome", "notification_type"],
+      labelsApps: state.labelsApps)
     text += family(
       "storeledger_verification_failures_total", "counter",
-      "Signed data refused by the verifier, by reason.",
-      Dictionary(uniqueKeysWithValues: state.verificationFailures.map { ([$0.key], $0.value) }),
-      labels: ["code"])
-    text += histogram(state)
-    if let progress = projector.withLock({ $0?.progress }) {
-      text += projectorFamilies(progress)
+      "Signed data refused by the verifier, by reason.", state.verificationFailures,
+      labels: ["code"], labelsApps: state.labelsApps)
+    text += histogram(state.appends, labelsApps: state.labelsApps)
+    let projectors = apps.compactMap { app in
+      app.attached.projector.map { (Self.appLabel(state.labelsApps ? app.name : nil), $0.progress) }
     }
+    if !projectors.isEmpty { text += projectorFamilies(projectors) }
     return text
   }
 
-  private func projectorFamilies(_ progress: AccountProjector.Progress) -> String {
-    let families: [(String, String, String, String)] = [
+  private func projectorFamilies(_ apps: [(String, AccountProjector.Progress)]) -> String {
+    let families: [(String, String, String, (AccountProjector.Progress) -> String)] = [
       (
         "storeledger_projector_lag_seconds", "gauge",
         "Age of the oldest event the account projector had not projected at its last read.",
-        "\(progress.lagSeconds)"
+        { "\($0.lagSeconds)" }
       ),
       (
         "storeledger_projector_events_total", "counter",
-        "Events of the feed the account projector has projected.", "\(progress.eventsProjected)"
+        "Events of the feed the account projector has projected.", { "\($0.eventsProjected)" }
       ),
       (
         "storeledger_projector_accounts_total", "counter",
-        "Account views the projector has computed and stored.", "\(progress.accountsProjected)"
+        "Account views the projector has computed and stored.", { "\($0.accountsProjected)" }
       ),
       (
         "storeledger_projector_failures_total", "counter",
-        "Projector rounds that failed (and were retried).", "\(progress.failures)"
+        "Projector rounds that failed (and were retried).", { "\($0.failures)" }
       ),
     ]
     return families.map { name, type, help, value in
-      "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+      "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        + apps.map { "\(name)\(Self.braced($0.0)) \(value($0.1))\n" }.joined()
     }.joined()
   }
 
+  /// A family whose keys begin with the app; the app becomes a label only when `labelsApps`.
   private func family(
-    _ name: String, _ type: String, _ help: String, _ values: [[String]: Int], labels: [String]
+    _ name: String, _ type: String, _ help: String, _ values: [[String]: Int], labels: [String],
+    labelsApps: Bool
   ) -> String {
     var text = "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    let names = labelsApps ? ["app"] + labels : labels
     for (key, value) in values.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-      let pairs = zip(labels, key).map { "\($0)=\"\(Self.escaped($1))\"" }
+      let values = labelsApps ? key : Array(key.dropFirst())
+      let pairs = zip(names, values).map { "\($0)=\"\(Self.escaped($1))\"" }
       text += "\(name){\(pairs.joined(separator: ","))} \(value)\n"
     }
     return text
   }
 
-  private func histogram(_ state: State) -> String {
+  private func histogram(_ appends: [String: Histogram], labelsApps: Bool) -> String {
     let name = "storeledger_append_seconds"
     var text =
       "# HELP \(name) Time to verify, append and index one input.\n# TYPE \(name) histogram\n"
-    for (bound, count) in zip(Self.appendBounds, state.appendBuckets) {
-      text += "\(name)_bucket{le=\"\(bound)\"} \(count)\n"
+    let apps =
+      appends.isEmpty && !labelsApps ? [("", Histogram())] : appends.sorted { $0.key < $1.key }
+    for (app, histogram) in apps {
+      let label = Self.appLabel(labelsApps ? app : nil)
+      for (bound, count) in zip(Self.appendBounds, histogram.buckets) {
+        text += "\(name)_bucket{\(label)le=\"\(bound)\"} \(count)\n"
+      }
+      text += "\(name)_bucket{\(label)le=\"+Inf\"} \(histogram.count)\n"
+      text += "\(name)_sum\(Self.braced(label)) \(histogram.sum)\n"
+      text += "\(name)_count\(Self.braced(label)) \(histogram.count)\n"
     }
-    text += "\(name)_bucket{le=\"+Inf\"} \(state.appendCount)\n"
-    text += "\(name)_sum \(state.appendSum)\n\(name)_count \(state.appendCount)\n"
     return text
   }
 
-  private static func escaped(_ value: String) -> String {
+  static func escaped(_ value: String) -> String {
     value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       .replacingOccurrences(of: "\n", with: "\\n")
+  }
+}
+
+extension ServerMetrics.Histogram {
+  mutating func record(_ seconds: Double, bounds: [Double]) {
+    count += 1
+    sum += seconds
+    for (index, bound) in bounds.enumerated() where seconds <= bound { buckets[index] += 1 }
+  }
+}
+
+/// One app's ingest counters: what its controllers record.
+struct AppMetrics: Sendable {
+  let server: ServerMetrics
+  let app: String
+
+  func ingest(kind: String, outcome: String, notificationType: String? = nil) {
+    server.ingest(app: app, kind: kind, outcome: outcome, notificationType: notificationType)
+  }
+
+  func verificationFailure(code: String) {
+    server.verificationFailure(app: app, code: code)
+  }
+
+  func append(seconds: Double) {
+    server.append(app: app, seconds: seconds)
   }
 }
 

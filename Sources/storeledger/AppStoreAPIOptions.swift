@@ -50,11 +50,13 @@ struct AppStoreAPIOptions: ParsableArguments {
 
   /// A client whose answers are verified like the ledger's data, and the environment its
   /// URL serves (nil for a custom URL).
-  func client(for ledger: Ledger, logger: Logger) throws
+  /// With `--apps`, the app's own credentials stand in for absent flags and variables.
+  func client(for ledger: Ledger, options: LedgerOptions, logger: Logger) throws
     -> (AppStoreServerAPIClient, AppStoreEnvironment?)
   {
     let (configuration, verification) = try client(
-      ledger: ledger.configuration, environment: ProcessInfo.processInfo.environment)
+      ledger: ledger.configuration,
+      environment: try options.apiEnvironment(ProcessInfo.processInfo.environment))
     let verifier = try SignedDataVerifier(configuration: verification)
     return (
       AppStoreServerAPIClient(configuration: configuration, verifier: verifier, logger: logger),

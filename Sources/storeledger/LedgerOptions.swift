@@ -21,6 +21,9 @@ struct LedgerOptions: ParsableArguments {
     name: .customLong("sandbox-entitles"),
     help: "yes (default: App Review and TestFlight buy in Sandbox) or no.")
   var sandboxEntitles: String?
+  @Option(help: "An apps file: several apps in one deployment (see `storeledger serve --help`).")
+  var apps: String?
+  @Option(help: "The app of the apps file (needed when it lists several).") var app: String?
 
   static func setting(_ flag: String?, _ variable: String, _ environment: [String: String])
     -> String?
@@ -28,14 +31,57 @@ struct LedgerOptions: ParsableArguments {
     flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
   }
 
+  /// The database: DATABASE_URL's, or with `--apps` the selected app's.
   func databaseURL(_ environment: [String: String]) throws -> DatabaseURL {
+    let base = try serverURL(environment)
+    guard let app = try selectedApp(environment) else { return base }
+    return try AppsFile.databaseURL(of: app, base: base)
+  }
+
+  /// `--database-url` or DATABASE_URL as given.
+  func serverURL(_ environment: [String: String]) throws -> DatabaseURL {
     guard let text = Self.setting(databaseURL, "DATABASE_URL", environment) else {
       throw ValidationError("give --database-url or set DATABASE_URL")
     }
     do { return try DatabaseURL(text) } catch { throw ValidationError(error.message) }
   }
 
+  /// The apps file of `--apps` or STORELEDGER_APPS; nil without one. The app's own settings
+  /// come from it, so the flags that set them are refused beside it.
+  func appsFile(_ environment: [String: String]) throws -> AppsFile? {
+    guard let path = Self.setting(apps, "STORELEDGER_APPS", environment) else {
+      if app != nil {
+        throw ValidationError("--app needs an apps file (--apps or STORELEDGER_APPS)")
+      }
+      return nil
+    }
+    let appFlags: [(String, Bool)] = [
+      ("--bundle-id", bundleId != nil), ("--app-apple-id", appAppleId != nil),
+      ("--environments", environments != nil), ("--catalog", catalog != nil),
+      ("--sandbox-entitles", sandboxEntitles != nil),
+    ]
+    if let flag = appFlags.first(where: \.1) {
+      throw ValidationError("\(flag.0) is set per app in the apps file; leave it out with --apps")
+    }
+    return try AppsFile.load(path)
+  }
+
+  /// The app of `--app` (or STORELEDGER_APP) in the apps file; nil without an apps file.
+  func selectedApp(_ environment: [String: String]) throws -> AppsFile.App? {
+    try appsFile(environment)?.app(named: Self.setting(app, "STORELEDGER_APP", environment))
+  }
+
+  /// The environment the App Store Server API settings are read from: with `--apps`, the
+  /// selected app's credentials take the place of the STORELEDGER_API_* variables.
+  func apiEnvironment(_ environment: [String: String]) throws -> [String: String] {
+    guard let app = try selectedApp(environment) else { return environment }
+    return environment.merging(app.apiVariables) { _, app in app }
+  }
+
   func ledgerConfiguration(_ environment: [String: String]) throws -> LedgerConfiguration {
+    if let app = try selectedApp(environment) {
+      return try ledgerConfiguration(for: app, environment)
+    }
     guard let bundle = Self.setting(bundleId, "STORELEDGER_BUNDLE_ID", environment) else {
       throw ValidationError("give --bundle-id or set STORELEDGER_BUNDLE_ID")
     }
@@ -59,6 +105,18 @@ struct LedgerOptions: ParsableArguments {
         sandboxEntitles: try Self.yesOrNo(
           Self.setting(sandboxEntitles, "STORELEDGER_SANDBOX_ENTITLES", environment),
           name: "--sandbox-entitles") ?? true))
+  }
+
+  /// An app of the apps file; the root certificates are the deployment's.
+  func ledgerConfiguration(for app: AppsFile.App, _ environment: [String: String]) throws
+    -> LedgerConfiguration
+  {
+    LedgerConfiguration(
+      bundleId: app.bundleId, appAppleId: app.appAppleId, environments: app.environments,
+      trustedRoots: try RootCertificates.load(
+        Self.list(Self.setting(rootCertificates, "STORELEDGER_ROOT_CERTS", environment))),
+      catalog: try app.catalogPath.map(Self.catalog) ?? .empty,
+      options: ProjectionOptions(sandboxEntitles: app.sandboxEntitles ?? true), app: app.name)
   }
 
   static func yesOrNo(_ text: String?, name: String) throws -> Bool? {

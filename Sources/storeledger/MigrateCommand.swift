@@ -15,8 +15,12 @@ struct MigrateCommand: AsyncParsableCommand {
       storeledger_owner (owns everything), storeledger_writer (the engine: SELECT and INSERT
       on events) and storeledger_reader (SELECT); give the last two passwords with ALTER ROLE.
 
+      With an apps file (--apps or STORELEDGER_APPS), migrates each app's database (a
+      database name is taken on the server of the URL), or only --app's.
+
       Examples:
         storeledger migrate --database-url postgres://postgres@127.0.0.1:5432/storeledger
+        storeledger migrate --database-url postgres://postgres@127.0.0.1/postgres --apps apps.json
         DATABASE_URL=postgres://admin:secret@db:5432/app storeledger migrate --json
       """)
 
@@ -24,6 +28,9 @@ struct MigrateCommand: AsyncParsableCommand {
     name: .customLong("database-url"),
     help: "postgres://user:password@host:port/database (default: $DATABASE_URL).")
   var databaseURL: String?
+
+  @Option(help: "An apps file: migrate each app's database.") var apps: String?
+  @Option(help: "Only this app of the apps file.") var app: String?
 
   @Flag(help: "Print the applied and already applied versions as JSON.")
   var json = false
@@ -46,14 +53,29 @@ struct MigrateCommand: AsyncParsableCommand {
     var poolLogger = logger
     poolLogger.logLevel = .error
     do {
-      let report = try await PostgresClient.withRunningClient(url, logger: poolLogger) { client in
-        try await SchemaMigrator(client: client, logger: logger).migrate()
+      for url in try databases(base: url) {
+        let report = try await PostgresClient.withRunningClient(url, logger: poolLogger) {
+          client in
+          try await SchemaMigrator(client: client, logger: logger).migrate()
+        }
+        print(render(report))
       }
-      print(render(report))
     } catch let error as EventStoreError {
       FileHandle.standardError.write(Data("error: \(error.code): \(error.message)\n".utf8))
       throw ExitCode.failure
     }
+  }
+
+  /// The database of the URL, or each app's of the apps file.
+  private func databases(base: DatabaseURL) throws -> [DatabaseURL] {
+    let environment = ProcessInfo.processInfo.environment
+    guard let path = LedgerOptions.setting(apps, "STORELEDGER_APPS", environment) else {
+      if app != nil { throw ValidationError("--app needs an apps file (--apps)") }
+      return [base]
+    }
+    let file = try AppsFile.load(path)
+    let chosen = try app.map { [try file.app(named: $0)] } ?? file.apps
+    return try chosen.map { try AppsFile.databaseURL(of: $0, base: base) }
   }
 
   /// The connection pool keeps retrying an unreachable server; a command-line run should

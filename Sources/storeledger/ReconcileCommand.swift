@@ -39,7 +39,7 @@ struct ReconcileCommand: AsyncParsableCommand {
       all ? .everyone : account.map { .account($0) } ?? .transactions(transaction)
     let api = api
     let report = try await ledger.withLedger("storeledger.reconcile") { ledger, logger in
-      let (client, served) = try api.client(for: ledger, logger: logger)
+      let (client, served) = try api.client(for: ledger, options: self.ledger, logger: logger)
       let chains = try await ledger.purchaseChains(
         customers, in: served ?? ledger.configuration.environments.first ?? .production,
         logger: logger)

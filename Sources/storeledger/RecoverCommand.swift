@@ -38,7 +38,7 @@ struct RecoverCommand: AsyncParsableCommand {
     let (api, quiet, onlyFailures) = (api, json, !all)
     let bar = ProgressBar("recovering", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.recover") { ledger, logger in
-      let (client, environment) = try api.client(for: ledger, logger: logger)
+      let (client, environment) = try api.client(for: ledger, options: self.ledger, logger: logger)
       let recovery = NotificationRecovery(
         ledger: ledger, client: client, environment: environment, logger: logger)
       return try await recovery.recover(from: start, to: end, onlyFailures: onlyFailures) {

@@ -54,7 +54,7 @@ struct ReplayCommand: AsyncParsableCommand {
     let (api, quiet, concurrency) = (api, json, concurrency)
     let bar = ProgressBar("replaying", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.replay") { ledger, logger in
-      let (client, served) = try api.client(for: ledger, logger: logger)
+      let (client, served) = try api.client(for: ledger, options: self.ledger, logger: logger)
       let replay = CustomerReplay(
         ledger: ledger, client: client,
         environment: served ?? ledger.configuration.environments.first ?? .production,

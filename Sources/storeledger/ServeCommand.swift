@@ -34,6 +34,21 @@ struct ServeCommand: AsyncParsableCommand {
                                                     (repeat the flag; comma list in the variable)
         --changes-secret  STORELEDGER_CHANGES_SECRETS   the secret that signs each webhook's
                                                     deliveries, one per webhook, same order
+        --apps            STORELEDGER_APPS          several apps: a JSON file in place of
+                                                    --bundle-id, --app-apple-id, --environments,
+                                                    --catalog and --sandbox-entitles
+        --app             STORELEDGER_APP           serve only this app of the file
+
+      Several apps: each is served at /apps/NAME/v1/…, the webhook /v1/notifications/appstore
+      takes every app's notifications (each goes to the app its bundle id names; one URL per
+      app at /apps/NAME/v1/notifications/appstore works too), every metric has an app label.
+      Each app has its own database: "database" is a name on DATABASE_URL's server or a URL.
+        {"apps": [{"name": "pro", "bundleId": "com.example.pro", "appAppleId": 1234567890,
+                   "environments": ["Production", "Sandbox"], "database": "storeledger_pro",
+                   "catalog": "pro-catalog.json", "sandboxEntitles": true,
+                   "appStoreServerAPI": {"keyId": "…", "issuerId": "…", "p8": "pro.p8"},
+                   "changeWebhooks": [{"url": "https://…", "secretVariable": "PRO_SECRET"}]},
+                  {"name": "lite", "bundleId": "com.example.lite", "database": "storeledger_lite"}]}
 
       Examples:
         STORELEDGER_API_KEYS=$(openssl rand -hex 24) storeledger serve \\
@@ -41,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
           --app-apple-id 1234567890 --migrate
         DATABASE_URL=… STORELEDGER_BUNDLE_ID=com.example.app STORELEDGER_ENVIRONMENTS=Sandbox \\
           STORELEDGER_API_KEYS=k1,k2 STORELEDGER_PORT=9000 storeledger serve
+        DATABASE_URL=postgres://storeledger_writer@db/postgres STORELEDGER_API_KEYS=k1 \\
+          storeledger serve --apps apps.json
       """)
 
   @OptionGroup var ledger: LedgerOptions
@@ -72,8 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
     func setting(_ flag: String?, _ variable: String) -> String? {
       LedgerOptions.setting(flag, variable, environment)
     }
-    let url = try ledger.databaseURL(environment)
-    let ledgerConfiguration = try ledger.ledgerConfiguration(environment)
+    let (apps, routesByApp) = try servedApps(environment)
     let keys = LedgerOptions.list(setting(apiKeys, "STORELEDGER_API_KEYS"))
     guard !keys.isEmpty else {
       throw ValidationError("give --api-keys or set STORELEDGER_API_KEYS (comma list of keys)")
@@ -82,39 +98,89 @@ struct ServeCommand: AsyncParsableCommand {
     guard let portNumber = Int(portText), (0...65535).contains(portNumber) else {
       throw ValidationError("the port must be a number from 0 to 65535")
     }
-    let policyPath = setting(consumptionPolicy, "STORELEDGER_CONSUMPTION_POLICY")
-    let hasCredentials = setting(api.keyId, "STORELEDGER_API_KEY_ID") != nil
+    return ServerConfiguration(
+      host: setting(host, "STORELEDGER_HOST") ?? "127.0.0.1", port: portNumber, apps: apps,
+      routesByApp: routesByApp, apiKeys: Set(keys), migrateOnStart: migrate,
+      runsProjector: !noProjector,
+      logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info)
+  }
+
+  /// The app of the flags, or every app of the apps file (only `--app`'s when given).
+  func servedApps(_ environment: [String: String]) throws -> ([ServedApp], Bool) {
+    guard let file = try ledger.appsFile(environment) else {
+      let configuration = try ledger.ledgerConfiguration(environment)
+      return (
+        [
+          try servedApp(
+            name: configuration.bundleId, database: try ledger.databaseURL(environment),
+            ledger: configuration, webhooks: [], environment: environment)
+        ], false
+      )
+    }
+    let chosen = try ledger.app.map { [try file.app(named: $0)] } ?? file.apps
+    let base = try ledger.serverURL(environment)
+    return (
+      try chosen.map { app in
+        try servedApp(
+          name: app.name, database: try AppsFile.databaseURL(of: app, base: base),
+          ledger: try ledger.ledgerConfiguration(for: app, environment),
+          webhooks: app.changeWebhooks,
+          environment: environment.merging(app.apiVariables) { _, app in app })
+      }, true
+    )
+  }
+
+  /// One app with its credentials, refund policy and change webhooks (the flags' and its own).
+  private func servedApp(
+    name: String, database: DatabaseURL, ledger configuration: LedgerConfiguration,
+    webhooks: [AppsFile.Webhook], environment: [String: String]
+  ) throws -> ServedApp {
+    let policyPath = LedgerOptions.setting(
+      consumptionPolicy, "STORELEDGER_CONSUMPTION_POLICY", environment)
+    let hasCredentials =
+      LedgerOptions.setting(api.keyId, "STORELEDGER_API_KEY_ID", environment) != nil
     if policyPath != nil, !hasCredentials {
       throw ValidationError(
-        "--consumption-policy needs App Store Server API credentials (--key-id, --issuer-id, --p8)")
+        "--consumption-policy needs App Store Server API credentials (--key-id, --issuer-id, --p8)"
+          + " for \(name)")
     }
-    let delivery = try changeDelivery(environment)
     let settings =
-      try hasCredentials
-      ? api.client(ledger: ledgerConfiguration, environment: environment) : nil
-    return ServerConfiguration(
-      host: setting(host, "STORELEDGER_HOST") ?? "127.0.0.1", port: portNumber,
-      database: url.clientConfiguration, ledger: ledgerConfiguration, apiKeys: Set(keys),
-      migrateOnStart: migrate, runsProjector: !noProjector,
-      logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info,
+      try hasCredentials ? api.client(ledger: configuration, environment: environment) : nil
+    return ServedApp(
+      name: name, database: database.clientConfiguration, ledger: configuration,
       appStoreAPI: settings.map { AppStoreAPISettings(api: $0.0, verifier: $0.1) },
       consumption: try policyPath.map {
         ConsumptionWorkerConfiguration(policy: try ConsumptionCommand.policy($0))
-      }, changeDelivery: delivery)
+      }, changeDelivery: try changeDelivery(environment, appWebhooks: webhooks))
   }
 
-  /// The change webhooks from the flags, or else from the environment.
-  func changeDelivery(_ environment: [String: String]) throws -> ChangeDeliveryConfiguration? {
+  /// The change webhooks from the flags, or else from the environment, and the app's own
+  /// (each with the secret its variable holds).
+  func changeDelivery(_ environment: [String: String], appWebhooks: [AppsFile.Webhook] = [])
+    throws -> ChangeDeliveryConfiguration?
+  {
     let urls =
       changesWebhook.isEmpty
       ? ChangeEndpoint.values(environment["STORELEDGER_CHANGES_WEBHOOKS"]) : changesWebhook
     let secrets =
       changesSecret.isEmpty
       ? ChangeEndpoint.values(environment["STORELEDGER_CHANGES_SECRETS"]) : changesSecret
-    guard !urls.isEmpty || !secrets.isEmpty else { return nil }
+    guard !urls.isEmpty || !secrets.isEmpty || !appWebhooks.isEmpty else { return nil }
+    guard urls.count == secrets.count else {
+      throw ValidationError(
+        "\(urls.count) changes webhooks but \(secrets.count) secrets: give one secret per webhook")
+    }
+    let appSecrets = try appWebhooks.map { webhook in
+      guard let secret = environment[webhook.secretVariable], !secret.isEmpty else {
+        throw ValidationError(
+          "the changes webhook \(webhook.url) needs its secret in \(webhook.secretVariable)")
+      }
+      return secret
+    }
     do {
       return ChangeDeliveryConfiguration(
-        endpoints: try ChangeEndpoint.list(urls: urls, secrets: secrets))
+        endpoints: try ChangeEndpoint.list(
+          urls: urls + appWebhooks.map(\.url), secrets: secrets + appSecrets))
     } catch {
       throw ValidationError(error.message)
     }

@@ -27,6 +27,7 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
   private struct Nested: Decodable {
     var environment: String?
     var externalPurchaseId: String?
+    var bundleId: String?
   }
 
   /// What a (not yet verified) payload says it is: its kind and the environment it claims.
@@ -36,10 +37,14 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
     /// `environment` (`receiptType` for an app transaction; `data`/`summary`/`appData`'s for
     /// a notification); nil when the payload names none.
     public var environment: AppStoreEnvironment?
+    /// The app the payload names (a notification's `data`, `summary`, `appData` or
+    /// `externalPurchaseToken`), for routing it to that app's verifier; nil when none.
+    public var bundleId: String?
 
-    public init(kind: SignedDataKind, environment: AppStoreEnvironment?) {
+    public init(kind: SignedDataKind, environment: AppStoreEnvironment?, bundleId: String? = nil) {
       self.kind = kind
       self.environment = environment
+      self.bundleId = bundleId
     }
   }
 
@@ -73,7 +78,10 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
       case .appTransaction: probe.receiptType
       default: probe.environment
       }
-    return Claims(kind: kind, environment: environment.map(AppStoreEnvironment.init(rawValue:)))
+    let nested = probe.data ?? probe.summary ?? probe.appData ?? probe.externalPurchaseToken
+    return Claims(
+      kind: kind, environment: environment.map(AppStoreEnvironment.init(rawValue:)),
+      bundleId: kind == .notification ? nested?.bundleId : probe.bundleId)
   }
 
   private static func kind(of probe: Probe) -> SignedDataKind {

@@ -102,7 +102,8 @@ public struct ChangeDeliverer: Sendable {
     let records = try await ledger.withDatabase {
       try await ChangeFeed.read(positions: claims.map(\.position), on: client, logger: logger)
     }
-    let byPosition = Dictionary(uniqueKeysWithValues: records.map { ($0.position, $0) })
+    let byPosition = Dictionary(
+      uniqueKeysWithValues: ledger.named(records).map { ($0.position, $0) })
     let outcomes = await post(claims, byPosition, to: endpoint)
     try await ledger.withDatabase {
       try await ChangeDeliveries.record(

@@ -5,12 +5,14 @@ import StoreLedgerPostgres
 extension ChangeRecord: Encodable {
   /// The one JSON shape of a change, for webhooks, `GET /v1/changes` and the CLI:
   /// `{"id", "position", "type", "appAccountToken", "occurredAt", "data": {…}}`, the data's
-  /// fields named by type (docs: projections/changes.md).
+  /// fields named by type (docs: projections/changes.md); on a server of several apps also
+  /// `"app"` after `"type"` (positions and ids are each app's own).
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: Key.self)
     try container.encode(id.uuidString.lowercased(), forKey: "id")
     try container.encode(position, forKey: "position")
     try container.encode(change.kind.rawValue, forKey: "type")
+    try container.encodeIfPresent(app, forKey: "app")
     try container.encode(appAccountToken, forKey: "appAccountToken")
     try container.encode(Self.iso(occurredAt), forKey: "occurredAt")
     var data = container.nestedContainer(keyedBy: Key.self, forKey: "data")

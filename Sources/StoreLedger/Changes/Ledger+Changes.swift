@@ -27,7 +27,7 @@ extension Ledger {
           throw Self.beyondFeed(position, head: head)
         }
       }
-      return records
+      return named(records)
     } catch {
       throw Self.mapped(error)
     }
@@ -47,6 +47,16 @@ extension Ledger {
       // Changes another process appends are seen at the next poll.
       _ = await changesAppended.wait(
         after: generation, timeout: min(deadline - now, Self.changePollInterval))
+    }
+  }
+
+  /// `records` with the configured app's name (a server of several apps).
+  func named(_ records: [ChangeRecord]) -> [ChangeRecord] {
+    guard let app = configuration.app else { return records }
+    return records.map { record in
+      var named = record
+      named.app = app
+      return named
     }
   }
 

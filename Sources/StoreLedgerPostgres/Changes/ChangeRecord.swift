@@ -13,6 +13,9 @@ public struct ChangeRecord: Sendable, Hashable {
   /// The idempotency key of the event that caused it; nil when the clock did.
   public var cause: String?
   public var recordedAt: Date
+  /// The app the change is of, on a server of several apps (not stored: each app has its own
+  /// feed); nil otherwise. Ids are unique within an app.
+  public var app: String?
 
   public init(
     position: Int64, id: UUID, ordinal: Int64, change: AccountChange, occurredAt: Timestamp,

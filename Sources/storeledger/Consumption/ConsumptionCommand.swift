@@ -99,7 +99,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
         deliveryStatus: deliveryStatus.map(DeliveryStatus.init(rawValue:)))
       let (api, id) = (api, id)
       let report = try await ledger.withLedger("storeledger.consumption") { ledger, logger in
-        let (client, _) = try api.client(for: ledger, logger: logger)
+        let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
         let worker = ConsumptionWorker(
           ledger: ledger, client: client,
           configuration: ConsumptionWorkerConfiguration(policy: policy), logger: logger)

@@ -25,7 +25,7 @@ struct AppTransactionCommand: AsyncParsableCommand {
   func run() async throws {
     let (api, id) = (api, id)
     let json = try await ledger.withLedger("storeledger.app-transaction") { ledger, logger in
-      let (client, _) = try api.client(for: ledger, logger: logger)
+      let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
       do {
         return try await client.appTransactionInfo(id).payloadJSON
       } catch {

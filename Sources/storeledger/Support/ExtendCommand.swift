@@ -52,7 +52,7 @@ struct ExtendCommand: AsyncParsableCommand {
   func run() async throws {
     let options = self
     let report = try await ledger.withLedger("storeledger.extend") { ledger, logger in
-      let (client, _) = try options.api.client(for: ledger, logger: logger)
+      let (client, _) = try options.api.client(for: ledger, options: self.ledger, logger: logger)
       if options.status, let product = options.product, let id = options.requestId {
         return try await ledger.extensionStatus(
           productId: product, requestIdentifier: id, apple: client)

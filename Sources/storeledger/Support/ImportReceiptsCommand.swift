@@ -36,7 +36,7 @@ struct ImportReceiptsCommand: AsyncParsableCommand {
     let (api, quiet) = (api, json)
     let bar = ProgressBar("importing", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.import-receipts") { ledger, logger in
-      let (client, served) = try api.client(for: ledger, logger: logger)
+      let (client, served) = try api.client(for: ledger, options: self.ledger, logger: logger)
       let importer = ReceiptImport(
         ledger: ledger, client: client,
         environment: served ?? ledger.configuration.environments.first ?? .production,

@@ -31,11 +31,13 @@ struct LinkCommand: AsyncParsableCommand {
     )
     let hasCredentials =
       LedgerOptions.setting(
-        api.keyId, "STORELEDGER_API_KEY_ID", ProcessInfo.processInfo.environment)
+        api.keyId, "STORELEDGER_API_KEY_ID",
+        try self.ledger.apiEnvironment(ProcessInfo.processInfo.environment))
       != nil
     let stored = try await ledger.withLedger("storeledger.link") { ledger, logger in
       let apple =
-        hasCredentials && !ledgerOnly ? try api.client(for: ledger, logger: logger).0 : nil
+        hasCredentials && !ledgerOnly
+        ? try api.client(for: ledger, options: self.ledger, logger: logger).0 : nil
       return (
         try await ledger.link(
           appAccountToken: token, originalTransactionId: original, apple: apple), apple != nil

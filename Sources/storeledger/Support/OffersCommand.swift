@@ -35,7 +35,8 @@ struct OffersCommand: AsyncParsableCommand {
     if let offer = sign, let product {
       let signature = try await ledger.withLedger("storeledger.offers") { ledger, _ in
         let (configuration, _) = try options.api.client(
-          ledger: ledger.configuration, environment: ProcessInfo.processInfo.environment)
+          ledger: ledger.configuration,
+          environment: try options.ledger.apiEnvironment(ProcessInfo.processInfo.environment))
         return try await ledger.signPromotionalOffer(
           for: options.appAccountToken, productId: product, offerIdentifier: offer,
           key: configuration.key)

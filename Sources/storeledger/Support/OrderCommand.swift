@@ -26,7 +26,7 @@ struct OrderCommand: AsyncParsableCommand {
   func run() async throws {
     let (api, orderId) = (api, orderId)
     let report = try await ledger.withLedger("storeledger.order") { ledger, logger in
-      let (client, _) = try api.client(for: ledger, logger: logger)
+      let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
       return try await ledger.lookUpOrder(orderId, apple: client)
     }
     if json {

@@ -27,7 +27,7 @@ struct WebhookCheckCommand: AsyncParsableCommand {
   func run() async throws {
     let (api, timeout) = (api, timeout)
     let check = try await ledger.withLedger("storeledger.webhook-check") { ledger, logger in
-      let (client, _) = try api.client(for: ledger, logger: logger)
+      let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
       return try await ledger.checkWebhook(apple: client, timeout: .seconds(timeout))
     }
     if json {

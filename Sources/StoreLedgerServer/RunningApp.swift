@@ -1,0 +1,91 @@
+import AppStoreServerAPI
+import AppStoreVerification
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// One served app at run time: its pool, ledger and services, and its routes.
+struct RunningApp: Sendable {
+  let name: String
+  let client: PostgresClient
+  let ledger: Ledger
+  let services: [any Service]
+  let metrics: AppMetrics
+  let worker: ConsumptionWorker?
+  let apple: AppStoreServerAPIClient?
+  let verifierEnvironment: AppStoreEnvironment?
+  let logger: Logger
+
+  init(
+    _ app: ServedApp, configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger
+  ) throws {
+    var logger = logger
+    if configuration.routesByApp { logger[metadataKey: "app"] = "\(app.name)" }
+    var ledgerConfiguration = app.ledger
+    if configuration.routesByApp { ledgerConfiguration.app = app.name }
+    let client = PostgresClient(configuration: app.database, backgroundLogger: logger)
+    let appended = WakeUpSignal()
+    let ledger = try Ledger(
+      client: client, configuration: ledgerConfiguration, logger: logger, wakeUp: appended)
+    var services: [any Service] = [client]
+    if configuration.runsProjector {
+      let projector = AccountProjector(ledger: ledger, wakeUp: appended, logger: logger)
+      metrics.attach(projector, app: app.name)
+      services.append(AccountProjectorService(projector: projector))
+    }
+    let apple = try app.appStoreAPI.map {
+      AppStoreServerAPIClient(
+        configuration: $0.api, verifier: try SignedDataVerifier(configuration: $0.verifier),
+        logger: logger)
+    }
+    // Without a configured policy the worker still answers operators (the default policy
+    // sends nothing on its own: it assumes no consent).
+    let worker = apple.map {
+      ConsumptionWorker(
+        ledger: ledger, client: $0,
+        configuration: app.consumption ?? ConsumptionWorkerConfiguration(policy: .init()),
+        logger: logger)
+    }
+    if let worker, app.consumption != nil {
+      services.append(ConsumptionWorkerService(worker: worker))
+    }
+    if let delivery = app.changeDelivery, !delivery.endpoints.isEmpty {
+      metrics.attachChangeDelivery(app: app.name)
+      services.append(
+        ChangeDeliveryService(
+          deliverer: ChangeDeliverer(ledger: ledger, configuration: delivery, logger: logger)))
+    }
+    metrics.attach(ledger, app: app.name)
+    self.name = app.name
+    self.client = client
+    self.ledger = ledger
+    self.services = services
+    self.metrics = metrics.app(app.name)
+    self.worker = worker
+    self.apple = apple
+    self.verifierEnvironment = app.appStoreAPI?.verifier.environment
+    self.logger = logger
+  }
+
+  /// The app's webhook, and behind the API keys its commands and queries, under `group`.
+  func register(on group: RouterGroup<BasicRequestContext>, configuration: ServerConfiguration) {
+    ingest(bodyLimit: configuration.bodyLimit).registerWebhook(on: group)
+    let protected = group.group().add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
+    ingest(bodyLimit: configuration.bodyLimit).registerCommands(on: protected)
+    AccountController(ledger: ledger).register(on: protected)
+    ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
+    ChangesController(ledger: ledger).register(on: protected)
+    SupportController(
+      ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
+    ).register(on: protected)
+  }
+
+  func ingest(bodyLimit: Int) -> IngestController {
+    IngestController(ledger: ledger, metrics: metrics, bodyLimit: bodyLimit, apple: apple)
+  }
+}

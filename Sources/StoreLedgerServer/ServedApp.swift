@@ -1,0 +1,43 @@
+import Foundation
+import PostgresNIO
+import StoreLedger
+
+/// One app a server serves: its own database (accounts and changes are per app, and an
+/// `appAccountToken` may name a customer in two apps), its ledger, and what acts for it.
+public struct ServedApp: Sendable {
+  /// Names the app in `/apps/{name}/…`, in the `app` label of metrics and in its changes.
+  public var name: String
+  /// The app's PostgreSQL connection (as the writer role).
+  public var database: PostgresClient.Configuration
+  public var ledger: LedgerConfiguration
+  /// App Store Server API credentials: the write side (answers to refund requests) needs
+  /// them; without them requests are recorded and listed, never answered.
+  public var appStoreAPI: AppStoreAPISettings?
+  /// Runs the refund-request worker in this process (with `appStoreAPI`). Several servers
+  /// may each run one: a request is claimed by one of them at a time.
+  public var consumption: ConsumptionWorkerConfiguration?
+  /// Delivers the app's change feed to these webhooks from this process. Several servers may
+  /// each deliver: a change is claimed by one of them at a time.
+  public var changeDelivery: ChangeDeliveryConfiguration?
+
+  public init(
+    name: String, database: PostgresClient.Configuration, ledger: LedgerConfiguration,
+    appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil,
+    changeDelivery: ChangeDeliveryConfiguration? = nil
+  ) {
+    self.name = name
+    self.database = database
+    self.ledger = ledger
+    self.appStoreAPI = appStoreAPI
+    self.consumption = consumption
+    self.changeDelivery = changeDelivery
+  }
+
+  /// Whether `name` can be a path segment and a label value: letters, digits, `.`, `_`, `-`.
+  public static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty && name.count <= 100
+      && name.unicodeScalars.allSatisfy {
+        ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "._-".unicodeScalars.contains($0)
+      }
+  }
+}

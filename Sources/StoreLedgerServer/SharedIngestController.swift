@@ -1,0 +1,57 @@
+import AppStoreVerification
+import Foundation
+import Hummingbird
+import StoreLedger
+
+/// The one webhook URL (and transaction intake) of a server of several apps: each payload goes
+/// to the app whose bundle id it names, and that app's verifier then checks its signature,
+/// chain and identity before anything is trusted or stored.
+struct SharedIngestController: Sendable {
+  let apps: [String: RunningApp]
+  let bodyLimit: Int
+  let metrics: AppMetrics
+
+  init(apps: [RunningApp], bodyLimit: Int, metrics: ServerMetrics) {
+    self.apps = Dictionary(apps.map { ($0.ledger.configuration.bundleId, $0) }) { first, _ in first
+    }
+    self.bodyLimit = bodyLimit
+    self.metrics = metrics.app("")
+  }
+
+  func register(on group: RouterGroup<BasicRequestContext>, apiKeys: Set<String>) {
+    group.post(RouterPath(IngestController.webhookPath)) { request, _ in
+      let body = try await IngestController.notificationBody(request, limit: bodyLimit)
+      return try await app(named: body.signedPayload, kind: "notification")
+        .ingest(bodyLimit: bodyLimit).notification(body)
+    }
+    let protected = group.group().add(middleware: APIKeyMiddleware(keys: apiKeys))
+    protected.post(RouterPath(IngestController.transactionsPath)) { request, _ in
+      let body = try await IngestController.transactionBody(request, limit: bodyLimit)
+      return try await app(named: body.signedTransaction, kind: "transaction")
+        .ingest(bodyLimit: bodyLimit).transaction(body)
+    }
+  }
+
+  /// The app the (not yet verified) signed data names; the request is counted under it.
+  private func app(named jws: String, kind: String) throws -> RunningApp {
+    let claims: SignedDataKind.Claims
+    do {
+      claims = try SignedDataKind.claims(of: jws)
+    } catch {
+      metrics.ingest(kind: kind, outcome: "rejected")
+      metrics.verificationFailure(code: error.code.rawValue)
+      throw APIError(
+        LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue))
+    }
+    guard let bundleId = claims.bundleId else {
+      metrics.ingest(kind: kind, outcome: "rejected")
+      throw APIError(.badRequest, "invalid_payload", "the signed data names no bundle id")
+    }
+    guard let app = apps[bundleId] else {
+      metrics.ingest(kind: kind, outcome: "rejected")
+      throw APIError.unknownApp("no app of this server has the bundle id the signed data names")
+    }
+    RequestApp.current?.set(app.name)
+    return app
+  }
+}
