@@ -69,7 +69,8 @@ struct AppsFileReader {
     return names.map(AppStoreEnvironment.init(rawValue:))
   }
 
-  private func credentials(_ value: JSONValue?, at place: String) throws -> AppsFile.APICredentials? {
+  private func credentials(_ value: JSONValue?, at place: String) throws -> AppsFile.APICredentials?
+  {
     guard let value else { return nil }
     let at = "\(place).appStoreServerAPI"
     let fields = try dictionary(value, at: at, fields: ["keyId", "issuerId", "p8", "url"])
@@ -104,7 +105,8 @@ struct AppsFileReader {
     guard case .object(let object) = value else { throw failure("\(place) must be an object") }
     if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
       throw failure(
-        "\(place) has an unknown field \"\(unknown)\" (known: \(fields.sorted().joined(separator: ", ")))")
+        "\(place) has an unknown field \"\(unknown)\" (known: \(fields.sorted().joined(separator: ", ")))"
+      )
     }
     return object
   }
