@@ -5,8 +5,9 @@ import StoreLedgerCore
 extension LedgerConfiguration {
   /// Bumped whenever a projection rule in `StoreLedgerCore` changes what it answers: views
   /// stored by other rules are then no longer current and get projected again. v2: a
-  /// reversed refund stays in force until the reversal.
-  static let projectionRules = "rules.v3"
+  /// reversed refund stays in force until the reversal. v4: entitlements and balances say
+  /// which environment they come from.
+  static let projectionRules = "rules.v4"
 
   /// Names the rules, catalog and options that compute a stored view: a view stored under
   /// another fingerprint is not served, and the projector replaces it.

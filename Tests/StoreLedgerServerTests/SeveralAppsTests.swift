@@ -129,6 +129,12 @@ import Testing
       #expect(try await H.eventCount(lite) == 0)
       let health = try await client.execute(uri: "/health", method: .get)
       #expect(health.status == .ok)
+      let document = try H.value(try await client.execute(uri: "/openapi.json", method: .get))
+      #expect(
+        document["servers"]?.array?.contains {
+          $0["url"] == .string("http://127.0.0.1:8080/apps/{app}")
+        }
+          == true)
     }
   }
 

@@ -28,4 +28,36 @@ struct SandboxEntitlementTests {
     #expect(Self.entitled(.production, sandboxEntitles: false) == true)
     #expect(Self.entitled(nil, sandboxEntitles: false) == true)
   }
+
+  /// Every item says where it comes from: an entitlement the environment of the purchase that
+  /// decided it, a balance every environment its purchases were signed in.
+  @Test func entitlementsAndBalancesSayWhichEnvironmentTheyComeFrom() {
+    var subscription = F.transaction("1", purchased: 0, expires: 30)
+    subscription.environment = .production
+    var sandboxGems = F.transaction(
+      "2", product: "gems.100", type: .consumable, purchased: 1, group: nil)
+    sandboxGems.environment = .sandbox
+    var productionGems = F.transaction(
+      "3", product: "gems.100", type: .consumable, purchased: 2, group: nil)
+    productionGems.environment = .production
+    var oldGems = F.transaction(
+      "4", product: "gems.10", type: .consumable, purchased: 2, group: nil)
+    oldGems.environment = nil
+    let catalog = ProductCatalog(products: [
+      "pro.monthly": .init(entitlements: ["pro"]),
+      "gems.100": .init(entitlements: ["gems"], units: 100),
+      "gems.10": .init(entitlements: ["small"], units: 10),
+    ])
+    let snapshot = LedgerView(
+      LedgerState.fold(
+        [subscription, sandboxGems, productionGems, oldGems].map { F.observed($0) }),
+      catalog: catalog
+    ).snapshot(at: F.t(5))
+    let environments = Dictionary(
+      uniqueKeysWithValues: snapshot.entitlements.map { ($0.entitlement, $0.environment) })
+    #expect(environments == ["pro": "Production", "gems": "Production", "small": nil])
+    let balances = Dictionary(
+      uniqueKeysWithValues: snapshot.consumables.map { ($0.productId, $0.environments) })
+    #expect(balances == ["gems.100": ["Production", "Sandbox"], "gems.10": []])
+  }
 }

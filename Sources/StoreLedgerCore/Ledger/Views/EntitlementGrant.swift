@@ -6,6 +6,7 @@ struct EntitlementGrant {
   var expiresDate: Timestamp?
   var source: String
   var rule: EntitlementRule
+  var environment: String?
   /// Nil unless asked for (``LedgerView/grants(at:explained:)``).
   var explanation: Explanation?
 
@@ -22,6 +23,6 @@ struct EntitlementGrant {
   var view: EntitlementView {
     EntitlementView(
       appAccountToken: appAccountToken, entitlement: entitlement, active: active,
-      expiresDate: expiresDate, source: source, rule: rule.rawValue)
+      expiresDate: expiresDate, source: source, rule: rule.rawValue, environment: environment)
   }
 }

@@ -119,6 +119,9 @@ public struct ConsumableView: Hashable, Sendable, Encodable {
   public var purchased: Int64
   public var refunded: Int64
   public var debited: Int64
+  /// The environments Apple signed the counted purchases in (sorted; both when a balance holds
+  /// Production and Sandbox units); empty for purchases stored before facts held them.
+  public var environments: [String] = []
   public var balance: Int64 { purchased - refunded - debited }
 
   public func encode(to encoder: any Encoder) throws {
@@ -129,6 +132,7 @@ public struct ConsumableView: Hashable, Sendable, Encodable {
     try container.encode(refunded, forKey: "refunded")
     try container.encode(debited, forKey: "debited")
     try container.encode(balance, forKey: "balance")
+    try container.encode(environments, forKey: "environments")
   }
 }
 
@@ -168,6 +172,8 @@ public struct EntitlementView: Hashable, Sendable, Encodable {
   public var source: String
   /// Extra: the rule that decided the source.
   public var rule: String
+  /// The environment Apple signed the source in; nil for data stored before facts held it.
+  public var environment: String? = nil
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: JSONKey.self)
@@ -177,6 +183,7 @@ public struct EntitlementView: Hashable, Sendable, Encodable {
     try container.encode(expiresDate, forKey: "expiresDate")
     try container.encode(source, forKey: "source")
     try container.encode(rule, forKey: "rule")
+    try container.encode(environment, forKey: "environment")
   }
 }
 
@@ -235,6 +242,7 @@ extension ConsumableView: Decodable {
     purchased = try container.decode(Int64.self, forKey: "purchased")
     refunded = try container.decode(Int64.self, forKey: "refunded")
     debited = try container.decode(Int64.self, forKey: "debited")
+    environments = try container.decodeIfPresent([String].self, forKey: "environments") ?? []
   }
 }
 
@@ -247,5 +255,6 @@ extension EntitlementView: Decodable {
     expiresDate = try container.decodeIfPresent(Timestamp.self, forKey: "expiresDate")
     source = try container.decode(String.self, forKey: "source")
     rule = try container.decode(String.self, forKey: "rule")
+    environment = try container.decodeIfPresent(String.self, forKey: "environment")
   }
 }

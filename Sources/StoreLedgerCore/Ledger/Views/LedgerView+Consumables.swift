@@ -14,6 +14,12 @@ extension LedgerView {
       let key = BalanceKey(appAccountToken: token, productId: productId)
       balances[key, default: .empty(key)].purchased += units
       balances[key, default: .empty(key)].refunded += refundedUnits(of: record, units, at: time)
+      if let environment = facts.terms?.environment?.rawValue,
+        balances[key]?.environments.contains(environment) == false
+      {
+        balances[key]?.environments.append(environment)
+        balances[key]?.environments.sort()
+      }
     }
     for record in state.debits.values where (record.debit.debitedAt ?? time) <= time {
       let key = BalanceKey(

@@ -84,7 +84,8 @@ extension LedgerView {
       return catalog.entitlements(of: product).map {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: view.entitled, expiresDate: end,
-          source: view.transactionId, rule: .subscription, explanation: explanation)
+          source: view.transactionId, rule: .subscription, environment: view.environment,
+          explanation: explanation)
       }
     }
   }
@@ -100,7 +101,7 @@ extension LedgerView {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: view.entitled,
           expiresDate: view.expiresDate, source: view.transactionId, rule: rule,
-          explanation: explanation)
+          environment: view.environment, explanation: explanation)
       }
     }
   }
@@ -142,7 +143,8 @@ extension LedgerView {
       return catalog.entitlements(of: balance.productId).map {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: balance.balance > 0, expiresDate: nil,
-          source: latest?.facts.transactionId ?? "", rule: .consumable, explanation: explanation)
+          source: latest?.facts.transactionId ?? "", rule: .consumable,
+          environment: latest?.facts.terms?.environment?.rawValue, explanation: explanation)
       }
     }
   }
