@@ -136,7 +136,8 @@ extension Ledger {
     let link = AccountLinked(
       appAccountToken: token, originalTransactionId: chain, linkedAt: Timestamp(Date()))
     _ = try await decideAndAppend(
-      .link(link), for: token, idempotencyKey: "\(token):\(chain)", alsoIndexing: [stream],
+      .link(link), for: token, idempotencyKey: "\(token):\(chain)",
+      alsoIndexing: [stream] + (try await consumptionStreams(ofChain: chain)),
       source: "app-transaction-id")
   }
 }

@@ -100,7 +100,9 @@ public struct Ledger: Sendable {
       verified.renewalInfo?.payload.appAccountToken,
     ]
     var ingested = try await append(
-      record, accounts: tokens.compactMap { $0 }, with: Self.consumptionOpening(verified))
+      record, accounts: tokens.compactMap { $0 },
+      with: try await consumptionOpening(
+        verified, in: record.streamId, for: tokens.compactMap { $0 }))
     ingested.notificationType = verified.payload.notificationType?.rawValue
     await join(Self.sighting(verified.transaction?.payload))
     return ingested
@@ -182,7 +184,8 @@ public struct Ledger: Sendable {
     return try await decideAndAppend(
       .link(link), for: appAccountToken,
       idempotencyKey: "\(appAccountToken):\(originalTransactionId)",
-      alsoIndexing: streams(ofChain: originalTransactionId))
+      alsoIndexing: streams(ofChain: originalTransactionId)
+        + (try await consumptionStreams(ofChain: originalTransactionId)))
   }
 
   /// Spends `quantity` units of a consumable; refused with `insufficient_balance` when the

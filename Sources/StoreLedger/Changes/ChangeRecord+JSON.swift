@@ -49,6 +49,14 @@ extension ChangeRecord: Encodable {
       try data.encode(subject, forKey: "productId")
       try data.encode(old.flatMap { Int64($0) }, forKey: "previousBalance")
       try data.encode(new.flatMap { Int64($0) }, forKey: "balance")
+    case .consumptionRequestPending, .consumptionRequestAnswered, .consumptionRequestClosed:
+      try data.encode(subject, forKey: "requestId")
+      try data.encode(old, forKey: "transactionId")
+      switch change.kind {
+      case .consumptionRequestPending: try data.encode(Self.iso(new), forKey: "deadline")
+      case .consumptionRequestAnswered: try data.encode(new == "late", forKey: "late")
+      default: try data.encode(new, forKey: "outcome")
+      }
     }
   }
 

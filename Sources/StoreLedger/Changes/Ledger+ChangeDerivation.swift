@@ -51,8 +51,7 @@ extension Ledger {
     guard done <= steps.count else { return AccountDerivation(derived: nil, state: nil) }
     var derivation = ChangeDerivation(
       token: token, catalog: configuration.catalog, options: configuration.options,
-      state: LedgerState.fold(steps[..<done].map(\.event)),
-      instant: marker.instant.map(Timestamp.init(milliseconds:)))
+      after: steps[..<done].map(\.step), instant: marker.instant.map(Timestamp.init(milliseconds:)))
     var changes: [DerivedChange] = []
     var limit = horizon
     var taken = done
@@ -61,7 +60,7 @@ extension Ledger {
         limit = min(limit, step.instant)
         break
       }
-      changes += derivation.apply(step.event, at: step.instant)
+      changes += derivation.apply(step.step, at: step.instant)
       taken += 1
     }
     changes += derivation.advance(to: limit)

@@ -33,6 +33,33 @@ extension Ledger {
       streamId: stream)
   }
 
+  /// The opening of a refund request, joined to the accounts that hold its purchase (those the
+  /// notification names and those its stream already belongs to), so their change feeds tell
+  /// of the request and its answer.
+  func consumptionOpening(
+    _ verified: VerifiedNotification, in stream: String, for tokens: [String]
+  ) async throws(LedgerError) -> BatchAppend? {
+    guard var opening = Self.consumptionOpening(verified) else { return nil }
+    let (client, logger) = (self.client, self.logger)
+    let holders = try await database {
+      try await AccountViews.accounts(ofStreams: [stream], on: client, logger: logger)
+    }
+    let keys = Set(tokens.filter { !$0.isEmpty }.map(AppAccountToken.normalized) + holders)
+    opening.index = StreamIndex(keys: keys.sorted(), streams: [opening.streamId])
+    return opening
+  }
+
+  /// The streams of the refund requests about the chain's purchases: a link joins them too.
+  func consumptionStreams(ofChain originalTransactionId: String) async throws(LedgerError)
+    -> [String]
+  {
+    let (client, logger) = (self.client, self.logger)
+    return try await database {
+      try await ConsumptionRequestIndex.streams(
+        ofChain: originalTransactionId, on: client, logger: logger)
+    }
+  }
+
   static func consumptionEvent(_ event: ConsumptionEvent, key: String, source: String) -> NewEvent {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys

@@ -193,7 +193,8 @@ extension Ledger {
     var events = 0
     let views = try batch.map { account in
       events += account.rows.count
-      let inputs = try account.rows.map { row in
+      // A refund request's events sit in the account's index for its changes, not its fold.
+      let inputs = try account.rows.filter { EventCodec.holdsLedgerEvent($0.type) }.map { row in
         FoldInput(
           try row.payload.withUnsafeReadableBytes {
             try EventCodec.body(eventType: row.type, payload: $0)

@@ -19,12 +19,15 @@ public struct AccountChange: Hashable, Sendable, Codable {
     case refunded = "purchase.refunded"
     case refundReversed = "purchase.refund_reversed"
     case balanceChanged = "consumable.balance_changed"
+    case consumptionRequestPending = "consumption.request_pending"
+    case consumptionRequestAnswered = "consumption.request_answered"
+    case consumptionRequestClosed = "consumption.request_closed"
   }
 
   public var kind: Kind
   public var appAccountToken: String?
   /// What the change is about: an entitlement's name, an originalTransactionId, a
-  /// transactionId or a product id, by kind.
+  /// transactionId, a product id or a refund request's id, by kind.
   public var subject: String
   public var old: String?
   public var new: String?

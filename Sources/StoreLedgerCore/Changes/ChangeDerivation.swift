@@ -26,19 +26,61 @@ public struct ChangeDerivation: Sendable {
   public private(set) var state: LedgerState
   /// The instant of the last step; nil before the first event.
   public private(set) var instant: Timestamp?
+  /// The purchase of each refund request opened so far, by request id.
+  public private(set) var requests: [String: String]
   private var cached: (view: LedgerView, at: Timestamp, snapshot: LedgerSnapshot)?
   /// The next clock instant after `at` for the current state (a walk over every record).
   private var clock: (at: Timestamp, until: Timestamp?)?
 
   public init(
     token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
-    state: LedgerState = LedgerState(), instant: Timestamp? = nil
+    state: LedgerState = LedgerState(), instant: Timestamp? = nil,
+    requests: [String: String] = [:]
   ) {
     self.token = token
     self.catalog = catalog
     self.options = options
     self.state = state
     self.instant = instant
+    self.requests = requests
+  }
+
+  /// A derivation resumed after `steps` (already taken) at `instant`.
+  public init(
+    token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
+    after steps: some Sequence<AccountStep>, instant: Timestamp?
+  ) {
+    var requests: [String: String] = [:]
+    var events: [LedgerEvent] = []
+    for step in steps {
+      switch step {
+      case .ledger(let event): events.append(event)
+      case .consumption(.requested(let requested), let request, _):
+        requests[request] = requested.transactionId
+      case .consumption: break
+      }
+    }
+    self.init(
+      token: token, catalog: catalog, options: options, state: LedgerState.fold(events),
+      instant: instant, requests: requests)
+  }
+
+  /// The changes up to and of `step`, taken at `time` (or the last step's instant when later).
+  public mutating func apply(_ step: AccountStep, at time: Timestamp) -> [DerivedChange] {
+    switch step {
+    case .ledger(let event):
+      return apply(event, at: time)
+    case .consumption(let event, let request, let key):
+      let at = max(time, instant ?? time)
+      var derived = advance(to: at)
+      instant = at
+      if let change = ConsumptionChanges.change(
+        of: event, request: request, account: token, transactions: &requests)
+      {
+        derived.append(DerivedChange(change, occurredAt: at, cause: key))
+      }
+      return derived
+    }
   }
 
   /// The next instant at which the clock changes the answers; nil when nothing is due.

@@ -52,6 +52,26 @@ public enum EventCodec {
     return try Array(payload).withUnsafeBytes { try body(eventType: eventType, payload: $0) }
   }
 
+  /// A row of an account's streams as its change derivation takes it: a ledger event, or an
+  /// event of a refund request (whose id ends its stream's id, `consumption:<env>:<id>`).
+  public static func step(
+    eventType: String, payload: some Collection<UInt8>, stream: String, recordedAt: Timestamp,
+    key: String?
+  ) throws -> AccountStep {
+    guard ConsumptionEvent.eventTypes.contains(eventType) else {
+      return .ledger(
+        LedgerEvent(
+          try body(eventType: eventType, payload: payload), recordedAt: recordedAt, key: key))
+    }
+    do {
+      let event = try JSONDecoder().decode(ConsumptionEvent.self, from: Data(payload))
+      let request = stream.split(separator: ":").last.map(String.init) ?? stream
+      return .consumption(event, request: request, key: key)
+    } catch {
+      throw unreadable
+    }
+  }
+
   /// The event a row holds, ready to fold.
   public static func event(_ row: RecordedEvent) throws -> LedgerEvent {
     LedgerEvent(

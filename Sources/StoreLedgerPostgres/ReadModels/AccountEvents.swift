@@ -69,7 +69,8 @@ package enum AccountEvents {
     var events: [LedgerEvent] = []
     for try await (type, payload, recordedAt, key) in rows.decode(
       (String, String, Date, String).self)
-    {
+    where !ConsumptionEvent.eventTypes.contains(type) {
+      // A refund request's events sit in the account's index for its changes, not its fold.
       events.append(
         LedgerEvent(
           try EventCodec.body(eventType: type, payload: payload.utf8),

@@ -1,13 +1,16 @@
 import StoreLedgerCore
 
 /// What the projector reads for one account: the appends that named it (`changes`), its
-/// events with their places in the feed, how far its changes are derived, and the snapshot's
+/// events (and its refund requests' events) with their places in the feed, how far its changes are derived, and the snapshot's
 /// fence (the oldest transaction still running when it was read).
 package struct AccountInput: Sendable {
   package var changes: Int64
-  package var events: [LedgerEvent] = []
-  /// Where each event of ``events`` sits, same order.
+  package var steps: [AccountStep] = []
+  /// Where each step of ``steps`` sits, same order.
   package var places: [Place] = []
+
+  /// The account's ledger events, to fold.
+  package var events: [LedgerEvent] { steps.compactMap(\.ledgerEvent) }
   package var derivation: ChangeDerivationMarker
   package var fence: UInt64
 
@@ -46,9 +49,9 @@ package struct AccountInput: Sendable {
   /// The events in derivation order, each with its instant, and whether the snapshot's fence
   /// lets it be derived yet (a transaction at or above the fence may still be followed by an
   /// older one that has not committed).
-  package var derivationSteps: [(event: LedgerEvent, instant: Timestamp, settled: Bool)] {
+  package var derivationSteps: [(step: AccountStep, instant: Timestamp, settled: Bool)] {
     places.indices.sorted { Place.precedes(places[$0], places[$1]) }.map {
-      (events[$0], places[$0].instant, places[$0].derivationTransaction < fence)
+      (steps[$0], places[$0].instant, places[$0].derivationTransaction < fence)
     }
   }
 }

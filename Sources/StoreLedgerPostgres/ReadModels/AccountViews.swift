@@ -24,7 +24,7 @@ package enum AccountViews {
     SELECT t.token, v.changes, d.version, d.derived_events, d.derived_changes, d.derived_ms,
            pg_snapshot_xmin(pg_current_snapshot())::text,
            e.event_type, e.payload::text, e.recorded_at, e.idempotency_key, e.tx_id::text,
-           e.seq, e.joined_tx::text, e.first_seen_at
+           e.seq, e.joined_tx::text, e.first_seen_at, e.stream_id
     FROM unnest(\(tokens)::text[]) AS t(token)
     CROSS JOIN LATERAL (
       SELECT changes FROM storeledger.account_views
@@ -68,9 +68,9 @@ package enum AccountViews {
         let payload = try cells[8].decode(String?.self)
       {
         let recordedAt = try cells[9].decode(Date.self)
-        account.events.append(
-          LedgerEvent(
-            try EventCodec.body(eventType: type, payload: payload.utf8),
+        account.steps.append(
+          try EventCodec.step(
+            eventType: type, payload: payload.utf8, stream: cells[15].decode(String.self),
             recordedAt: Timestamp(recordedAt), key: try cells[10].decode(String?.self)))
         account.places.append(
           try AccountInput.Place(

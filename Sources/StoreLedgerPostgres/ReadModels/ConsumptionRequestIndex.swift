@@ -49,6 +49,17 @@ package enum ConsumptionRequestIndex {
       """, on: client, logger: logger)
   }
 
+  /// The streams of the requests about purchases of the chain `originalTransactionId`.
+  package static func streams(
+    ofChain originalTransactionId: String, on client: PostgresClient, logger: Logger
+  ) async throws -> [String] {
+    try await streams(
+      """
+      SELECT stream_id FROM storeledger.consumption_requests
+      WHERE original_transaction_id = \(originalTransactionId) ORDER BY stream_id
+      """, on: client, logger: logger)
+  }
+
   /// Requests by (state, answered late, Apple's decision after the request: `REFUND`,
   /// `REFUND_DECLINED` or none), counted. Apple's decision is the first such notification
   /// about the transaction signed at or after the request.

@@ -1,3 +1,4 @@
+import Foundation
 import StoreLedgerCore
 import StoreLedgerTestSupport
 import Testing
@@ -69,5 +70,77 @@ struct ChangeDerivationTests {
     let late = derivation.apply(Self.steps[2].0, at: F.t(5))
     #expect(late.allSatisfy { $0.occurredAt == F.t(10) })
     #expect(derivation.instant == F.t(10))
+  }
+
+  /// A refund request's events among the account's: given Apple's request, a claim, a failed
+  /// attempt and the accepted answer, then pending and answered (C15, C16), nothing for the
+  /// claim or the failure; another request that expires is closed (C17). Resuming after any
+  /// step gives the same changes.
+  static func event(_ json: String) throws -> ConsumptionEvent {
+    try JSONDecoder().decode(ConsumptionEvent.self, from: Data(json.utf8))
+  }
+
+  @Test func refundRequestsArePendingThenAnsweredOrClosed() throws {
+    func event(_ json: String) throws -> ConsumptionEvent { try Self.event(json) }
+    let requested = ConsumptionEvent.Requested(
+      requestId: "r-1", environment: "Sandbox", transactionId: "1", originalTransactionId: "1",
+      productId: "pro.monthly", productType: .autoRenewableSubscription, appAccountToken: nil,
+      reason: nil, requestedAt: F.t(2))
+    let other = ConsumptionEvent.Requested(
+      requestId: "r-2", environment: "Sandbox", transactionId: "2", originalTransactionId: "1",
+      productId: "pro.monthly", productType: .autoRenewableSubscription, appAccountToken: nil,
+      reason: nil, requestedAt: F.t(3))
+    let steps: [(AccountStep, Double)] = [
+      (.ledger(Self.steps[0].0), 0),
+      (.consumption(.requested(requested), request: "r-1", key: "k1"), 2),
+      (
+        .consumption(
+          try event(
+            #"{"sending": {"attempt": 1, "answer": {"customerConsented": true, "deliveryStatus": "DELIVERED", "sampleContentProvided": false}, "reasons": [], "source": "policy", "worker": "w", "at": 0, "leaseUntil": 0}}"#
+          ), request: "r-1", key: "k2"), 2.1
+      ),
+      (
+        .consumption(
+          try event(
+            #"{"attemptFailed": {"attempt": 1, "at": 0, "code": "api_error", "retryAt": 0}}"#),
+          request: "r-1", key: "k3"), 2.1
+      ),
+      (
+        .consumption(
+          try event(#"{"answered": {"attempt": 2, "at": 0, "late": false}}"#), request: "r-1",
+          key: "k4"), 2.3
+      ),
+      (.consumption(.requested(other), request: "r-2", key: "k5"), 3),
+      (
+        .consumption(
+          try event(#"{"closed": {"outcome": "expired", "reason": "deadline", "at": 0}}"#),
+          request: "r-2", key: "k6"), 3.6
+      ),
+    ]
+    func derive(_ part: ArraySlice<(AccountStep, Double)>, from start: ChangeDerivation)
+      -> [DerivedChange]
+    {
+      var derivation = start
+      return part.flatMap { step, day in derivation.apply(step, at: F.t(day)) }
+    }
+    let all = derive(steps[...], from: ChangeDerivation(token: Self.token))
+    let requests = all.filter { $0.change.kind.rawValue.hasPrefix("consumption.") }
+    #expect(
+      requests.map { [$0.change.kind.rawValue, $0.change.subject, $0.change.old, $0.change.new] }
+        == [
+          ["consumption.request_pending", "r-1", "1", String(F.t(2).milliseconds + 43_200_000)],
+          ["consumption.request_answered", "r-1", "1", "in_time"],
+          ["consumption.request_pending", "r-2", "2", String(F.t(3).milliseconds + 43_200_000)],
+          ["consumption.request_closed", "r-2", "2", "expired"],
+        ])
+    #expect(requests.map(\.cause) == ["k1", "k4", "k5", "k6"])
+    #expect(requests.allSatisfy { $0.change.appAccountToken == Self.token })
+    for done in 1..<steps.count {
+      var half = ChangeDerivation(token: Self.token)
+      let first = steps[..<done].flatMap { step, day in half.apply(step, at: F.t(day)) }
+      let resumed = ChangeDerivation(
+        token: Self.token, after: steps[..<done].map(\.0), instant: half.instant)
+      #expect(first + derive(steps[done...], from: resumed) == all, "resumed after \(done)")
+    }
   }
 }

@@ -188,6 +188,72 @@ import Testing
     }
   }
 
+  /// The account's change feed tells of each request about its purchases and of what became of
+  /// it (answered, expired), also for a purchase linked to the account after Apple asked; the
+  /// log derives exactly the stored changes again.
+  @Test func theAccountsChangesTellOfEachRequestAndWhatBecameOfIt() async throws {
+    let store = Self.store()
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store) { client in
+        let answered = try await Self.prepare(ledger, store, debit: 0)
+        let worker = Self.worker(ledger, client, store)
+        #expect(await worker.runOnce().answered == 1)
+        store.put(
+          F.transaction(
+            "2001", product: "gems", type: .consumable, purchased: 8, token: Self.token),
+          customer: "c1")
+        store.put(
+          F.transaction("3001", product: "gems", type: .consumable, purchased: 8, token: nil),
+          customer: "c2")
+        let expired = try #require(store.requestRefund(of: "2001"))
+        let unlinked = try #require(store.requestRefund(of: "3001"))
+        try await Self.deliver(store, to: ledger, from: 1)
+        store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 13 * 3_600_000))
+        #expect(await worker.runOnce().closed == 2)
+        let projector = AccountProjector(ledger: ledger, logger: H.logger)
+        _ = try await projector.catchUp()
+        // Nobody held 3001 (another Apple Account's) when Apple asked: the request joins the
+        // account with the link.
+        _ = try await ledger.link(appAccountToken: Self.token, originalTransactionId: "3001")
+        _ = try await projector.catchUp()
+
+        let stored = try await ledger.changes(limit: 1000, account: Self.token)
+        let requests = stored.filter { $0.change.kind.rawValue.hasPrefix("consumption.") }
+        #expect(
+          requests.map { [$0.change.kind.rawValue, $0.change.subject, $0.change.old ?? ""] } == [
+            ["consumption.request_pending", answered, "1001"],
+            ["consumption.request_answered", answered, "1001"],
+            ["consumption.request_pending", expired, "2001"],
+            ["consumption.request_closed", expired, "2001"],
+            ["consumption.request_pending", unlinked, "3001"],
+            ["consumption.request_closed", unlinked, "3001"],
+          ])
+        struct Body: Decodable {
+          struct Fields: Decodable {
+            let requestId: String
+            let transactionId: String?
+            let deadline: String?
+            let late: Bool?
+            let outcome: String?
+          }
+          let data: Fields
+        }
+        let bodies = try requests.map {
+          try JSONDecoder().decode(Body.self, from: Data($0.jsonBytes)).data
+        }
+        #expect(bodies.map(\.requestId) == requests.map(\.change.subject))
+        #expect(bodies[0].transactionId == "1001")
+        #expect(bodies[0].deadline?.hasSuffix("Z") == true)
+        #expect(bodies[1].late == false)
+        #expect(bodies[3].outcome == "expired")
+        let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
+        #expect(
+          stored.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
+            == derived)
+      }
+    }
+  }
+
   @Test func withoutConsentNothingIsSentAndOperatorsCanAnswerWithTheirOwnChoice() async throws {
     let store = Self.store()
     try await H.withLedger(catalog: Self.catalog) { ledger, _ in
