@@ -29,6 +29,7 @@ extension AccountSummary {
           json.member("refunded", balance.refunded)
           json.member("debited", balance.debited)
           json.member("balance", balance.balance)
+          json.member("environments") { $0.strings(balance.environments) }
         }
       }
     }

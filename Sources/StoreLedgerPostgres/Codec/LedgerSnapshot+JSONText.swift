@@ -45,6 +45,7 @@ extension ConsumableView {
       json.member("refunded", refunded)
       json.member("debited", debited)
       json.member("balance", balance)
+      json.member("environments") { $0.strings(environments) }
     }
   }
 }
@@ -58,6 +59,7 @@ extension EntitlementView {
       json.member("expiresDate", expiresDate)
       json.member("source", source)
       json.member("rule", rule)
+      json.member("environment", environment)
     }
   }
 }

@@ -30,6 +30,11 @@ public struct JSONTextWriter {
     close(UInt8(ascii: "]"))
   }
 
+  /// An array of strings.
+  public mutating func strings(_ values: [String]) {
+    array(values) { json, value in json.string(value) }
+  }
+
   /// `"name":` before a member's value.
   public mutating func key(_ name: StaticString) {
     separate()
