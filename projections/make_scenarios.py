@@ -625,6 +625,104 @@ S.append(scenario(
                            offerDiscountType="FREE_TRIAL", offerPeriod="P1W", renewalPrice=9990,
                            renewalCurrency="USD", environment="Production")]}))
 
+
+
+# The change feed (projections/changes.md, C1–C14): each scenario lists every change of
+# account A in order, written by hand from the rules: each event at its signedDate, the clock's
+# steps (a period or grace period that ends) at their instants, and within one step
+# entitlements, then subscriptions (status, billing problem, grace, auto-renew, price increase,
+# extension), then refunds, then balances.
+
+
+def ch(kind, subject, at, old=None, new=None):
+    row = {"type": kind, "subject": subject}
+    if old is not None:
+        row["old"] = old
+    if new is not None:
+        row["new"] = new
+    row["at"] = t(at)
+    return row
+
+
+def ms(days):
+    return str(t(days))
+
+
+O2 = "2000000000002"
+
+
+def changes(name, description, as_of, events, expect, expected_changes, **extra):
+    body = scenario(name, description, as_of, events, expect, **extra)
+    body["changesOf"] = A
+    body["expectChanges"] = expected_changes
+    return body
+
+
+S.append(changes(
+    "changes-renewal-auto-renew-and-expiry", "Bought, auto-renew off and on again, renewed early (the entitlement's end moves), then the period ends by the clock: C1, C3, C4, C8 and C2 with no event.", 70,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30), ri(O1, 0), 1),
+     n("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", 10, tx(O1, purchased=0, expires=30, signed=10),
+       ri(O1, 10, auto=0), 1),
+     n("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", 12, tx(O1, purchased=0, expires=30, signed=12),
+       ri(O1, 12, auto=1), 1),
+     n("DID_RENEW", None, 29.9, tx(O2, orig=O1, purchased=29.9, expires=59.9), ri(O1, 29.9), 1)],
+    {"subscriptions": [sub(O1, 2, False)]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("subscription.auto_renew_off", O1, 10),
+     ch("subscription.auto_renew_on", O1, 12),
+     ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9)),
+     ch("entitlement.revoked", "pro", 59.9),
+     ch("subscription.status_changed", O1, 59.9, old="1", new="2")]))
+
+S.append(changes(
+    "changes-billing-grace-recovery-refund", "A failed renewal with a grace period (the clock starts it at the period's end), recovery in grace, a refund and its reversal: C3, C4, C5, C6, C7, C10, C11, C2 and C1.", 50,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30), ri(O1, 0), 1),
+     n("DID_FAIL_TO_RENEW", "GRACE_PERIOD", 29.5, tx(O1, purchased=0, expires=30, signed=29.5),
+       ri(O1, 29.5, retry=True, grace=36)),
+     n("DID_RENEW", "BILLING_RECOVERY", 33, tx(O2, orig=O1, purchased=33, expires=60), ri(O1, 33), 1),
+     n("REFUND", None, 40, tx(O2, orig=O1, purchased=33, expires=60, signed=40, revoked=40), ri(O1, 40), 5),
+     n("REFUND_REVERSED", None, 45, tx(O2, orig=O1, purchased=33, expires=60, signed=45), ri(O1, 45), 1)],
+    {"subscriptions": [sub(O1, 1, True)], "revocations": [{"transactionId": O2, "reversed": True}]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("entitlement.end_moved", "pro", 30, old=ms(30), new=ms(36)),
+     ch("subscription.status_changed", O1, 30, old="1", new="4"),
+     ch("subscription.billing_problem_started", O1, 30),
+     ch("subscription.grace_period_started", O1, 30),
+     ch("entitlement.end_moved", "pro", 33, old=ms(36), new=ms(60)),
+     ch("subscription.status_changed", O1, 33, old="4", new="1"),
+     ch("subscription.billing_problem_resolved", O1, 33),
+     ch("subscription.grace_period_ended", O1, 33),
+     ch("entitlement.revoked", "pro", 40),
+     ch("subscription.status_changed", O1, 40, old="1", new="5"),
+     ch("purchase.refunded", O2, 40),
+     ch("entitlement.granted", "pro", 45, new=ms(60)),
+     ch("subscription.status_changed", O1, 45, old="5", new="1"),
+     ch("purchase.refund_reversed", O2, 45)]))
+
+S.append(changes(
+    "changes-extension-price-increase-balance", "A renewal date extension, a price increase pending then accepted, a consumable bought and spent: C3, C9, C13, C14, C1, C12 and C2.", 20,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30), ri(O1, 0), 1),
+     n("RENEWAL_EXTENDED", None, 5, tx(O1, purchased=0, expires=37, signed=5), ri(O1, 5), 1),
+     n("PRICE_INCREASE", "PENDING", 10, tx(O1, purchased=0, expires=37, signed=10),
+       ri(O1, 10, priceIncreaseStatus=0, renewalPrice=12990), 1),
+     n("PRICE_INCREASE", "ACCEPTED", 12, tx(O1, purchased=0, expires=37, signed=12),
+       ri(O1, 12, priceIncreaseStatus=1, renewalPrice=12990), 1),
+     observed(tx("9100", product=GEMS, kind="Consumable", purchased=14)),
+     {"debit": {"id": "spend-all", "appAccountToken": A, "productId": GEMS, "quantity": 100, "debitedAt": t(15)}}],
+    {"consumables": [{"productId": GEMS, "balance": 0}]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("entitlement.end_moved", "pro", 5, old=ms(30), new=ms(37)),
+     ch("subscription.renewal_extended", O1, 5, old=ms(30), new=ms(37)),
+     ch("subscription.price_increase_pending", O1, 10),
+     ch("subscription.price_increase_accepted", O1, 12),
+     ch("entitlement.granted", "gems", 14),
+     ch("consumable.balance_changed", GEMS, 14, old="0", new="100"),
+     ch("entitlement.revoked", "gems", 15),
+     ch("consumable.balance_changed", GEMS, 15, old="100", new="0")]))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

@@ -27,6 +27,15 @@ import Testing
     #expect(scenario.expect != nil, "\(file) has no expectation")
     let mismatches = try scenario.mismatches(of: scenario.snapshot())
     #expect(mismatches.isEmpty, "\(file): \(mismatches.joined(separator: "; "))")
+    #expect(scenario.changeMismatches() == [], "\(file)")
+  }
+
+  /// Every rule of the change table (C1–C14) is shown by some golden scenario's changes.
+  @Test func changeScenariosCoverEveryAccountChangeRule() throws {
+    let found = Set(
+      try Self.files.flatMap { try Self.load($0).expectChanges ?? [] }.map(\.type))
+    let derivable = AccountChange.Kind.allCases.filter { !$0.rawValue.hasPrefix("consumption.") }
+    #expect(Set(derivable.map(\.rawValue)).subtracting(found) == [])
   }
 
   @Test(arguments: files) func scenarioIgnoresArrivalOrder(file: String) throws {

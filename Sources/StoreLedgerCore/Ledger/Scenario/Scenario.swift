@@ -18,6 +18,32 @@ public struct Scenario: Sendable, Decodable {
   public var events: [LedgerEvent]
   /// The expected `fold --json` output; only the fields given are compared.
   public var expect: JSONValue?
+  /// The account whose change feed ``expectChanges`` lists (projections/changes.md).
+  public var changesOf: String?
+  /// The account's expected changes, in order, every one of them.
+  public var expectChanges: [ExpectedChange]?
+
+  /// One expected change: its type, subject, old and new values (as `AccountChange` holds
+  /// them) and when it happened.
+  public struct ExpectedChange: Sendable, Codable, Hashable, CustomStringConvertible {
+    public var type: String
+    public var subject: String
+    public var old: String?
+    public var new: String?
+    public var at: Timestamp
+
+    public init(_ derived: DerivedChange) {
+      type = derived.change.kind.rawValue
+      subject = derived.change.subject
+      old = derived.change.old
+      new = derived.change.new
+      at = derived.occurredAt
+    }
+
+    public var description: String {
+      "\(type) \(subject) \(old ?? "–") → \(new ?? "–") at \(at.milliseconds)"
+    }
+  }
 
   public enum KnowledgeName: String, Sendable, Codable {
     case everything, appleKnew, weKnew
@@ -58,6 +84,28 @@ public struct Scenario: Sendable, Decodable {
       options: ProjectionOptions(
         billingRetryIsEntitled: billingRetryIsEntitled ?? false,
         sandboxEntitles: sandboxEntitles ?? true))
+  }
+
+  /// The account's changes derived from the events in file order, each taken at its
+  /// `recordedAt` (else Apple's signedDate), and the clock's up to `asOf`.
+  public func changes(of token: String) -> [DerivedChange] {
+    let options = view().options
+    var derivation = ChangeDerivation(
+      token: token, catalog: catalog ?? .empty, options: options)
+    var derived = events.flatMap { event in
+      derivation.apply(event, at: event.recordedAt ?? event.effectiveDate ?? asOf)
+    }
+    derived += derivation.advance(to: asOf)
+    return derived
+  }
+
+  /// How the derived changes differ from `expectChanges` (empty when they match or nothing is
+  /// expected).
+  public func changeMismatches() -> [String] {
+    guard let expected = expectChanges, let token = changesOf else { return [] }
+    let found = changes(of: token).map(ExpectedChange.init)
+    guard found != expected else { return [] }
+    return ["changes: \(found.map(\.description)), expected \(expected.map(\.description))"]
   }
 
   /// How the snapshot differs from `expect` (empty when it matches or nothing is expected).
