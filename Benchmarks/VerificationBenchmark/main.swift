@@ -47,6 +47,9 @@ let cases = [
   BenchmarkCase(name: "verified JWS, cold (full chain)") {
     _ = try coldVerifier.verifyTransaction(jws)
   },
+  // What a server of several apps adds to each webhook: reading the (unverified) bundle id
+  // that chooses the app's verifier.
+  BenchmarkCase(name: "bundle id probe (routing)") { _ = try SignedDataKind.claims(of: jws) },
 ]
 if let only = argument("--only").flatMap(Int.init) {
   // One case, a fixed number of times and nothing else: for a profiler or for counting
@@ -68,8 +71,10 @@ let warmToRaw = report.medianRatio { $0[2] / $0[0] }
 let coldCeiling = report.medianRatio { 1 / (1 / $0[0] + 2 / $0[1]) }
 let coldToCeiling = report.medianRatio { $0[3] / (1 / (1 / $0[0] + 2 / $0[1])) }
 let warmToCold = report.medianRatio { $0[2] / $0[3] }
+let probeShare = report.medianRatio { $0[2] / $0[4] }
 print(String(format: "warm / raw ES256:                  %.2f", warmToRaw))
 print(String(format: "warm / cold:                       %.1f×", warmToCold))
+print(String(format: "routing probe / warm verify:       %.3f", probeShare))
 print(
   String(
     format: "cold ceiling (1 P-256 + 2 P-384):  %.0f /s; cold reaches %.2f of it",
