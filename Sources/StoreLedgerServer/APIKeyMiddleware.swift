@@ -11,12 +11,13 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-      isKnown(Array(header.dropFirst("Bearer ".count).utf8))
+      Self.isKnown(Array(header.dropFirst("Bearer ".count).utf8), among: keys)
     else { throw APIError.unauthorized }
     return try await next(request, context)
   }
 
-  private func isKnown(_ presented: [UInt8]) -> Bool {
+  /// Whether `presented` is one of `keys`, compared in constant time per key.
+  static func isKnown(_ presented: [UInt8], among keys: Set<String>) -> Bool {
     var known = false
     for key in keys {
       let expected = Array(key.utf8)

@@ -56,16 +56,19 @@ func buildRouter(
       metrics: metrics, app: configuration.routesByApp ? "" : apps[0].name))
   OperationsController(clients: apps.map(\.client), metrics: metrics, logger: logger)
     .register(on: router)
+  let sessions = ConsoleSessions()
   guard configuration.routesByApp else {
-    apps[0].register(on: router.group(), configuration: configuration)
+    apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)
     return router
   }
   router.add(middleware: AppRoutingMiddleware(apps: apps.map(\.name)))
   for app in apps {
-    app.register(on: router.group(RouterPath("apps/\(app.name)")), configuration: configuration)
+    app.register(
+      on: router.group(RouterPath("apps/\(app.name)")), prefix: "/apps/\(app.name)",
+      configuration: configuration, sessions: sessions)
   }
   if apps.count == 1 {
-    apps[0].register(on: router.group(), configuration: configuration)
+    apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)
   } else {
     SharedIngestController(apps: apps, bodyLimit: configuration.bodyLimit, metrics: metrics)
       .register(on: router.group(), apiKeys: configuration.apiKeys)

@@ -72,8 +72,17 @@ struct RunningApp: Sendable {
     self.logger = logger
   }
 
-  /// The app's webhook, and behind the API keys its commands and queries, under `group`.
-  func register(on group: RouterGroup<BasicRequestContext>, configuration: ServerConfiguration) {
+  /// The app's webhook, and behind the API keys its commands and queries, under `group`
+  /// (whose path is `prefix`); the console beside them.
+  func register(
+    on group: RouterGroup<BasicRequestContext>, prefix: String = "",
+    configuration: ServerConfiguration, sessions: ConsoleSessions
+  ) {
+    ConsoleController(
+      ledger: ledger, sessions: sessions, apiKeys: configuration.apiKeys, metrics: metrics,
+      base: "\(prefix)/console", cookiePath: configuration.routesByApp ? "/apps" : "/console",
+      app: configuration.routesByApp ? name : nil
+    ).register(on: group)
     ingest(bodyLimit: configuration.bodyLimit).registerWebhook(on: group)
     let protected = group.group().add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
     ingest(bodyLimit: configuration.bodyLimit).registerCommands(on: protected)

@@ -20,6 +20,10 @@ public final class ServerMetrics: Sendable {
     var verificationFailures: [[String]: Int] = [:]
     var appends: [String: Histogram] = [:]
     var labelsApps = false
+    /// When verification failures and webhook errors happened in the last 24 hours, by app
+    /// (the console's overview).
+    var recentFailures: [String: [Date]] = [:]
+    var recentWebhookErrors: [String: [Date]] = [:]
   }
 
   /// What the server reports of one app's ledger at each scrape.
@@ -170,7 +174,33 @@ public final class ServerMetrics: Sendable {
   }
 
   func request(app: String, method: String, route: String, status: Int) {
-    state.withLock { $0.requests[[app, method, route, String(status)], default: 0] += 1 }
+    state.withLock { state in
+      state.requests[[app, method, route, String(status)], default: 0] += 1
+      if route.hasSuffix(IngestController.webhookPath), status >= 300 {
+        Self.note(&state.recentWebhookErrors[app, default: []])
+      }
+    }
+  }
+
+  /// Keeps the last 24 hours (at most 100,000 instants).
+  private static func note(_ instants: inout [Date], at now: Date = Date()) {
+    instants.append(now)
+    if instants.count > 100_000 || instants.first.map({ now.timeIntervalSince($0) > 86_400 }) == true {
+      instants.removeAll { now.timeIntervalSince($0) > 86_400 }
+      if instants.count > 100_000 { instants.removeFirst(instants.count - 100_000) }
+    }
+  }
+
+  /// Verification failures and webhook errors (answers other than 2xx) of `app` in the last
+  /// 24 hours, and its projector's progress when it runs here.
+  func recent(app: String, now: Date = Date()) -> (
+    verificationFailures: Int, webhookErrors: Int, projector: AccountProjector.Progress?
+  ) {
+    let (failures, errors) = state.withLock { state in
+      (state.recentFailures[app] ?? [], state.recentWebhookErrors[app] ?? [])
+    }
+    let recent = { (instants: [Date]) in instants.filter { now.timeIntervalSince($0) <= 86_400 }.count }
+    return (recent(failures), recent(errors), attached.withLock { $0[app]?.projector?.progress })
   }
 
   /// One ingest (`kind`: notification, transaction, link, debit) and how it ended.
@@ -179,7 +209,10 @@ public final class ServerMetrics: Sendable {
   }
 
   func verificationFailure(app: String, code: String) {
-    state.withLock { $0.verificationFailures[[app, code], default: 0] += 1 }
+    state.withLock { state in
+      state.verificationFailures[[app, code], default: 0] += 1
+      Self.note(&state.recentFailures[app, default: []])
+    }
   }
 
   func append(app: String, seconds: Double) {

@@ -1,0 +1,62 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// What the support console asks of the ledger (issue 24): read only.
+extension Ledger {
+  /// An account a search found, and what matched.
+  public struct AccountMatch: Sendable, Hashable {
+    public let appAccountToken: String
+    /// `appAccountToken`, `originalTransactionId`, `transactionId`, `appTransactionId` or
+    /// `orderId` (an order a lookup recorded).
+    public let matched: String
+  }
+
+  /// The numbers an on-call person looks at first, from the read models and the log.
+  public struct Overview: Sendable {
+    public var accounts: Int
+    /// Subscriptions by status (1–5) as their accounts' views were last projected.
+    public var subscriptionsByStatus: [Int: Int]
+    /// Accounts holding each entitlement in force, as last projected.
+    public var entitlementsInForce: [String: Int]
+    public var lastNotificationAt: Date?
+    public var lastNotificationType: String?
+    public var notificationsLast24Hours: Int
+    public var consumption: ConsumptionMetrics
+    public var changeDeliveries: [ChangeDeliveryCounts]
+  }
+
+  /// The accounts `query` names: an appAccountToken (any letter case), an
+  /// originalTransactionId or transactionId, an appTransactionId, or an order id whose lookup
+  /// the log recorded. Empty when nothing matches.
+  public func findAccounts(matching query: String) async throws(LedgerError) -> [AccountMatch] {
+    let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !query.isEmpty, query.count <= 128 else {
+      throw LedgerError(
+        .invalidRequest,
+        "search by an appAccountToken, a transaction id, an appTransactionId or an order id")
+    }
+    let (client, logger) = (self.client, self.logger)
+    let environments = configuration.environments.map(\.rawValue)
+    return try await database {
+      try await ConsoleQueries.accounts(
+        matching: query, environments: environments, on: client, logger: logger)
+    }.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
+  }
+
+  /// The overview at `now` (notifications counted over the 24 hours before it).
+  public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
+    let (client, logger) = (self.client, self.logger)
+    let read = try await database {
+      try await ConsoleQueries.overview(
+        since: now.addingTimeInterval(-86_400), on: client, logger: logger)
+    }
+    return Overview(
+      accounts: read.accounts, subscriptionsByStatus: read.subscriptionsByStatus,
+      entitlementsInForce: read.entitlementsInForce, lastNotificationAt: read.lastNotificationAt,
+      lastNotificationType: read.lastNotificationType,
+      notificationsLast24Hours: read.notificationsSince,
+      consumption: try await consumptionMetrics(),
+      changeDeliveries: try await changeDeliveryCounts())
+  }
+}

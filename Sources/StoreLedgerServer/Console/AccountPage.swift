@@ -1,0 +1,383 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// Everything the console shows of one account at one moment, and its rendering.
+struct AccountPage {
+  let token: String
+  let time: Timestamp
+  let now: Timestamp
+  let view: LedgerView
+  let snapshot: LedgerSnapshot
+  let events: [StoredEvent]
+  let requests: [ConsumptionRequestReport]
+  let changes: [ChangeRecord]
+
+  /// The explanation of each entitlement and subscription at the page's moment.
+  var explanations: [String: Explanation] {
+    var explained: [String: Explanation] = [:]
+    for entitlement in snapshot.entitlements {
+      explained["entitlement \(entitlement.entitlement)"] = view.explainEntitlement(
+        entitlement.entitlement, for: token, at: time)
+    }
+    for subscription in snapshot.subscriptions {
+      explained["subscription \(subscription.originalTransactionId)"] = view.explainSubscription(
+        subscription.originalTransactionId, at: time)
+    }
+    return explained
+  }
+
+  func render(into html: inout HTML, page: ConsolePage) {
+    let explained = explanations
+    let deciding = Set(explained.values.flatMap(Self.keys))
+    picker(into: &html, page: page)
+    entitlements(into: &html, explained: explained)
+    subscriptions(into: &html, explained: explained)
+    purchases(into: &html)
+    balances(into: &html)
+    revocations(into: &html)
+    refundRequests(into: &html)
+    changeFeed(into: &html)
+    eventList(into: &html, deciding: deciding)
+  }
+
+  private static func keys(_ explanation: Explanation) -> [String] {
+    explanation.events.compactMap(\.key) + explanation.because.flatMap(keys)
+  }
+
+  private func picker(into html: inout HTML, page: ConsolePage) {
+    html.element("p") { html in
+      html.text("Account ")
+      html.element("code", ["id": "account-token"], text: token)
+      html.text(time == now ? ", now (\(Self.instant(time)))." : ", as of \(Self.instant(time)).")
+    }
+    html.element("form", ["method": "get", "action": "\(page.base)/accounts/\(token)"]) { html in
+      html.element("label", ["for": "at"], text: "Show the account at (UTC) ")
+      html.void(
+        "input",
+        [
+          "id": "at", "name": "at", "type": "datetime-local", "step": "1",
+          "value": String(Self.instant(time).dropLast()),
+        ])
+      html.text(" ")
+      html.element("button", ["type": "submit"], text: "Show")
+      html.text(" ")
+      html.element("a", ["href": "\(page.base)/accounts/\(token)"], text: "now")
+    }
+  }
+
+  private func entitlements(into html: inout HTML, explained: [String: Explanation]) {
+    html.element("h2", ["id": "entitlements"], text: "Entitlements")
+    guard !snapshot.entitlements.isEmpty else {
+      html.element("p", text: "No entitlement at this moment.")
+      return
+    }
+    table(
+      into: &html, caption: "Entitlements and why",
+      headers: ["Entitlement", "In force", "Until", "Environment", "Why"],
+      rows: snapshot.entitlements
+    ) { html, entitlement in
+      cell(&html, entitlement.entitlement)
+      html.element("td") { html in yesNo(&html, entitlement.active) }
+      cell(&html, entitlement.expiresDate.map(Self.instant) ?? "no end")
+      cell(&html, entitlement.environment ?? "—")
+      html.element("td") { html in
+        if let explanation = explained["entitlement \(entitlement.entitlement)"] {
+          Self.explanation(explanation, into: &html)
+        }
+      }
+    }
+  }
+
+  private func subscriptions(into html: inout HTML, explained: [String: Explanation]) {
+    html.element("h2", ["id": "subscriptions"], text: "Subscriptions")
+    guard !snapshot.subscriptions.isEmpty else {
+      html.element("p", text: "No subscription at this moment.")
+      return
+    }
+    SubscriptionTimeline.legend(into: &html)
+    for (index, subscription) in snapshot.subscriptions.enumerated() {
+      let name = SubscriptionTimeline.names[subscription.status] ?? "status \(subscription.status)"
+      html.element(
+        "h3", text: "Subscription \(subscription.originalTransactionId): \(name) (\(subscription.status))")
+      html.element("p") { html in
+        html.text(
+          "\(subscription.productId ?? "unknown product"), group \(subscription.subscriptionGroupIdentifier ?? "—"), "
+            + "\(subscription.environment ?? "environment unknown"); "
+            + "period ends \(subscription.expiresDate.map(Self.instant) ?? "—"), "
+            + "auto-renew \(subscription.autoRenewStatus.map { $0 == 1 ? "on" : "off" } ?? "unknown")"
+            + (subscription.price.map { ", paid \(Self.money($0, subscription.currency))" } ?? "")
+            + (subscription.gracePeriodExpiresDate.map { ", grace until \(Self.instant($0))" } ?? "")
+            + ".")
+      }
+      timeline(of: subscription.originalTransactionId, index: index).svg(into: &html)
+      if let explanation = explained["subscription \(subscription.originalTransactionId)"] {
+        html.element("details") { html in
+          html.element("summary", text: "Why status \(subscription.status)")
+          Self.explanation(explanation, into: &html)
+        }
+      }
+    }
+  }
+
+  func timeline(of chain: String, index: Int) -> SubscriptionTimeline {
+    let records = view.state.transactions.values.filter {
+      $0.facts.originalTransactionId == chain
+    }
+    let start =
+      records.compactMap(\.facts.purchaseDate).min() ?? Timestamp(milliseconds: time.milliseconds)
+    let lastEnd = records.compactMap(\.facts.expiresDate).max() ?? time
+    let end = Timestamp(
+      milliseconds: max(max(time.milliseconds, lastEnd.milliseconds), start.milliseconds + 86_400_000)
+        + 86_400_000)
+    let periods = records.sorted { ($0.facts.purchaseDate?.milliseconds ?? 0) < ($1.facts.purchaseDate?.milliseconds ?? 0) }
+      .compactMap { record -> (Timestamp, Timestamp?, String)? in
+        guard let from = record.facts.purchaseDate else { return nil }
+        return (
+          from, record.facts.expiresDate,
+          "Transaction \(record.facts.transactionId), \(record.facts.productId ?? "?"): "
+            + "\(Self.instant(from)) to \(record.facts.expiresDate.map(Self.instant) ?? "no end")"
+        )
+      }
+    return SubscriptionTimeline(
+      id: index, originalTransactionId: chain,
+      bands: SubscriptionTimeline.bands(of: chain, in: view, from: start, to: end),
+      periods: periods, marks: marks(of: chain, records: records), start: start, end: end)
+  }
+
+  private func marks(of chain: String, records: [TransactionRecord]) -> [SubscriptionTimeline.Mark] {
+    var marks: [SubscriptionTimeline.Mark] = events.filter {
+      $0.streamId.hasPrefix("sub:") && $0.streamId.hasSuffix(":\(chain)")
+    }.map { event in
+      let name = Self.name(of: event)
+      let kind: SubscriptionTimeline.Mark.Kind =
+        name.contains("UPGRADE") ? .upgrade : name.hasPrefix("RENEWAL_EXTEN") ? .renewalExtension : .event
+      return .init(
+        at: Timestamp(event.appleSignedAt ?? event.recordedAt),
+        label: "\(name) (\(event.source ?? "unknown source"))", kind: kind)
+    }
+    for record in records {
+      if let revoked = record.facts.revocationDate {
+        marks.append(.init(at: revoked, label: "Refund of \(record.facts.transactionId)", kind: .refund))
+      }
+    }
+    return marks
+  }
+
+  private func purchases(into html: inout HTML) {
+    html.element("h2", ["id": "purchases"], text: "Purchases")
+    guard !snapshot.purchases.isEmpty else {
+      html.element("p", text: "No one-time purchase.")
+      return
+    }
+    table(
+      into: &html, caption: "One-time purchases",
+      headers: ["Transaction", "Product", "Type", "Entitled", "Paid", "Environment"],
+      rows: snapshot.purchases
+    ) { html, purchase in
+      cell(&html, purchase.transactionId)
+      cell(&html, purchase.productId ?? "—")
+      cell(&html, purchase.type ?? "—")
+      html.element("td") { html in yesNo(&html, purchase.entitled) }
+      cell(&html, purchase.price.map { Self.money($0, purchase.currency) } ?? "—")
+      cell(&html, purchase.environment ?? "—")
+    }
+  }
+
+  private func balances(into html: inout HTML) {
+    html.element("h2", ["id": "balances"], text: "Consumable balances")
+    guard !snapshot.consumables.isEmpty else {
+      html.element("p", text: "No consumable.")
+      return
+    }
+    table(
+      into: &html, caption: "Balances", headers: ["Product", "Purchased", "Refunded", "Debited", "Balance"],
+      rows: snapshot.consumables
+    ) { html, balance in
+      cell(&html, balance.productId)
+      cell(&html, "\(balance.purchased)")
+      cell(&html, "\(balance.refunded)")
+      cell(&html, "\(balance.debited)")
+      cell(&html, "\(balance.balance)")
+    }
+    let debits = events.filter { $0.eventType == ConsumableDebited.eventType }
+    guard !debits.isEmpty else { return }
+    table(
+      into: &html, caption: "Debits", headers: ["Debit", "Product", "Quantity", "At"], rows: debits
+    ) { html, event in
+      let debit = event.facts?["debit"]
+      cell(&html, debit?["id"]?.string ?? event.idempotencyKey)
+      cell(&html, debit?["productId"]?.string ?? "—")
+      cell(&html, debit?["quantity"]?.number.map { "\(Int64($0))" } ?? "—")
+      cell(&html, Self.instant(Timestamp(event.appleSignedAt ?? event.recordedAt)))
+    }
+  }
+
+  private func revocations(into html: inout HTML) {
+    html.element("h2", ["id": "revocations"], text: "Refunds and revocations")
+    guard !snapshot.revocations.isEmpty else {
+      html.element("p", text: "No refund or revocation.")
+      return
+    }
+    table(
+      into: &html, caption: "Revocations",
+      headers: ["Transaction", "Product", "Type", "Reason", "Share", "Date", "Reversed"],
+      rows: snapshot.revocations
+    ) { html, revocation in
+      cell(&html, revocation.transactionId)
+      cell(&html, revocation.productId ?? "—")
+      cell(&html, revocation.revocationType ?? "—")
+      cell(&html, revocation.revocationReason.map { $0 == 1 ? "app issue (1)" : "other (\($0))" } ?? "—")
+      cell(&html, revocation.revocationPercentage.map { String(format: "%.1f %%", Double($0) / 1000) } ?? "—")
+      cell(&html, revocation.revocationDate.map(Self.instant) ?? "—")
+      cell(&html, revocation.reversed ? "yes" : "no")
+    }
+  }
+
+  private func refundRequests(into html: inout HTML) {
+    html.element("h2", ["id": "refund-requests"], text: "Refund requests")
+    guard !requests.isEmpty else {
+      html.element("p", text: "Apple asked about no purchase of this account.")
+      return
+    }
+    table(
+      into: &html, caption: "Refund requests (CONSUMPTION_REQUEST) and the answers sent",
+      headers: ["Request", "Transaction", "State", "Asked", "Answered", "Apple's decision"],
+      rows: requests
+    ) { html, request in
+      cell(&html, request.requestId)
+      cell(&html, request.transactionId)
+      cell(&html, request.state.rawValue + (request.late ? " (late)" : ""))
+      cell(&html, Self.instant(request.requestedAt))
+      cell(&html, request.answeredAt.map(Self.instant) ?? "—")
+      cell(&html, request.appleDecision?.notificationType ?? "—")
+    }
+  }
+
+  private func changeFeed(into html: inout HTML) {
+    html.element("h2", ["id": "changes"], text: "Changes told to the backend")
+    guard !changes.isEmpty else {
+      html.element("p", text: "No change derived for this account yet.")
+      return
+    }
+    table(
+      into: &html, caption: "The account's change feed (newest last)",
+      headers: ["Position", "Change", "About", "When"], rows: changes
+    ) { html, change in
+      cell(&html, "\(change.position)")
+      cell(&html, change.change.kind.rawValue)
+      cell(&html, change.change.subject)
+      cell(&html, Self.instant(change.occurredAt))
+    }
+  }
+
+  private func eventList(into html: inout HTML, deciding: Set<String>) {
+    html.element("h2", ["id": "events"], text: "Events")
+    table(
+      into: &html, caption: "Every event of the account, as stored",
+      headers: ["Event", "Source", "Apple signed", "Stored", "Decides now", "Evidence"],
+      rows: events.sorted { $0.recordedAt < $1.recordedAt }
+    ) { html, event in
+      cell(&html, Self.name(of: event))
+      cell(&html, event.source ?? "—")
+      cell(&html, event.appleSignedAt.map { Self.instant(Timestamp($0)) } ?? "—")
+      cell(&html, Self.instant(Timestamp(event.recordedAt)))
+      cell(&html, deciding.contains(event.idempotencyKey) ? "yes" : "no")
+      html.element("td") { html in
+        html.element("details") { html in
+          html.element("summary", text: "Claims and signature")
+          html.element("p", text: "Stream \(event.streamId) v\(event.streamVersion), key \(event.idempotencyKey)")
+          html.element("pre", text: Self.pretty(event.payload))
+          if let signed = event.signed {
+            html.element("p", text: "The original JWS, as Apple signed it:")
+            html.element("pre", ["class": "jws"], text: signed)
+          }
+        }
+      }
+    }
+  }
+
+  // MARK: Pieces
+
+  private func table<Row>(
+    into html: inout HTML, caption: String, headers: [String], rows: [Row],
+    _ row: (inout HTML, Row) -> Void
+  ) {
+    html.element("table") { html in
+      html.element("caption", text: caption)
+      html.element("thead") { html in
+        html.element("tr") { html in
+          for header in headers { html.element("th", ["scope": "col"], text: header) }
+        }
+      }
+      html.element("tbody") { html in
+        for item in rows { html.element("tr") { html in row(&html, item) } }
+      }
+    }
+  }
+
+  private func cell(_ html: inout HTML, _ text: String) { html.element("td", text: text) }
+
+  private func yesNo(_ html: inout HTML, _ value: Bool) {
+    html.element("span", ["class": value ? "yes" : "no"], text: value ? "yes" : "no")
+  }
+
+  static func explanation(_ explanation: Explanation, into html: inout HTML) {
+    html.element("div", ["class": "explanation"]) { html in
+      html.element("p") { html in
+        html.element("strong", text: "\(explanation.subject): \(explanation.answer)")
+        html.element("br")
+        html.text("rule \(explanation.rule)")
+      }
+      if !explanation.events.isEmpty {
+        html.element("ul") { html in
+          for event in explanation.events {
+            html.element(
+              "li",
+              text: "\(event.notification ?? event.eventType) signed "
+                + (event.signedDate.map(instant) ?? "unsigned")
+                + (event.transactionId.map { ", transaction \($0)" } ?? ""))
+          }
+        }
+      }
+      for source in explanation.because { self.explanation(source, into: &html) }
+    }
+  }
+
+  static func name(of event: StoredEvent) -> String {
+    guard case .object(let facts)? = event.facts, case .object(let notification)? = facts["notification"]
+    else { return event.eventType }
+    let type = notification["notificationType"]?.string ?? event.eventType
+    return notification["subtype"]?.string.map { "\(type)/\($0)" } ?? type
+  }
+
+  static func instant(_ time: Timestamp) -> String { time.date.formatted(.iso8601) }
+
+  static func money(_ milliunits: Int64, _ currency: String?) -> String {
+    String(format: "%.2f", Double(milliunits) / 1000) + " " + (currency ?? "")
+  }
+
+  static func pretty(_ value: JSONValue) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? ""
+  }
+}
+
+extension JSONValue {
+  subscript(key: String) -> JSONValue? {
+    guard case .object(let object) = self else { return nil }
+    return object[key]
+  }
+
+  var string: String? {
+    guard case .string(let text) = self else { return nil }
+    return text
+  }
+
+  var number: Double? {
+    guard case .number(let value) = self else { return nil }
+    return value
+  }
+}

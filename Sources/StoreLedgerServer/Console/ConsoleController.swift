@@ -1,0 +1,228 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// The support console: server-rendered pages for people (sign-in with an API key kept in a
+/// session cookie, search, an account at any moment, an overview). Read only: every page is a
+/// GET of library reads; the only POSTs open and close a session.
+struct ConsoleController: Sendable {
+  let ledger: Ledger
+  let sessions: ConsoleSessions
+  let apiKeys: Set<String>
+  let metrics: AppMetrics
+  /// `/console`, or `/apps/{name}/console`.
+  let base: String
+  /// The cookie's path: every console of the server.
+  let cookiePath: String
+  let app: String?
+
+  var page: ConsolePage { ConsolePage(base: base, app: app) }
+
+  func register(on group: RouterGroup<BasicRequestContext>) {
+    group.get(RouterPath("/console")) { request, _ in
+      try await signedIn(request) { try await overview() }
+    }
+    group.get(RouterPath("/console/sign-in")) { _, _ in signInPage(refused: false) }
+    group.post(RouterPath("/console/sign-in")) { request, _ in try await signIn(request) }
+    group.post(RouterPath("/console/sign-out")) { request, _ in signOut(request) }
+    group.get(RouterPath("/console/search")) { request, _ in
+      try await signedIn(request) { try await search(request.uri.queryParameters.get("q") ?? "") }
+    }
+    group.get(RouterPath("/console/accounts/{token}")) { request, context in
+      try await signedIn(request) {
+        try await account(
+          try context.parameters.require("token"), at: request.uri.queryParameters.get("at"))
+      }
+    }
+  }
+
+  // MARK: Sessions
+
+  private func session(of request: Request) -> String? {
+    for field in request.headers[values: .cookie] {
+      for pair in field.split(separator: ";") {
+        let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+        if parts.count == 2, parts[0] == ConsoleSessions.cookie { return String(parts[1]) }
+      }
+    }
+    return nil
+  }
+
+  private func signedIn(_ request: Request, _ page: () async throws -> Response) async throws
+    -> Response
+  {
+    guard let token = session(of: request), sessions.isOpen(token) else {
+      return ConsolePage.redirect(to: "\(base)/sign-in")
+    }
+    return try await page()
+  }
+
+  private func signInPage(refused: Bool) -> Response {
+    let document = page.document(title: "Sign in", signedIn: false) { html in
+      if refused {
+        html.element(
+          "p", ["class": "error", "role": "alert"],
+          text: "That key was not accepted. Use one of the server's API keys.")
+      }
+      html.element("form", ["method": "post", "action": "\(base)/sign-in"]) { html in
+        html.element("p") { html in
+          html.element("label", ["for": "key"], text: "API key ")
+          html.void(
+            "input",
+            [
+              "id": "key", "name": "key", "type": "password", "required": "",
+              "autocomplete": "off", "autofocus": "", "size": "40",
+            ])
+        }
+        html.element("button", ["type": "submit"], text: "Sign in")
+      }
+      html.element(
+        "p",
+        text: "The console only reads the ledger. The key stays on this server: the browser keeps "
+          + "a session cookie that ends after eight hours or at sign-out.")
+    }
+    return ConsolePage.response(document, status: refused ? .unauthorized : .ok)
+  }
+
+  private func signIn(_ request: Request) async throws -> Response {
+    let body = try await request.body.collect(upTo: 4096)
+    let key = Self.formValue("key", in: String(buffer: body)) ?? ""
+    guard APIKeyMiddleware<BasicRequestContext>.isKnown(Array(key.utf8), among: apiKeys) else {
+      return signInPage(refused: true)
+    }
+    let token = sessions.open()
+    let secure = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "; Secure" : ""
+    return ConsolePage.redirect(
+      to: base,
+      cookie: "\(ConsoleSessions.cookie)=\(token); Path=\(cookiePath); HttpOnly; SameSite=Strict; "
+        + "Max-Age=\(Int(sessions.lifetime.components.seconds))\(secure)")
+  }
+
+  private func signOut(_ request: Request) -> Response {
+    if let token = session(of: request) { sessions.close(token) }
+    return ConsolePage.redirect(
+      to: "\(base)/sign-in",
+      cookie: "\(ConsoleSessions.cookie)=; Path=\(cookiePath); HttpOnly; SameSite=Strict; Max-Age=0")
+  }
+
+  /// A value of an `application/x-www-form-urlencoded` body.
+  static func formValue(_ name: String, in body: String) -> String? {
+    for pair in body.split(separator: "&") {
+      let parts = pair.split(separator: "=", maxSplits: 1)
+      guard parts.count == 2, parts[0] == name else { continue }
+      return String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+    return nil
+  }
+
+  // MARK: Pages
+
+  private func search(_ query: String) async throws -> Response {
+    let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
+    let found: Result<[Ledger.AccountMatch], LedgerError>
+    do {
+      found = .success(try await ledger.findAccounts(matching: query))
+    } catch {
+      found = .failure(error)
+    }
+    let matches: [Ledger.AccountMatch]
+    switch found {
+    case .success(let list): matches = list
+    case .failure(let error) where error.code == .invalidRequest:
+      return message("Search", error.message, status: .badRequest, query: query)
+    case .failure(let error): throw error
+    }
+    if matches.count == 1, let only = matches.first {
+      return ConsolePage.redirect(to: "\(base)/accounts/\(only.appAccountToken)")
+    }
+    guard !matches.isEmpty else {
+      return message(
+        "Nothing matches",
+        "No account has an appAccountToken, transaction id, appTransactionId or recorded order "
+          + "lookup \"\(query)\". An order id is found once looked up (`storeledger order`); a "
+          + "purchase no account holds is found by linking it.", status: .notFound, query: query)
+    }
+    let document = page.document(title: "\(matches.count) accounts match", query: query) { html in
+      html.element("ul") { html in
+        for match in matches {
+          html.element("li") { html in
+            html.element(
+              "a", ["href": "\(base)/accounts/\(match.appAccountToken)"], text: match.appAccountToken)
+            html.text(" (by \(match.matched))")
+          }
+        }
+      }
+    }
+    return ConsolePage.response(document)
+  }
+
+  private func message(
+    _ title: String, _ text: String, status: HTTPResponse.Status, query: String = ""
+  ) -> Response {
+    ConsolePage.response(
+      page.document(title: title, query: query) { html in
+        html.element("p", ["class": "notice", "role": "status"], text: text)
+      }, status: status)
+  }
+
+  private func account(_ token: String, at: String?) async throws -> Response {
+    let now = Date()
+    guard let time = Self.time(at, default: now) else {
+      return message(
+        "Not a time", "Give the time as 2026-01-31T12:00:00 (UTC).", status: .badRequest)
+    }
+    guard let canonical = AppAccountToken.canonical(token) else {
+      return message(
+        "Not an account", "An appAccountToken is a UUID, such as \(AppAccountToken.example).",
+        status: .badRequest, query: token)
+    }
+    let events = try await ledger.events(for: canonical).map(StoredEvent.init)
+    guard !events.isEmpty else {
+      return message(
+        "No such account", "The ledger holds no event of \(canonical).", status: .notFound,
+        query: token)
+    }
+    let view = try await ledger.view(for: canonical)
+    let requests = try await refundRequests(in: events)
+    let accountPage = AccountPage(
+      token: canonical, time: Timestamp(time), now: Timestamp(now), view: view,
+      snapshot: view.snapshot(at: Timestamp(time)).part(for: canonical), events: events,
+      requests: requests, changes: try await ledger.changes(limit: 200, account: canonical))
+    let document = page.document(title: "Customer \(canonical)", query: canonical) { html in
+      accountPage.render(into: &html, page: page)
+    }
+    return ConsolePage.response(document)
+  }
+
+  private func refundRequests(in events: [StoredEvent]) async throws -> [ConsumptionRequestReport]
+  {
+    let ids = Set(
+      events.filter { $0.streamId.hasPrefix("consumption:") }.compactMap {
+        $0.streamId.split(separator: ":").last.map(String.init)
+      })
+    var reports: [ConsumptionRequestReport] = []
+    for id in ids.sorted() { reports.append(try await ledger.consumptionRequest(id)) }
+    return reports.sorted { $0.requestedAt < $1.requestedAt }
+  }
+
+  /// `at` as `datetime-local` sends it (UTC, seconds optional) or ISO 8601; `now` without it.
+  static func time(_ text: String?, default now: Date) -> Date? {
+    guard let text, !text.isEmpty else { return now }
+    for candidate in [text, text + "Z", text + ":00Z"] {
+      if let date = try? Date(candidate, strategy: .iso8601) { return date }
+    }
+    return nil
+  }
+
+  private func overview() async throws -> Response {
+    let overview = try await ledger.overview()
+    let recent = metrics.server.recent(app: metrics.app)
+    let document = page.document(title: "Overview") { html in
+      OverviewPage(overview: overview, recent: recent).render(into: &html)
+    }
+    return ConsolePage.response(document)
+  }
+}

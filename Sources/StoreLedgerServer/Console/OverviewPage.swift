@@ -1,0 +1,128 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+
+/// The numbers an on-call person looks at first.
+struct OverviewPage {
+  let overview: Ledger.Overview
+  let recent: (verificationFailures: Int, webhookErrors: Int, projector: AccountProjector.Progress?)
+
+  func render(into html: inout HTML) {
+    html.element("div", ["class": "cards"]) { html in
+      card(&html, "Accounts", "\(overview.accounts)")
+      card(&html, "Notifications, last 24 h", "\(overview.notificationsLast24Hours)")
+      card(&html, "Verification failures, last 24 h", "\(recent.verificationFailures)")
+      card(&html, "Webhook errors, last 24 h", "\(recent.webhookErrors)")
+      card(
+        &html, "Projector lag",
+        recent.projector.map { String(format: "%.1f s", $0.lagSeconds) } ?? "not run here")
+      card(&html, "Refund requests waiting", "\(overview.consumption.pending)")
+      card(
+        &html, "Change deliveries failing",
+        "\(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead })")
+    }
+    html.element("h2", text: "Last notification")
+    if let at = overview.lastNotificationAt {
+      let ago = Int(Date().timeIntervalSince(at))
+      html.element(
+        "p", ["id": "last-notification"],
+        text: "\(overview.lastNotificationType ?? "A notification") received "
+          + "\(at.formatted(.iso8601)) (\(Self.duration(ago)) ago).")
+    } else {
+      html.element("p", ["id": "last-notification"], text: "No notification received yet.")
+    }
+    statuses(&html)
+    entitlements(&html)
+    deliveries(&html)
+  }
+
+  private func card(_ html: inout HTML, _ label: String, _ value: String) {
+    html.element("div", ["class": "card"]) { html in
+      html.element("strong", text: value)
+      html.text(label)
+    }
+  }
+
+  private func statuses(_ html: inout HTML) {
+    html.element("h2", text: "Subscriptions by status")
+    html.element("table", ["id": "statuses"]) { html in
+      html.element("caption", text: "As each account's view was last projected")
+      html.element("thead") { html in
+        html.element("tr") { html in
+          html.element("th", ["scope": "col"], text: "Status")
+          html.element("th", ["scope": "col"], text: "Subscriptions")
+        }
+      }
+      html.element("tbody") { html in
+        for status in 1...5 {
+          html.element("tr") { html in
+            html.element("td", text: "\(status) \(SubscriptionTimeline.names[Int32(status)] ?? "")")
+            html.element("td", text: "\(overview.subscriptionsByStatus[status] ?? 0)")
+          }
+        }
+      }
+    }
+  }
+
+  private func entitlements(_ html: inout HTML) {
+    html.element("h2", text: "Entitlements in force")
+    guard !overview.entitlementsInForce.isEmpty else {
+      html.element("p", text: "None.")
+      return
+    }
+    html.element("table") { html in
+      html.element("thead") { html in
+        html.element("tr") { html in
+          html.element("th", ["scope": "col"], text: "Entitlement")
+          html.element("th", ["scope": "col"], text: "Accounts")
+        }
+      }
+      html.element("tbody") { html in
+        for (name, count) in overview.entitlementsInForce.sorted(by: { $0.key < $1.key }) {
+          html.element("tr") { html in
+            html.element("td", text: name)
+            html.element("td", text: "\(count)")
+          }
+        }
+      }
+    }
+  }
+
+  private func deliveries(_ html: inout HTML) {
+    html.element("h2", text: "Change deliveries")
+    guard !overview.changeDeliveries.isEmpty else {
+      html.element("p", text: "No change webhook configured.")
+      return
+    }
+    html.element("table") { html in
+      html.element("thead") { html in
+        html.element("tr") { html in
+          for header in ["Endpoint", "Delivered", "Waiting", "Retrying", "Dead", "Lag"] {
+            html.element("th", ["scope": "col"], text: header)
+          }
+        }
+      }
+      html.element("tbody") { html in
+        for endpoint in overview.changeDeliveries {
+          html.element("tr") { html in
+            html.element("td", text: endpoint.endpoint)
+            html.element("td", text: "\(endpoint.delivered)")
+            html.element("td", text: "\(endpoint.waiting + endpoint.unqueued)")
+            html.element("td", text: "\(endpoint.retrying)")
+            html.element("td", text: "\(endpoint.dead)")
+            html.element("td", text: String(format: "%.0f s", endpoint.lagSeconds))
+          }
+        }
+      }
+    }
+  }
+
+  static func duration(_ seconds: Int) -> String {
+    switch seconds {
+    case ..<120: "\(max(seconds, 0)) s"
+    case ..<7200: "\(seconds / 60) min"
+    case ..<172_800: "\(seconds / 3600) h"
+    default: "\(seconds / 86_400) days"
+    }
+  }
+}
