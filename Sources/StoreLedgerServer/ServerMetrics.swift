@@ -185,7 +185,9 @@ public final class ServerMetrics: Sendable {
   /// Keeps the last 24 hours (at most 100,000 instants).
   private static func note(_ instants: inout [Date], at now: Date = Date()) {
     instants.append(now)
-    if instants.count > 100_000 || instants.first.map({ now.timeIntervalSince($0) > 86_400 }) == true {
+    if instants.count > 100_000
+      || instants.first.map({ now.timeIntervalSince($0) > 86_400 }) == true
+    {
       instants.removeAll { now.timeIntervalSince($0) > 86_400 }
       if instants.count > 100_000 { instants.removeFirst(instants.count - 100_000) }
     }
@@ -199,7 +201,9 @@ public final class ServerMetrics: Sendable {
     let (failures, errors) = state.withLock { state in
       (state.recentFailures[app] ?? [], state.recentWebhookErrors[app] ?? [])
     }
-    let recent = { (instants: [Date]) in instants.filter { now.timeIntervalSince($0) <= 86_400 }.count }
+    let recent = { (instants: [Date]) in
+      instants.filter { now.timeIntervalSince($0) <= 86_400 }.count
+    }
     return (recent(failures), recent(errors), attached.withLock { $0[app]?.projector?.progress })
   }
 

@@ -100,7 +100,9 @@ struct AccountPage {
     for (index, subscription) in snapshot.subscriptions.enumerated() {
       let name = SubscriptionTimeline.names[subscription.status] ?? "status \(subscription.status)"
       html.element(
-        "h3", text: "Subscription \(subscription.originalTransactionId): \(name) (\(subscription.status))")
+        "h3",
+        text: "Subscription \(subscription.originalTransactionId): \(name) (\(subscription.status))"
+      )
       html.element("p") { html in
         html.text(
           "\(subscription.productId ?? "unknown product"), group \(subscription.subscriptionGroupIdentifier ?? "—"), "
@@ -129,37 +131,43 @@ struct AccountPage {
       records.compactMap(\.facts.purchaseDate).min() ?? Timestamp(milliseconds: time.milliseconds)
     let lastEnd = records.compactMap(\.facts.expiresDate).max() ?? time
     let end = Timestamp(
-      milliseconds: max(max(time.milliseconds, lastEnd.milliseconds), start.milliseconds + 86_400_000)
+      milliseconds: max(
+        max(time.milliseconds, lastEnd.milliseconds), start.milliseconds + 86_400_000)
         + 86_400_000)
-    let periods = records.sorted { ($0.facts.purchaseDate?.milliseconds ?? 0) < ($1.facts.purchaseDate?.milliseconds ?? 0) }
-      .compactMap { record -> (Timestamp, Timestamp?, String)? in
-        guard let from = record.facts.purchaseDate else { return nil }
-        return (
-          from, record.facts.expiresDate,
-          "Transaction \(record.facts.transactionId), \(record.facts.productId ?? "?"): "
-            + "\(Self.instant(from)) to \(record.facts.expiresDate.map(Self.instant) ?? "no end")"
-        )
-      }
+    let periods = records.sorted {
+      ($0.facts.purchaseDate?.milliseconds ?? 0) < ($1.facts.purchaseDate?.milliseconds ?? 0)
+    }
+    .compactMap { record -> (Timestamp, Timestamp?, String)? in
+      guard let from = record.facts.purchaseDate else { return nil }
+      return (
+        from, record.facts.expiresDate,
+        "Transaction \(record.facts.transactionId), \(record.facts.productId ?? "?"): "
+          + "\(Self.instant(from)) to \(record.facts.expiresDate.map(Self.instant) ?? "no end")"
+      )
+    }
     return SubscriptionTimeline(
       id: index, originalTransactionId: chain,
       bands: SubscriptionTimeline.bands(of: chain, in: view, from: start, to: end),
       periods: periods, marks: marks(of: chain, records: records), start: start, end: end)
   }
 
-  private func marks(of chain: String, records: [TransactionRecord]) -> [SubscriptionTimeline.Mark] {
+  private func marks(of chain: String, records: [TransactionRecord]) -> [SubscriptionTimeline.Mark]
+  {
     var marks: [SubscriptionTimeline.Mark] = events.filter {
       $0.streamId.hasPrefix("sub:") && $0.streamId.hasSuffix(":\(chain)")
     }.map { event in
       let name = Self.name(of: event)
       let kind: SubscriptionTimeline.Mark.Kind =
-        name.contains("UPGRADE") ? .upgrade : name.hasPrefix("RENEWAL_EXTEN") ? .renewalExtension : .event
+        name.contains("UPGRADE")
+        ? .upgrade : name.hasPrefix("RENEWAL_EXTEN") ? .renewalExtension : .event
       return .init(
         at: Timestamp(event.appleSignedAt ?? event.recordedAt),
         label: "\(name) (\(event.source ?? "unknown source"))", kind: kind)
     }
     for record in records {
       if let revoked = record.facts.revocationDate {
-        marks.append(.init(at: revoked, label: "Refund of \(record.facts.transactionId)", kind: .refund))
+        marks.append(
+          .init(at: revoked, label: "Refund of \(record.facts.transactionId)", kind: .refund))
       }
     }
     return marks
@@ -192,7 +200,8 @@ struct AccountPage {
       return
     }
     table(
-      into: &html, caption: "Balances", headers: ["Product", "Purchased", "Refunded", "Debited", "Balance"],
+      into: &html, caption: "Balances",
+      headers: ["Product", "Purchased", "Refunded", "Debited", "Balance"],
       rows: snapshot.consumables
     ) { html, balance in
       cell(&html, balance.productId)
@@ -228,8 +237,12 @@ struct AccountPage {
       cell(&html, revocation.transactionId)
       cell(&html, revocation.productId ?? "—")
       cell(&html, revocation.revocationType ?? "—")
-      cell(&html, revocation.revocationReason.map { $0 == 1 ? "app issue (1)" : "other (\($0))" } ?? "—")
-      cell(&html, revocation.revocationPercentage.map { String(format: "%.1f %%", Double($0) / 1000) } ?? "—")
+      cell(
+        &html,
+        revocation.revocationReason.map { $0 == 1 ? "app issue (1)" : "other (\($0))" } ?? "—")
+      cell(
+        &html,
+        revocation.revocationPercentage.map { String(format: "%.1f %%", Double($0) / 1000) } ?? "—")
       cell(&html, revocation.revocationDate.map(Self.instant) ?? "—")
       cell(&html, revocation.reversed ? "yes" : "no")
     }
@@ -287,7 +300,9 @@ struct AccountPage {
       html.element("td") { html in
         html.element("details") { html in
           html.element("summary", text: "Claims and signature")
-          html.element("p", text: "Stream \(event.streamId) v\(event.streamVersion), key \(event.idempotencyKey)")
+          html.element(
+            "p",
+            text: "Stream \(event.streamId) v\(event.streamVersion), key \(event.idempotencyKey)")
           html.element("pre", text: Self.pretty(event.payload))
           if let signed = event.signed {
             html.element("p", text: "The original JWS, as Apple signed it:")
@@ -346,7 +361,8 @@ struct AccountPage {
   }
 
   static func name(of event: StoredEvent) -> String {
-    guard case .object(let facts)? = event.facts, case .object(let notification)? = facts["notification"]
+    guard case .object(let facts)? = event.facts,
+      case .object(let notification)? = facts["notification"]
     else { return event.eventType }
     let type = notification["notificationType"]?.string ?? event.eventType
     return notification["subtype"]?.string.map { "\(type)/\($0)" } ?? type

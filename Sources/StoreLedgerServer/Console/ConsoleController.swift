@@ -105,7 +105,8 @@ struct ConsoleController: Sendable {
     if let token = session(of: request) { sessions.close(token) }
     return ConsolePage.redirect(
       to: "\(base)/sign-in",
-      cookie: "\(ConsoleSessions.cookie)=; Path=\(cookiePath); HttpOnly; SameSite=Strict; Max-Age=0")
+      cookie: "\(ConsoleSessions.cookie)=; Path=\(cookiePath); HttpOnly; SameSite=Strict; Max-Age=0"
+    )
   }
 
   /// A value of an `application/x-www-form-urlencoded` body.
@@ -150,7 +151,8 @@ struct ConsoleController: Sendable {
         for match in matches {
           html.element("li") { html in
             html.element(
-              "a", ["href": "\(base)/accounts/\(match.appAccountToken)"], text: match.appAccountToken)
+              "a", ["href": "\(base)/accounts/\(match.appAccountToken)"],
+              text: match.appAccountToken)
             html.text(" (by \(match.matched))")
           }
         }
@@ -197,8 +199,7 @@ struct ConsoleController: Sendable {
     return ConsolePage.response(document)
   }
 
-  private func refundRequests(in events: [StoredEvent]) async throws -> [ConsumptionRequestReport]
-  {
+  private func refundRequests(in events: [StoredEvent]) async throws -> [ConsumptionRequestReport] {
     let ids = Set(
       events.filter { $0.streamId.hasPrefix("consumption:") }.compactMap {
         $0.streamId.split(separator: ":").last.map(String.init)

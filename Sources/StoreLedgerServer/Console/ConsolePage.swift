@@ -36,7 +36,8 @@ struct ConsolePage {
 
   private func header(_ html: inout HTML, signedIn: Bool, query: String) {
     html.element("nav", ["aria-label": "Console"]) { html in
-      html.element("a", ["href": base, "class": "brand"], text: "StoreLedger" + (app.map { " · \($0)" } ?? ""))
+      html.element(
+        "a", ["href": base, "class": "brand"], text: "StoreLedger" + (app.map { " · \($0)" } ?? ""))
       guard signedIn else { return }
       html.element("form", ["role": "search", "method": "get", "action": "\(base)/search"]) {
         html in

@@ -15,8 +15,10 @@ final class ConsoleSessions: Sendable {
   /// A new session's token: 32 random bytes, hex.
   func open() -> String {
     var generator = SystemRandomNumberGenerator()
-    let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
-      .joined()
+    let token = (0..<32).map { _ in
+      String(format: "%02x", UInt8.random(in: 0...255, using: &generator))
+    }
+    .joined()
     let now = ContinuousClock.now
     sessions.withLock { sessions in
       if sessions.count > 10_000 { sessions = sessions.filter { $0.value > now } }

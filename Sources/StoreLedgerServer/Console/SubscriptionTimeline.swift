@@ -129,6 +129,7 @@ struct SubscriptionTimeline {
         "class": "band status-\(band.status)", "x": Self.number(left), "y": "8",
         "width": Self.number(max(right - left, 1)), "height": "44",
         "fill": "url(#p\(id)-\(band.status))", "data-status": "\(band.status)",
+        "data-from": "\(band.from.milliseconds)", "data-until": "\(band.until.milliseconds)",
       ]
     ) { $0.element("title", text: text) }
     guard right - left > 70 else { return }
@@ -198,7 +199,10 @@ struct SubscriptionTimeline {
         ["x1": Self.number(at), "x2": Self.number(at), "y1": "122", "y2": "127", "stroke": "#555"])
       html.element(
         "text",
-        ["x": Self.number(at), "y": "142", "font-size": "12", "text-anchor": anchor, "fill": "#1a1a1a"],
+        [
+          "x": Self.number(at), "y": "142", "font-size": "12", "text-anchor": anchor,
+          "fill": "#1a1a1a",
+        ],
         text: Self.day(time))
     }
   }
