@@ -61,6 +61,42 @@ import Testing
     }
   }
 
+  /// The console's search: an account is found by its token in any letter case, by the
+  /// originalTransactionId and any transactionId of its purchases, by its customer's
+  /// appTransactionId, and by an order id once a lookup recorded it; nothing else matches.
+  @Test func theConsoleFindsAnAccountByEveryIdentifierSupportIsGiven() async throws {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(
+        bundleId: "com.example.app", appAppleId: Self.appAppleId, environment: .production),
+      signer: H.pki, now: F.t(70))
+    store.put(
+      F.transaction("7201", purchased: 35, expires: 65, token: F.account(6)), customer: "c1")
+    store.put(
+      F.transaction("7202", original: "7201", purchased: 65, expires: 95, token: F.account(6)),
+      customer: "c1")
+    try await Self.withProduction(store) { ledger, apple in
+      _ = try await ledger.ingest(signedTransaction: store.signedTransaction("7202")!)
+      await ledger.flushIdentities()
+      func found(_ query: String) async throws -> [String] {
+        try await ledger.findAccounts(matching: query).map { "\($0.appAccountToken) \($0.matched)" }
+      }
+      let account = F.account(6)
+      #expect(try await found(account.uppercased()) == ["\(account) appAccountToken"])
+      #expect(try await found("7201") == ["\(account) originalTransactionId"])
+      #expect(try await found("7202") == ["\(account) transactionId"])
+      #expect(
+        try await found(SimulatedAppStore.appTransactionId(of: "c1"))
+          == ["\(account) appTransactionId"])
+      let order = SimulatedAppStore.orderId(of: "7201")
+      #expect(try await found(order) == [], "an order is found once looked up")
+      _ = try await ledger.lookUpOrder(order, apple: apple, at: F.t(70).date)
+      #expect(try await found(order).contains("\(account) orderId"))
+      #expect(try await found("nothing-like-this") == [])
+      let empty = await #expect(throws: LedgerError.self) { try await ledger.findAccounts(matching: " ") }
+      #expect(empty?.code == .invalidRequest)
+    }
+  }
+
   @Test func theSandboxHasNoOrderLookup() async throws {
     let store = SimulatedAppStore(
       app: SimulatedApp(bundleId: "com.example.app", appAppleId: Self.appAppleId), signer: H.pki,
