@@ -67,6 +67,55 @@ import Testing
     }
   }
 
+  /// `demo --keep` leaves the console open on the demo's customers: it prints the address and
+  /// a key, the key signs in, and Ctrl-C stops it cleanly.
+  @Test func withKeepTheConsoleStaysOpenWithAKey() async throws {
+    try await TestDatabase.withMigrated { database in
+      let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("demo-\(UUID().uuidString)")
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let process = Process()
+      process.executableURL = CommandLineRunner.executable
+      process.arguments = [
+        "demo", "--customers", "20", "--months", "3", "--queries", "20", "--keep",
+        "--database-url", database.adminURL.description, "--directory", folder.path,
+      ]
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = FileHandle.nullDevice
+      let lines = LogLines()
+      output.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
+      try process.run()
+      defer { if process.isRunning { process.terminate() } }
+      var console: String?
+      var key: String?
+      for _ in 0..<600 where key == nil {
+        try await Task.sleep(for: .milliseconds(200))
+        let text = lines.text
+        if let range = text.range(of: "sign in with the API key ") {
+          key = text[range.upperBound...].split(separator: "\n").first.map(String.init)
+          console = text.split(separator: "\n").first { $0.contains("/console") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+      }
+      let address = try #require(console)
+      let bearer = try #require(key)
+      #expect(address.hasPrefix("http://127.0.0.1:") && address.hasSuffix("/console"))
+      #expect(lines.text.contains("accounts"), "the summary comes first")
+      let signIn = try await HTTPProbe.get("\(address)/sign-in")
+      #expect(signIn.status == 200)
+      // Signed in, the redirect lands on the overview with the session cookie.
+      let posted = try await HTTPProbe.post(
+        "\(address)/sign-in", body: "key=\(bearer)",
+        contentType: "application/x-www-form-urlencoded")
+      #expect(posted.status == 200)
+      #expect(String(decoding: posted.body, as: UTF8.self).contains("Subscriptions by status"))
+      process.interrupt()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+    }
+  }
+
   @Test func aSmallDemoPrintsWhatTheSimulatorKnowsToBeTrue() async throws {
     try await TestDatabase.withMigrated { database in
       let folder = FileManager.default.temporaryDirectory

@@ -18,4 +18,15 @@ enum HTTPProbe {
     let (body, response) = try await URLSession.shared.data(for: request)
     return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: body)
   }
+
+  /// A POST whose redirects are followed (cookies set on the way are sent on).
+  static func post(_ url: String, body: String, contentType: String) async throws -> Answer {
+    var request = URLRequest(url: URL(string: url)!)
+    request.httpMethod = "POST"
+    request.timeoutInterval = 30
+    request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data(body.utf8)
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+  }
 }

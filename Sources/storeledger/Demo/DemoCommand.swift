@@ -23,8 +23,10 @@ struct DemoCommand: AsyncParsableCommand {
       duplicated and reordered notifications) through the real webhook, replays Transaction
       History and recovers Notification History to repair what was lost, audits the log and
       the read models, measures ingest and query throughput, and prints what every account is
-      entitled to at the simulation's end. Ctrl-C stops everything cleanly; --keep leaves the
-      database running and prints how to query it.
+      entitled to at the simulation's end. Ctrl-C stops everything cleanly. With --keep the
+      server goes on serving and prints the support console's address and an API key to sign
+      in with, so you can look through the demo's customers in a browser; Ctrl-C then stops the
+      server and leaves the database running, with how to query it.
 
       Examples:
         swift run storeledger demo
@@ -44,7 +46,11 @@ struct DemoCommand: AsyncParsableCommand {
   var databaseURL: String?
   @Option(help: "Where the private database and the demo's files live.")
   var directory = ".storeledger"
-  @Flag(help: "Leave the private database running and say how to query it.") var keep = false
+  @Flag(
+    help:
+      "Keep the server running with the support console open on the demo's customers (until Ctrl-C), and the database after it."
+  )
+  var keep = false
   @Flag(help: "Print the summary as JSON (no progress).") var json = false
 
   func validate() throws {
@@ -77,7 +83,8 @@ struct DemoCommand: AsyncParsableCommand {
         : try await DemoRun(
           settings: .init(
             customers: customers, months: months, seed: seed, drop: drop, duplicate: duplicate,
-            daySeconds: daySeconds, queries: queries, quiet: json),
+            daySeconds: daySeconds, queries: queries, quiet: json,
+            onServing: keep ? serving(cluster, database) : nil),
           database: database, directory: directory, logger: logger
         ).run()
     } catch {
@@ -89,13 +96,29 @@ struct DemoCommand: AsyncParsableCommand {
       say("interrupted: everything stopped")
       throw ExitCode(130)
     }
-    say(json ? try CommandJSON.string(summary) : summary.text())
-    if keep, let cluster {
-      say(connectionHelp(cluster, database))
-    } else {
+    if !keep {
+      say(json ? try CommandJSON.string(summary) : summary.text())
       close(cluster)
     }
     if !summary.auditConsistent { throw ExitCode.failure }
+  }
+
+  /// What `--keep` prints once the demo is done: the summary, the console's address and a key
+  /// to sign in with, and how to reach the database.
+  private func serving(_ cluster: EmbeddedPostgres?, _ database: DatabaseURL)
+    -> @Sendable (DemoSummary, String, String) -> Void
+  {
+    let (json, help) = (json, cluster.map { connectionHelp($0, database) })
+    return { summary, console, key in
+      say(json ? (try? CommandJSON.string(summary)) ?? "" : summary.text())
+      say(
+        """
+        The support console is open on the demo's customers until Ctrl-C:
+          \(console)
+          sign in with the API key \(key)
+        """)
+      if let help { say(help) }
+    }
   }
 
   /// The database to use: the given URL, or a private cluster with a fresh demo database.

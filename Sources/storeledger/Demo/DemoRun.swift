@@ -27,6 +27,9 @@ struct DemoRun: Sendable {
     var daySeconds: Double
     var queries: Int
     var quiet: Bool
+    /// With `--keep`: called with the summary, the console's address and a key once the demo
+    /// is done; the server then goes on serving until Ctrl-C.
+    var onServing: (@Sendable (DemoSummary, String, String) -> Void)? = nil
   }
 
   static let bundleId = "com.example.app"
@@ -82,7 +85,10 @@ struct DemoRun: Sendable {
       configuration: ServiceGroupConfiguration(
         services: [
           .init(service: server), .init(service: simulator),
-          .init(service: workflow, successTerminationBehavior: .gracefullyShutdownGroup),
+          .init(
+            service: workflow,
+            successTerminationBehavior: settings.onServing == nil
+              ? .gracefullyShutdownGroup : .ignore),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()

@@ -38,6 +38,11 @@ struct DemoWorkflow: Service {
           return try await stages(ledger: ledger, server: server, simulator: simulator)
         }
         result.set(summary)
+        if let onServing = settings.onServing {
+          // --keep: the console stays open on the demo's customers until Ctrl-C.
+          onServing(summary, "http://127.0.0.1:\(server)/console", bearer)
+          try await gracefulShutdown()
+        }
       }
     } catch {
       // Ctrl-C or SIGTERM: the group is shutting down; leaving without a summary says so.

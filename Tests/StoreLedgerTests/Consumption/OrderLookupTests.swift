@@ -92,7 +92,9 @@ import Testing
       _ = try await ledger.lookUpOrder(order, apple: apple, at: F.t(70).date)
       #expect(try await found(order).contains("\(account) orderId"))
       #expect(try await found("nothing-like-this") == [])
-      let empty = await #expect(throws: LedgerError.self) { try await ledger.findAccounts(matching: " ") }
+      let empty = await #expect(throws: LedgerError.self) {
+        try await ledger.findAccounts(matching: " ")
+      }
       #expect(empty?.code == .invalidRequest)
     }
   }
