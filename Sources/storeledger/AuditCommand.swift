@@ -11,18 +11,19 @@ struct AuditCommand: AsyncParsableCommand {
     commandName: "audit",
     abstract: "Prove the log and the read models intact; exit 0 only when all is consistent.",
     discussion: """
-      Checks every stream's hash chain and version sequence, verifies every stored JWS again
-      offline at its signedDate against the trusted roots (--root-certs, default Apple Root
-      CA - G3) and compares it with the stored payload, and compares every current account
-      view with the projection rebuilt from the log. Prints each difference (kind, stream or
-      account, version or field, live, rebuilt) and exits 1 when there is any. Reads the log
+      Checks every stream's hash chain and version sequence, verifies every stored JWS again \
+      offline at its signedDate against the trusted roots (--root-certs, default Apple Root \
+      CA - G3) and compares it with the stored payload, and compares every current account \
+      view with the projection rebuilt from the log. Prints each difference (kind, stream or \
+      account, version or field, live, rebuilt) and exits 1 when there is any. Reads the log \
       page by page.
 
-      With --account TOKEN [--at T]: what that account had at T (default now), each
+      With --account TOKEN [--at T]: what that account had at T (default now), each \
       entitlement with the rule and the events (type, signedDate, transaction) that decided it.
 
       Example:
-        storeledger audit --database-url postgres://storeledger_writer@127.0.0.1/app \\
+        storeledger audit \\
+          --database-url postgres://storeledger_writer@127.0.0.1/app \\
           --bundle-id com.example.app --app-apple-id 1234567890 --json
         storeledger audit --account 9f1c… --at 2026-03-15T00:00:00Z …
       """)

@@ -9,12 +9,12 @@ struct FoldCommand: ParsableCommand {
     abstract: "Fold a scenario's events and print the projected state.",
     discussion: """
       Reads a scenario file (design.md, "Scenario files"; examples in projections/scenarios):
-      events with decoded payloads and Apple's field names, an optional catalog, and asOf.
-      Prints subscriptions (status 1 active, 2 expired, 3 billing retry, 4 grace period,
-      5 revoked), one-time purchases, consumable balances, revocations and entitlements at
+      events with decoded payloads and Apple's field names, an optional catalog, and asOf. \
+      Prints subscriptions (status 1 active, 2 expired, 3 billing retry, 4 grace period, \
+      5 revoked), one-time purchases, consumable balances, revocations and entitlements at \
       asOf, or at --as-of when given.
 
-      Exit codes: 0 success; 1 the scenario cannot be read (the message names the event index
+      Exit codes: 0 success; 1 the scenario cannot be read (the message names the event index \
       and field), or --check found a difference from the scenario's "expect"; 2 usage error.
 
       Examples:

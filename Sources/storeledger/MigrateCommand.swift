@@ -9,18 +9,20 @@ struct MigrateCommand: AsyncParsableCommand {
     commandName: "migrate",
     abstract: "Create or update StoreLedger's tables, roles and triggers in PostgreSQL.",
     discussion: """
-      Applies each migration of schema/ once, in order, in one transaction under an advisory
-      lock; running it again changes nothing. Connect as a role that may create roles and
-      schemas (a superuser, or the database owner with CREATEROLE). It creates the roles
-      storeledger_owner (owns everything), storeledger_writer (the engine: SELECT and INSERT
+      Applies each migration of schema/ once, in order, in one transaction under an advisory \
+      lock; running it again changes nothing. Connect as a role that may create roles and \
+      schemas (a superuser, or the database owner with CREATEROLE). It creates the roles \
+      storeledger_owner (owns everything), storeledger_writer (the engine: SELECT and INSERT \
       on events) and storeledger_reader (SELECT); give the last two passwords with ALTER ROLE.
 
-      With an apps file (--apps or STORELEDGER_APPS), migrates each app's database (a
+      With an apps file (--apps or STORELEDGER_APPS), migrates each app's database (a \
       database name is taken on the server of the URL), or only --app's.
 
       Examples:
-        storeledger migrate --database-url postgres://postgres@127.0.0.1:5432/storeledger
-        storeledger migrate --database-url postgres://postgres@127.0.0.1/postgres --apps apps.json
+        storeledger migrate \\
+          --database-url postgres://postgres@127.0.0.1:5432/storeledger
+        storeledger migrate --database-url postgres://postgres@127.0.0.1/postgres \\
+          --apps apps.json
         DATABASE_URL=postgres://admin:secret@db:5432/app storeledger migrate --json
       """)
 

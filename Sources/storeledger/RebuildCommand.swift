@@ -7,16 +7,18 @@ struct RebuildCommand: AsyncParsableCommand {
     commandName: "rebuild",
     abstract: "Rebuild the account views from the log into a new version and switch to it.",
     discussion: """
-      Projects every account from the log into a fresh table while the live one keeps
-      answering, then makes it live in one transaction. The replaced version stays as
-      storeledger.account_views_v<N> for comparison until you drop it. Use it after a
+      Projects every account from the log into a fresh table while the live one keeps \
+      answering, then makes it live in one transaction. The replaced version stays as \
+      storeledger.account_views_v<N> for comparison until you drop it. Use it after a \
       restore, a change of catalog, or when `storeledger audit` finds a view wrong.
 
       Examples:
-        storeledger rebuild --database-url postgres://storeledger_writer@127.0.0.1/app \\
+        storeledger rebuild \\
+          --database-url postgres://storeledger_writer@127.0.0.1/app \\
           --bundle-id com.example.app --catalog catalog.json
         storeledger rebuild --list --database-url …
-        storeledger rebuild --compare 1 --database-url …   # accounts whose view changed
+        storeledger rebuild --compare 1 \\
+          --database-url …   # accounts whose view changed
         storeledger rebuild --drop 1 --database-url …
       """)
 

@@ -8,14 +8,15 @@ struct ReconcileCommand: AsyncParsableCommand {
     commandName: "reconcile",
     abstract: "Compare subscriptions with what the App Store says now; record disagreements.",
     discussion: """
-      For every purchase chain the log knows (--all), one account's (--account TOKEN) or some
-      transactions' customers (--transaction ID, repeatable): asks Get All Subscription
-      Statuses, compares Apple's status with the projection at the time Apple signed its
-      answer, and records each disagreement as a status observation (evidence next to the
+      For every purchase chain the log knows (--all), one account's (--account TOKEN) or some \
+      transactions' customers (--transaction ID, repeatable): asks Get All Subscription \
+      Statuses, compares Apple's status with the projection at the time Apple signed its \
+      answer, and records each disagreement as a status observation (evidence next to the \
       history, never over it). Prints each disagreement; exits 0.
 
       Examples:
-        storeledger reconcile --all --database-url postgres://… --bundle-id com.example.app \
+        storeledger reconcile --all --database-url postgres://… \\
+          --bundle-id com.example.app \\
           --key-id ABC123 --issuer-id 5f6e… --p8 AuthKey_ABC123.p8
         storeledger reconcile --account 9f1c2b7e-… --json …
       """)

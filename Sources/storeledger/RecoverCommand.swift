@@ -13,14 +13,15 @@ struct RecoverCommand: AsyncParsableCommand {
     commandName: "recover",
     abstract: "Store the notifications that never reached the webhook, from Notification History.",
     discussion: """
-      Pages Get Notification History from --since to --until (default now), only the
-      notifications Apple could not deliver unless --all, and ingests each one as the webhook
-      would (verified; marked "recovery"). What is already stored is counted, never stored
+      Pages Get Notification History from --since to --until (default now), only the \
+      notifications Apple could not deliver unless --all, and ingests each one as the webhook \
+      would (verified; marked "recovery"). What is already stored is counted, never stored \
       twice, so it can run again at any time. Apple keeps 180 days (Production), 30 (Sandbox):
       a --since beyond that starts at the oldest day Apple keeps, and the report says so.
 
       Example:
-        storeledger recover --since 2026-11-01T00:00:00Z --database-url postgres://… \\
+        storeledger recover --since 2026-11-01T00:00:00Z \\
+          --database-url postgres://… \\
           --bundle-id com.example.app --app-apple-id 1234567890 \\
           --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 AuthKey_2X9R4HXF34.p8
       """)

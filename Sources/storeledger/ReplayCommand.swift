@@ -13,16 +13,18 @@ struct ReplayCommand: AsyncParsableCommand {
     commandName: "replay",
     abstract: "Rebuild customers from Transaction History v2 and All Subscription Statuses.",
     discussion: """
-      For every customer the log knows (--all), one account (--account TOKEN) or the customers
-      of some transactions (--transaction ID, repeatable): pages Transaction History v2 from
-      the revision the last replay stored, fetches the current renewal infos, verifies
-      everything and ingests it as the webhook would (marked "replay"). A run cut short
-      resumes where it stopped; a second run fetches only what changed. --concurrency
+      For every customer the log knows (--all), one account (--account TOKEN) or the customers \
+      of some transactions (--transaction ID, repeatable): pages Transaction History v2 from \
+      the revision the last replay stored, fetches the current renewal infos, verifies \
+      everything and ingests it as the webhook would (marked "replay"). A run cut short \
+      resumes where it stopped; a second run fetches only what changed. --concurrency \
       customers at once; 429 answers are waited out.
 
       Example:
-        storeledger replay --all --database-url postgres://… --bundle-id com.example.app \\
-          --app-apple-id 1234567890 --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 key.p8
+        storeledger replay --all --database-url postgres://… \\
+          --bundle-id com.example.app \\
+          --app-apple-id 1234567890 --key-id 2X9R4HXF34 --issuer-id 57246542-… \\
+            --p8 key.p8
       """)
 
   @OptionGroup var ledger: LedgerOptions

@@ -13,51 +13,71 @@ struct ServeCommand: AsyncParsableCommand {
     commandName: "serve",
     abstract: "Run the HTTP server: the App Store webhook, transaction intake and account queries.",
     discussion: """
-      Every setting comes from a flag or, when the flag is absent, from its environment
+      Every setting comes from a flag or, when the flag is absent, from its environment \
       variable. Stops gracefully on SIGTERM or SIGINT. See /openapi.json for the API.
 
-        --database-url    DATABASE_URL              postgres://storeledger_writer:…@host/db
-        --bundle-id       STORELEDGER_BUNDLE_ID     the app's bundle id (required)
-        --app-apple-id    STORELEDGER_APP_APPLE_ID  required to accept Production data
-        --environments    STORELEDGER_ENVIRONMENTS  default Production,Sandbox
-        --root-certs      STORELEDGER_ROOT_CERTS    DER or PEM files; default Apple Root CA - G3
-        --api-keys        STORELEDGER_API_KEYS      comma list of bearer keys (required)
-        --catalog         STORELEDGER_CATALOG       product catalog JSON file
-        --host, --port    STORELEDGER_HOST/_PORT    default 127.0.0.1:8080
-        --log-level       LOG_LEVEL                 default info
-        --no-projector                              another server keeps the account views
-        --key-id, --issuer-id, --p8, --api-url      App Store Server API credentials
-                          STORELEDGER_API_KEY_ID, _ISSUER_ID, _P8, _URL: the write side
-        --consumption-policy STORELEDGER_CONSUMPTION_POLICY  answer refund requests by it
-                                                    (needs the credentials)
-        --changes-webhook STORELEDGER_CHANGES_WEBHOOKS  deliver the change feed to this URL
-                                                    (repeat the flag; comma list in the variable)
-        --changes-secret  STORELEDGER_CHANGES_SECRETS   the secret that signs each webhook's
-                                                    deliveries, one per webhook, same order
-        --apps            STORELEDGER_APPS          several apps: a JSON file in place of
-                                                    --bundle-id, --app-apple-id, --environments,
-                                                    --catalog and --sandbox-entitles
-        --app             STORELEDGER_APP           serve only this app of the file
+        --database-url       DATABASE_URL
+            postgres://storeledger_writer:…@host/db
+        --bundle-id          STORELEDGER_BUNDLE_ID
+            the app's bundle id (required)
+        --app-apple-id       STORELEDGER_APP_APPLE_ID
+            required to accept Production data
+        --environments       STORELEDGER_ENVIRONMENTS
+            default Production,Sandbox
+        --root-certs         STORELEDGER_ROOT_CERTS
+            DER or PEM files; default Apple Root CA - G3
+        --api-keys           STORELEDGER_API_KEYS
+            comma list of bearer keys (required)
+        --catalog            STORELEDGER_CATALOG
+            product catalog JSON file
+        --host, --port       STORELEDGER_HOST, STORELEDGER_PORT
+            default 127.0.0.1:8080
+        --log-level          LOG_LEVEL
+            default info
+        --no-projector
+            another server keeps the account views
+        --key-id, --issuer-id, --p8, --api-url
+                             STORELEDGER_API_KEY_ID, _ISSUER_ID, _P8, _URL
+            App Store Server API credentials: the write side
+        --consumption-policy STORELEDGER_CONSUMPTION_POLICY
+            answer refund requests by it (needs the credentials)
+        --changes-webhook    STORELEDGER_CHANGES_WEBHOOKS
+            deliver the change feed to this URL (repeat the flag; a comma list
+            in the variable)
+        --changes-secret     STORELEDGER_CHANGES_SECRETS
+            the secret that signs each webhook's deliveries, one per webhook,
+            in the same order
+        --apps               STORELEDGER_APPS
+            several apps: a JSON file in place of --bundle-id, --app-apple-id,
+            --environments, --catalog and --sandbox-entitles
+        --app                STORELEDGER_APP
+            serve only this app of the file
 
-      Several apps: each is served at /apps/NAME/v1/…, the webhook /v1/notifications/appstore
-      takes every app's notifications (each goes to the app its bundle id names; one URL per
-      app at /apps/NAME/v1/notifications/appstore works too), every metric has an app label.
-      Each app has its own database: "database" is a name on DATABASE_URL's server or a URL.
-        {"apps": [{"name": "pro", "bundleId": "com.example.pro", "appAppleId": 1234567890,
-                   "environments": ["Production", "Sandbox"], "database": "storeledger_pro",
-                   "catalog": "pro-catalog.json", "sandboxEntitles": true,
-                   "appStoreServerAPI": {"keyId": "…", "issuerId": "…", "p8": "pro.p8"},
-                   "changeWebhooks": [{"url": "https://…", "secretVariable": "PRO_SECRET"}]},
-                  {"name": "lite", "bundleId": "com.example.lite", "database": "storeledger_lite"}]}
+      The support console is at /console (sign in with one of the API keys).
+
+      Several apps: each is served at /apps/NAME/v1/… (its console at /apps/NAME/console); \
+      the webhook /v1/notifications/appstore takes every app's notifications and hands each \
+      to the app its bundle id names (/apps/NAME/v1/notifications/appstore works too); every \
+      metric has an app label. Each app has its own database: "database" is a name on \
+      DATABASE_URL's server, or a URL.
+        {"apps": [
+          {"name": "pro", "bundleId": "com.example.pro", "appAppleId": 1234567890,
+           "environments": ["Production", "Sandbox"], "database": "ledger_pro",
+           "catalog": "pro-catalog.json", "sandboxEntitles": true,
+           "appStoreServerAPI": {"keyId": "…", "issuerId": "…", "p8": "pro.p8"},
+           "changeWebhooks": [{"url": "https://…", "secretVariable": "PRO_SECRET"}]},
+          {"name": "lite", "bundleId": "com.example.lite",
+           "database": "ledger_lite"}]}
 
       Examples:
         STORELEDGER_API_KEYS=$(openssl rand -hex 24) storeledger serve \\
-          --database-url postgres://storeledger_writer@127.0.0.1/app --bundle-id com.example.app \\
-          --app-apple-id 1234567890 --migrate
-        DATABASE_URL=… STORELEDGER_BUNDLE_ID=com.example.app STORELEDGER_ENVIRONMENTS=Sandbox \\
-          STORELEDGER_API_KEYS=k1,k2 STORELEDGER_PORT=9000 storeledger serve
-        DATABASE_URL=postgres://storeledger_writer@db/postgres STORELEDGER_API_KEYS=k1 \\
-          storeledger serve --apps apps.json
+          --database-url postgres://storeledger_writer@127.0.0.1/app \\
+          --bundle-id com.example.app --app-apple-id 1234567890 --migrate
+        DATABASE_URL=… STORELEDGER_BUNDLE_ID=com.example.app \\
+          STORELEDGER_ENVIRONMENTS=Sandbox STORELEDGER_API_KEYS=k1,k2 \\
+          STORELEDGER_PORT=9000 storeledger serve
+        DATABASE_URL=postgres://storeledger_writer@db/postgres \\
+          STORELEDGER_API_KEYS=k1 storeledger serve --apps apps.json
       """)
 
   @OptionGroup var ledger: LedgerOptions

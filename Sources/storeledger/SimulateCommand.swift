@@ -15,14 +15,14 @@ struct SimulateCommand: AsyncParsableCommand {
     abstract:
       "Run a local App Store: seeded customers, the Server API, notifications to a webhook.",
     discussion: """
-      Plays --customers customers over --months months (one simulated day lasts --day-seconds)
-      from --seed: the same seed gives the same customers and payloads. Serves the App Store
-      Server API on --host:--port and posts every V2 notification to --webhook, retrying on
+      Plays --customers customers over --months months (one simulated day lasts --day-seconds) \
+      from --seed: the same seed gives the same customers and payloads. Serves the App Store \
+      Server API on --host:--port and posts every V2 notification to --webhook, retrying on \
       Apple's schedule (Production only). Everything is signed by a test PKI made for the run.
 
-      Writes into --out: root.der (trust it: storeledger serve --root-certs DIR/root.der) and
-      api-key.p8 (the In-App Purchase key the API accepts; key id and issuer id are printed).
-      Prints progress once per simulated month; keeps serving the API afterwards until
+      Writes into --out: root.der (trust it: storeledger serve --root-certs DIR/root.der) and \
+      api-key.p8 (the In-App Purchase key the API accepts; key id and issuer id are printed). \
+      Prints progress once per simulated month; keeps serving the API afterwards until \
       SIGINT/SIGTERM unless --exit-when-done.
 
       Example:

@@ -29,7 +29,7 @@ struct StoreLedgerCommand: AsyncParsableCommand {
     commandName: "storeledger",
     abstract: "Event-sourced entitlements for Apple in-app purchases.",
     discussion: """
-      Exit codes: 0 success, 1 the work failed (for example data that does not verify),
+      Exit codes: 0 success, 1 the work failed (for example data that does not verify), \
       2 usage error.
       """,
     subcommands: [

@@ -9,19 +9,22 @@ struct VerifyCommand: ParsableCommand {
     commandName: "verify",
     abstract: "Verify signed App Store data and print it decoded.",
     discussion: """
-      Reads one compact JWS: a notification's signedPayload, a signed transaction, renewal info,
-      app transaction or retention request; the kind is recognised from the payload. Checks the
-      ES256 signature, the x5c chain up to a trusted root (Apple Root CA - G3 unless --root-cert
-      is given) with Apple's marker extensions, certificate validity at --at, and the identity
+      Reads one compact JWS: a notification's signedPayload, a signed transaction, renewal info, \
+      app transaction or retention request; the kind is recognised from the payload. Checks the \
+      ES256 signature, the x5c chain up to a trusted root (Apple Root CA - G3 unless --root-cert \
+      is given) with Apple's marker extensions, certificate validity at --at, and the identity \
       options given. Nested JWS in a notification are verified too and printed decoded.
 
-      On success prints the payload as JSON and exits 0; otherwise prints
+      On success prints the payload as JSON and exits 0; otherwise prints \
       "error: <code>: <message>" to standard error and exits 1.
 
       Examples:
-        storeledger verify notification.jws --bundle-id com.example.app --environment Sandbox
-        pbpaste | storeledger verify - --environment Production --app-apple-id 1234567890 --at now
-        storeledger verify tx.jws --root-cert testRoot.der --at 2025-10-16T05:22:02Z --json
+        storeledger verify notification.jws --bundle-id com.example.app \\
+          --environment Sandbox
+        pbpaste | storeledger verify - --environment Production \\
+          --app-apple-id 1234567890 --at now
+        storeledger verify tx.jws --root-cert testRoot.der \\
+          --at 2025-10-16T05:22:02Z --json
         storeledger verify xcode-transaction.jws --allow-unverified-environments
       """)
 

@@ -7,12 +7,13 @@ struct DebitCommand: AsyncParsableCommand {
     commandName: "debit",
     abstract: "Spend units of a consumable; refused when the balance does not cover it.",
     discussion: """
-      Appends a debit to the account's log under --key: sending the same key again stores
-      nothing new (safe to retry). A debit larger than the balance is refused (exit 1) and
+      Appends a debit to the account's log under --key: sending the same key again stores \
+      nothing new (safe to retry). A debit larger than the balance is refused (exit 1) and \
       changes nothing.
 
       Examples:
-        storeledger debit 9f1c2b7e-… gems.100 25 --key order-8812 --database-url postgres://… \\
+        storeledger debit 9f1c2b7e-… gems.100 25 --key order-8812 \\
+          --database-url postgres://… \\
           --bundle-id com.example.app --catalog catalog.json
       """)
 

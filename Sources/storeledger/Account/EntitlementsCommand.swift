@@ -8,11 +8,12 @@ struct EntitlementsCommand: AsyncParsableCommand {
     commandName: "entitlements",
     abstract: "What an account may use now (or at --at): entitlements, subscriptions, balances.",
     discussion: """
-      Answers from the account's current view, or folds the log when the view is behind, so
+      Answers from the account's current view, or folds the log when the view is behind, so \
       an ingest that has returned is always reflected.
 
       Examples:
-        storeledger entitlements 9f1c2b7e-… --database-url postgres://… --bundle-id com.example.app
+        storeledger entitlements 9f1c2b7e-… --database-url postgres://… \\
+          --bundle-id com.example.app
         storeledger entitlements 9f1c2b7e-… --at 2026-03-15T00:00:00Z --json …
       """)
 

@@ -9,13 +9,15 @@ struct EventsCommand: AsyncParsableCommand {
     commandName: "events",
     abstract: "An account's history as stored: every event of its streams, oldest first.",
     discussion: """
-      One line per event: stream and version, type, when Apple signed it, when it was
-      recorded, its idempotency key and where it came from. --json adds the decoded payload and
+      One line per event: stream and version, type, when Apple signed it, when it was \
+      recorded, its idempotency key and where it came from. --json adds the decoded payload and \
       the original JWS.
 
       Examples:
-        storeledger events 9f1c2b7e-… --database-url postgres://… --bundle-id com.example.app
-        storeledger events 9f1c2b7e-… --json … | jq '.[].payload.notification.notificationType'
+        storeledger events 9f1c2b7e-… --database-url postgres://… \\
+          --bundle-id com.example.app
+        storeledger events 9f1c2b7e-… \\
+          --json … | jq '.[].payload.notification.notificationType'
       """)
 
   @Argument(help: "The appAccountToken.") var token: String

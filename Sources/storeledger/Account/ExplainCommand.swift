@@ -8,12 +8,13 @@ struct ExplainCommand: AsyncParsableCommand {
     commandName: "explain",
     abstract: "Why an account has (or lacks) an entitlement: the rule and the deciding events.",
     discussion: """
-      Folds the account's log and explains the entitlement at --at (default now): the answer,
-      the rule that applied (see projections/), and for each source the events — type, when
+      Folds the account's log and explains the entitlement at --at (default now): the answer, \
+      the rule that applied (see projections/), and for each source the events — type, when \
       Apple signed it, transaction — that decided it. Exit 1 when the account never had it.
 
       Examples:
-        storeledger explain 9f1c2b7e-… pro --database-url postgres://… --bundle-id com.example.app
+        storeledger explain 9f1c2b7e-… pro --database-url postgres://… \\
+          --bundle-id com.example.app
         storeledger explain 9f1c2b7e-… pro --at 2026-03-15T00:00:00Z --json …
       """)
 

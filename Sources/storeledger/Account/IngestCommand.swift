@@ -8,14 +8,15 @@ struct IngestCommand: AsyncParsableCommand {
     commandName: "ingest",
     abstract: "Verify and append signed App Store data: a notification or a signed transaction.",
     discussion: """
-      Reads FILE (or - for standard input): the webhook's JSON body {"signedPayload": "…"}, a
-      notification's signedPayload, a signed transaction (with --account when it carries no
-      appAccountToken), or a signed renewal info. Nothing is stored unless the signature, the
-      chain to the trusted roots, the bundle id and the environment verify. Ingesting the same
+      Reads FILE (or - for standard input): the webhook's JSON body {"signedPayload": "…"}, a \
+      notification's signedPayload, a signed transaction (with --account when it carries no \
+      appAccountToken), or a signed renewal info. Nothing is stored unless the signature, the \
+      chain to the trusted roots, the bundle id and the environment verify. Ingesting the same \
       data again stores nothing new.
 
       Examples:
-        storeledger ingest notification.json --database-url postgres://… --bundle-id com.example.app
+        storeledger ingest notification.json --database-url postgres://… \\
+          --bundle-id com.example.app
         pbpaste | storeledger ingest - --account 9f1c2b7e-… --json …
       """)
 

@@ -19,7 +19,8 @@ struct ChangesCommand: AsyncParsableCommand {
         storeledger changes list --follow --json
         storeledger changes derive   (what a running server's projector does, once)
         storeledger changes deliveries --state dead
-        storeledger changes resend --endpoint hooks.example.com/storeledger --position 1200
+        storeledger changes resend --endpoint hooks.example.com/storeledger \\
+          --position 1200
         storeledger changes resend --endpoint hooks.example.com/storeledger \\
           --since 2026-11-24T08:00:00Z
       """,

@@ -11,14 +11,15 @@ struct ConsumptionCommand: AsyncParsableCommand {
     commandName: "consumption",
     abstract: "Refund requests (CONSUMPTION_REQUEST): list, show, answer, try a policy.",
     discussion: """
-      Every CONSUMPTION_REQUEST the ledger stores opens a refund request with Apple's 12-hour
-      deadline. `serve` with API credentials and --consumption-policy answers them; these
+      Every CONSUMPTION_REQUEST the ledger stores opens a refund request with Apple's 12-hour \
+      deadline. `serve` with API credentials and --consumption-policy answers them; these \
       commands show them and let an operator answer one or try another policy.
 
       Examples:
         storeledger consumption list --state open
         storeledger consumption show 6f2c…  (a request id or a transaction id)
-        storeledger consumption answer 6f2c… --refund-preference DECLINE --key-id … --p8 …
+        storeledger consumption answer 6f2c… --refund-preference DECLINE --key-id … \\
+          --p8 …
         storeledger consumption policy --dry-run --policy new-policy.json
       """,
     subcommands: [List.self, Show.self, Answer.self, Policy.self])

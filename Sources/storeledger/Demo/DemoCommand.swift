@@ -13,25 +13,26 @@ struct DemoCommand: AsyncParsableCommand {
     commandName: "demo",
     abstract: "See StoreLedger do its whole job in one command, on a private PostgreSQL.",
     discussion: """
-      Without DATABASE_URL it starts a private PostgreSQL from the machine's server binaries
-      (installing the postgresql package if there are none) in .storeledger/postgres on a free
-      loopback port; with DATABASE_URL (or --database-url) it uses that database, which must
+      Without DATABASE_URL it starts a private PostgreSQL from the machine's server binaries \
+      (installing the postgresql package if there are none) in .storeledger/postgres on a free \
+      loopback port; with DATABASE_URL (or --database-url) it uses that database, which must \
       allow creating the storeledger schema.
 
-      Then it runs a simulated App Store and the StoreLedger server in this process, plays
-      --customers customers over --months months with Apple-like delivery faults (lost,
-      duplicated and reordered notifications) through the real webhook, replays Transaction
-      History and recovers Notification History to repair what was lost, audits the log and
-      the read models, measures ingest and query throughput, and prints what every account is
-      entitled to at the simulation's end. Ctrl-C stops everything cleanly. With --keep the
-      server goes on serving and prints the support console's address and an API key to sign
-      in with, so you can look through the demo's customers in a browser; Ctrl-C then stops the
+      Then it runs a simulated App Store and the StoreLedger server in this process, plays \
+      --customers customers over --months months with Apple-like delivery faults (lost, \
+      duplicated and reordered notifications) through the real webhook, replays Transaction \
+      History and recovers Notification History to repair what was lost, audits the log and \
+      the read models, measures ingest and query throughput, and prints what every account is \
+      entitled to at the simulation's end. Ctrl-C stops everything cleanly. With --keep the \
+      server goes on serving and prints the support console's address and an API key to sign \
+      in with, so you can look through the demo's customers in a browser; Ctrl-C then stops the \
       server and leaves the database running, with how to query it.
 
       Examples:
         swift run storeledger demo
         swift run storeledger demo --customers 500 --keep
-        DATABASE_URL=postgres://postgres@127.0.0.1:5432/demo swift run storeledger demo --json
+        DATABASE_URL=postgres://postgres@127.0.0.1:5432/demo swift run storeledger \\
+          demo --json
       """)
 
   @Option(help: "How many simulated customers.") var customers = 2000

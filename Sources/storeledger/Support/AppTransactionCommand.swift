@@ -9,13 +9,13 @@ struct AppTransactionCommand: AsyncParsableCommand {
     abstract:
       "Get App Transaction Info: the customer's app download, verified, as Apple signed it.",
     discussion: """
-      Takes any of the customer's transaction ids (or the appTransactionId itself) and prints
-      the verified app transaction as JSON; its appTransactionId is the customer's identity
+      Takes any of the customer's transaction ids (or the appTransactionId itself) and prints \
+      the verified app transaction as JSON; its appTransactionId is the customer's identity \
       (one per Apple Account per app), with which `replay --app-transaction-id` replays them.
 
       Example:
-        storeledger app-transaction 2000000123456789 --api-url sandbox --bundle-id … \\
-          --database-url … --key-id … --issuer-id … --p8 key.p8
+        storeledger app-transaction 2000000123456789 --api-url sandbox \\
+          --bundle-id … --database-url … --key-id … --issuer-id … --p8 key.p8
       """)
 
   @OptionGroup var ledger: LedgerOptions

@@ -8,15 +8,18 @@ struct ExtendCommand: AsyncParsableCommand {
     commandName: "extend",
     abstract: "Extend renewal dates: one subscription, every active subscriber, or the status.",
     discussion: """
-      One subscription:   storeledger extend --transaction ORIGINAL_ID --days 7 --reason 3
-      Every subscriber:   storeledger extend --product com.example.pro --days 7 --reason 3 \\
-                            [--storefront USA,CAN]
+      One subscription:
+        storeledger extend --transaction ORIGINAL_ID --days 7 --reason 3
+      Every subscriber:
+        storeledger extend --product com.example.pro --days 7 --reason 3 \\
+          [--storefront USA,CAN]
       A mass extension's status and what the log holds of its notifications:
-                          storeledger extend --status --product com.example.pro --request-id ID
-      Reasons: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.
-      Apple extends by at most 90 days, at most twice per customer in 365 days. Retrying is
-      safe: without --request-id the same request on the same (UTC) day gets the same
-      identifier, and Apple answers it as the first time; name one to extend twice in a day.
+        storeledger extend --status --product com.example.pro --request-id ID
+
+      Reasons: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage. \
+      Apple extends by at most 90 days, at most twice per customer in 365 days. Retrying is \
+      safe: without --request-id the same request on the same (UTC) day gets the same \
+      identifier, and Apple answers it as the first time; name one to extend twice in a day. \
       Every request is recorded in the log (stream extension:<request id>).
       """)
 

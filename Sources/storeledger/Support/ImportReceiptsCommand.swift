@@ -10,16 +10,18 @@ struct ImportReceiptsCommand: AsyncParsableCommand {
     commandName: "import-receipts",
     abstract: "Migrate customers from StoreKit 1 receipts: replay them and link their tokens.",
     discussion: """
-      One receipt per line: a base64 app receipt or legacy transaction receipt, optionally
-      followed by the customer's appAccountToken (or a JSON object {"receipt", "appAccountToken"}).
-      Each receipt only names a transaction: the customer is replayed from Transaction History
-      v2 and All Subscription Statuses (signed data, verified), and the token is linked here
-      and at Apple (Set App Account Token). A run cut short resumes: receipts imported before
+      One receipt per line: a base64 app receipt or legacy transaction receipt, optionally \
+      followed by the customer's appAccountToken (or a JSON object {"receipt", "appAccountToken"}). \
+      Each receipt only names a transaction: the customer is replayed from Transaction History \
+      v2 and All Subscription Statuses (signed data, verified), and the token is linked here \
+      and at Apple (Set App Account Token). A run cut short resumes: receipts imported before \
       are skipped. Exits 1 when any receipt failed; the report says why.
 
       Example:
-        storeledger import-receipts receipts.txt --api-url production --database-url … \\
-          --bundle-id com.example.app --app-apple-id 1234567890 --key-id … --issuer-id … --p8 key.p8
+        storeledger import-receipts receipts.txt --api-url production \\
+          --database-url … \\
+          --bundle-id com.example.app --app-apple-id 1234567890 --key-id … \\
+            --issuer-id … --p8 key.p8
       """)
 
   @OptionGroup var ledger: LedgerOptions

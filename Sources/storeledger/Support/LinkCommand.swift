@@ -8,13 +8,14 @@ struct LinkCommand: AsyncParsableCommand {
     commandName: "link",
     abstract: "Attach a purchase made without an account token (e.g. an offer code) to an account.",
     discussion: """
-      Records that the account owns the purchase chain. With API credentials the token is
-      first set at Apple (Set App Account Token), so later transactions and notifications
-      carry it; Apple's refusals (a family member's purchase, an id that is not the original
+      Records that the account owns the purchase chain. With API credentials the token is \
+      first set at Apple (Set App Account Token), so later transactions and notifications \
+      carry it; Apple's refusals (a family member's purchase, an id that is not the original \
       one) are shown with Apple's code and nothing is stored.
 
       Example:
-        storeledger link 7e3c…-… 2000000123456789 --database-url … --bundle-id com.example.app \\
+        storeledger link 7e3c…-… 2000000123456789 --database-url … \\
+          --bundle-id com.example.app \\
           --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 key.p8
       """)
 

@@ -9,8 +9,8 @@ struct OffersCommand: AsyncParsableCommand {
     commandName: "offers",
     abstract: "What offers an account may still get; sign a promotional offer for it.",
     discussion: """
-      Eligibility comes from what Apple signed into the account's purchases: an introductory
-      offer in each subscription group where it never had one, the win-back offers Apple's
+      Eligibility comes from what Apple signed into the account's purchases: an introductory \
+      offer in each subscription group where it never had one, the win-back offers Apple's \
       newest renewal info names, and what it paid under which offers before.
 
       Examples:

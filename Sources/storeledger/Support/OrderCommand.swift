@@ -9,13 +9,15 @@ struct OrderCommand: AsyncParsableCommand {
     commandName: "order",
     abstract: "Look up an order id from a customer's receipt: purchases, accounts, entitlements.",
     discussion: """
-      Calls Look Up Order ID (Apple offers it in Production only), verifies the order's
-      transactions, stores those the log lacks, and shows which accounts hold them and what
+      Calls Look Up Order ID (Apple offers it in Production only), verifies the order's \
+      transactions, stores those the log lacks, and shows which accounts hold them and what \
       those accounts are entitled to now.
 
       Example:
-        storeledger order MK5TTTVWJH --database-url postgres://… --bundle-id com.example.app \\
-          --app-apple-id 1234567890 --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 key.p8
+        storeledger order MK5TTTVWJH --database-url postgres://… \\
+          --bundle-id com.example.app \\
+          --app-apple-id 1234567890 --key-id 2X9R4HXF34 --issuer-id 57246542-… \\
+            --p8 key.p8
       """)
 
   @OptionGroup var ledger: LedgerOptions

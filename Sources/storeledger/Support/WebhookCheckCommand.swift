@@ -8,13 +8,14 @@ struct WebhookCheckCommand: AsyncParsableCommand {
     commandName: "webhook-check",
     abstract: "Ask Apple for a TEST notification and wait until this ledger has stored it.",
     discussion: """
-      Calls Request a Test Notification for the environment of --api-url, then polls Get Test
-      Notification Status and the log until Apple reports its delivery attempts and the
-      notification is stored (or --timeout passes). Exits 1 when the check fails, saying
+      Calls Request a Test Notification for the environment of --api-url, then polls Get Test \
+      Notification Status and the log until Apple reports its delivery attempts and the \
+      notification is stored (or --timeout passes). Exits 1 when the check fails, saying \
       what to fix.
 
       Example:
-        storeledger webhook-check --api-url sandbox --database-url … --bundle-id com.example.app \\
+        storeledger webhook-check --api-url sandbox --database-url … \\
+          --bundle-id com.example.app \\
           --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 key.p8
       """)
 
