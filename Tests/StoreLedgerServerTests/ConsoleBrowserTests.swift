@@ -192,8 +192,14 @@ import Testing
     }
     #expect(text.contains("Events") && text.contains("Claims and signature"))
     try await browser.screenshot(to: screenshots.appendingPathComponent("account.png"))
+    let svg = try await browser.evaluate("document.querySelector('svg.timeline').outerHTML")
+    try Data((svg as? String ?? "").utf8).write(
+      to: screenshots.appendingPathComponent("timeline.svg"))
+    // The README's picture: the subscriptions with their timelines.
+    let top = try await browser.evaluate("document.getElementById('subscriptions').offsetTop - 8")
     try await browser.screenshot(
-      to: screenshots.appendingPathComponent("account-small.png"), scale: 0.6, height: 1100)
+      to: screenshots.appendingPathComponent("account-timeline.png"), scale: 0.75,
+      top: Double(top as? Int ?? 0), height: 420)
   }
 
   static func keyboardAndLabels(_ browser: HeadlessChromium) async throws {

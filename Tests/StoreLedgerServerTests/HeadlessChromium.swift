@@ -152,11 +152,13 @@ final class HeadlessChromium: @unchecked Sendable {
     }
   }
 
-  /// The whole page as a PNG; with `scale`, only its top `height` CSS pixels, scaled.
-  func screenshot(to file: URL, scale: Double? = nil, height: Double = 1400) async throws {
+  /// The whole page as a PNG; with `scale`, only `height` CSS pixels from `top`, scaled.
+  func screenshot(to file: URL, scale: Double? = nil, top: Double = 0, height: Double = 1400)
+    async throws
+  {
     var parameters: [String: Any] = ["format": "png", "captureBeyondViewport": true]
     if let scale {
-      parameters["clip"] = ["x": 0, "y": 0, "width": 1280, "height": height, "scale": scale]
+      parameters["clip"] = ["x": 0, "y": top, "width": 1280, "height": height, "scale": scale]
     }
     let request = Unchecked(value: parameters)
     let shot = try await background {

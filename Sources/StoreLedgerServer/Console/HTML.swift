@@ -46,12 +46,20 @@ struct HTML {
     open(tag, attributes)
   }
 
-  private mutating func open(_ tag: String, _ attributes: KeyValuePairs<String, String?>) {
+  /// An SVG shape without content (`<line … />`): inside SVG an element not closed this way
+  /// would hold everything after it.
+  mutating func shape(_ tag: String, _ attributes: KeyValuePairs<String, String?>) {
+    open(tag, attributes, closing: " />")
+  }
+
+  private mutating func open(
+    _ tag: String, _ attributes: KeyValuePairs<String, String?>, closing: String = ">"
+  ) {
     text += "<\(tag)"
     for (name, value) in attributes {
       guard let value else { continue }
       text += " \(name)=\"\(Self.escape(value))\""
     }
-    text += ">"
+    text += closing
   }
 }

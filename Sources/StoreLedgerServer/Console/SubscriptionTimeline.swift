@@ -101,7 +101,7 @@ struct SubscriptionTimeline {
             "patternUnits": "userSpaceOnUse",
           ]
         ) { html in
-          html.void("rect", ["width": "8", "height": "8", "fill": colour])
+          html.shape("rect", ["width": "8", "height": "8", "fill": colour])
           html.raw(Self.texture(status))
         }
       }
@@ -137,7 +137,8 @@ struct SubscriptionTimeline {
       "text",
       [
         "x": Self.number(left + 4), "y": "35", "fill": "#fff", "font-size": "13",
-        "font-weight": "600", "aria-hidden": "true",
+        "font-weight": "600", "aria-hidden": "true", "stroke": "#111", "stroke-width": "3",
+        "paint-order": "stroke",
       ], text: name)
   }
 
@@ -172,11 +173,11 @@ struct SubscriptionTimeline {
       html.element("title", text: text)
       switch mark.kind {
       case .event:
-        html.void("circle", ["cx": Self.number(at), "cy": "112", "r": "5", "fill": colour])
+        html.shape("circle", ["cx": Self.number(at), "cy": "112", "r": "5", "fill": colour])
       case .refund, .upgrade, .renewalExtension:
         let points = "\(Self.number(at - 6)),0 \(Self.number(at + 6)),0 \(Self.number(at)),9"
-        html.void("polygon", ["points": points, "fill": colour])
-        html.void(
+        html.shape("polygon", ["points": points, "fill": colour])
+        html.shape(
           "line",
           [
             "x1": Self.number(at), "x2": Self.number(at), "y1": "8", "y2": "52", "stroke": colour,
@@ -194,7 +195,7 @@ struct SubscriptionTimeline {
           * Int64(index) / Int64(steps))
       let at = x(time)
       let anchor = index == 0 ? "start" : index == steps ? "end" : "middle"
-      html.void(
+      html.shape(
         "line",
         ["x1": Self.number(at), "x2": Self.number(at), "y1": "122", "y2": "127", "stroke": "#555"])
       html.element(
@@ -234,11 +235,12 @@ struct SubscriptionTimeline {
                   "patternUnits": "userSpaceOnUse",
                 ]
               ) { html in
-                html.void("rect", ["width": "8", "height": "8", "fill": colours[status] ?? "#000"])
+                html.shape(
+                  "rect", ["width": "8", "height": "8", "fill": colours[status] ?? "#000"])
                 html.raw(texture(status))
               }
             }
-            html.void("rect", ["width": "28", "height": "16", "fill": "url(#legend-\(status))"])
+            html.shape("rect", ["width": "28", "height": "16", "fill": "url(#legend-\(status))"])
           }
           html.text(" \(status) \(names[status] ?? "")")
         }
