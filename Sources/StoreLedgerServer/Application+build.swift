@@ -72,6 +72,7 @@ func buildRouter(
   } else {
     SharedIngestController(apps: apps, bodyLimit: configuration.bodyLimit, metrics: metrics)
       .register(on: router.group(), apiKeys: configuration.apiKeys)
+    router.get("/console") { _, _ in ConsolePage.appList(apps.map(\.name)) }
   }
   return router
 }

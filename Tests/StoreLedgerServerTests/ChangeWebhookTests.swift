@@ -13,6 +13,10 @@ import StoreLedgerTestSupport
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// The change feed delivered to real receivers: the simulator through the real webhook, a
 /// receiver that checks every signature on its own and fails one delivery in five, and one
 /// that answers 500 forever.
@@ -172,6 +176,20 @@ import Testing
       try await ledger.changeDeliveryCounts().first { $0.endpoint.hasSuffix("/down") })
     #expect(down.delivered == 0)
     #expect(down.dead > 0)
+    // The console shows what became of each of an account's changes at both webhooks (a
+    // URLSession keeps the session cookie across the sign-in's redirect, as a browser does).
+    let base = "http://127.0.0.1:\(try #require(client.port))/console"
+    var signIn = URLRequest(url: URL(string: "\(base)/sign-in")!)
+    signIn.httpMethod = "POST"
+    signIn.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+    signIn.httpBody = Data("key=\(H.apiKey)".utf8)
+    let session = URLSession(configuration: .ephemeral)
+    _ = try await session.data(for: signIn)
+    let account = try #require(feed.first?.appAccountToken)
+    let (page, _) = try await session.data(from: URL(string: "\(base)/accounts/\(account)")!)
+    let html = String(decoding: page, as: UTF8.self)
+    #expect(html.contains("/ok: delivered 20"))
+    #expect(html.contains("/down: dead after") || html.contains("/down: retrying"))
     let response = try await client.execute(
       uri: "/v1/changes/deliveries?state=dead&limit=5", method: .get, headers: H.authorized)
     #expect(response.status == .ok)

@@ -129,6 +129,12 @@ import Testing
       #expect(try await H.eventCount(lite) == 0)
       let health = try await client.execute(uri: "/health", method: .get)
       #expect(health.status == .ok)
+      // Each app has its console; the shared one lists them.
+      let chooser = try await client.execute(uri: "/console", method: .get)
+      #expect(String(buffer: chooser.body).contains("/apps/lite/console"))
+      let liteConsole = try await client.execute(uri: "/apps/lite/console/sign-in", method: .get)
+      #expect(liteConsole.status == .ok)
+      #expect(String(buffer: liteConsole.body).contains("StoreLedger · lite"))
       let document = try H.value(try await client.execute(uri: "/openapi.json", method: .get))
       #expect(
         document["servers"]?.array?.contains {

@@ -4,6 +4,17 @@ import StoreLedgerPostgres
 extension Ledger {
   /// The delivery log, newest first: of one endpoint (its key) and one state (pending,
   /// delivered, dead) when given.
+  /// Every endpoint's delivery of the changes at `positions` (what became of an account's).
+  public func changeDeliveries(ofPositions positions: [Int64]) async throws(LedgerError)
+    -> [ChangeDelivery]
+  {
+    guard !positions.isEmpty else { return [] }
+    let (client, logger) = (self.client, self.logger)
+    return try await database {
+      try await ChangeDeliveries.log(positions: positions, on: client, logger: logger)
+    }
+  }
+
   public func changeDeliveries(endpoint: String? = nil, state: String? = nil, limit: Int = 100)
     async throws(LedgerError) -> [ChangeDelivery]
   {

@@ -184,19 +184,37 @@ package enum ChangeDeliveries {
         AND (\(state)::text IS NULL OR state = \(state))
       ORDER BY position DESC, endpoint LIMIT \(limit)
       """, logger: logger
-    ) { rows in
-      var entries: [ChangeDelivery] = []
-      for try await (endpoint, position, state, attempts, status, error, next, delivered)
-        in rows.decode((String, Int64, String, Int32, Int32?, String?, Date, Date?).self)
-      {
-        entries.append(
-          ChangeDelivery(
-            endpoint: endpoint, position: position, state: state, attempts: Int(attempts),
-            lastStatus: status.map(Int.init), lastError: error, nextAttemptAt: next,
-            deliveredAt: delivered))
-      }
-      return entries
+    ) { rows in try await decodeLog(rows) }
+  }
+
+  /// Every endpoint's delivery of the changes at `positions` (an account's, for the console).
+  package static func log(
+    positions: [Int64], on client: PostgresClient, logger: Logger
+  ) async throws -> [ChangeDelivery] {
+    try await client.query(
+      """
+      SELECT d.endpoint, d.position, d.state, d.attempts, d.last_status, d.last_error,
+        d.next_attempt_at, d.delivered_at
+      FROM storeledger.change_endpoints e
+      JOIN storeledger.change_deliveries d
+        ON d.endpoint = e.endpoint AND d.position = ANY(\(positions)::bigint[])
+      ORDER BY d.position, d.endpoint
+      """, logger: logger
+    ) { rows in try await decodeLog(rows) }
+  }
+
+  private static func decodeLog(_ rows: PostgresRowSequence) async throws -> [ChangeDelivery] {
+    var entries: [ChangeDelivery] = []
+    for try await (endpoint, position, state, attempts, status, error, next, delivered)
+      in rows.decode((String, Int64, String, Int32, Int32?, String?, Date, Date?).self)
+    {
+      entries.append(
+        ChangeDelivery(
+          endpoint: endpoint, position: position, state: state, attempts: Int(attempts),
+          lastStatus: status.map(Int.init), lastError: error, nextAttemptAt: next,
+          deliveredAt: delivered))
     }
+    return entries
   }
 
   /// ``ChangeDeliveryCounts`` of every registered endpoint.

@@ -13,6 +13,8 @@ struct AccountPage {
   let events: [StoredEvent]
   let requests: [ConsumptionRequestReport]
   let changes: [ChangeRecord]
+  /// Each change's deliveries to the change webhooks, by position.
+  let deliveries: [Int64: [ChangeDelivery]]
 
   /// The explanation of each entitlement and subscription at the page's moment.
   var explanations: [String: Explanation] {
@@ -276,12 +278,13 @@ struct AccountPage {
     }
     table(
       into: &html, caption: "The account's change feed (newest last)",
-      headers: ["Position", "Change", "About", "When"], rows: changes
+      headers: ["Position", "Change", "About", "When", "Delivered"], rows: changes
     ) { html, change in
       cell(&html, "\(change.position)")
       cell(&html, change.change.kind.rawValue)
       cell(&html, change.change.subject)
       cell(&html, Self.instant(change.occurredAt))
+      cell(&html, Self.delivery(deliveries[change.position] ?? []))
     }
   }
 
@@ -369,6 +372,25 @@ struct AccountPage {
   }
 
   static func instant(_ time: Timestamp) -> String { time.date.formatted(.iso8601) }
+
+  /// What became of a change at each webhook: delivered when, retrying, dead, or waiting.
+  static func delivery(_ deliveries: [ChangeDelivery]) -> String {
+    guard !deliveries.isEmpty else { return "—" }
+    return deliveries.map { delivery in
+      let outcome =
+        switch delivery.state {
+        case "delivered":
+          "delivered \(delivery.deliveredAt.map { $0.formatted(.iso8601) } ?? "")"
+        case "dead": "dead after \(delivery.attempts) attempts"
+        default:
+          delivery.attempts == 0
+            ? "waiting"
+            : "retrying (\(delivery.attempts) attempts"
+              + (delivery.lastStatus.map { ", HTTP \($0)" } ?? "") + ")"
+        }
+      return "\(delivery.endpoint): \(outcome)"
+    }.joined(separator: "; ")
+  }
 
   static func money(_ milliunits: Int64, _ currency: String?) -> String {
     String(format: "%.2f", Double(milliunits) / 1000) + " " + (currency ?? "")

@@ -189,10 +189,13 @@ struct ConsoleController: Sendable {
     }
     let view = try await ledger.view(for: canonical)
     let requests = try await refundRequests(in: events)
+    let changes = try await ledger.changes(limit: 200, account: canonical)
+    let deliveries = try await ledger.changeDeliveries(ofPositions: changes.map(\.position))
     let accountPage = AccountPage(
       token: canonical, time: Timestamp(time), now: Timestamp(now), view: view,
       snapshot: view.snapshot(at: Timestamp(time)).part(for: canonical), events: events,
-      requests: requests, changes: try await ledger.changes(limit: 200, account: canonical))
+      requests: requests, changes: changes,
+      deliveries: Dictionary(grouping: deliveries, by: \.position))
     let document = page.document(title: "Customer \(canonical)", query: canonical) { html in
       accountPage.render(into: &html, page: page)
     }

@@ -71,6 +71,21 @@ struct ConsolePage {
       body: .init(byteBuffer: ByteBuffer(string: document)))
   }
 
+  /// A server of several apps: which app's console to open.
+  static func appList(_ apps: [String]) -> Response {
+    let page = ConsolePage(base: "/console", app: nil)
+    return response(
+      page.document(title: "Choose an app", signedIn: false) { html in
+        html.element("ul") { html in
+          for app in apps {
+            html.element("li") { html in
+              html.element("a", ["href": "/apps/\(app)/console"], text: app)
+            }
+          }
+        }
+      })
+  }
+
   static func redirect(to location: String, cookie: String? = nil) -> Response {
     var headers: HTTPFields = [.location: location, .cacheControl: "no-store"]
     if let cookie { headers[.setCookie] = cookie }
