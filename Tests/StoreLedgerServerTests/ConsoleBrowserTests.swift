@@ -224,6 +224,25 @@ import Testing
       }
     }
     #expect(reached.contains("q"), "the search field is reached by Tab: \(reached)")
+    // Contrast: text against its background, and white band labels against each status colour,
+    // at least 4.5:1 (WCAG AA for normal text).
+    let contrast = try await browser.evaluate(
+      """
+      (() => {
+        const rgb = c => (c.match(/[0-9.]+/g) || []).slice(0, 3).map(Number);
+        const hex = h => [1, 3, 5].map(i => parseInt(h.slice(i, i + 2), 16));
+        const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+          .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+        const background = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor; if (!c.endsWith(', 0)') && c !== 'transparent') return rgb(c); } return [255, 255, 255]; };
+        const texts = [...document.querySelectorAll('p, td, th, a, label, h1, h2, h3, li, button')]
+          .map(e => ratio(rgb(getComputedStyle(e).color), background(e)));
+        const bands = [...document.querySelectorAll('svg.timeline pattern > rect')]
+          .map(r => ratio(hex(r.getAttribute('fill')), [255, 255, 255]));
+        return Math.min(...texts, ...bands);
+      })()
+      """)
+    #expect((contrast as? Double ?? 0) >= 4.5, "the lowest contrast on the page")
     let marks = try await browser.evaluate(
       "[...document.querySelectorAll('svg.timeline .mark')].filter(m => m.getAttribute('tabindex') === '0' && m.getAttribute('aria-label')).length"
     )
