@@ -75,15 +75,15 @@ struct AccountPage {
       html.element("p", text: "No entitlement at this moment.")
       return
     }
-    table(
-      into: &html, caption: "Entitlements and why",
+    html.table(
+      caption: "Entitlements and why",
       headers: ["Entitlement", "In force", "Until", "Environment", "Why"],
       rows: snapshot.entitlements
     ) { html, entitlement in
-      cell(&html, entitlement.entitlement)
+      html.cell(entitlement.entitlement)
       html.element("td") { html in yesNo(&html, entitlement.active) }
-      cell(&html, entitlement.expiresDate.map(Self.instant) ?? "no end")
-      cell(&html, entitlement.environment ?? "—")
+      html.cell(entitlement.expiresDate.map(Self.instant) ?? "no end")
+      html.cell(entitlement.environment ?? "—")
       html.element("td") { html in
         if let explanation = explained["entitlement \(entitlement.entitlement)"] {
           Self.explanation(explanation, into: &html)
@@ -181,17 +181,17 @@ struct AccountPage {
       html.element("p", text: "No one-time purchase.")
       return
     }
-    table(
-      into: &html, caption: "One-time purchases",
+    html.table(
+      caption: "One-time purchases",
       headers: ["Transaction", "Product", "Type", "Entitled", "Paid", "Environment"],
       rows: snapshot.purchases
     ) { html, purchase in
-      cell(&html, purchase.transactionId)
-      cell(&html, purchase.productId ?? "—")
-      cell(&html, purchase.type ?? "—")
+      html.cell(purchase.transactionId)
+      html.cell(purchase.productId ?? "—")
+      html.cell(purchase.type ?? "—")
       html.element("td") { html in yesNo(&html, purchase.entitled) }
-      cell(&html, purchase.price.map { Self.money($0, purchase.currency) } ?? "—")
-      cell(&html, purchase.environment ?? "—")
+      html.cell(purchase.price.map { Self.money($0, purchase.currency) } ?? "—")
+      html.cell(purchase.environment ?? "—")
     }
   }
 
@@ -201,27 +201,27 @@ struct AccountPage {
       html.element("p", text: "No consumable.")
       return
     }
-    table(
-      into: &html, caption: "Balances",
+    html.table(
+      caption: "Balances",
       headers: ["Product", "Purchased", "Refunded", "Debited", "Balance"],
       rows: snapshot.consumables
     ) { html, balance in
-      cell(&html, balance.productId)
-      cell(&html, "\(balance.purchased)")
-      cell(&html, "\(balance.refunded)")
-      cell(&html, "\(balance.debited)")
-      cell(&html, "\(balance.balance)")
+      html.cell(balance.productId)
+      html.cell("\(balance.purchased)")
+      html.cell("\(balance.refunded)")
+      html.cell("\(balance.debited)")
+      html.cell("\(balance.balance)")
     }
     let debits = events.filter { $0.eventType == ConsumableDebited.eventType }
     guard !debits.isEmpty else { return }
-    table(
-      into: &html, caption: "Debits", headers: ["Debit", "Product", "Quantity", "At"], rows: debits
+    html.table(
+      caption: "Debits", headers: ["Debit", "Product", "Quantity", "At"], rows: debits
     ) { html, event in
       let debit = event.facts?["debit"]
-      cell(&html, debit?["id"]?.string ?? event.idempotencyKey)
-      cell(&html, debit?["productId"]?.string ?? "—")
-      cell(&html, debit?["quantity"]?.number.map { "\(Int64($0))" } ?? "—")
-      cell(&html, Self.instant(Timestamp(event.appleSignedAt ?? event.recordedAt)))
+      html.cell(debit?["id"]?.string ?? event.idempotencyKey)
+      html.cell(debit?["productId"]?.string ?? "—")
+      html.cell(debit?["quantity"]?.number.map { "\(Int64($0))" } ?? "—")
+      html.cell(Self.instant(Timestamp(event.appleSignedAt ?? event.recordedAt)))
     }
   }
 
@@ -231,22 +231,20 @@ struct AccountPage {
       html.element("p", text: "No refund or revocation.")
       return
     }
-    table(
-      into: &html, caption: "Revocations",
+    html.table(
+      caption: "Revocations",
       headers: ["Transaction", "Product", "Type", "Reason", "Share", "Date", "Reversed"],
       rows: snapshot.revocations
     ) { html, revocation in
-      cell(&html, revocation.transactionId)
-      cell(&html, revocation.productId ?? "—")
-      cell(&html, revocation.revocationType ?? "—")
-      cell(
-        &html,
+      html.cell(revocation.transactionId)
+      html.cell(revocation.productId ?? "—")
+      html.cell(revocation.revocationType ?? "—")
+      html.cell(
         revocation.revocationReason.map { $0 == 1 ? "app issue (1)" : "other (\($0))" } ?? "—")
-      cell(
-        &html,
+      html.cell(
         revocation.revocationPercentage.map { String(format: "%.1f %%", Double($0) / 1000) } ?? "—")
-      cell(&html, revocation.revocationDate.map(Self.instant) ?? "—")
-      cell(&html, revocation.reversed ? "yes" : "no")
+      html.cell(revocation.revocationDate.map(Self.instant) ?? "—")
+      html.cell(revocation.reversed ? "yes" : "no")
     }
   }
 
@@ -256,17 +254,17 @@ struct AccountPage {
       html.element("p", text: "Apple asked about no purchase of this account.")
       return
     }
-    table(
-      into: &html, caption: "Refund requests (CONSUMPTION_REQUEST) and the answers sent",
+    html.table(
+      caption: "Refund requests (CONSUMPTION_REQUEST) and the answers sent",
       headers: ["Request", "Transaction", "State", "Asked", "Answered", "Apple's decision"],
       rows: requests
     ) { html, request in
-      cell(&html, request.requestId)
-      cell(&html, request.transactionId)
-      cell(&html, request.state.rawValue + (request.late ? " (late)" : ""))
-      cell(&html, Self.instant(request.requestedAt))
-      cell(&html, request.answeredAt.map(Self.instant) ?? "—")
-      cell(&html, request.appleDecision?.notificationType ?? "—")
+      html.cell(request.requestId)
+      html.cell(request.transactionId)
+      html.cell(request.state.rawValue + (request.late ? " (late)" : ""))
+      html.cell(Self.instant(request.requestedAt))
+      html.cell(request.answeredAt.map(Self.instant) ?? "—")
+      html.cell(request.appleDecision?.notificationType ?? "—")
     }
   }
 
@@ -276,30 +274,30 @@ struct AccountPage {
       html.element("p", text: "No change derived for this account yet.")
       return
     }
-    table(
-      into: &html, caption: "The account's change feed (newest last)",
+    html.table(
+      caption: "The account's change feed (newest last)",
       headers: ["Position", "Change", "About", "When", "Delivered"], rows: changes
     ) { html, change in
-      cell(&html, "\(change.position)")
-      cell(&html, change.change.kind.rawValue)
-      cell(&html, change.change.subject)
-      cell(&html, Self.instant(change.occurredAt))
-      cell(&html, Self.delivery(deliveries[change.position] ?? []))
+      html.cell("\(change.position)")
+      html.cell(change.change.kind.rawValue)
+      html.cell(change.change.subject)
+      html.cell(Self.instant(change.occurredAt))
+      html.cell(Self.delivery(deliveries[change.position] ?? []))
     }
   }
 
   private func eventList(into html: inout HTML, deciding: Set<String>) {
     html.element("h2", ["id": "events"], text: "Events")
-    table(
-      into: &html, caption: "Every event of the account, as stored",
+    html.table(
+      caption: "Every event of the account, as stored",
       headers: ["Event", "Source", "Apple signed", "Stored", "Decides now", "Evidence"],
       rows: events.sorted { $0.recordedAt < $1.recordedAt }
     ) { html, event in
-      cell(&html, Self.name(of: event))
-      cell(&html, event.source ?? "—")
-      cell(&html, event.appleSignedAt.map { Self.instant(Timestamp($0)) } ?? "—")
-      cell(&html, Self.instant(Timestamp(event.recordedAt)))
-      cell(&html, deciding.contains(event.idempotencyKey) ? "yes" : "no")
+      html.cell(Self.name(of: event))
+      html.cell(event.source ?? "—")
+      html.cell(event.appleSignedAt.map { Self.instant(Timestamp($0)) } ?? "—")
+      html.cell(Self.instant(Timestamp(event.recordedAt)))
+      html.cell(deciding.contains(event.idempotencyKey) ? "yes" : "no")
       html.element("td") { html in
         html.element("details") { html in
           html.element("summary", text: "Claims and signature")
@@ -317,25 +315,6 @@ struct AccountPage {
   }
 
   // MARK: Pieces
-
-  private func table<Row>(
-    into html: inout HTML, caption: String, headers: [String], rows: [Row],
-    _ row: (inout HTML, Row) -> Void
-  ) {
-    html.element("table") { html in
-      html.element("caption", text: caption)
-      html.element("thead") { html in
-        html.element("tr") { html in
-          for header in headers { html.element("th", ["scope": "col"], text: header) }
-        }
-      }
-      html.element("tbody") { html in
-        for item in rows { html.element("tr") { html in row(&html, item) } }
-      }
-    }
-  }
-
-  private func cell(_ html: inout HTML, _ text: String) { html.element("td", text: text) }
 
   private func yesNo(_ html: inout HTML, _ value: Bool) {
     html.element("span", ["class": value ? "yes" : "no"], text: value ? "yes" : "no")
@@ -371,7 +350,7 @@ struct AccountPage {
     return notification["subtype"]?.string.map { "\(type)/\($0)" } ?? type
   }
 
-  static func instant(_ time: Timestamp) -> String { time.date.formatted(.iso8601) }
+  static func instant(_ time: Timestamp) -> String { SubscriptionTimeline.instant(time) }
 
   /// What became of a change at each webhook: delivered when, retrying, dead, or waiting.
   static func delivery(_ deliveries: [ChangeDelivery]) -> String {

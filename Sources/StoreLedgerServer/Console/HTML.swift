@@ -46,6 +46,27 @@ struct HTML {
     open(tag, attributes)
   }
 
+  /// A table with a caption (when given), column headers, and a row written per item.
+  mutating func table<Row>(
+    caption: String?, headers: [String], rows: [Row], id: String? = nil,
+    _ row: (inout HTML, Row) -> Void
+  ) {
+    element("table", ["id": id]) { html in
+      if let caption { html.element("caption", text: caption) }
+      html.element("thead") { html in
+        html.element("tr") { html in
+          for header in headers { html.element("th", ["scope": "col"], text: header) }
+        }
+      }
+      html.element("tbody") { html in
+        for item in rows { html.element("tr") { html in row(&html, item) } }
+      }
+    }
+  }
+
+  /// A row's cell of text.
+  mutating func cell(_ text: String) { element("td", text: text) }
+
   /// An SVG shape without content (`<line … />`): inside SVG an element not closed this way
   /// would hold everything after it.
   mutating func shape(_ tag: String, _ attributes: KeyValuePairs<String, String?>) {

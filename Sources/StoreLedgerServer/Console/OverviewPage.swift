@@ -45,22 +45,12 @@ struct OverviewPage {
 
   private func statuses(_ html: inout HTML) {
     html.element("h2", text: "Subscriptions by status")
-    html.element("table", ["id": "statuses"]) { html in
-      html.element("caption", text: "As each account's view was last projected")
-      html.element("thead") { html in
-        html.element("tr") { html in
-          html.element("th", ["scope": "col"], text: "Status")
-          html.element("th", ["scope": "col"], text: "Subscriptions")
-        }
-      }
-      html.element("tbody") { html in
-        for status in 1...5 {
-          html.element("tr") { html in
-            html.element("td", text: "\(status) \(SubscriptionTimeline.names[Int32(status)] ?? "")")
-            html.element("td", text: "\(overview.subscriptionsByStatus[status] ?? 0)")
-          }
-        }
-      }
+    html.table(
+      caption: "As each account's view was last projected", headers: ["Status", "Subscriptions"],
+      rows: Array(1...5), id: "statuses"
+    ) { html, status in
+      html.cell("\(status) \(SubscriptionTimeline.names[Int32(status)] ?? "")")
+      html.cell("\(overview.subscriptionsByStatus[status] ?? 0)")
     }
   }
 
@@ -70,21 +60,12 @@ struct OverviewPage {
       html.element("p", text: "None.")
       return
     }
-    html.element("table") { html in
-      html.element("thead") { html in
-        html.element("tr") { html in
-          html.element("th", ["scope": "col"], text: "Entitlement")
-          html.element("th", ["scope": "col"], text: "Accounts")
-        }
-      }
-      html.element("tbody") { html in
-        for (name, count) in overview.entitlementsInForce.sorted(by: { $0.key < $1.key }) {
-          html.element("tr") { html in
-            html.element("td", text: name)
-            html.element("td", text: "\(count)")
-          }
-        }
-      }
+    html.table(
+      caption: nil, headers: ["Entitlement", "Accounts"],
+      rows: overview.entitlementsInForce.sorted { $0.key < $1.key }
+    ) { html, entitlement in
+      html.cell(entitlement.key)
+      html.cell("\(entitlement.value)")
     }
   }
 
@@ -94,26 +75,16 @@ struct OverviewPage {
       html.element("p", text: "No change webhook configured.")
       return
     }
-    html.element("table") { html in
-      html.element("thead") { html in
-        html.element("tr") { html in
-          for header in ["Endpoint", "Delivered", "Waiting", "Retrying", "Dead", "Lag"] {
-            html.element("th", ["scope": "col"], text: header)
-          }
-        }
-      }
-      html.element("tbody") { html in
-        for endpoint in overview.changeDeliveries {
-          html.element("tr") { html in
-            html.element("td", text: endpoint.endpoint)
-            html.element("td", text: "\(endpoint.delivered)")
-            html.element("td", text: "\(endpoint.waiting + endpoint.unqueued)")
-            html.element("td", text: "\(endpoint.retrying)")
-            html.element("td", text: "\(endpoint.dead)")
-            html.element("td", text: String(format: "%.0f s", endpoint.lagSeconds))
-          }
-        }
-      }
+    html.table(
+      caption: nil, headers: ["Endpoint", "Delivered", "Waiting", "Retrying", "Dead", "Lag"],
+      rows: overview.changeDeliveries
+    ) { html, endpoint in
+      html.cell(endpoint.endpoint)
+      html.cell("\(endpoint.delivered)")
+      html.cell("\(endpoint.waiting + endpoint.unqueued)")
+      html.cell("\(endpoint.retrying)")
+      html.cell("\(endpoint.dead)")
+      html.cell(String(format: "%.0f s", endpoint.lagSeconds))
     }
   }
 
