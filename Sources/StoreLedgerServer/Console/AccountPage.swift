@@ -70,11 +70,11 @@ struct AccountPage {
   }
 
   private func entitlements(into html: inout HTML, explained: [String: Explanation]) {
-    html.element("h2", ["id": "entitlements"], text: "Entitlements")
-    guard !snapshot.entitlements.isEmpty else {
-      html.element("p", text: "No entitlement at this moment.")
-      return
-    }
+    guard
+      section(
+        &html, "entitlements", "Entitlements", empty: snapshot.entitlements.isEmpty,
+        "No entitlement at this moment.")
+    else { return }
     html.table(
       caption: "Entitlements and why",
       headers: ["Entitlement", "In force", "Until", "Environment", "Why"],
@@ -93,11 +93,11 @@ struct AccountPage {
   }
 
   private func subscriptions(into html: inout HTML, explained: [String: Explanation]) {
-    html.element("h2", ["id": "subscriptions"], text: "Subscriptions")
-    guard !snapshot.subscriptions.isEmpty else {
-      html.element("p", text: "No subscription at this moment.")
-      return
-    }
+    guard
+      section(
+        &html, "subscriptions", "Subscriptions", empty: snapshot.subscriptions.isEmpty,
+        "No subscription at this moment.")
+    else { return }
     SubscriptionTimeline.legend(into: &html)
     for (index, subscription) in snapshot.subscriptions.enumerated() {
       let name = SubscriptionTimeline.names[subscription.status] ?? "status \(subscription.status)"
@@ -176,11 +176,10 @@ struct AccountPage {
   }
 
   private func purchases(into html: inout HTML) {
-    html.element("h2", ["id": "purchases"], text: "Purchases")
-    guard !snapshot.purchases.isEmpty else {
-      html.element("p", text: "No one-time purchase.")
-      return
-    }
+    guard
+      section(
+        &html, "purchases", "Purchases", empty: snapshot.purchases.isEmpty, "No one-time purchase.")
+    else { return }
     html.table(
       caption: "One-time purchases",
       headers: ["Transaction", "Product", "Type", "Entitled", "Paid", "Environment"],
@@ -196,11 +195,11 @@ struct AccountPage {
   }
 
   private func balances(into html: inout HTML) {
-    html.element("h2", ["id": "balances"], text: "Consumable balances")
-    guard !snapshot.consumables.isEmpty else {
-      html.element("p", text: "No consumable.")
-      return
-    }
+    guard
+      section(
+        &html, "balances", "Consumable balances", empty: snapshot.consumables.isEmpty,
+        "No consumable.")
+    else { return }
     html.table(
       caption: "Balances",
       headers: ["Product", "Purchased", "Refunded", "Debited", "Balance"],
@@ -226,11 +225,11 @@ struct AccountPage {
   }
 
   private func revocations(into html: inout HTML) {
-    html.element("h2", ["id": "revocations"], text: "Refunds and revocations")
-    guard !snapshot.revocations.isEmpty else {
-      html.element("p", text: "No refund or revocation.")
-      return
-    }
+    guard
+      section(
+        &html, "revocations", "Refunds and revocations", empty: snapshot.revocations.isEmpty,
+        "No refund or revocation.")
+    else { return }
     html.table(
       caption: "Revocations",
       headers: ["Transaction", "Product", "Type", "Reason", "Share", "Date", "Reversed"],
@@ -249,11 +248,11 @@ struct AccountPage {
   }
 
   private func refundRequests(into html: inout HTML) {
-    html.element("h2", ["id": "refund-requests"], text: "Refund requests")
-    guard !requests.isEmpty else {
-      html.element("p", text: "Apple asked about no purchase of this account.")
-      return
-    }
+    guard
+      section(
+        &html, "refund-requests", "Refund requests", empty: requests.isEmpty,
+        "Apple asked about no purchase of this account.")
+    else { return }
     html.table(
       caption: "Refund requests (CONSUMPTION_REQUEST) and the answers sent",
       headers: ["Request", "Transaction", "State", "Asked", "Answered", "Apple's decision"],
@@ -269,11 +268,11 @@ struct AccountPage {
   }
 
   private func changeFeed(into html: inout HTML) {
-    html.element("h2", ["id": "changes"], text: "Changes told to the backend")
-    guard !changes.isEmpty else {
-      html.element("p", text: "No change derived for this account yet.")
-      return
-    }
+    guard
+      section(
+        &html, "changes", "Changes told to the backend", empty: changes.isEmpty,
+        "No change derived for this account yet.")
+    else { return }
     html.table(
       caption: "The account's change feed (newest last)",
       headers: ["Position", "Change", "About", "When", "Delivered"], rows: changes
@@ -315,6 +314,15 @@ struct AccountPage {
   }
 
   // MARK: Pieces
+
+  /// The section's heading; when it has nothing to show, `notice` too, and false.
+  private func section(
+    _ html: inout HTML, _ id: String, _ title: String, empty: Bool, _ notice: String
+  ) -> Bool {
+    html.element("h2", ["id": id], text: title)
+    if empty { html.element("p", text: notice) }
+    return !empty
+  }
 
   private func yesNo(_ html: inout HTML, _ value: Bool) {
     html.element("span", ["class": value ? "yes" : "no"], text: value ? "yes" : "no")
