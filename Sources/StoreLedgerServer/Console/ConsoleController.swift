@@ -136,8 +136,10 @@ struct ConsoleController: Sendable {
       return message("Search", error.message, status: .badRequest, query: query)
     case .failure(let error): throw error
     }
-    if matches.count == 1, let only = matches.first {
-      return ConsolePage.redirect(to: "\(base)/accounts/\(only.appAccountToken)")
+    // One account may match several ways (a chain's first transaction is its original too).
+    let accounts = Dictionary(grouping: matches, by: \.appAccountToken).sorted { $0.key < $1.key }
+    if accounts.count == 1, let only = accounts.first {
+      return ConsolePage.redirect(to: "\(base)/accounts/\(only.key)")
     }
     guard !matches.isEmpty else {
       return message(
@@ -146,14 +148,13 @@ struct ConsoleController: Sendable {
           + "lookup \"\(query)\". An order id is found once looked up (`storeledger order`); a "
           + "purchase no account holds is found by linking it.", status: .notFound, query: query)
     }
-    let document = page.document(title: "\(matches.count) accounts match", query: query) { html in
+    let document = page.document(title: "\(accounts.count) accounts match", query: query) {
+      html in
       html.element("ul") { html in
-        for match in matches {
+        for (token, ways) in accounts {
           html.element("li") { html in
-            html.element(
-              "a", ["href": "\(base)/accounts/\(match.appAccountToken)"],
-              text: match.appAccountToken)
-            html.text(" (by \(match.matched))")
+            html.element("a", ["href": "\(base)/accounts/\(token)"], text: token)
+            html.text(" (by \(ways.map(\.matched).joined(separator: ", ")))")
           }
         }
       }

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import StoreLedgerCore
+import StoreLedgerServer
+import StoreLedgerTestSupport
+import Testing
+
+/// The console's sessions and bad input over HTTP: pages need a session, a wrong key is
+/// refused without echoing it, the cookie is HttpOnly and SameSite=Strict, sign-out ends the
+/// session, bad tokens, times and queries get clear pages, and what a visitor typed is escaped.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ConsoleHTTPTests {
+  typealias H = ServerHarness
+  typealias F = LedgerFixtures
+
+  static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+  static func signIn(_ client: some TestClientProtocol) async throws -> String {
+    let answer = try await client.execute(
+      uri: "/console/sign-in", method: .post, headers: form,
+      body: ByteBuffer(string: "key=\(H.apiKey)"))
+    #expect(answer.status == .seeOther)
+    let cookie = try #require(answer.headers[.setCookie])
+    #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+    #expect(cookie.contains("Path=/console") && cookie.contains("Max-Age=28800"))
+    #expect(!cookie.contains(H.apiKey), "the cookie is a session token, not the key")
+    return String(try #require(cookie.split(separator: ";").first))
+  }
+
+  @Test func sessionsGuardEveryPageAndEndAtSignOut() async throws {
+    try await TestDatabase.withMigrated { database in
+      let application = try buildApplication(configuration: H.configuration(database))
+      try await application.test(.router) { client in
+        let anonymous = try await client.execute(uri: "/console", method: .get)
+        #expect(anonymous.status == .seeOther)
+        #expect(anonymous.headers[.location] == "/console/sign-in")
+        let wrong = try await client.execute(
+          uri: "/console/sign-in", method: .post, headers: Self.form,
+          body: ByteBuffer(string: "key=sk-not-this-one"))
+        #expect(wrong.status == .unauthorized)
+        #expect(!String(buffer: wrong.body).contains("sk-not-this-one"))
+        #expect(wrong.headers[.setCookie] == nil)
+        let cookie = try await Self.signIn(client)
+        let overview = try await client.execute(
+          uri: "/console", method: .get, headers: [.cookie: cookie])
+        #expect(overview.status == .ok)
+        #expect(overview.headers[.cacheControl] == "no-store")
+        #expect(overview.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+        let out = try await client.execute(
+          uri: "/console/sign-out", method: .post, headers: [.cookie: cookie])
+        #expect(out.status == .seeOther && out.headers[.setCookie]?.contains("Max-Age=0") == true)
+        let after = try await client.execute(
+          uri: "/console", method: .get, headers: [.cookie: cookie])
+        #expect(after.status == .seeOther, "the old cookie opens nothing")
+      }
+    }
+  }
+
+  @Test func badInputGetsAClearPageAndTypedTextIsEscaped() async throws {
+    try await TestDatabase.withMigrated { database in
+      let application = try buildApplication(configuration: H.configuration(database))
+      try await application.test(.router) { client in
+        let posted = try await client.execute(
+          uri: "/v1/notifications/appstore", method: .post,
+          body: H.webhookBody(
+            try H.signed.notification(
+              .subscribed, .initialBuy, uuid: "console-1",
+              transaction: F.transaction("8800", purchased: 0, expires: 30))))
+        #expect(posted.status == .ok)
+        let cookie = try await Self.signIn(client)
+        let session: HTTPFields = [.cookie: cookie]
+        let cases: [(String, HTTPResponse.Status, String)] = [
+          ("/console/accounts/not-a-token", .badRequest, "Not an account"),
+          ("/console/accounts/00000000-0000-4000-8000-00000000ffff", .notFound, "No such account"),
+          ("/console/accounts/\(F.account(1))?at=yesterday", .badRequest, "Not a time"),
+          ("/console/search?q=", .badRequest, "search by an appAccountToken"),
+          ("/console/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E", .notFound, "Nothing matches"),
+          ("/console/search?q=8800", .seeOther, ""),
+          ("/console/accounts/\(F.account(1).uppercased())", .ok, "Subscription 8800: Expired (2)"),
+        ]
+        for (uri, status, text) in cases {
+          let page = try await client.execute(uri: uri, method: .get, headers: session)
+          let body = String(buffer: page.body)
+          #expect(page.status == status, "\(uri)")
+          #expect(text.isEmpty || body.contains(text), "\(uri)")
+          #expect(!body.contains("<script"), "\(uri): typed text is escaped")
+        }
+        let found = try await client.execute(
+          uri: "/console/search?q=8800", method: .get, headers: session)
+        #expect(found.headers[.location] == "/console/accounts/\(F.account(1))")
+        #expect(try await H.eventCount(database) == 1, "the console stored nothing")
+      }
+    }
+  }
+}
