@@ -26,6 +26,9 @@ struct AuditCommand: AsyncParsableCommand {
           --database-url postgres://storeledger_writer@127.0.0.1/app \\
           --bundle-id com.example.app --app-apple-id 1234567890 --json
         storeledger audit --account 9f1c… --at 2026-03-15T00:00:00Z …
+        storeledger audit --shard 0/2 --json … > a.json   # on one machine
+        storeledger audit --shard 1/2 --json … > b.json   # on another
+        storeledger audit --combine a.json b.json
       """)
 
   @OptionGroup var ledger: LedgerOptions
@@ -34,17 +37,43 @@ struct AuditCommand: AsyncParsableCommand {
     help: "Instead of auditing the log: what this account had at --at, and from which events.")
   var account: String?
   @Option(help: "With --account: the time (ISO 8601 or milliseconds; default now).") var at: String?
+  @Option(help: "Audit only share K of N (0/2 and 1/2 on two machines); combine with --combine.")
+  var shard: String?
+  @Option(
+    parsing: .upToNextOption,
+    help: "Combine the --json reports of every shard of one audit into one verdict.")
+  var combine: [String] = []
 
   func run() async throws {
     if let account {
       try await auditAccount(account)
       return
     }
-    let report = try await ledger.withLedger("storeledger.audit") { ledger, _ in
-      try await ledger.audit()
-    }
+    let report = try combine.isEmpty ? await audit() : Self.combined(combine)
     say(json ? try Self.json(report) : Self.text(report))
     if !report.isConsistent { throw ExitCode.failure }
+  }
+
+  private func audit() async throws -> AuditReport {
+    let share: WorkShard
+    do { share = try shard.map(WorkShard.init) ?? .whole } catch {
+      throw ValidationError(error.message)
+    }
+    return try await ledger.withLedger("storeledger.audit") { ledger, _ in
+      try await ledger.audit(shard: share)
+    }
+  }
+
+  /// One verdict from the shards' reports.
+  static func combined(_ paths: [String]) throws -> AuditReport {
+    let reports = try paths.map { path in
+      do {
+        return try JSONDecoder().decode(AuditReport.self, from: Data(InputReader.bytes(path)))
+      } catch {
+        throw ValidationError("\(path) is not an audit report written with --json")
+      }
+    }
+    do { return try AuditReport.combining(reports) } catch { throw ValidationError(error.message) }
   }
 
   private func auditAccount(_ raw: String) async throws {
@@ -64,8 +93,9 @@ struct AuditCommand: AsyncParsableCommand {
   }
 
   static func text(_ report: AuditReport) -> String {
+    let share = report.shard.flatMap { $0.count > 1 ? "shard \($0): " : nil } ?? ""
     var lines = [
-      "\(report.eventsChecked) events: hash chains checked, \(report.signaturesVerified) "
+      share + "\(report.eventsChecked) events: hash chains checked, \(report.signaturesVerified) "
         + "signatures verified; \(report.accountsCompared) account views compared"
         + (report.accountsNotCurrent > 0 ? " (\(report.accountsNotCurrent) not current)" : "")
     ]

@@ -226,6 +226,40 @@ import Testing
     }
   }
 
+  /// `audit --shard K/N` on two "machines", then `audit --combine`: one verdict.
+  @Test func auditSharesCombineIntoOneVerdict() async throws {
+    try await withLedgerOptions { options, pki, _ in
+      let fixtures = SignedFixtures(pki: pki)
+      for (index, id) in ["4500", "4600", "4700"].enumerated() {
+        let payload = try fixtures.notification(
+          .subscribed, .initialBuy, uuid: "shard-\(id)",
+          transaction: F.transaction(id, purchased: 0, expires: 30, token: F.account(20 + index)))
+        #expect(
+          try CommandLineRunner.run(["ingest", "-"] + options, standardInput: payload).status == 0)
+      }
+      let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("shards-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: folder) }
+      var files: [String] = []
+      for shard in ["0/2", "1/2"] {
+        let report = try CommandLineRunner.run(["audit", "--shard", shard, "--json"] + options)
+        #expect(report.status == 0, "\(report.standardError)")
+        let file = folder.appendingPathComponent("\(files.count).json").path
+        try Data(report.standardOutput.utf8).write(to: URL(fileURLWithPath: file))
+        files.append(file)
+      }
+      let combined = try CommandLineRunner.run(["audit", "--combine"] + files)
+      #expect(combined.status == 0, "\(combined.standardError)")
+      #expect(combined.standardOutput.contains("3 events: hash chains checked"))
+      #expect(combined.standardOutput.hasSuffix("consistent\n"))
+      let half = try CommandLineRunner.run(["audit", "--combine", files[0]])
+      #expect(half.status == 2 && half.standardError.contains("each once"))
+      let bad = try CommandLineRunner.run(["audit", "--shard", "2/2"] + options)
+      #expect(bad.status == 2 && bad.standardError.contains("K/N"))
+    }
+  }
+
   @Test func badInputIsRefusedWithTheNextStepAndNothingIsStored() async throws {
     try await withLedgerOptions { options, _, _ in
       let garbage = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: "hello")

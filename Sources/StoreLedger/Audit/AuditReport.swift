@@ -1,3 +1,5 @@
+import StoreLedgerPostgres
+
 /// What an audit checked and every inconsistency it found. Consistent only when there is none.
 public struct AuditReport: Sendable, Hashable, Codable {
   public struct Problem: Sendable, Hashable, Codable {
@@ -38,7 +40,43 @@ public struct AuditReport: Sendable, Hashable, Codable {
   public var signatureSeconds = 0.0
   public var readModelSeconds = 0.0
 
+  /// The share of the log this report covers (nil: reports written before shards, the whole).
+  public var shard: WorkShard?
+
   public var isConsistent: Bool { problems.isEmpty }
 
   public init() {}
+
+  /// One verdict from the reports of shares 0…N-1 of one N-way audit: counts added, problems
+  /// together (in kind, subject, version order), each phase as long as its slowest share.
+  /// Throws `invalidRequest` unless the reports are exactly the N shares, once each.
+  public static func combining(_ reports: [AuditReport]) throws(LedgerError) -> AuditReport {
+    let shards = reports.map { $0.shard ?? .whole }
+    guard let count = shards.first?.count, shards.allSatisfy({ $0.count == count }),
+      Set(shards.map(\.index)) == Set(0..<count), shards.count == count
+    else {
+      throw LedgerError(
+        .invalidRequest,
+        "combine the reports of shards 0/N … N-1/N of one audit, each once (given: "
+          + shards.map(\.description).joined(separator: ", ") + ")")
+    }
+    var combined = AuditReport()
+    combined.shard = .whole
+    for report in reports {
+      combined.eventsChecked += report.eventsChecked
+      combined.signaturesVerified += report.signaturesVerified
+      combined.accountsCompared += report.accountsCompared
+      combined.accountsNotCurrent += report.accountsNotCurrent
+      combined.changesCompared += report.changesCompared
+      combined.problems += report.problems
+      combined.hashChainSeconds = max(combined.hashChainSeconds, report.hashChainSeconds)
+      combined.signatureSeconds = max(combined.signatureSeconds, report.signatureSeconds)
+      combined.readModelSeconds = max(combined.readModelSeconds, report.readModelSeconds)
+    }
+    combined.problems.sort {
+      ($0.kind.rawValue, $0.subject, $0.streamVersion ?? -1, $0.field ?? "")
+        < ($1.kind.rawValue, $1.subject, $1.streamVersion ?? -1, $1.field ?? "")
+    }
+    return combined
+  }
 }

@@ -9,22 +9,25 @@ extension Ledger {
   /// `signedDate` and compared with the stored payload; every current account view compared
   /// with the projection rebuilt from the log. Signatures are checked by `concurrency` tasks
   /// at once (every core by default).
+  /// With `shard`, only its share of the streams and accounts: N processes with shares
+  /// 0…N-1 audit the whole log between them (``AuditReport/combining(_:)`` makes one verdict).
   public func audit(
     pageSize: Int = 500, now: Date = Date(),
-    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, shard: WorkShard = .whole
   ) async throws(LedgerError) -> AuditReport {
     var report = AuditReport()
+    report.shard = shard
     do {
       let clock = ContinuousClock()
       report.hashChainSeconds = try await clock.measure {
-        try await auditHashChain(into: &report)
+        try await auditHashChain(shard: shard, into: &report)
       }.seconds
       report.signatureSeconds = try await clock.measure {
         try await auditSignatures(
-          pageSize: pageSize, concurrency: max(1, concurrency), into: &report)
+          pageSize: pageSize, concurrency: max(1, concurrency), shard: shard, into: &report)
       }.seconds
       report.readModelSeconds = try await clock.measure {
-        try await auditReadModels(pageSize: pageSize, now: now, into: &report)
+        try await auditReadModels(pageSize: pageSize, now: now, shard: shard, into: &report)
       }.seconds
     } catch let error as LedgerError {
       throw error
@@ -34,9 +37,9 @@ extension Ledger {
     return report
   }
 
-  private func auditHashChain(into report: inout AuditReport) async throws {
+  private func auditHashChain(shard: WorkShard, into report: inout AuditReport) async throws {
     let store = self.store
-    let chain = try await withDatabase { try await store.checkHashChain() }
+    let chain = try await withDatabase { try await store.checkHashChain(shard: shard) }
     report.eventsChecked = chain.checkedEvents
     if let mismatch = chain.firstMismatch {
       report.problems.append(
@@ -46,14 +49,16 @@ extension Ledger {
     }
   }
 
-  private func auditSignatures(pageSize: Int, concurrency: Int, into report: inout AuditReport)
-    async throws
-  {
+  private func auditSignatures(
+    pageSize: Int, concurrency: Int, shard: WorkShard, into report: inout AuditReport
+  ) async throws {
     let store = self.store
     var position = FeedPosition.beginning
     while true {
       let after = position
-      let page = try await withDatabase { try await store.readFeed(after: after, limit: pageSize) }
+      let page = try await withDatabase {
+        try await store.readFeed(after: after, limit: pageSize, shard: shard)
+      }
       guard let last = page.last else { return }
       let signed = page.filter { $0.rawSigned != nil }
       let problems = await checked(signed, concurrency: concurrency)
@@ -164,15 +169,16 @@ extension Ledger {
     }
   }
 
-  private func auditReadModels(pageSize: Int, now: Date, into report: inout AuditReport)
-    async throws
-  {
+  private func auditReadModels(
+    pageSize: Int, now: Date, shard: WorkShard, into report: inout AuditReport
+  ) async throws {
     let (client, logger) = (self.client, self.logger)
     var last = ""
     while true {
       let after = last
       let tokens = try await withDatabase {
-        try await AccountViews.accounts(after: after, limit: pageSize, on: client, logger: logger)
+        try await AccountViews.accounts(
+          after: after, limit: pageSize, shard: shard, on: client, logger: logger)
       }
       guard let end = tokens.last else { return }
       let accounts = try await withDatabase {

@@ -1,10 +1,11 @@
 import PostgresNIO
 
 extension EventStore {
-  /// Recomputes every hash of one stream (or of the whole log when `streamId` is nil) inside
-  /// PostgreSQL and reports the first row, in feed order, that does not match.
-  public func checkHashChain(streamId: String? = nil) async throws(EventStoreError)
-    -> HashChainReport
+  /// Recomputes every hash of one stream (or of the whole log when `streamId` is nil; of its
+  /// streams in `shard` only) inside PostgreSQL and reports the first row, in feed order, that
+  /// does not match.
+  public func checkHashChain(streamId: String? = nil, shard: WorkShard = .whole)
+    async throws(EventStoreError) -> HashChainReport
   {
     do {
       return try await client.query(
@@ -19,7 +20,10 @@ extension EventStore {
               AS broken_link,
             stream_version <> row_number() OVER stream AS version_gap
           FROM storeledger.events
-          WHERE \(streamId)::text IS NULL OR stream_id = \(streamId)
+          WHERE (\(streamId)::text IS NULL OR stream_id = \(streamId))
+            AND (\(shard.count) = 1
+              OR ((hashtextextended(stream_id, 0) % \(shard.count)) + \(shard.count))
+                % \(shard.count) = \(shard.index))
           WINDOW stream AS (PARTITION BY stream_id ORDER BY stream_version)
         )
         SELECT (SELECT count(*) FROM checked), m.stream_id, m.stream_version, m.tx_id::text, m.seq,

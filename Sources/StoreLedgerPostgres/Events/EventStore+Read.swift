@@ -44,7 +44,7 @@ extension EventStore {
   /// (`tx_id < pg_snapshot_xmin(pg_current_snapshot())`): a transaction that commits late
   /// cannot slip in behind a position already handed out, so nothing is skipped, and since
   /// positions only grow nothing is read twice.
-  public func readFeed(after position: FeedPosition, limit: Int = 500)
+  public func readFeed(after position: FeedPosition, limit: Int = 500, shard: WorkShard = .whole)
     async throws(EventStoreError) -> [RecordedEvent]
   {
     do {
@@ -53,6 +53,9 @@ extension EventStore {
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
           AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND (\(shard.count) = 1
+            OR ((hashtextextended(stream_id, 0) % \(shard.count)) + \(shard.count))
+              % \(shard.count) = \(shard.index))
         ORDER BY events.tx_id, events.seq LIMIT \(limit)
         """, logger: logger, reading: Self.collect)
     } catch {

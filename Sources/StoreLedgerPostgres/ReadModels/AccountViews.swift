@@ -175,16 +175,21 @@ package enum AccountViews {
       """, on: client, logger: logger)
   }
 
-  /// Every account, in token order after `token`.
+  /// Every account (of `shard`), in token order after `token`.
   package static func accounts(
-    after token: String, limit: Int, on client: PostgresClient, logger: Logger
+    after token: String, limit: Int, shard: WorkShard = .whole, on client: PostgresClient,
+    logger: Logger
   )
     async throws -> [String]
   {
     try await strings(
       """
       SELECT app_account_token FROM storeledger.account_views
-      WHERE app_account_token > \(token) ORDER BY app_account_token LIMIT \(limit)
+      WHERE app_account_token > \(token)
+        AND (\(shard.count) = 1
+          OR ((hashtextextended(app_account_token, 0) % \(shard.count)) + \(shard.count))
+            % \(shard.count) = \(shard.index))
+      ORDER BY app_account_token LIMIT \(limit)
       """, on: client, logger: logger)
   }
 

@@ -80,6 +80,31 @@ import Testing
     }
   }
 
+  /// Two shards audit the log between them: each stream and account is checked by exactly one,
+  /// and their reports combine into the whole run's verdict, the planted edit found once.
+  @Test func twoShardsCombineIntoTheVerdictOfOneRun() async throws {
+    try await withAuditedLedger { ledger, database in
+      let token = try await Self.editOneView(database)
+      let whole = try await ledger.audit(pageSize: 40)
+      let shards = try [WorkShard(index: 0, count: 2), WorkShard(index: 1, count: 2)]
+      var reports: [AuditReport] = []
+      for shard in shards { reports.append(try await ledger.audit(pageSize: 40, shard: shard)) }
+      #expect(reports.allSatisfy { $0.eventsChecked > 0 && $0.accountsCompared > 0 }, "both work")
+      #expect(reports.filter { !$0.isConsistent }.count == 1, "the edit is in one share")
+      let combined = try AuditReport.combining(reports)
+      #expect(combined.problems == whole.problems)
+      #expect(combined.problems.count == 1 && combined.problems.first?.subject == token)
+      #expect(combined.eventsChecked == whole.eventsChecked)
+      #expect(combined.signaturesVerified == whole.signaturesVerified)
+      #expect(combined.accountsCompared == whole.accountsCompared)
+      #expect(combined.changesCompared == whole.changesCompared)
+      // Reports that are not every share once make no verdict.
+      for partial in [[reports[0]], [reports[0], reports[0]], [reports[0], whole]] {
+        #expect(throws: LedgerError.self) { try AuditReport.combining(partial) }
+      }
+    }
+  }
+
   @Test func anEditedReadModelRowIsShownAndRebuildFixesIt() async throws {
     try await withAuditedLedger { ledger, database in
       let token = try await Self.editOneView(database)
