@@ -68,6 +68,15 @@ import Testing
               .subscribed, .initialBuy, uuid: "console-1",
               transaction: F.transaction("8800", purchased: 0, expires: 30))))
         #expect(posted.status == .ok)
+        // Apple asks about the purchase: the account page lists the request and the answer
+        // (none yet); the request's own event is the console's only other.
+        let asked = try await client.execute(
+          uri: "/v1/notifications/appstore", method: .post,
+          body: H.webhookBody(
+            try H.signed.notification(
+              .consumptionRequest, uuid: "c0c0a000-0000-4000-8000-000000000001",
+              transaction: F.transaction("8800", purchased: 0, expires: 30))))
+        #expect(asked.status == .ok)
         let cookie = try await Self.signIn(client)
         let session: HTTPFields = [.cookie: cookie]
         let cases: [(String, HTTPResponse.Status, String)] = [
@@ -89,7 +98,13 @@ import Testing
         let found = try await client.execute(
           uri: "/console/search?q=8800", method: .get, headers: session)
         #expect(found.headers[.location] == "/console/accounts/\(F.account(1))")
-        #expect(try await H.eventCount(database) == 1, "the console stored nothing")
+        let account = try await client.execute(
+          uri: "/console/accounts/\(F.account(1))", method: .get, headers: session)
+        let html = String(buffer: account.body)
+        #expect(
+          html.contains(
+            "<td>c0c0a000-0000-4000-8000-000000000001</td><td>8800</td><td>pending</td>"))
+        #expect(try await H.eventCount(database) == 3, "the console stored nothing")
       }
     }
   }

@@ -255,13 +255,16 @@ struct AccountPage {
     else { return }
     html.table(
       caption: "Refund requests (CONSUMPTION_REQUEST) and the answers sent",
-      headers: ["Request", "Transaction", "State", "Asked", "Answered", "Apple's decision"],
+      headers: [
+        "Request", "Transaction", "State", "Asked", "Answer", "Answered", "Apple's decision",
+      ],
       rows: requests
     ) { html, request in
       html.cell(request.requestId)
       html.cell(request.transactionId)
       html.cell(request.state.rawValue + (request.late ? " (late)" : ""))
       html.cell(Self.instant(request.requestedAt))
+      html.cell(request.answer.map(Self.answer) ?? "—")
       html.cell(request.answeredAt.map(Self.instant) ?? "—")
       html.cell(request.appleDecision?.notificationType ?? "—")
     }
@@ -359,6 +362,17 @@ struct AccountPage {
   }
 
   static func instant(_ time: Timestamp) -> String { SubscriptionTimeline.instant(time) }
+
+  /// The consumption information sent to Apple, in words.
+  static func answer(_ answer: ConsumptionInformation) -> String {
+    [
+      answer.customerConsented ? "customer consented" : "no consent",
+      "delivery \(answer.deliveryStatus.rawValue)",
+      answer.consumptionPercentage.map { String(format: "%.1f %% consumed", Double($0) / 1000) },
+      answer.sampleContentProvided ? "sample content provided" : nil,
+      answer.refundPreference.map { "refund preference \($0.rawValue)" },
+    ].compactMap { $0 }.joined(separator: ", ")
+  }
 
   /// What became of a change at each webhook: delivered when, retrying, dead, or waiting.
   static func delivery(_ deliveries: [ChangeDelivery]) -> String {
