@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerPostgres
 
 struct RebuildCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -20,6 +21,10 @@ struct RebuildCommand: AsyncParsableCommand {
         storeledger rebuild --compare 1 \\
           --database-url …   # accounts whose view changed
         storeledger rebuild --drop 1 --database-url …
+        storeledger rebuild --begin …                  # prints V, say 3
+        storeledger rebuild --shard 0/2 --into 3 …     # on one machine
+        storeledger rebuild --shard 1/2 --into 3 …     # on another
+        storeledger rebuild --switch 3 …
       """)
 
   @OptionGroup var ledger: LedgerOptions
@@ -27,17 +32,32 @@ struct RebuildCommand: AsyncParsableCommand {
   @Option(help: "List the accounts whose view differs between the live table and version N.")
   var compare: Int?
   @Option(help: "Drop retired version N's table.") var drop: Int?
+  @Flag(help: "Begin a rebuild that several processes fill (--shard K/N --into V); prints V.")
+  var begin = false
+  @Option(help: "With --into: project only share K of N of the accounts.") var shard: String?
+  @Option(help: "With --shard: the version --begin printed.") var into: Int?
+  @Option(name: .customLong("switch"), help: "Make version V live once every share is filled.")
+  var switchTo: Int?
   @Option(help: "Accounts decoded, folded and stored per batch.") var pageSize = 200
   @Flag(help: "Print the result as JSON.") var json = false
 
   func validate() throws {
-    if [list, compare != nil, drop != nil].filter({ $0 }).count > 1 {
-      throw ValidationError("give at most one of --list, --compare N, --drop N")
+    let modes = [list, compare != nil, drop != nil, begin, into != nil, switchTo != nil]
+    if modes.filter({ $0 }).count > 1 {
+      throw ValidationError(
+        "give at most one of --list, --compare N, --drop N, --begin, --into V, --switch V")
+    }
+    if (shard == nil) != (into == nil) {
+      throw ValidationError("--shard K/N and --into V go together")
     }
     if pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
   }
 
   func run() async throws {
+    if begin || into != nil || switchTo != nil {
+      try await inShares()
+      return
+    }
     let (list, compare, drop, json, pageSize) = (list, compare, drop, json, pageSize)
     try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
       if list {
@@ -55,6 +75,33 @@ struct RebuildCommand: AsyncParsableCommand {
         }
         bar.finish()
         say(json ? try CommandJSON.string(result) : Self.text(result))
+      }
+    }
+  }
+
+  /// A rebuild split across processes: begin, each share, switch.
+  private func inShares() async throws {
+    let share: WorkShard?
+    do { share = try shard.map(WorkShard.init) } catch { throw ValidationError(error.message) }
+    let (begin, into, switchTo, json, pageSize) = (begin, into, switchTo, json, pageSize)
+    try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
+      if begin {
+        let version = try await ledger.beginAccountViewsRebuild()
+        say(json ? #"{"version":\#(version)}"# : "\(version)")
+      } else if let into, let share {
+        let (accounts, events) = try await ledger.fillAccountViews(
+          version: into, shard: share, pageSize: pageSize)
+        say(
+          json
+            ? #"{"version":\#(into),"shard":"\#(share)","accounts":\#(accounts),"events":\#(events)}"#
+            : "shard \(share) of version \(into): \(accounts.grouped) accounts, "
+              + "\(events.grouped) events")
+      } else if let switchTo {
+        let again = try await ledger.switchAccountViews(to: switchTo)
+        say(
+          json
+            ? #"{"version":\#(switchTo),"projectedAfterSwitch":\#(again)}"#
+            : "account views version \(switchTo) is live; \(again) accounts projected again")
       }
     }
   }

@@ -226,7 +226,8 @@ import Testing
     }
   }
 
-  /// `audit --shard K/N` on two "machines", then `audit --combine`: one verdict.
+  /// `audit --shard K/N` on two "machines", then `audit --combine`: one verdict; the rebuild
+  /// in the same shares.
   @Test func auditSharesCombineIntoOneVerdict() async throws {
     try await withLedgerOptions { options, pki, _ in
       let fixtures = SignedFixtures(pki: pki)
@@ -257,6 +258,22 @@ import Testing
       #expect(half.status == 2 && half.standardError.contains("each once"))
       let bad = try CommandLineRunner.run(["audit", "--shard", "2/2"] + options)
       #expect(bad.status == 2 && bad.standardError.contains("K/N"))
+      // The rebuild in the same two shares: begin, fill each, switch.
+      let begun = try CommandLineRunner.run(["rebuild", "--begin"] + options)
+      let version = begun.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+      #expect(begun.status == 0 && Int(version) != nil, "\(begun.standardError)")
+      for shard in ["0/2", "1/2"] {
+        let filled = try CommandLineRunner.run(
+          ["rebuild", "--shard", shard, "--into", version] + options)
+        #expect(filled.standardOutput.hasPrefix("shard \(shard) of version \(version)"))
+      }
+      let switched = try CommandLineRunner.run(["rebuild", "--switch", version] + options)
+      #expect(
+        switched.standardOutput
+          == "account views version \(version) is live; 0 accounts projected again\n")
+      #expect(try CommandLineRunner.run(["audit"] + options).status == 0)
+      let alone = try CommandLineRunner.run(["rebuild", "--shard", "0/2"] + options)
+      #expect(alone.status == 2 && alone.standardError.contains("go together"))
     }
   }
 

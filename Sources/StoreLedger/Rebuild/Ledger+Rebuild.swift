@@ -48,6 +48,55 @@ extension Ledger {
     }
   }
 
+  // MARK: A rebuild split across processes
+
+  /// Begins a rebuild that several processes fill (``fillAccountViews(version:shard:pageSize:concurrency:now:)``
+  /// with shares 0…N-1), switched live once with ``switchAccountViews(to:now:)``; returns the
+  /// new version.
+  public func beginAccountViewsRebuild() async throws(LedgerError) -> Int {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await withDatabase {
+        try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
+      }
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Projects the accounts of `shard` into `version` (begun, not yet live); returns how many
+  /// accounts and events it projected.
+  public func fillAccountViews(
+    version: Int, shard: WorkShard, pageSize: Int = 200, concurrency: Int = 2, now: Date = Date()
+  ) async throws(LedgerError) -> (accounts: Int, events: Int) {
+    do {
+      return try await fill(
+        version: version, total: 0, pageSize: max(1, pageSize), concurrency: max(1, concurrency),
+        now: now, shard: shard, progress: nil)
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  /// Makes `version` live; accounts appended to meanwhile, and any no share filled, are
+  /// projected again right after. Returns how many those were.
+  public func switchAccountViews(to version: Int, now: Date = Date()) async throws(LedgerError)
+    -> Int
+  {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      let stale = try await withDatabase {
+        try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
+      }
+      for start in stride(from: 0, to: stale.count, by: 100) {
+        try await refreshViews(of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
+      }
+      return stale.count
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
   /// Every version of the account views table, oldest first.
   public func accountViewsVersions() async throws(LedgerError) -> [AccountViewsVersion] {
     let (client, logger) = (self.client, self.logger)
@@ -94,13 +143,13 @@ extension Ledger {
   /// Returns how many accounts and events it projected.
   func fill(
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
-    progress: (@Sendable (RebuildProgress) -> Void)?
+    shard: WorkShard = .whole, progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
     let client = self.client
     return try await client.withConnection { connection in
       try await connection.failingOnClose { connection in
         let rows = try await connection.query(
-          AccountViewsRebuildStatements.everyAccountsEvents, logger: self.logger)
+          AccountViewsRebuildStatements.accountsEvents(shard: shard), logger: self.logger)
         return try await self.fill(
           from: rows, version: version, total: total, pageSize: pageSize,
           concurrency: concurrency, now: now, progress: progress)

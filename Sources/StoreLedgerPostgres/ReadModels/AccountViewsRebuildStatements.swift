@@ -36,7 +36,9 @@ package enum AccountViewsRebuildStatements {
   /// stream read through the events' primary key, so rows flow from the first account on and
   /// nothing is sorted. `OFFSET 0` keeps the per-stream read a subquery: flattened, it lets
   /// the planner hash the whole log and sort it by token before sending a single row.
-  package static let everyAccountsEvents: PostgresQuery = """
+  /// With `shard`, only the accounts of that share (a rebuild split across processes).
+  package static func accountsEvents(shard: WorkShard = .whole) -> PostgresQuery {
+    """
     SELECT a.app_account_token, coalesce(v.changes, 0), e.event_type, e.payload::text,
            e.idempotency_key
     FROM storeledger.account_streams a
@@ -45,8 +47,12 @@ package enum AccountViewsRebuildStatements {
       SELECT event_type, payload, idempotency_key FROM storeledger.events
       WHERE stream_id = a.stream_id ORDER BY stream_version OFFSET 0
     ) e ON true
+    WHERE \(shard.count) = 1
+      OR ((hashtextextended(a.app_account_token, 0) % \(shard.count)) + \(shard.count))
+        % \(shard.count) = \(shard.index)
     ORDER BY a.app_account_token, a.stream_id
     """
+  }
 
   package static func store(
     _ views: [AccountViews.ProjectedView], version: Int, projection: String,

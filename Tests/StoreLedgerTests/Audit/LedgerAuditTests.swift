@@ -105,6 +105,30 @@ import Testing
     }
   }
 
+  /// A rebuild split in two shares: begin, fill each share, switch; every account is projected
+  /// by one share (nothing left to project after the switch), a planted edit is gone, and the
+  /// live views are what one whole rebuild makes.
+  @Test func aRebuildInTwoSharesEqualsOneRebuild() async throws {
+    try await withAuditedLedger { ledger, database in
+      _ = try await Self.editOneView(database)
+      let version = try await ledger.beginAccountViewsRebuild()
+      var accounts = 0
+      for index in 0..<2 {
+        let filled = try await ledger.fillAccountViews(
+          version: version, shard: try WorkShard(index: index, count: 2), pageSize: 7)
+        #expect(filled.accounts > 0, "share \(index) projects some accounts")
+        accounts += filled.accounts
+      }
+      #expect(try await ledger.switchAccountViews(to: version) == 0)
+      let report = try await ledger.audit()
+      #expect(report.isConsistent, "\(report.problems.prefix(3))")
+      #expect(report.accountsCompared == accounts)
+      let whole = try await ledger.rebuildAccountViews()
+      #expect(whole.accounts == accounts)
+      #expect(try await ledger.accountViewsDifferences(from: version).isEmpty)
+    }
+  }
+
   @Test func anEditedReadModelRowIsShownAndRebuildFixesIt() async throws {
     try await withAuditedLedger { ledger, database in
       let token = try await Self.editOneView(database)
