@@ -44,6 +44,20 @@ extension Ledger {
     }.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
   }
 
+  /// The view of an account whose events were already read (``events(for:)``): the page that
+  /// lists them folds the same rows instead of reading them again. A refund request's events
+  /// are listed, not folded.
+  public func view(folding recorded: [RecordedEvent]) throws(LedgerError) -> LedgerView {
+    do {
+      let events = try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }
+        .map(EventCodec.event)
+      return LedgerView(
+        LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
   /// The overview at `now` (notifications counted over the 24 hours before it).
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
     let (client, logger) = (self.client, self.logger)

@@ -182,13 +182,14 @@ struct ConsoleController: Sendable {
         "Not an account", "An appAccountToken is a UUID, such as \(AppAccountToken.example).",
         status: .badRequest, query: token)
     }
-    let events = try await ledger.events(for: canonical).map(StoredEvent.init)
+    let recorded = try await ledger.events(for: canonical)
+    let events = try recorded.map(StoredEvent.init)
     guard !events.isEmpty else {
       return message(
         "No such account", "The ledger holds no event of \(canonical).", status: .notFound,
         query: token)
     }
-    let view = try await ledger.view(for: canonical)
+    let view = try ledger.view(folding: recorded)
     let requests = try await refundRequests(in: events)
     let changes = try await ledger.changes(limit: 200, account: canonical)
     let deliveries = try await ledger.changeDeliveries(ofPositions: changes.map(\.position))
