@@ -6,69 +6,81 @@ import StoreLedgerPostgres
 extension Ledger {
   /// The account's summary at `time`: from its stored view when that view is current and
   /// holds at `time`, else folded from the log (so an ingest that has returned is always
-  /// reflected, whether or not the projector has caught up).
-  public func summary(for appAccountToken: String, at time: Date = Date())
-    async throws(LedgerError) -> AccountSummary
-  {
+  /// reflected, whether or not the projector has caught up). A replica may answer (see
+  /// ``ReadReplicas``) unless `consistency` is `exact`.
+  public func summary(
+    for appAccountToken: String, at time: Date = Date(),
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> AccountSummary {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
-    if let cached = viewCache?.entry(for: appAccountToken, at: instant) { return cached.summary }
+    if consistency != .exact, let cached = viewCache?.entry(for: appAccountToken, at: instant) {
+      return cached.summary
+    }
     let epoch = viewCache?.readBegins() ?? 0
-    let stored: AccountViewSlice?
+    let stored: ReadReplicas.Answer<AccountViewSlice?>
     do {
-      let (client, logger) = (self.client, self.logger)
-      stored = try await withDatabase {
+      let logger = self.logger
+      stored = try await reading(appAccountToken, consistency) { client in
         try await AccountViewSlice.readWhole(of: appAccountToken, on: client, logger: logger)
       }
     } catch {
       throw Self.mapped(error)
     }
-    if let stored, let summary = stored.summary(at: instant, projection: projection) {
-      viewCache?.store(
-        [(appAccountToken, AccountViewCache.Entry(summary, interval: stored.interval))],
-        readAt: epoch)
+    if let slice = stored.value, let summary = slice.summary(at: instant, projection: projection) {
+      if stored.replica == nil {
+        viewCache?.store(
+          [(appAccountToken, AccountViewCache.Entry(summary, interval: slice.interval))],
+          readAt: epoch)
+      }
       return summary
     }
-    return try await folded(appAccountToken, at: instant, readAt: epoch).summary
+    return try await folded(appAccountToken, at: instant, readAt: epoch, consistency).summary
   }
 
   /// The account folded from the log, its summary at `instant` kept in the cache for the
-  /// span it holds (when no local ingest named the account since `epoch`).
-  private func folded(_ token: String, at instant: Timestamp, readAt epoch: UInt64)
-    async throws(LedgerError) -> AccountViewCache.Entry
-  {
-    let view = try await view(for: token)
+  /// span it holds (when the primary answered and no local ingest named the account since
+  /// `epoch`). A replica's answer is never cached: the cache follows the primary's feed, and
+  /// a lagging replica's view must not outlive the read.
+  private func folded(
+    _ token: String, at instant: Timestamp, readAt epoch: UInt64,
+    _ consistency: ReadConsistency
+  ) async throws(LedgerError) -> AccountViewCache.Entry {
+    let view = try await viewRead(for: token, consistency: consistency)
     let entry = AccountViewCache.Entry(
-      AccountSummary(view, for: token, at: instant), interval: view.stableInterval(around: instant))
-    viewCache?.store([(token, entry)], readAt: epoch)
+      AccountSummary(view.value, for: token, at: instant),
+      interval: view.value.stableInterval(around: instant))
+    if view.replica == nil { viewCache?.store([(token, entry)], readAt: epoch) }
     return entry
   }
 
   /// One part of the account's summary at `time` as JSON (an array), for the account API: the
   /// stored view's bytes when that view is current and holds at `time` (nothing decoded or
-  /// encoded again), else folded from the log like ``summary(for:at:)``.
+  /// encoded again), else folded from the log like ``summary(for:at:consistency:)``.
   public func summaryJSON(
-    _ part: AccountViewSlice.Part, for appAccountToken: String, at time: Date = Date()
+    _ part: AccountViewSlice.Part, for appAccountToken: String, at time: Date = Date(),
+    consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> ByteBuffer {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
-    if let cached = viewCache?.entry(for: appAccountToken, at: instant) {
+    if consistency != .exact, let cached = viewCache?.entry(for: appAccountToken, at: instant) {
       return cached.json(of: part)
     }
     let epoch = viewCache?.readBegins() ?? 0
     let stored: AccountViewSlice?
     do {
-      let (client, logger) = (self.client, self.logger)
-      stored = try await withDatabase {
+      let logger = self.logger
+      stored = try await reading(appAccountToken, consistency) { client in
         try await AccountViewSlice.read(part, of: appAccountToken, on: client, logger: logger)
-      }
+      }.value
     } catch {
       throw Self.mapped(error)
     }
     if let stored, stored.isCurrent(at: instant, projection: projection), let json = stored.json {
       return json
     }
-    return try await folded(appAccountToken, at: instant, readAt: epoch).json(of: part)
+    return try await folded(appAccountToken, at: instant, readAt: epoch, consistency).json(
+      of: part)
   }
 
   /// Projects the views of `tokens` from the log as it is now and stores them, in two

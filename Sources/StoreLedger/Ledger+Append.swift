@@ -24,7 +24,7 @@ extension Ledger {
         if let committer { return try await committer.append(item) }
         return try await store.append([record.event], to: record.streamId, indexing: index)
       }
-      if !result.wasDuplicate { viewCache?.invalidate(tokens) }
+      if !result.wasDuplicate { await changed(tokens) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -53,7 +53,7 @@ extension Ledger {
           }
         }
       }
-      if !result.wasDuplicate { viewCache?.invalidate([token]) }
+      if !result.wasDuplicate { await changed([token]) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -157,6 +157,29 @@ extension Ledger {
       throw LedgerError(.invalidPayload, error.description)
     } catch {
       throw LedgerError(.invalidPayload, "the payload cannot become an event")
+    }
+  }
+
+  /// A write to `tokens` committed: reads of them in this process must see it. The replicas
+  /// learn its position before the cache lets go of the old views, so no read that begins
+  /// after this can be answered from before the write.
+  func changed(_ tokens: [String]) async {
+    await replicas?.noteWrite(to: tokens)
+    viewCache?.invalidate(tokens)
+  }
+
+  /// `body` on a replica when one may answer it (``ReadReplicas``), else on the primary, under
+  /// the configured database timeout; `account` is the account the read is about, if any.
+  func reading<Value: Sendable>(
+    _ account: String?, _ consistency: ReadConsistency,
+    _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+  ) async throws -> ReadReplicas.Answer<Value> {
+    let client = self.client
+    guard let replicas else {
+      return ReadReplicas.Answer(value: try await withDatabase { try await body(client) })
+    }
+    return try await withDatabase {
+      try await replicas.read(account: account, consistency: consistency, body)
     }
   }
 

@@ -36,11 +36,13 @@ extension Ledger {
         .invalidRequest,
         "search by an appAccountToken, a transaction id, an appTransactionId or an order id")
     }
-    let (client, logger) = (self.client, self.logger)
+    let logger = self.logger
     let environments = configuration.environments.map(\.rawValue)
     return try await database {
-      try await ConsoleQueries.accounts(
-        matching: query, environments: environments, on: client, logger: logger)
+      try await reading(nil, .readYourWrites) { client in
+        try await ConsoleQueries.accounts(
+          matching: query, environments: environments, on: client, logger: logger)
+      }.value
     }.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
   }
 
@@ -60,10 +62,12 @@ extension Ledger {
 
   /// The overview at `now` (notifications counted over the 24 hours before it).
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
-    let (client, logger) = (self.client, self.logger)
+    let logger = self.logger
     let read = try await database {
-      try await ConsoleQueries.overview(
-        since: now.addingTimeInterval(-86_400), on: client, logger: logger)
+      try await reading(nil, .readYourWrites) { client in
+        try await ConsoleQueries.overview(
+          since: now.addingTimeInterval(-86_400), on: client, logger: logger)
+      }.value
     }
     return Overview(
       accounts: read.accounts, subscriptionsByStatus: read.subscriptionsByStatus,

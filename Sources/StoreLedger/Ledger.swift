@@ -32,14 +32,21 @@ public struct Ledger: Sendable {
   let identities: IdentityCache?
   /// Signalled after this process appended changes to the feed: wakes its change readers.
   let changesAppended = WakeUpSignal()
+  /// Streaming replicas that answer account queries, the console and the change feed's
+  /// reads; nil: the primary answers everything.
+  public let replicas: ReadReplicas?
 
-  /// - Parameter wakeUp: signalled after every append that stored something, so an
-  ///   ``AccountProjector`` in this process projects it without waiting for its next poll.
+  /// - Parameters:
+  ///   - wakeUp: signalled after every append that stored something, so an
+  ///     ``AccountProjector`` in this process projects it without waiting for its next poll.
+  ///   - replicas: replicas of `client`'s database for reads (read-your-writes); their
+  ///     clients and ``ReadReplicas/monitor()`` are run by the caller.
   public init(
     client: PostgresClient, configuration: LedgerConfiguration, logger: Logger,
-    wakeUp: WakeUpSignal? = nil
+    wakeUp: WakeUpSignal? = nil, replicas: ReadReplicas? = nil
   ) throws {
     self.client = client
+    self.replicas = replicas
     self.logger = logger
     self.configuration = configuration
     self.projection = configuration.projectionFingerprint
@@ -211,62 +218,80 @@ public struct Ledger: Sendable {
 
   /// The account's state, folded from its streams in the log; of one environment's events
   /// only (and the backend's commands, which have none) when `environment` is given.
-  public func view(for appAccountToken: String, environment: AppStoreEnvironment? = nil)
-    async throws(LedgerError) -> LedgerView
-  {
-    let appAccountToken = try Self.canonical(appAccountToken)
-    let events: [LedgerEvent]
+  public func view(
+    for appAccountToken: String, environment: AppStoreEnvironment? = nil,
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> LedgerView {
+    try await viewRead(
+      for: try Self.canonical(appAccountToken), environment: environment,
+      consistency: consistency
+    ).value
+  }
+
+  /// The same, and the replica that answered (nil: the primary).
+  func viewRead(
+    for token: String, environment: AppStoreEnvironment? = nil, consistency: ReadConsistency
+  ) async throws(LedgerError) -> ReadReplicas.Answer<LedgerView> {
+    let answer: ReadReplicas.Answer<[LedgerEvent]>
     do {
-      let (client, logger) = (self.client, self.logger)
-      events = try await withDatabase {
+      let logger = self.logger
+      answer = try await reading(token, consistency) { client in
         try await AccountEvents.read(
-          appAccountToken, environment: environment?.rawValue, on: client, logger: logger)
+          token, environment: environment?.rawValue, on: client, logger: logger)
       }
     } catch {
       throw Self.mapped(error)
     }
-    return LedgerView(
-      LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
+    let view = LedgerView(
+      LedgerState.fold(answer.value), catalog: configuration.catalog,
+      options: configuration.options)
+    return ReadReplicas.Answer(value: view, replica: answer.replica)
   }
 
-  public func entitlements(for appAccountToken: String, at time: Date = Date())
-    async throws(LedgerError) -> [EntitlementView]
-  {
-    try await summary(for: appAccountToken, at: time).entitlements
+  public func entitlements(
+    for appAccountToken: String, at time: Date = Date(),
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> [EntitlementView] {
+    try await summary(for: appAccountToken, at: time, consistency: consistency).entitlements
   }
 
-  public func subscriptions(for appAccountToken: String, at time: Date = Date())
-    async throws(LedgerError) -> [SubscriptionView]
-  {
-    try await summary(for: appAccountToken, at: time).subscriptions
+  public func subscriptions(
+    for appAccountToken: String, at time: Date = Date(),
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> [SubscriptionView] {
+    try await summary(for: appAccountToken, at: time, consistency: consistency).subscriptions
   }
 
-  public func balances(for appAccountToken: String, at time: Date = Date())
-    async throws(LedgerError) -> [ConsumableView]
-  {
-    try await summary(for: appAccountToken, at: time).consumables
+  public func balances(
+    for appAccountToken: String, at time: Date = Date(),
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> [ConsumableView] {
+    try await summary(for: appAccountToken, at: time, consistency: consistency).consumables
   }
 
   /// The account's history as stored, oldest first in each stream, with the original JWS.
-  public func events(for appAccountToken: String) async throws(LedgerError) -> [RecordedEvent] {
+  public func events(
+    for appAccountToken: String, consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> [RecordedEvent] {
     let appAccountToken = try Self.canonical(appAccountToken)
     do {
-      let (client, logger, store) = (self.client, self.logger, self.store)
-      return try await withDatabase {
+      let logger = self.logger
+      return try await reading(appAccountToken, consistency) { client in
         let streams = try await AccountEvents.streams(
           of: appAccountToken, on: client, logger: logger)
-        return try await store.readStreams(streams)
-      }
+        return try await EventStore(client: client, logger: logger).readStreams(streams)
+      }.value
     } catch {
       throw Self.mapped(error)
     }
   }
 
-  public func explain(entitlement: String, for appAccountToken: String, at time: Date = Date())
-    async throws(LedgerError) -> Explanation?
-  {
+  public func explain(
+    entitlement: String, for appAccountToken: String, at time: Date = Date(),
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> Explanation? {
     let appAccountToken = try Self.canonical(appAccountToken)
-    return try await view(for: appAccountToken).explainEntitlement(
+    return try await view(for: appAccountToken, consistency: consistency).explainEntitlement(
       entitlement, for: appAccountToken, at: Timestamp(time))
   }
 }

@@ -55,6 +55,9 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     return configuration
   }
 
+  /// `host:port/database`: names a server in logs and metric labels (no user, no password).
+  public var address: String { "\(host):\(port)/\(database ?? "")" }
+
   /// Never shows the password.
   public var description: String {
     "postgres://\(username)@\(host):\(port)/\(database ?? "")"

@@ -42,25 +42,31 @@ struct AccountController: Sendable {
       group.get("/v1/accounts/{token}/\(part.rawValue)") { request, context in
         let token = try Self.token(context)
         let time = try Self.time(request)
+        let consistency = try Self.consistency(request)
         let json =
           if let environment = try Self.environment(request) {
-            try await ledger.summaryJSON(part, for: token, at: time, environment: environment)
+            try await ledger.summaryJSON(
+              part, for: token, at: time, environment: environment, consistency: consistency)
           } else {
-            try await ledger.summaryJSON(part, for: token, at: time)
+            try await ledger.summaryJSON(part, for: token, at: time, consistency: consistency)
           }
         return Self.response(part, of: token, at: time, json: json)
       }
     }
-    registerItems("revocations", on: group) { ledger, token, time, environment in
-      try await ledger.revocations(for: token, at: time, environment: environment)
+    registerItems("revocations", on: group) { ledger, token, time, environment, consistency in
+      try await ledger.revocations(
+        for: token, at: time, environment: environment, consistency: consistency)
     }
-    registerItems("purchases", on: group) { ledger, token, time, environment in
-      try await ledger.purchases(for: token, at: time, environment: environment)
+    registerItems("purchases", on: group) { ledger, token, time, environment, consistency in
+      try await ledger.purchases(
+        for: token, at: time, environment: environment, consistency: consistency)
     }
     group.get("/v1/accounts/{token}/events") { request, context in
       let token = try Self.token(context)
       let environment = try Self.environment(request)?.rawValue
-      let events = try await ledger.events(for: token).map(StoredEvent.init).filter {
+      let events = try await ledger.events(
+        for: token, consistency: try Self.consistency(request)
+      ).map(StoredEvent.init).filter {
         environment == nil || $0.environment == nil || $0.environment == environment
       }
       return try JSONBody.response(Events(appAccountToken: token, events: events))
@@ -70,7 +76,8 @@ struct AccountController: Sendable {
       let entitlement = try context.parameters.require("entitlement")
       guard
         let explanation = try await ledger.explain(
-          entitlement: entitlement, for: token, at: try Self.time(request))
+          entitlement: entitlement, for: token, at: try Self.time(request),
+          consistency: try Self.consistency(request))
       else {
         throw APIError(.notFound, "not_found", "the account has no such entitlement")
       }
@@ -81,12 +88,15 @@ struct AccountController: Sendable {
   /// `GET /v1/accounts/{token}/<name>[?at=][&environment=]`: items the account's view lists.
   private func registerItems<Item: Encodable & Sendable>(
     _ name: String, on group: RouterGroup<BasicRequestContext>,
-    _ read: @escaping @Sendable (Ledger, String, Date, AppStoreEnvironment?) async throws -> [Item]
+    _ read:
+      @escaping @Sendable (Ledger, String, Date, AppStoreEnvironment?, ReadConsistency)
+      async throws -> [Item]
   ) {
     group.get("/v1/accounts/{token}/\(name)") { [ledger] request, context in
       let token = try Self.token(context)
       let time = try Self.time(request)
-      let items = try await read(ledger, token, time, try Self.environment(request))
+      let items = try await read(
+        ledger, token, time, try Self.environment(request), try Self.consistency(request))
       return try JSONBody.response(
         Items(name: name, appAccountToken: token, asOf: Timestamp(time), items: items))
     }
@@ -134,6 +144,16 @@ struct AccountController: Sendable {
         "environment is Production, Sandbox, Xcode or LocalTesting")
     }
     return environment
+  }
+
+  /// `?consistency=exact`: the primary answers (everything committed anywhere); by default
+  /// (`readYourWrites`) a read replica may, once it holds this server's writes to the account.
+  static func consistency(_ request: Request) throws -> ReadConsistency {
+    guard let text = request.uri.queryParameters.get("consistency") else { return .readYourWrites }
+    guard let consistency = ReadConsistency(rawValue: text) else {
+      throw APIError.invalidRequest("consistency is readYourWrites or exact")
+    }
+    return consistency
   }
 
   static func time(_ request: Request) throws -> Date {

@@ -54,8 +54,11 @@ func buildRouter(
   router.add(
     middleware: ErrorAndMetricsMiddleware(
       metrics: metrics, app: configuration.routesByApp ? "" : apps[0].name))
-  OperationsController(clients: apps.map(\.client), metrics: metrics, logger: logger)
-    .register(on: router)
+  OperationsController(
+    clients: apps.map(\.client), replicas: apps.compactMap(\.ledger.replicas), metrics: metrics,
+    logger: logger
+  )
+  .register(on: router)
   let sessions = ConsoleSessions()
   guard configuration.routesByApp else {
     apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)

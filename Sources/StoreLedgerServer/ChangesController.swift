@@ -40,7 +40,7 @@ struct ChangesController: Sendable {
       }
       let changes = try await ledger.changes(
         after: after, limit: Int(limit), account: query.get("appAccountToken"),
-        waitingUpTo: .seconds(wait))
+        waitingUpTo: .seconds(wait), consistency: try AccountController.consistency(request))
       return try JSONBody.response(Page(changes: changes, next: changes.last?.position ?? after))
     }
     group.get("/v1/changes/deliveries") { request, _ in

@@ -9,12 +9,22 @@ import StoreLedgerPostgres
 struct OperationsController: Sendable {
   /// Every app's database: healthy when all of them answer.
   let clients: [PostgresClient]
+  /// The read replicas of each app that has some: reported, not required (the primary
+  /// answers every read while they are out).
+  let replicas: [ReadReplicas]
   let metrics: ServerMetrics
   let logger: Logger
 
   struct Health: Encodable {
     let status: String
     let database: String
+    var replicas: [Replica]? = nil
+  }
+
+  struct Replica: Encodable {
+    let name: String
+    let inRotation: Bool
+    let reason: String?
   }
 
   func register(on router: Router<BasicRequestContext>) {
@@ -25,7 +35,12 @@ struct OperationsController: Sendable {
             try await client.execute("SELECT 1", logger: logger)
           }
         }
-        return try JSONBody.response(Health(status: "ok", database: "reachable"))
+        let statuses = replicas.flatMap(\.statuses).map {
+          Replica(name: $0.name, inRotation: $0.inRotation, reason: $0.reason)
+        }
+        return try JSONBody.response(
+          Health(
+            status: "ok", database: "reachable", replicas: statuses.isEmpty ? nil : statuses))
       } catch {
         return try JSONBody.response(
           Health(status: "unavailable", database: "unreachable"), status: .serviceUnavailable)

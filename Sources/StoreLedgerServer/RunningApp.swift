@@ -30,9 +30,21 @@ struct RunningApp: Sendable {
     if configuration.routesByApp { ledgerConfiguration.app = app.name }
     let client = PostgresClient(configuration: app.database, backgroundLogger: logger)
     let appended = WakeUpSignal()
+    let replicaClients = app.readReplicas.map {
+      ReadReplica(
+        name: $0.name,
+        client: PostgresClient(configuration: $0.configuration, backgroundLogger: logger))
+    }
+    let replicas =
+      replicaClients.isEmpty
+      ? nil
+      : ReadReplicas(
+        primary: client, replicas: replicaClients, settings: app.replicaSettings, logger: logger)
     let ledger = try Ledger(
-      client: client, configuration: ledgerConfiguration, logger: logger, wakeUp: appended)
-    var services: [any Service] = [client]
+      client: client, configuration: ledgerConfiguration, logger: logger, wakeUp: appended,
+      replicas: replicas)
+    var services: [any Service] = [client] + replicaClients.map(\.client)
+    if let replicas { services.append(ReplicaMonitorService(replicas: replicas)) }
     if configuration.runsProjector {
       let projector = AccountProjector(ledger: ledger, wakeUp: appended, logger: logger)
       metrics.attach(projector, app: app.name)

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import StoreLedger
+import StoreLedgerPostgres
 
 /// One app a server serves: its own database (accounts and changes are per app, and an
 /// `appAccountToken` may name a customer in two apps), its ledger, and what acts for it.
@@ -9,6 +10,11 @@ public struct ServedApp: Sendable {
   public var name: String
   /// The app's PostgreSQL connection (as the writer role).
   public var database: PostgresClient.Configuration
+  /// Streaming replicas of `database` that answer account queries, the console and the
+  /// change feed's reads (read-your-writes; see ``ReadReplicas``). The webhook, commands and
+  /// every write stay on `database`.
+  public var readReplicas: [ReplicaDatabase]
+  public var replicaSettings: ReadReplicas.Settings
   public var ledger: LedgerConfiguration
   /// App Store Server API credentials: the write side (answers to refund requests) needs
   /// them; without them requests are recorded and listed, never answered.
@@ -21,16 +27,37 @@ public struct ServedApp: Sendable {
   public var changeDelivery: ChangeDeliveryConfiguration?
 
   public init(
-    name: String, database: PostgresClient.Configuration, ledger: LedgerConfiguration,
-    appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil,
+    name: String, database: PostgresClient.Configuration,
+    readReplicas: [ReplicaDatabase] = [], replicaSettings: ReadReplicas.Settings = .init(),
+    ledger: LedgerConfiguration, appStoreAPI: AppStoreAPISettings? = nil,
+    consumption: ConsumptionWorkerConfiguration? = nil,
     changeDelivery: ChangeDeliveryConfiguration? = nil
   ) {
     self.name = name
     self.database = database
+    self.readReplicas = readReplicas
+    self.replicaSettings = replicaSettings
     self.ledger = ledger
     self.appStoreAPI = appStoreAPI
     self.consumption = consumption
     self.changeDelivery = changeDelivery
+  }
+
+  /// One read replica: its name in logs and metrics (never with credentials) and how to
+  /// connect to it.
+  public struct ReplicaDatabase: Sendable {
+    public var name: String
+    public var configuration: PostgresClient.Configuration
+
+    public init(name: String, configuration: PostgresClient.Configuration) {
+      self.name = name
+      self.configuration = configuration
+    }
+
+    /// The replica at `url`, named by its address.
+    public init(_ url: DatabaseURL) {
+      self.init(name: url.address, configuration: url.clientConfiguration)
+    }
   }
 
   /// Whether `name` can be a path segment and a label value: letters, digits, `.`, `_`, `-`.

@@ -246,6 +246,40 @@ public final class ServerMetrics: Sendable {
       app.attached.projector.map { (Self.appLabel(state.labelsApps ? app.name : nil), $0.progress) }
     }
     if !projectors.isEmpty { text += projectorFamilies(projectors) }
+    let replicas = apps.compactMap { app in
+      app.attached.ledger?.replicas.map {
+        (Self.appLabel(state.labelsApps ? app.name : nil), $0.statuses)
+      }
+    }
+    if !replicas.isEmpty { text += Self.replicaFamilies(replicas) }
+    return text
+  }
+
+  /// Each read replica's place in rotation and the reads sent to it, by who answered them.
+  static func replicaFamilies(_ apps: [(String, [ReadReplica.Status])]) -> String {
+    let rotation = "storeledger_read_replica_in_rotation"
+    let reads = "storeledger_read_replica_reads_total"
+    var text =
+      "# HELP \(rotation) 1 while the replica answers reads, 0 while it is out (unreachable, "
+      + "not a standby, or too far behind).\n# TYPE \(rotation) gauge\n"
+    for (app, statuses) in apps {
+      for status in statuses {
+        text +=
+          "\(rotation){\(app)replica=\"\(escaped(status.name))\"} "
+          + "\(status.inRotation ? 1 : 0)\n"
+      }
+    }
+    text +=
+      "# HELP \(reads) Reads sent to a replica, by who answered: the replica, or the primary "
+      + "(the replica had not replayed the reader's write in time, or failed).\n"
+      + "# TYPE \(reads) counter\n"
+    for (app, statuses) in apps {
+      for status in statuses {
+        let replica = "\(app)replica=\"\(escaped(status.name))\""
+        text += "\(reads){\(replica),answered=\"replica\"} \(status.served)\n"
+        text += "\(reads){\(replica),answered=\"primary\"} \(status.fellBack)\n"
+      }
+    }
     return text
   }
 

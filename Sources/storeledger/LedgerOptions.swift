@@ -24,6 +24,23 @@ struct LedgerOptions: ParsableArguments {
   @Option(help: "An apps file: several apps in one deployment (see `storeledger serve --help`).")
   var apps: String?
   @Option(help: "The app of the apps file (needed when it lists several).") var app: String?
+  @Option(
+    name: .customLong("read-database-url"),
+    help: """
+      A streaming replica of the database that answers account queries, the console and the \
+      change feed (repeatable; STORELEDGER_READ_DATABASE_URLS: a comma list). Writes stay on \
+      the primary; a read of an account this process changed waits for a replica to replay \
+      the change, then falls back to the primary.
+      """)
+  var readDatabaseURLs: [String] = []
+  @Option(
+    name: .customLong("read-wait"),
+    help: "Milliseconds a read waits for a replica to replay this process's write (250).")
+  var readWait: Int?
+  @Option(
+    name: .customLong("replica-max-lag"),
+    help: "Seconds a replica may lag the primary before it is taken out of rotation (5).")
+  var replicaMaximumLag: Double?
 
   static func setting(_ flag: String?, _ variable: String, _ environment: [String: String])
     -> String?
@@ -36,6 +53,49 @@ struct LedgerOptions: ParsableArguments {
     let base = try serverURL(environment)
     guard let app = try selectedApp(environment) else { return base }
     return try AppsFile.databaseURL(of: app, base: base)
+  }
+
+  /// The read replicas of `--read-database-url` (or STORELEDGER_READ_DATABASE_URLS) for the
+  /// database at `primary`: a replica URL without a database reads the primary's; with an
+  /// apps file, an app whose database is a name on DATABASE_URL's server reads that name on
+  /// each replica's server, and an app with a URL of its own has none.
+  func readReplicaURLs(
+    _ environment: [String: String], primary: DatabaseURL, app: AppsFile.App? = nil
+  ) throws -> [DatabaseURL] {
+    let texts =
+      readDatabaseURLs.isEmpty
+      ? Self.list(environment["STORELEDGER_READ_DATABASE_URLS"]) : readDatabaseURLs
+    let urls = try texts.map { text in
+      do throws(EventStoreError) { return try DatabaseURL(text) } catch {
+        throw ValidationError("--read-database-url: \(error.message)")
+      }
+    }
+    if let database = app?.database, database.contains("://") { return [] }
+    return urls.map { url in
+      guard let database = app?.database ?? (url.database == nil ? primary.database : nil)
+      else { return url }
+      return url.with(database: database)
+    }
+  }
+
+  /// How the replicas are judged: `--read-wait` and `--replica-max-lag`.
+  func replicaSettings(_ environment: [String: String]) throws -> ReadReplicas.Settings {
+    var settings = ReadReplicas.Settings()
+    if let text = Self.setting(readWait.map(String.init), "STORELEDGER_READ_WAIT", environment) {
+      guard let milliseconds = Int(text), (0...60_000).contains(milliseconds) else {
+        throw ValidationError("--read-wait is 0 to 60000 milliseconds")
+      }
+      settings.maximumWait = .milliseconds(milliseconds)
+    }
+    if let text = Self.setting(
+      replicaMaximumLag.map { "\($0)" }, "STORELEDGER_REPLICA_MAX_LAG", environment)
+    {
+      guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+        throw ValidationError("--replica-max-lag is more than 0 and at most 3600 seconds")
+      }
+      settings.maximumLag = .milliseconds(Int(seconds * 1000))
+    }
+    return settings
   }
 
   /// `--database-url` or DATABASE_URL as given.
@@ -135,16 +195,43 @@ struct LedgerOptions: ParsableArguments {
     let environment = ProcessInfo.processInfo.environment
     let url = try databaseURL(environment)
     let configuration = try ledgerConfiguration(environment)
+    let replicaURLs = try readReplicaURLs(
+      environment, primary: url, app: try selectedApp(environment))
+    let settings = try replicaSettings(environment)
     var logger = Logger(label: label)
     logger.logLevel = .warning
     let quiet = logger
     do {
       return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
-        try await body(
-          try Ledger(client: client, configuration: configuration, logger: quiet), quiet)
+        try await Self.withReplicas(replicaURLs, of: client, settings, logger: quiet) {
+          replicas in
+          try await body(
+            try Ledger(
+              client: client, configuration: configuration, logger: quiet, replicas: replicas),
+            quiet)
+        }
       }
     } catch let error as LedgerError {
       throw CommandFailure(error)
+    }
+  }
+
+  /// Runs `body` with the replicas at `urls` (nil when there are none), their clients running.
+  static func withReplicas<Result: Sendable>(
+    _ urls: [DatabaseURL], of primary: PostgresClient, _ settings: ReadReplicas.Settings,
+    logger: Logger, _ body: @Sendable (ReadReplicas?) async throws -> Result
+  ) async throws -> Result {
+    guard !urls.isEmpty else { return try await body(nil) }
+    let replicas = urls.map { url in
+      ReadReplica(
+        name: url.address,
+        client: PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger))
+    }
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+      for replica in replicas { group.addTask { await replica.client.run() } }
+      defer { group.cancelAll() }
+      return try await body(
+        ReadReplicas(primary: primary, replicas: replicas, settings: settings, logger: logger))
     }
   }
 

@@ -142,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
     return (
       try chosen.map { app in
         try servedApp(
-          name: app.name, database: try AppsFile.databaseURL(of: app, base: base),
+          name: app.name, database: try AppsFile.databaseURL(of: app, base: base), app: app,
           ledger: try ledger.ledgerConfiguration(for: app, environment),
           webhooks: app.changeWebhooks,
           environment: environment.merging(app.apiVariables) { _, app in app })
@@ -152,8 +152,9 @@ struct ServeCommand: AsyncParsableCommand {
 
   /// One app with its credentials, refund policy and change webhooks (the flags' and its own).
   private func servedApp(
-    name: String, database: DatabaseURL, ledger configuration: LedgerConfiguration,
-    webhooks: [AppsFile.Webhook], environment: [String: String]
+    name: String, database: DatabaseURL, app: AppsFile.App? = nil,
+    ledger configuration: LedgerConfiguration, webhooks: [AppsFile.Webhook],
+    environment: [String: String]
   ) throws -> ServedApp {
     let policyPath = LedgerOptions.setting(
       consumptionPolicy, "STORELEDGER_CONSUMPTION_POLICY", environment)
@@ -167,7 +168,10 @@ struct ServeCommand: AsyncParsableCommand {
     let settings =
       try hasCredentials ? api.client(ledger: configuration, environment: environment) : nil
     return ServedApp(
-      name: name, database: database.clientConfiguration, ledger: configuration,
+      name: name, database: database.clientConfiguration,
+      readReplicas: try ledger.readReplicaURLs(environment, primary: database, app: app).map(
+        ServedApp.ReplicaDatabase.init),
+      replicaSettings: try ledger.replicaSettings(environment), ledger: configuration,
       appStoreAPI: settings.map { AppStoreAPISettings(api: $0.0, verifier: $0.1) },
       consumption: try policyPath.map {
         ConsumptionWorkerConfiguration(policy: try ConsumptionCommand.policy($0))

@@ -1,6 +1,10 @@
 # Throwaway PostgreSQL clusters for tests and benchmarks. Source it, then:
 #   postgres_start      starts a private cluster on loopback and exports STORELEDGER_TEST_DATABASE_URL
 #   postgres_stop       stops it and removes its files (also installed as an EXIT/INT/TERM trap)
+#   postgres_start_replica
+#                       adds a streaming replica of it (pg_basebackup -R) on another port and
+#                       exports STORELEDGER_TEST_REPLICA_URL, and, for tests that stop and start
+#                       it, STORELEDGER_TEST_REPLICA_DATA and STORELEDGER_TEST_POSTGRES_BIN
 # PostgreSQL refuses to run as root, so when we are root the cluster runs as the postgres user.
 
 postgres_bin_dir() {
@@ -59,8 +63,42 @@ postgres_start() {
   echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port ($POSTGRES_DIR)"
 }
 
+postgres_start_replica() {
+  local port primary_port
+  port=$(postgres_free_port)
+  primary_port=${STORELEDGER_TEST_DATABASE_URL##*:}
+  primary_port=${primary_port%%/*}
+  postgres_as_owner "$POSTGRES_BIN/pg_basebackup" -D "$POSTGRES_DIR/replica" -R -X stream \
+    -h 127.0.0.1 -p "$primary_port" -U postgres >"$POSTGRES_DIR/basebackup.log" 2>&1 || {
+    cat "$POSTGRES_DIR/basebackup.log" >&2
+    return 1
+  }
+  # The replica's own port and socket directory; it follows the primary (primary_conninfo,
+  # standby.signal written by -R) and answers read-only queries meanwhile (hot_standby).
+  cat >>"$POSTGRES_DIR/replica/postgresql.auto.conf" <<CONF
+port = $port
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$POSTGRES_DIR'
+hot_standby = on
+max_connections = 300
+CONF
+  postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/replica" \
+    -l "$POSTGRES_DIR/replica.log" -w start >/dev/null || {
+    cat "$POSTGRES_DIR/replica.log" >&2
+    return 1
+  }
+  export STORELEDGER_TEST_REPLICA_URL="postgres://postgres@127.0.0.1:$port/postgres"
+  export STORELEDGER_TEST_REPLICA_DATA="$POSTGRES_DIR/replica"
+  export STORELEDGER_TEST_POSTGRES_BIN="$POSTGRES_BIN"
+  echo "PostgreSQL streaming replica on 127.0.0.1:$port"
+}
+
 postgres_stop() {
   if [ -n "${POSTGRES_DIR:-}" ] && [ -d "$POSTGRES_DIR" ]; then
+    if [ -d "$POSTGRES_DIR/replica" ]; then
+      postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/replica" -m immediate -w stop \
+        >/dev/null 2>&1 || true
+    fi
     postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/data" -m immediate -w stop \
       >/dev/null 2>&1 || true
     rm -rf "$POSTGRES_DIR"

@@ -4,10 +4,13 @@ import StoreLedgerPostgres
 
 extension Ledger {
   /// Up to `limit` changes after `position` (0: from the start), in feed order; only
-  /// `account`'s when given. A position after the newest change is `positionBeyondFeed`.
-  public func changes(after position: Int64 = 0, limit: Int = 100, account: String? = nil)
-    async throws(LedgerError) -> [ChangeRecord]
-  {
+  /// `account`'s when given. A position after the newest change is `positionBeyondFeed`. A
+  /// replica answers unless `consistency` is `exact`, and only once it holds `position`: a
+  /// reader that saw a change on the primary or another replica never reads an older feed.
+  public func changes(
+    after position: Int64 = 0, limit: Int = 100, account: String? = nil,
+    consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> [ChangeRecord] {
     guard position >= 0 else {
       throw LedgerError(.invalidRequest, "a feed position is 0 or more")
     }
@@ -15,17 +18,22 @@ extension Ledger {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     let token = try account.map { token throws(LedgerError) in try Self.canonical(token) }
-    let (client, logger) = (self.client, self.logger)
+    let logger = self.logger
     do {
-      let records = try await withDatabase {
-        try await ChangeFeed.read(
+      let read = try await reading(token, consistency) { client in
+        let records = try await ChangeFeed.read(
           after: position, limit: limit, account: token, on: client, logger: logger)
+        guard records.isEmpty, position > 0 else { return (records, Int64?.none) }
+        return (records, try await ChangeFeed.head(on: client, logger: logger))
       }
-      if records.isEmpty, position > 0 {
-        let head = try await changeFeedHead()
-        if position > head {
-          throw Self.beyondFeed(position, head: head)
+      let (records, head) = read.value
+      if let head, position > head {
+        // A replica may not have replayed the position yet: only the primary says it is wrong.
+        if read.replica != nil {
+          return try await changes(
+            after: position, limit: limit, account: account, consistency: .exact)
         }
+        throw Self.beyondFeed(position, head: head)
       }
       return named(records)
     } catch {
@@ -33,15 +41,17 @@ extension Ledger {
     }
   }
 
-  /// Like ``changes(after:limit:account:)``, but when there is nothing after `position` yet,
-  /// waits up to `wait` for a change to be appended (a long poll).
+  /// Like ``changes(after:limit:account:consistency:)``, but when there is nothing after
+  /// `position` yet, waits up to `wait` for a change to be appended (a long poll).
   public func changes(
-    after position: Int64, limit: Int = 100, account: String? = nil, waitingUpTo wait: Duration
+    after position: Int64, limit: Int = 100, account: String? = nil, waitingUpTo wait: Duration,
+    consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> [ChangeRecord] {
     let deadline = ContinuousClock.now + wait
     while true {
       let generation = changesAppended.generation
-      let records = try await changes(after: position, limit: limit, account: account)
+      let records = try await changes(
+        after: position, limit: limit, account: account, consistency: consistency)
       let now = ContinuousClock.now
       if !records.isEmpty || now >= deadline || Task.isCancelled { return records }
       // Changes another process appends are seen at the next poll.

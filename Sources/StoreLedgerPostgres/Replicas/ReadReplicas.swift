@@ -1,0 +1,328 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Streaming replicas that answer reads beside the primary, with read-your-writes.
+///
+/// A write this process made to an account is noted with the primary's WAL position after its
+/// commit (``noteWrite(to:)``); a later read of that account on a replica first waits, up to
+/// ``Settings/maximumWait``, for the replica to have replayed that far, else the primary
+/// answers. A replica that fails a read is taken out of rotation at once and that read is
+/// answered by the primary; ``monitor()`` takes out replicas that are unreachable, are no
+/// longer standbys, or lag more than ``Settings/maximumLag``, and puts them back when they
+/// recover. Callers never see a replica's failure: only the primary's.
+public final class ReadReplicas: Sendable {
+  public struct Settings: Sendable {
+    /// How long a read waits for a replica to replay this process's write before the primary
+    /// answers it instead.
+    public var maximumWait: Duration
+    /// A replica further behind the primary than this is taken out until it catches up.
+    public var maximumLag: Duration
+    /// How often ``monitor()`` checks the replicas.
+    public var probeInterval: Duration
+    /// A replica that takes longer than this to answer is taken out (the primary answers).
+    public var replicaTimeout: Duration
+    /// Accounts whose last write this process remembers (the oldest are forgotten past it).
+    public var rememberedWrites: Int
+
+    public init(
+      maximumWait: Duration = .milliseconds(250), maximumLag: Duration = .seconds(5),
+      probeInterval: Duration = .milliseconds(500), replicaTimeout: Duration = .seconds(2),
+      rememberedWrites: Int = 100_000
+    ) {
+      self.maximumWait = maximumWait
+      self.maximumLag = maximumLag
+      self.probeInterval = probeInterval
+      self.replicaTimeout = replicaTimeout
+      self.rememberedWrites = rememberedWrites
+    }
+  }
+
+  /// A read's value and the replica that answered it (nil: the primary did).
+  public struct Answer<Value: Sendable>: Sendable {
+    public var value: Value
+    public var replica: String?
+
+    public init(value: Value, replica: String? = nil) {
+      self.value = value
+      self.replica = replica
+    }
+  }
+
+  /// Thrown by a read's body when the replica lacks something the read needs (a feed
+  /// position it has not replayed): the primary answers, the replica stays in rotation.
+  public struct NotReplayedYet: Error {
+    public init() {}
+  }
+
+  private struct Write {
+    var position: WALPosition
+    var at: ContinuousClock.Instant
+  }
+
+  private struct State {
+    var writes: [String: Write] = [:]
+    var order: [String] = []
+    /// The primary's WAL position at each probe, oldest first, to tell how long ago a
+    /// replica's replay position was the primary's.
+    var samples: [(at: ContinuousClock.Instant, position: WALPosition)] = []
+    var next = 0
+  }
+
+  /// Stands for a write whose position could not be read: its account is read on the primary
+  /// until a later probe of the primary gives a position after it.
+  static let unknown = WALPosition(.max)
+
+  let primary: PostgresClient
+  public let replicas: [ReadReplica]
+  public let settings: Settings
+  let logger: Logger
+  private let state = Mutex(State())
+
+  public init(
+    primary: PostgresClient, replicas: [ReadReplica], settings: Settings = Settings(),
+    logger: Logger
+  ) {
+    self.primary = primary
+    self.replicas = replicas
+    self.settings = settings
+    self.logger = logger
+  }
+
+  public var statuses: [ReadReplica.Status] { replicas.map(\.status) }
+
+  // MARK: Writes
+
+  /// A write naming `accounts` has committed: later reads of them in this process wait for a
+  /// replica to replay it. Reads the primary's current WAL insert position (at or after the
+  /// commit record); if the primary does not answer, the accounts are read on the primary.
+  public func noteWrite(to accounts: [String]) async {
+    guard !accounts.isEmpty, !replicas.isEmpty else { return }
+    let at = ContinuousClock.now
+    let primary = self.primary
+    let logger = self.logger
+    let position =
+      (try? await withTimeout(settings.replicaTimeout) {
+        try await Self.insertPosition(on: primary, logger: logger)
+      }) ?? Self.unknown
+    state.withLock { state in
+      for token in accounts {
+        if let known = state.writes[token] {
+          state.writes[token] = Write(position: max(known.position, position), at: at)
+        } else {
+          state.writes[token] = Write(position: position, at: at)
+          state.order.append(token)
+        }
+      }
+      forgetOldest(&state)
+    }
+  }
+
+  /// The position a read of `account` must see, if this process wrote to it lately.
+  func requiredPosition(for account: String) -> WALPosition? {
+    state.withLock { $0.writes[account]?.position }
+  }
+
+  private func forgetOldest(_ state: inout State) {
+    guard state.writes.count > settings.rememberedWrites else { return }
+    let target = settings.rememberedWrites - settings.rememberedWrites / 10
+    var dropped = 0
+    while state.writes.count > target, dropped < state.order.count {
+      state.writes[state.order[dropped]] = nil
+      dropped += 1
+    }
+    state.order = state.order[dropped...].filter { state.writes[$0] != nil }
+  }
+
+  // MARK: Reads
+
+  /// Runs `body` on a replica in rotation when `consistency` allows and the replica has
+  /// replayed this process's writes to `account`; else, or when the replica fails, on the
+  /// primary. Errors thrown are the primary's only.
+  public func read<Value: Sendable>(
+    account: String?, consistency: ReadConsistency,
+    _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+  ) async throws -> Answer<Value> {
+    guard consistency == .readYourWrites, let replica = nextReplica() else {
+      return Answer(value: try await body(primary), replica: nil)
+    }
+    if let required = account.flatMap(requiredPosition(for:)),
+      await !caughtUp(replica, to: required)
+    {
+      replica.count(served: false)
+      return Answer(value: try await body(primary), replica: nil)
+    }
+    do {
+      let value = try await withTimeout(settings.replicaTimeout) { try await body(replica.client) }
+      replica.count(served: true)
+      return Answer(value: value, replica: replica.name)
+    } catch {
+      if Task.isCancelled { throw error }
+      if !(error is NotReplayedYet), !Self.isStatementError(error) {
+        takeOut(replica, because: "a read failed (\(Self.kind(of: error)))")
+      }
+      replica.count(served: false)
+      return Answer(value: try await body(primary), replica: nil)
+    }
+  }
+
+  /// The next replica in rotation, round robin; nil when none is.
+  private func nextReplica() -> ReadReplica? {
+    let candidates = replicas.filter(\.inRotation)
+    guard !candidates.isEmpty else { return nil }
+    let index = state.withLock { state in
+      state.next &+= 1
+      return state.next
+    }
+    return candidates[index % candidates.count]
+  }
+
+  /// Whether `replica` has replayed `position`, asking it until ``Settings/maximumWait``.
+  private func caughtUp(_ replica: ReadReplica, to position: WALPosition) async -> Bool {
+    if position == Self.unknown { return false }
+    if replica.hasReplayed(position) { return true }
+    let deadline = ContinuousClock.now + settings.maximumWait
+    while true {
+      guard let replayed = await replayPosition(of: replica) else { return false }
+      if replayed >= position { return true }
+      if ContinuousClock.now >= deadline { return false }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+  }
+
+  /// The replica's replay position now; nil (and the replica taken out) when it does not
+  /// answer or is not a standby.
+  private func replayPosition(of replica: ReadReplica) async -> WALPosition? {
+    let logger = self.logger
+    do {
+      let replayed = try await withTimeout(settings.replicaTimeout) {
+        try await Self.replayPosition(on: replica.client, logger: logger)
+      }
+      guard let replayed else {
+        takeOut(replica, because: "it is not a standby")
+        return nil
+      }
+      replica.noteReplayed(replayed)
+      return replayed
+    } catch {
+      takeOut(replica, because: "it does not answer (\(Self.kind(of: error)))")
+      return nil
+    }
+  }
+
+  // MARK: Health
+
+  /// Checks every replica each ``Settings/probeInterval`` until the task is cancelled.
+  public func monitor() async {
+    while !Task.isCancelled {
+      await probe()
+      do { try await Task.sleep(for: settings.probeInterval) } catch { return }
+    }
+  }
+
+  /// One check: the primary's position, then each replica's: unreachable, not a standby, or
+  /// more than ``Settings/maximumLag`` behind takes it out; otherwise it is (put back) in.
+  public func probe() async {
+    let at = ContinuousClock.now
+    let (primary, logger) = (self.primary, self.logger)
+    if let position = try? await withTimeout(
+      settings.replicaTimeout,
+      {
+        try await Self.insertPosition(on: primary, logger: logger)
+      })
+    {
+      state.withLock { $0.samples.append((at, position)) }
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for replica in replicas {
+        group.addTask { await self.check(replica) }
+      }
+    }
+    forgetReplayedWrites()
+  }
+
+  private func check(_ replica: ReadReplica) async {
+    guard let replayed = await replayPosition(of: replica) else { return }
+    let behindSince = state.withLock { state in
+      state.samples.first { $0.position > replayed }?.at
+    }
+    if let behindSince, ContinuousClock.now - behindSince > settings.maximumLag {
+      takeOut(replica, because: "it is more than \(settings.maximumLag) behind the primary")
+    } else if replica.putBack() {
+      logger.notice("read replica back in rotation", metadata: ["replica": "\(replica.name)"])
+    }
+  }
+
+  /// Drops writes every replica has replayed and samples no replica needs, and gives writes of
+  /// unknown position the first primary position read after them.
+  private func forgetReplayedWrites() {
+    let replayed = replicas.map { $0.status.replayed ?? WALPosition(0) }.min() ?? WALPosition(0)
+    state.withLock { state in
+      let newest = state.samples.last
+      if let newest, state.samples.count > 1 {
+        let needed = state.samples.dropLast().filter { $0.position > replayed }
+        state.samples = Array(needed.suffix(10_000)) + [newest]
+      }
+      for (token, write) in state.writes {
+        if write.position == Self.unknown, let newest, newest.at > write.at {
+          state.writes[token]?.position = newest.position
+        }
+        if let position = state.writes[token]?.position, position <= replayed {
+          state.writes[token] = nil
+        }
+      }
+      if state.order.count > 2 * state.writes.count + 1000 {
+        state.order = state.order.filter { state.writes[$0] != nil }
+      }
+    }
+  }
+
+  private func takeOut(_ replica: ReadReplica, because reason: String) {
+    if replica.takeOut(because: reason) {
+      logger.warning(
+        "read replica out of rotation",
+        metadata: ["replica": "\(replica.name)", "reason": "\(reason)"])
+    }
+  }
+
+  // MARK: Statements
+
+  static func insertPosition(on client: PostgresClient, logger: Logger) async throws
+    -> WALPosition
+  {
+    let text = try await client.query(
+      "SELECT pg_current_wal_insert_lsn()::text", logger: logger
+    ) { rows in
+      var text = ""
+      for try await value in rows.decode(String.self) { text = value }
+      return text
+    }
+    guard let position = WALPosition(text) else { throw NotReplayedYet() }
+    return position
+  }
+
+  /// Nil when the server is not in recovery (a primary, or a promoted replica).
+  static func replayPosition(on client: PostgresClient, logger: Logger) async throws
+    -> WALPosition?
+  {
+    try await client.query(
+      "SELECT pg_last_wal_replay_lsn()::text WHERE pg_is_in_recovery()", logger: logger
+    ) { rows in
+      var text: String?
+      for try await value in rows.decode(String?.self) { text = value }
+      return text.flatMap(WALPosition.init)
+    }
+  }
+
+  /// An error the server raised for the statement (a conflict with recovery, say): the
+  /// replica itself is fine.
+  static func isStatementError(_ error: any Error) -> Bool {
+    (error as? PSQLError)?.code == .server
+  }
+
+  static func kind(of error: any Error) -> String {
+    if error is TimeoutError { return "timeout" }
+    if let error = error as? PSQLError { return "\(error.code)" }
+    return "\(type(of: error))"
+  }
+}
