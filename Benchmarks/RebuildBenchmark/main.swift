@@ -12,13 +12,16 @@ import StoreLedgerTestSupport
 // phase; then the audit's signature re-verification next to the verifier in memory.
 // Needs a PostgreSQL superuser URL (scripts/bench-rebuild starts a throwaway cluster).
 // Usage: RebuildBenchmark --database-url URL [--events 1000000] [--rounds 3]
-//        [--signature-customers 300]
+//        [--signature-customers 300] [--seed-only]
+// --seed-only: seed the log, analyze it, print `database NAME` and keep it (scripts/bench-shards
+// then runs the CLI's audit and rebuild on it, in one process and in two).
 
 struct Options {
   var databaseURL = ProcessInfo.processInfo.environment["STORELEDGER_TEST_DATABASE_URL"]
   var eventCount = 1_000_000
   var rounds = 3
   var signatureCustomers = 300
+  var seedOnly = false
 
   init(_ arguments: [String]) {
     var iterator = arguments.dropFirst().makeIterator()
@@ -27,6 +30,7 @@ struct Options {
       case "--database-url": databaseURL = iterator.next()
       case "--events": eventCount = iterator.next().flatMap(Int.init) ?? eventCount
       case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
+      case "--seed-only": seedOnly = true
       case "--signature-customers":
         signatureCustomers = iterator.next().flatMap(Int.init) ?? signatureCustomers
       default: fatalError("unknown argument \(argument)")
@@ -69,6 +73,10 @@ do {
     server.with(database: database.name), logger: logger
   ) { client in
     try await client.execute("VACUUM ANALYZE", logger: logger)
+  }
+  if options.seedOnly {
+    print("database \(database.name)")
+    exit(0)
   }
   try await database.withWriter { client in
     let ledger = try Ledger(
