@@ -152,6 +152,16 @@ let package = Package(
       path: "Benchmarks/AppendBenchmark"
     ),
     .executableTarget(
+      name: "GrowthBenchmark",
+      dependencies: [
+        "StoreLedgerPostgres",
+        "StoreLedgerTestSupport",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/GrowthBenchmark"
+    ),
+    .executableTarget(
       name: "RebuildBenchmark",
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerTestSupport",

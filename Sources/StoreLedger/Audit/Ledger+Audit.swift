@@ -27,7 +27,9 @@ extension Ledger {
           pageSize: pageSize, concurrency: max(1, concurrency), shard: shard, into: &report)
       }.seconds
       report.readModelSeconds = try await clock.measure {
-        try await auditReadModels(pageSize: pageSize, now: now, shard: shard, into: &report)
+        try await auditReadModels(
+          pageSize: pageSize, now: now, concurrency: max(1, concurrency), shard: shard,
+          into: &report)
       }.seconds
     } catch let error as LedgerError {
       throw error
@@ -169,8 +171,10 @@ extension Ledger {
     }
   }
 
+  /// Each page of accounts is compared in `concurrency` contiguous slices at once; their
+  /// findings join the report in account order, as one slice's would.
   private func auditReadModels(
-    pageSize: Int, now: Date, shard: WorkShard, into report: inout AuditReport
+    pageSize: Int, now: Date, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
     let (client, logger) = (self.client, self.logger)
     var last = ""
@@ -184,9 +188,27 @@ extension Ledger {
       let accounts = try await withDatabase {
         try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
       }
-      for (token, account) in accounts.sorted(by: { $0.key < $1.key }) {
-        try await compareView(of: token, account, now: now, into: &report)
-        try await compareChanges(of: token, account, now: now, into: &report)
+      let ordered = accounts.sorted { $0.key < $1.key }
+      let slice = max(1, (ordered.count + concurrency - 1) / concurrency)
+      let parts = try await withThrowingTaskGroup(of: (Int, AuditReport).self) { group in
+        for start in stride(from: 0, to: ordered.count, by: slice) {
+          let accounts = ordered[start..<min(start + slice, ordered.count)]
+          group.addTask {
+            var part = AuditReport()
+            for (token, account) in accounts {
+              try await compareView(of: token, account, now: now, into: &part)
+              try await compareChanges(of: token, account, now: now, into: &part)
+            }
+            return (start, part)
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      for (_, part) in parts.sorted(by: { $0.0 < $1.0 }) {
+        report.accountsCompared += part.accountsCompared
+        report.accountsNotCurrent += part.accountsNotCurrent
+        report.changesCompared += part.changesCompared
+        report.problems += part.problems
       }
       last = end
     }
