@@ -22,60 +22,79 @@ public final class ReadReplica: Sendable {
     public var fellBack: Int
   }
 
-  private let state: Mutex<Status>
+  private struct State {
+    var status: Status
+    /// When `status.replayed` was read from the replica.
+    var observedAt: ContinuousClock.Instant?
+  }
+
+  /// How long a replay position read from the replica is trusted without asking again: a
+  /// replica that restarted after a crash may have replayed less than it had before.
+  static let trustedFor = Duration.seconds(1)
+
+  private let state: Mutex<State>
 
   public init(name: String, client: PostgresClient) {
     self.name = name
     self.client = client
     self.state = Mutex(
-      Status(name: name, inRotation: true, reason: nil, replayed: nil, served: 0, fellBack: 0))
+      State(
+        status: Status(
+          name: name, inRotation: true, reason: nil, replayed: nil, served: 0, fellBack: 0)))
   }
 
-  public var status: Status { state.withLock { $0 } }
+  public var status: Status { state.withLock { $0.status } }
 
-  var inRotation: Bool { state.withLock { $0.inRotation } }
+  var inRotation: Bool { state.withLock { $0.status.inRotation } }
 
-  /// True when the replica is known to have replayed `position`.
+  /// True when the replica was seen, within ``trustedFor``, to have replayed `position`.
   func hasReplayed(_ position: WALPosition) -> Bool {
-    state.withLock { $0.replayed.map { $0 >= position } ?? false }
+    state.withLock { state in
+      guard let replayed = state.status.replayed, let observedAt = state.observedAt,
+        ContinuousClock.now - observedAt < Self.trustedFor
+      else { return false }
+      return replayed >= position
+    }
   }
 
-  /// Notes a replay position read from the replica (positions only grow while it runs).
+  /// Notes the replay position just read from the replica: the newest reading wins, even when
+  /// lower (a restarted replica), so the position is never believed higher than it is.
   func noteReplayed(_ position: WALPosition) {
-    state.withLock { status in
-      if status.replayed.map({ $0 < position }) ?? true { status.replayed = position }
+    state.withLock { state in
+      state.status.replayed = position
+      state.observedAt = .now
     }
   }
 
   /// Takes the replica out of rotation; true when it was in.
   @discardableResult
   func takeOut(because reason: String) -> Bool {
-    state.withLock { status in
+    state.withLock { state in
       defer {
-        status.inRotation = false
-        status.reason = reason
-        // A replica that went away may come back having replayed less than we saw.
-        status.replayed = nil
+        state.status.inRotation = false
+        state.status.reason = reason
+        state.status.replayed = nil
+        state.observedAt = nil
       }
-      return status.inRotation
+      return state.status.inRotation
     }
   }
 
   /// Puts the replica back; true when it was out.
   @discardableResult
   func putBack() -> Bool {
-    state.withLock { status in
+    state.withLock { state in
       defer {
-        status.inRotation = true
-        status.reason = nil
+        state.status.inRotation = true
+        state.status.reason = nil
       }
-      return !status.inRotation
+      return !state.status.inRotation
     }
   }
 
   func count(served: Bool) {
-    state.withLock { status in
-      if served { status.served += 1 } else { status.fellBack += 1 }
+    state.withLock { state in
+      if served { state.status.served += 1 } else { state.status.fellBack += 1 }
     }
   }
 }
