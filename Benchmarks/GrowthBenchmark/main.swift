@@ -12,11 +12,17 @@ import Synchronization
 //   append — 8 appenders, one event per transaction, through EventStore.append (new streams);
 //   read   — 8 readers, one random filled stream (ten events) per read, EventStore.readStreams.
 // Usage: GrowthBenchmark --database-url URL [--sizes 1,5,10,20] (millions) [--seconds 5]
+//        [--partitions N]
+// --partitions N: the same on `storeledger.events` partitioned by hash of stream_id into N
+// tables. PostgreSQL keeps a unique constraint on a partitioned table only when it holds the
+// partition key, so idempotency_key, event_id and (tx_id, seq) get plain indexes there: the
+// variant measures the rates partitioning would give, not a schema the engine could adopt.
 
 struct Options {
   var databaseURL = ProcessInfo.processInfo.environment["STORELEDGER_TEST_DATABASE_URL"]
   var sizes = [1, 5, 10, 20]
   var seconds = 5.0
+  var partitions = 0
 
   init(_ arguments: [String]) {
     var iterator = arguments.dropFirst().makeIterator()
@@ -26,6 +32,7 @@ struct Options {
       case "--sizes":
         sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
       case "--seconds": seconds = iterator.next().flatMap(Double.init) ?? seconds
+      case "--partitions": partitions = iterator.next().flatMap(Int.init) ?? partitions
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -38,7 +45,50 @@ var logger = Logger(label: "storeledger.growth-benchmark")
 logger.logLevel = .error
 let quiet = logger
 let server = try DatabaseURL(urlText)
-let database = try await BenchmarkDatabase.create(on: server, setupSQL: [], logger: quiet)
+/// The events table swapped for one partitioned by hash of stream_id, with the engine's
+/// indexes (unique only where the key allows), grants and insert triggers.
+func partitionedSQL(_ count: Int) -> [String] {
+  [
+    "ALTER TABLE storeledger.events RENAME TO events_flat",
+    """
+    CREATE TABLE storeledger.events (LIKE storeledger.events_flat INCLUDING DEFAULTS
+      INCLUDING IDENTITY INCLUDING GENERATED INCLUDING CONSTRAINTS) PARTITION BY HASH (stream_id)
+    """,
+    "ALTER TABLE storeledger.events ADD PRIMARY KEY (stream_id, stream_version)",
+    "CREATE INDEX ON storeledger.events (idempotency_key)",
+    "CREATE INDEX ON storeledger.events (event_id)",
+    "CREATE INDEX ON storeledger.events (tx_id, seq)",
+    """
+    CREATE INDEX ON storeledger.events (storeledger.event_transaction_id(payload))
+      WHERE event_type LIKE 'appstore.%'
+    """,
+    """
+    DO $$ BEGIN
+      FOR i IN 0..\(count - 1) LOOP
+        EXECUTE format('CREATE TABLE storeledger.events_p%s PARTITION OF storeledger.events
+          FOR VALUES WITH (MODULUS \(count), REMAINDER %s)', i, i);
+      END LOOP;
+    END $$
+    """,
+    "GRANT SELECT, INSERT ON storeledger.events TO storeledger_writer",
+    """
+    CREATE TRIGGER events_notify_appended AFTER INSERT ON storeledger.events
+      FOR EACH STATEMENT EXECUTE FUNCTION storeledger.notify_appended()
+    """,
+    """
+    CREATE TRIGGER events_index_consumption AFTER INSERT ON storeledger.events
+      FOR EACH ROW WHEN (NEW.event_type LIKE 'ledger.consumption\\_%')
+      EXECUTE FUNCTION storeledger.index_consumption_trigger()
+    """,
+  ]
+}
+
+let database = try await BenchmarkDatabase.create(
+  on: server, setupSQL: options.partitions > 0 ? partitionedSQL(options.partitions) : [],
+  logger: quiet)
+if options.partitions > 0 {
+  print("events partitioned by hash of stream_id into \(options.partitions) tables")
+}
 
 let payload = #"""
   {"transactionId":"2000000812345678","originalTransactionId":"2000000800000001","bundleId":"com.example.storeledger","productId":"com.example.premium.monthly","subscriptionGroupIdentifier":"21000001","purchaseDate":1761955200000,"originalPurchaseDate":1759276800000,"expiresDate":1764547200000,"quantity":1,"type":"Auto-Renewable Subscription","appAccountToken":"7e3fb20b-4cdb-47cc-936d-99d65f608138","inAppOwnershipType":"PURCHASED","signedDate":1761955201000,"environment":"Production","transactionReason":"RENEWAL","storefront":"USA","price":9990,"currency":"USD"}
@@ -95,6 +145,7 @@ let payload = #"""
   }
 }
 
+setvbuf(stdout, nil, _IOLBF, 0)
 do {
   print("rows (M)  append/s (8 appenders)  stream reads/s (8 readers)  events table + indexes")
   var filled = 0
