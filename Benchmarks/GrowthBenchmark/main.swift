@@ -72,10 +72,6 @@ func partitionedSQL(_ count: Int) -> [String] {
     """,
     "GRANT SELECT, INSERT ON storeledger.events TO storeledger_writer",
     """
-    CREATE TRIGGER events_notify_appended AFTER INSERT ON storeledger.events
-      FOR EACH STATEMENT EXECUTE FUNCTION storeledger.notify_appended()
-    """,
-    """
     CREATE TRIGGER events_index_consumption AFTER INSERT ON storeledger.events
       FOR EACH ROW WHEN (NEW.event_type LIKE 'ledger.consumption\\_%')
       EXECUTE FUNCTION storeledger.index_consumption_trigger()
@@ -87,7 +83,7 @@ let database = try await BenchmarkDatabase.create(
   on: server, setupSQL: options.partitions > 0 ? partitionedSQL(options.partitions) : [],
   logger: quiet)
 if options.partitions > 0 {
-  print("events partitioned by hash of stream_id into \(options.partitions) tables")
+  say("events partitioned by hash of stream_id into \(options.partitions) tables")
 }
 
 let payload = #"""
@@ -137,7 +133,10 @@ let payload = #"""
 
 @Sendable func size(on client: PostgresClient) async throws -> String {
   try await client.query(
-    "SELECT pg_size_pretty(pg_total_relation_size('storeledger.events'))", logger: quiet
+    """
+    SELECT pg_size_pretty(sum(pg_total_relation_size(relid)))
+    FROM pg_partition_tree('storeledger.events')
+    """, logger: quiet
   ) { rows in
     var text = ""
     for try await value in rows.decode(String.self) { text = value }
@@ -145,9 +144,11 @@ let payload = #"""
   }
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)
+/// Written at once, not buffered: a run lasts half an hour and its lines should show as they come.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
 do {
-  print("rows (M)  append/s (8 appenders)  stream reads/s (8 readers)  events table + indexes")
+  say("rows (M)  append/s (8 appenders)  stream reads/s (8 readers)  events table + indexes")
   var filled = 0
   let run = UUID().uuidString.prefix(8)
   for millions in options.sizes {
@@ -177,7 +178,7 @@ do {
       }
       return (appends, reads, try await size(on: client))
     }
-    print(
+    say(
       String(format: "%8d  %22.0f  %26.0f  ", millions, appends, reads) + bytes)
   }
   try await database.drop()
