@@ -58,11 +58,13 @@ extension Ledger {
     do {
       let (client, logger) = (self.client, self.logger)
       let row = (sighting.environment, sighting.appTransactionId, sighting.chain, sighting.token)
+      // Read before the index: a sighting queued or being written now is seen here, one
+      // written before this moment is in the index read next, so none falls between the two.
+      let waiting = identities.pendingTokens(sighting.environment, sighting.appTransactionId)
       let seen = try await database {
         try await AppTransactionIndex.note([row], on: client, logger: logger)
       }
-      let holders = Set(seen.compactMap(\.token)).union(
-        identities.pendingTokens(sighting.environment, sighting.appTransactionId))
+      let holders = Set(seen.compactMap(\.token)).union(waiting)
       if holders.count == 1, let holder = holders.first {
         try await joinChain(sighting.chain, to: holder, in: sighting.environment)
       }
@@ -87,10 +89,12 @@ extension Ledger {
       do {
         let (client, logger) = (self.client, self.logger)
         let rows = batch.map { ($0.environment, $0.appTransactionId, $0.chain, $0.token) }
+        // Before the index is read (see join): this batch and every other not yet written.
+        let waiting = identities.waitingTokens()
         let stored = try await database {
           try await AppTransactionIndex.note(rows, on: client, logger: logger)
         }
-        try await linkTokenless(stored, noted: batch)
+        try await linkTokenless(stored, waiting: waiting)
         for sighting in batch { identities.insert(sighting.key) }
       } catch {
         logger.warning(
@@ -101,22 +105,17 @@ extension Ledger {
     }
   }
 
-  /// For each download of the batch held by exactly one account: its purchases without a
-  /// token join that account.
+  /// For each download of the batch held by exactly one account (in the index or in a
+  /// sighting not yet written, `waiting`): its purchases without a token join that account.
   private func linkTokenless(
     _ stored: [(environment: String, appTransactionId: String, chain: String, token: String?)],
-    noted batch: [Sighting]
+    waiting: [String: Set<String>]
   ) async throws(LedgerError) {
-    let downloads = Dictionary(grouping: stored) { "\($0.environment)|\($0.appTransactionId)" }
-    for (_, rows) in downloads {
-      let first = rows[0]
-      var holders = Set(rows.compactMap(\.token))
-      for sighting in batch
-      where sighting.environment == first.environment
-        && sighting.appTransactionId == first.appTransactionId
-      {
-        if let token = sighting.token { holders.insert(token) }
-      }
+    let downloads = Dictionary(grouping: stored) {
+      IdentityCache.download($0.environment, $0.appTransactionId)
+    }
+    for (download, rows) in downloads {
+      let holders = Set(rows.compactMap(\.token)).union(waiting[download] ?? [])
       guard holders.count == 1, let holder = holders.first else { continue }
       for row in rows where row.token == nil {
         try await joinChain(row.chain, to: holder, in: row.environment)
@@ -149,7 +148,8 @@ final class IdentityCache: Sendable {
     var seen: Set<String> = []
     var pending: [String: Ledger.Sighting] = [:]
     var flushing = false
-    var inFlight = 0
+    /// Batches taken to be written and not yet reported written.
+    var inFlight: [[Ledger.Sighting]] = []
   }
   private let state = Mutex(State())
   private let capacity: Int
@@ -185,23 +185,44 @@ final class IdentityCache: Sendable {
       }
       let batch = Array($0.pending.values.prefix(1000))
       for sighting in batch { $0.pending[sighting.key] = nil }
-      $0.inFlight += 1
+      $0.inFlight.append(batch)
       return batch
     }
   }
 
-  func written(_ batch: [Ledger.Sighting]) { state.withLock { $0.inFlight -= 1 } }
+  func written(_ batch: [Ledger.Sighting]) {
+    let keys = batch.map(\.key)
+    state.withLock { state in
+      if let index = state.inFlight.firstIndex(where: { $0.map(\.key) == keys }) {
+        state.inFlight.remove(at: index)
+      }
+    }
+  }
 
   /// A batch is being written, or sightings wait for one.
-  var isWriting: Bool { state.withLock { $0.inFlight > 0 || !$0.pending.isEmpty } }
+  var isWriting: Bool { state.withLock { !$0.inFlight.isEmpty || !$0.pending.isEmpty } }
 
-  /// Tokens of queued sightings of one download.
+  /// Tokens of the sightings of one download that are queued or being written: not in the
+  /// index yet, or not known to be.
   func pendingTokens(_ environment: String, _ appTransactionId: String) -> Set<String> {
-    state.withLock {
-      Set(
-        $0.pending.values.filter {
-          $0.environment == environment && $0.appTransactionId == appTransactionId
-        }.compactMap(\.token))
+    waitingTokens()[Self.download(environment, appTransactionId)] ?? []
+  }
+
+  /// The same for every download, by ``download(_:_:)``.
+  func waitingTokens() -> [String: Set<String>] {
+    state.withLock { state in
+      var tokens: [String: Set<String>] = [:]
+      for sighting in Array(state.pending.values) + state.inFlight.joined() {
+        guard let token = sighting.token else { continue }
+        tokens[Self.download(sighting.environment, sighting.appTransactionId), default: []]
+          .insert(token)
+      }
+      return tokens
     }
+  }
+
+  /// One app download's key: its environment and appTransactionId.
+  static func download(_ environment: String, _ appTransactionId: String) -> String {
+    "\(environment)|\(appTransactionId)"
   }
 }

@@ -65,6 +65,49 @@ import Testing
     }
   }
 
+  /// The same for forty downloads at once: a purchase without a token arriving while the
+  /// sightings of the download's two accounts are still being written (queued, or taken into a
+  /// batch not yet in the index) links nothing either.
+  @Test func tokensStillBeingWrittenCountAsHolders() async throws {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890), signer: H.pki,
+      now: F.t(40))
+    for customer in 0..<40 {
+      let base = 20_000 + customer * 10
+      store.put(
+        F.transaction("\(base)", purchased: 30, expires: 60, token: F.account(100 + customer)),
+        customer: "d\(customer)")
+      store.put(
+        F.transaction(
+          "\(base + 1)", product: "gems", type: .consumable, purchased: 31,
+          token: F.account(200 + customer)), customer: "d\(customer)")
+      store.put(
+        F.transaction(
+          "\(base + 2)", product: "lifetime.unlock", type: .nonConsumable, purchased: 32,
+          token: nil), customer: "d\(customer)")
+    }
+    try await H.withLedger { ledger, _ in
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for customer in 0..<40 {
+          group.addTask {
+            let base = 20_000 + customer * 10
+            for id in [base, base + 1, base + 2] {
+              _ = try await ledger.ingest(signedTransaction: store.signedTransaction("\(id)")!)
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+      await ledger.flushIdentities()
+      for customer in 0..<40 {
+        for token in [F.account(100 + customer), F.account(200 + customer)] {
+          let events = try await ledger.events(for: token)
+          #expect(!events.contains { $0.eventType == AccountLinked.eventType }, "\(token)")
+        }
+      }
+    }
+  }
+
   @Test func replayAndAppTransactionInfoTakeTheAppTransactionId() async throws {
     let store = Self.store()
     let appTransactionId = SimulatedAppStore.appTransactionId(of: "c")
