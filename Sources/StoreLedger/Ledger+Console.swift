@@ -38,12 +38,14 @@ extension Ledger {
     }
     let logger = self.logger
     let environments = configuration.environments.map(\.rawValue)
-    return try await database {
-      try await reading(nil, .readYourWrites) { client in
+    do {
+      return try await reading(nil, .readYourWrites) { client in
         try await ConsoleQueries.accounts(
           matching: query, environments: environments, on: client, logger: logger)
-      }.value
-    }.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
+      }.value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
+    } catch {
+      throw Self.mapped(error)
+    }
   }
 
   /// The view of an account whose events were already read (``events(for:)``): the page that
@@ -63,11 +65,14 @@ extension Ledger {
   /// The overview at `now` (notifications counted over the 24 hours before it).
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
     let logger = self.logger
-    let read = try await database {
-      try await reading(nil, .readYourWrites) { client in
+    let read: ConsoleOverview
+    do {
+      read = try await reading(nil, .readYourWrites) { client in
         try await ConsoleQueries.overview(
           since: now.addingTimeInterval(-86_400), on: client, logger: logger)
       }.value
+    } catch {
+      throw Self.mapped(error)
     }
     return Overview(
       accounts: read.accounts, subscriptionsByStatus: read.subscriptionsByStatus,
