@@ -47,6 +47,16 @@ public struct AuditReport: Sendable, Hashable, Codable {
 
   public init() {}
 
+  /// Adds `part`'s counts and problems (after this report's), not its timings.
+  mutating func add(_ part: AuditReport) {
+    eventsChecked += part.eventsChecked
+    signaturesVerified += part.signaturesVerified
+    accountsCompared += part.accountsCompared
+    accountsNotCurrent += part.accountsNotCurrent
+    changesCompared += part.changesCompared
+    problems += part.problems
+  }
+
   /// One verdict from the reports of shares 0…N-1 of one N-way audit: counts added, problems
   /// together (in kind, subject, version order), each phase as long as its slowest share.
   /// Throws `invalidRequest` unless the reports are exactly the N shares, once each.
@@ -63,12 +73,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     var combined = AuditReport()
     combined.shard = .whole
     for report in reports {
-      combined.eventsChecked += report.eventsChecked
-      combined.signaturesVerified += report.signaturesVerified
-      combined.accountsCompared += report.accountsCompared
-      combined.accountsNotCurrent += report.accountsNotCurrent
-      combined.changesCompared += report.changesCompared
-      combined.problems += report.problems
+      combined.add(report)
       combined.hashChainSeconds = max(combined.hashChainSeconds, report.hashChainSeconds)
       combined.signatureSeconds = max(combined.signatureSeconds, report.signatureSeconds)
       combined.readModelSeconds = max(combined.readModelSeconds, report.readModelSeconds)

@@ -204,12 +204,7 @@ extension Ledger {
         }
         return try await group.reduce(into: []) { $0.append($1) }
       }
-      for (_, part) in parts.sorted(by: { $0.0 < $1.0 }) {
-        report.accountsCompared += part.accountsCompared
-        report.accountsNotCurrent += part.accountsNotCurrent
-        report.changesCompared += part.changesCompared
-        report.problems += part.problems
-      }
+      for (_, part) in parts.sorted(by: { $0.0 < $1.0 }) { report.add(part) }
       last = end
     }
   }
