@@ -185,10 +185,8 @@ extension Ledger {
           after: after, limit: pageSize, shard: shard, on: client, logger: logger)
       }
       guard let end = tokens.last else { return }
-      let accounts = try await withDatabase {
-        try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
-      }
-      let ordered = accounts.sorted { $0.key < $1.key }
+      let stored = try await storedReadModels(of: tokens)
+      let ordered = stored.inputs.sorted { $0.key < $1.key }
       let slice = max(1, (ordered.count + concurrency - 1) / concurrency)
       let parts = try await withThrowingTaskGroup(of: (Int, AuditReport).self) { group in
         for start in stride(from: 0, to: ordered.count, by: slice) {
@@ -196,8 +194,9 @@ extension Ledger {
           group.addTask {
             var part = AuditReport()
             for (token, account) in accounts {
-              try await compareView(of: token, account, now: now, into: &part)
-              try await compareChanges(of: token, account, now: now, into: &part)
+              try compareView(stored.views[token], of: token, account, now: now, into: &part)
+              compareChanges(
+                stored.changes[token] ?? [], of: token, account, now: now, into: &part)
             }
             return (start, part)
           }
@@ -209,14 +208,29 @@ extension Ledger {
     }
   }
 
-  private func compareView(
-    of token: String, _ account: AccountInput, now: Date,
-    into report: inout AuditReport
-  ) async throws {
+  /// A page of accounts' log (as the projector reads it), stored views and stored changes:
+  /// three statements for the page, read at once.
+  private func storedReadModels(of tokens: [String]) async throws -> (
+    inputs: [String: AccountInput], views: [String: AccountViewSlice],
+    changes: [String: [ChangeRecord]]
+  ) {
     let (client, logger) = (self.client, self.logger)
-    let stored = try await withDatabase {
-      try await AccountViewSlice.readWhole(of: token, on: client, logger: logger)
+    async let inputs = withDatabase {
+      try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
+    async let views = withDatabase {
+      try await AccountViewSlice.readWhole(of: tokens, on: client, logger: logger)
+    }
+    async let changes = withDatabase {
+      try await ChangeFeed.read(accounts: tokens, on: client, logger: logger)
+    }
+    return (try await inputs, try await views, try await changes)
+  }
+
+  private func compareView(
+    _ stored: AccountViewSlice?, of token: String, _ account: AccountInput, now: Date,
+    into report: inout AuditReport
+  ) throws {
     let instant = Timestamp(now)
     guard let stored, stored.changes == account.changes,
       stored.isCurrent(at: instant, projection: projection)
@@ -247,19 +261,9 @@ extension Ledger {
   /// The account's stored changes must be the start of what the log derives (the rest is
   /// what the projector has not derived yet).
   private func compareChanges(
-    of token: String, _ account: AccountInput, now: Date, into report: inout AuditReport
-  ) async throws {
-    var stored: [ChangeRecord] = []
-    let (client, logger) = (self.client, self.logger)
-    while true {
-      let after = stored.last?.position ?? 0
-      let page = try await withDatabase {
-        try await ChangeFeed.read(
-          after: after, limit: 1000, account: token, on: client, logger: logger)
-      }
-      stored += page
-      if page.count < 1000 { break }
-    }
+    _ stored: [ChangeRecord], of token: String, _ account: AccountInput, now: Date,
+    into report: inout AuditReport
+  ) {
     var input = account
     input.derivation = ChangeDerivationMarker(version: nil, events: nil, changes: nil, instant: nil)
     input.fence = .max

@@ -87,6 +87,19 @@ package enum ChangeFeed {
     return try await client.query(query, logger: logger, reading: decode)
   }
 
+  /// Every change of each of `accounts`, each account's in order: one statement for a page of
+  /// accounts (the audit's).
+  package static func read(accounts: [String], on client: PostgresClient, logger: Logger)
+    async throws -> [String: [ChangeRecord]]
+  {
+    let records = try await client.query(
+      """
+      SELECT \(unescaped: columns) FROM storeledger.changes
+      WHERE app_account_token = ANY(\(accounts)::text[]) ORDER BY app_account_token, ordinal
+      """, logger: logger, reading: decode)
+    return Dictionary(grouping: records) { $0.change.appAccountToken ?? "" }
+  }
+
   /// The changes at `positions`, in order.
   package static func read(positions: [Int64], on client: PostgresClient, logger: Logger)
     async throws -> [ChangeRecord]

@@ -45,6 +45,30 @@ public struct AccountViewSlice: Sendable {
     try await read(WholeView.self, of: token, on: client, logger: logger)
   }
 
+  /// The whole stored views of `tokens` that have a view row, by token: one statement for a
+  /// page of accounts (the audit's).
+  package static func readWhole(
+    of tokens: [String], on client: PostgresClient, logger: Logger
+  ) async throws -> [String: AccountViewSlice] {
+    try await client.query(
+      """
+      SELECT app_account_token, changes, projected_changes, projection, view::text,
+             stable_from_ms, stable_until_ms
+      FROM storeledger.account_views WHERE app_account_token = ANY(\(tokens)::text[])
+      """, logger: logger
+    ) { rows in
+      var slices: [String: AccountViewSlice] = [:]
+      for try await (token, changes, projected, projection, json, from, until) in rows.decode(
+        (String, Int64, Int64, String?, ByteBuffer?, Int64?, Int64?).self)
+      {
+        slices[token] = AccountViewSlice(
+          changes: changes, projectedChanges: projected, projection: projection, json: json,
+          from: from, until: until)
+      }
+      return slices
+    }
+  }
+
   /// The summary the whole view holds, if it is current at `time`.
   package func summary(at time: Timestamp, projection current: String) -> AccountSummary? {
     guard isCurrent(at: time, projection: current), let json else { return nil }
@@ -69,7 +93,7 @@ public struct AccountViewSlice: Sendable {
 }
 
 /// Which part a prepared statement reads, and how PostgreSQL cuts it out of the stored view.
-protocol AccountViewPart {
+protocol AccountViewPart: SendableMetatype {
   static var name: String { get }
   static var expression: String { get }
 }
@@ -125,6 +149,18 @@ struct Statement<Part: AccountViewPart>: PostgresPreparedStatement {
       (Int64, Int64, String?, ByteBuffer?, Int64?, Int64?).self)
     return AccountViewSlice(
       changes: changes, projectedChanges: projected, projection: projection, json: json,
+      from: from, until: until)
+  }
+}
+
+extension AccountViewSlice {
+  /// A row's columns, its interval's ends in milliseconds (nil: unbounded).
+  init(
+    changes: Int64, projectedChanges: Int64, projection: String?, json: ByteBuffer?,
+    from: Int64?, until: Int64?
+  ) {
+    self.init(
+      changes: changes, projectedChanges: projectedChanges, projection: projection, json: json,
       interval: StableInterval(
         from: from.map(Timestamp.init(milliseconds:)),
         until: until.map(Timestamp.init(milliseconds:))))
