@@ -22,6 +22,13 @@ struct LoadClient: Sendable {
   func send(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, bearer: String? = nil)
     async throws -> UInt
   {
+    try await exchange(method, path, body: body, bearer: bearer).status
+  }
+
+  /// Sends one request; returns its status and the body of the answer.
+  func exchange(
+    _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, bearer: String? = nil
+  ) async throws -> (status: UInt, body: ByteBuffer) {
     var request = HTTPClientRequest(url: base + path)
     request.method = method
     if let body {
@@ -30,8 +37,8 @@ struct LoadClient: Sendable {
     }
     if let bearer { request.headers.add(name: "authorization", value: "Bearer \(bearer)") }
     let response = try await client.execute(request, timeout: .seconds(60))
-    _ = try await response.body.collect(upTo: 16 * 1024 * 1024)
-    return response.status.code
+    let answer = try await response.body.collect(upTo: 16 * 1024 * 1024)
+    return (response.status.code, answer)
   }
 
   /// `count` requests made by `workers` concurrent workers; returns seconds and statuses.

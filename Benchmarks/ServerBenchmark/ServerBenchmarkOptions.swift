@@ -2,6 +2,8 @@ import StoreLedgerPostgres
 
 struct ServerBenchmarkOptions {
   var databaseURL: DatabaseURL?
+  /// A streaming replica's server: when given, the webhook with and without it is compared.
+  var readDatabaseURL: DatabaseURL?
   var notifications = 10_000
   var accounts = 100_000
   var clients = 32
@@ -21,6 +23,7 @@ struct ServerBenchmarkOptions {
       let value = iterator.next() ?? ""
       switch argument {
       case "--database-url": options.databaseURL = try DatabaseURL(value)
+      case "--read-database-url": options.readDatabaseURL = try DatabaseURL(value)
       case "--notifications": options.notifications = Int(value) ?? options.notifications
       case "--accounts": options.accounts = Int(value) ?? options.accounts
       case "--clients": options.clients = Int(value) ?? options.clients

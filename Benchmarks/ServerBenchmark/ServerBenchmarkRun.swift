@@ -41,11 +41,14 @@ struct ServerBenchmarkRun {
     postgres.options.maximumConnections = 40
     return ServerConfiguration(
       host: "127.0.0.1", port: options.port, database: postgres,
-      ledger: LedgerConfiguration(
-        bundleId: SignedFixtures.bundleId, environments: [.sandbox],
-        trustedRoots: pki.trustedRoots,
-        catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"])])),
-      apiKeys: [Self.apiKey], logLevel: .error)
+      ledger: ledgerConfiguration, apiKeys: [Self.apiKey], logLevel: .error)
+  }
+
+  var ledgerConfiguration: LedgerConfiguration {
+    LedgerConfiguration(
+      bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+      trustedRoots: pki.trustedRoots,
+      catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"])]))
   }
 
   private func measure(on database: BenchmarkDatabase) async throws {
@@ -64,9 +67,13 @@ struct ServerBenchmarkRun {
     try await load.shutdown()
     await services.triggerGracefulShutdown()
     try await server.value
+    if let replica = options.readDatabaseURL {
+      try await ReplicaMeasurement(run: self, database: database, replicaServer: replica)
+        .measure()
+    }
   }
 
-  private func waitUntilHealthy(_ load: LoadClient) async throws {
+  func waitUntilHealthy(_ load: LoadClient) async throws {
     for _ in 0..<100 {
       if (try? await load.send(.GET, "/health")) == 200 { return }
       try await Task.sleep(for: .milliseconds(100))

@@ -24,7 +24,7 @@ extension Ledger {
         if let committer { return try await committer.append(item) }
         return try await store.append([record.event], to: record.streamId, indexing: index)
       }
-      if !result.wasDuplicate { await changed(tokens) }
+      if !result.wasDuplicate { changed(tokens) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -53,7 +53,7 @@ extension Ledger {
           }
         }
       }
-      if !result.wasDuplicate { await changed([token]) }
+      if !result.wasDuplicate { changed([token]) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -161,10 +161,10 @@ extension Ledger {
   }
 
   /// A write to `tokens` committed: reads of them in this process must see it. The replicas
-  /// learn its position before the cache lets go of the old views, so no read that begins
-  /// after this can be answered from before the write.
-  func changed(_ tokens: [String]) async {
-    await replicas?.noteWrite(to: tokens)
+  /// note it before the cache lets go of the old views, so no read that begins after this can
+  /// be answered from before the write.
+  func changed(_ tokens: [String]) {
+    replicas?.noteWrite(to: tokens)
     viewCache?.invalidate(tokens)
   }
 

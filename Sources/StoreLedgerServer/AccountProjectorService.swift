@@ -7,7 +7,7 @@ struct AccountProjectorService: Service {
   let projector: AccountProjector
 
   func run() async throws {
-    try await cancelWhenGracefulShutdown {
+    await cancelWhenGracefulShutdown {
       await projector.run()
     }
   }

@@ -82,7 +82,7 @@ public struct ChangeDeliverer: Sendable {
 
   private func prune(_ endpoint: ChangeEndpoint) async throws {
     let (client, logger, age) = (ledger.client, ledger.logger, configuration.keepDelivered)
-    try await ledger.withDatabase {
+    _ = try await ledger.withDatabase {
       try await ChangeDeliveries.prune(
         endpoint.key, deliveredBefore: age, on: client, logger: logger)
     }

@@ -4,10 +4,11 @@ import Synchronization
 
 /// Streaming replicas that answer reads beside the primary, with read-your-writes.
 ///
-/// A write this process made to an account is noted with the primary's WAL position after its
-/// commit (``noteWrite(to:)``); a later read of that account on a replica first waits, up to
-/// ``Settings/maximumWait``, for the replica to have replayed that far, else the primary
-/// answers. A replica that fails a read is taken out of rotation at once and that read is
+/// A write this process made to an account is noted after its commit (``noteWrite(to:)``,
+/// which costs the write nothing more); a later read of that account on a replica first needs a
+/// WAL position of the primary read after that commit (one statement shared by every read
+/// waiting for one, or the monitor's last probe), then waits, up to ``Settings/maximumWait``,
+/// for the replica to have replayed that far, else the primary answers. A replica that fails a read is taken out of rotation at once and that read is
 /// answered by the primary; ``monitor()`` takes out replicas that are unreachable, are no
 /// longer standbys, or lag more than ``Settings/maximumLag``, and puts them back when they
 /// recover. Callers never see a replica's failure: only the primary's.
@@ -56,7 +57,8 @@ public final class ReadReplicas: Sendable {
   }
 
   private struct Write {
-    var position: WALPosition
+    /// A position of the primary read after the commit; nil until a read or a probe needs one.
+    var position: WALPosition?
     var at: ContinuousClock.Instant
   }
 
@@ -70,7 +72,7 @@ public final class ReadReplicas: Sendable {
   }
 
   /// Stands for a write whose position could not be read: its account is read on the primary
-  /// until a later probe of the primary gives a position after it.
+  /// until a position after it is known.
   static let unknown = WALPosition(.max)
 
   let primary: PostgresClient
@@ -78,6 +80,7 @@ public final class ReadReplicas: Sendable {
   public let settings: Settings
   let logger: Logger
   private let state = Mutex(State())
+  private let positions: PrimaryPositionReader
 
   public init(
     primary: PostgresClient, replicas: [ReadReplica], settings: Settings = Settings(),
@@ -87,6 +90,10 @@ public final class ReadReplicas: Sendable {
     self.replicas = replicas
     self.settings = settings
     self.logger = logger
+    let timeout = settings.replicaTimeout
+    positions = PrimaryPositionReader {
+      try? await withTimeout(timeout) { try await Self.insertPosition(on: primary, logger: logger) }
+    }
   }
 
   public var statuses: [ReadReplica.Status] { replicas.map(\.status) }
@@ -94,33 +101,30 @@ public final class ReadReplicas: Sendable {
   // MARK: Writes
 
   /// A write naming `accounts` has committed: later reads of them in this process wait for a
-  /// replica to replay it. Reads the primary's current WAL insert position (at or after the
-  /// commit record); if the primary does not answer, the accounts are read on the primary.
-  public func noteWrite(to accounts: [String]) async {
+  /// replica to replay it. Only remembers when: the position is read when a read needs it.
+  public func noteWrite(to accounts: [String]) {
     guard !accounts.isEmpty, !replicas.isEmpty else { return }
     let at = ContinuousClock.now
-    let primary = self.primary
-    let logger = self.logger
-    let position =
-      (try? await withTimeout(settings.replicaTimeout) {
-        try await Self.insertPosition(on: primary, logger: logger)
-      }) ?? Self.unknown
     state.withLock { state in
       for token in accounts {
-        if let known = state.writes[token] {
-          state.writes[token] = Write(position: max(known.position, position), at: at)
-        } else {
-          state.writes[token] = Write(position: position, at: at)
-          state.order.append(token)
-        }
+        if state.writes[token] == nil { state.order.append(token) }
+        state.writes[token] = Write(position: nil, at: at)
       }
       forgetOldest(&state)
     }
   }
 
-  /// The position a read of `account` must see, if this process wrote to it lately.
-  func requiredPosition(for account: String) -> WALPosition? {
-    state.withLock { $0.writes[account]?.position }
+  /// The position a read of `account` must see, if this process wrote to it lately: for a
+  /// write whose position is not known yet, one of the primary's read after its commit (or
+  /// ``unknown`` when the primary does not answer).
+  func requiredPosition(for account: String) async -> WALPosition? {
+    guard let write = state.withLock({ $0.writes[account] }) else { return nil }
+    if let position = write.position { return position }
+    guard let position = await positions.position(after: write.at) else { return Self.unknown }
+    state.withLock { state in
+      if state.writes[account]?.at == write.at { state.writes[account]?.position = position }
+    }
+    return position
   }
 
   private func forgetOldest(_ state: inout State) {
@@ -146,7 +150,7 @@ public final class ReadReplicas: Sendable {
     guard consistency == .readYourWrites, let replica = nextReplica() else {
       return Answer(value: try await body(primary), replica: nil)
     }
-    if let required = account.flatMap(requiredPosition(for:)),
+    if let account, let required = await requiredPosition(for: account),
       await !caughtUp(replica, to: required)
     {
       replica.count(served: false)
@@ -232,6 +236,7 @@ public final class ReadReplicas: Sendable {
       })
     {
       state.withLock { $0.samples.append((at, position)) }
+      positions.offer(position, readingStartedAt: at)
     }
     await withTaskGroup(of: Void.self) { group in
       for replica in replicas {
@@ -254,7 +259,7 @@ public final class ReadReplicas: Sendable {
   }
 
   /// Drops writes every replica has replayed and samples no replica needs, and gives writes of
-  /// unknown position the first primary position read after them.
+  /// no known position the newest primary position, when it was read after them.
   private func forgetReplayedWrites() {
     let replayed = replicas.map { $0.status.replayed ?? WALPosition(0) }.min() ?? WALPosition(0)
     state.withLock { state in
@@ -264,7 +269,7 @@ public final class ReadReplicas: Sendable {
         state.samples = Array(needed.suffix(10_000)) + [newest]
       }
       for (token, write) in state.writes {
-        if write.position == Self.unknown, let newest, newest.at > write.at {
+        if write.position == nil, let newest, newest.at > write.at {
           state.writes[token]?.position = newest.position
         }
         if let position = state.writes[token]?.position, position <= replayed {
