@@ -18,13 +18,20 @@ extension Ledger {
     let (store, committer) = (self.store, self.committer)
     do {
       let index = StreamIndex(keys: tokens, streams: streams)
-      let result = try await withDatabase {
+      let (result, holders) = try await withDatabase {
         let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
-        if let companion { return try await store.appendBatch([item, companion])[0] }
-        if let committer { return try await committer.append(item) }
-        return try await store.append([record.event], to: record.streamId, indexing: index)
+        if let companion {
+          let both = try await store.appendBatch([item, companion])
+          return (both[0], both.flatMap(\.holders))
+        }
+        let result =
+          if let committer { try await committer.append(item) } else {
+            try await store.append([record.event], to: record.streamId, indexing: index)
+          }
+        return (result, result.holders)
       }
-      if !result.wasDuplicate { changed(tokens) }
+      // The accounts already holding the stream see the write too, named or not.
+      if !result.wasDuplicate { changed(Array(Set(tokens + holders)).sorted()) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -53,7 +60,7 @@ extension Ledger {
           }
         }
       }
-      if !result.wasDuplicate { changed([token]) }
+      if !result.wasDuplicate { changed(Array(Set([token] + result.holders)).sorted()) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)

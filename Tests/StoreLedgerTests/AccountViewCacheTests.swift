@@ -79,6 +79,42 @@ import Testing
     #expect(cache.entry(for: F.account(999), at: F.t(1)) != nil, "the newest views stay")
   }
 
+  /// A purchase made without a token and linked to the account, in memory: a refund Apple
+  /// sends for it names no account, yet this process's next answer has it. The projector,
+  /// woken by nothing and polling once a minute, cannot be what brings it.
+  @Test(.enabled(if: TestDatabase.shouldRun))
+  func aRefundOfALinkedPurchaseShowsAtOnce() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let ledger = try AccountViewTests.ledger(client)
+        let signed = SignedFixtures(pki: AccountViewTests.pki)
+        let bought = F.transaction(
+          "1200", purchased: Self.days(-1), expires: Self.days(30), token: nil)
+        _ = try await ledger.ingest(signedTransaction: try signed.transaction(bought))
+        _ = try await ledger.link(appAccountToken: Self.token, originalTransactionId: "1200")
+        let projector = AccountProjector(
+          ledger: ledger, pollInterval: .seconds(60), logger: TestDatabase.logger)
+        let running = Task { await projector.run() }
+        defer { running.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ledger.viewCache?.entry(for: Self.token, at: Timestamp(Date())) == nil,
+          ContinuousClock.now < deadline
+        {
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(ledger.viewCache?.entry(for: Self.token, at: Timestamp(Date())) != nil)
+        #expect(try await ledger.entitlements(for: Self.token).map(\.active) == [true])
+        let refunded = F.transaction(
+          "1200", purchased: Self.days(-1), expires: Self.days(30), signed: Self.days(0),
+          token: nil, revoked: Self.days(0))
+        _ = try await ledger.ingest(
+          notification: try signed.notification(.refund, uuid: "n-linked", transaction: refunded))
+        #expect(try await ledger.entitlements(for: Self.token).map(\.active) == [false])
+        #expect(projector.progress.eventsProjected == 2, "the projector has not seen the refund")
+      }
+    }
+  }
+
   /// Through a real database and a running projector: answers come from memory (a row edited
   /// behind the ledger's back does not show), an ingest of this process shows at once, and
   /// once the projector stops the cache answers nothing.

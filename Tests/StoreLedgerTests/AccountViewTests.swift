@@ -132,6 +132,34 @@ import Testing
     }
   }
 
+  /// A purchase made without a token and linked to an account: a refund Apple sends for it
+  /// names no account, yet the account's next answer (before any projector runs) has it.
+  @Test func aWriteToALinkedChainOutdatesTheHoldersView() async throws {
+    try await withLedger { ledger, admin, _ in
+      let token = "00000000-0000-4000-8000-0000000000b1"
+      let signed = SignedFixtures(pki: Self.pki)
+      _ = try await ledger.ingest(
+        signedTransaction: try signed.transaction(
+          F.transaction("5000", purchased: 0, expires: 30, token: nil)))
+      _ = try await ledger.link(
+        appAccountToken: token, originalTransactionId: "5000", at: F.t(1).date)
+      try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
+        now: F.t(2).date)
+      #expect(try await ledger.entitlements(for: token, at: F.t(3).date).map(\.active) == [true])
+      let before = try await Self.row(token, on: admin)
+      #expect(before?.changes == before?.projectedChanges)
+      _ = try await ledger.ingest(
+        notification: try signed.notification(
+          .refund, uuid: "b1-refund",
+          transaction: F.transaction(
+            "5000", purchased: 0, expires: 30, signed: 2, token: nil, revoked: 2,
+            revocationType: .refundFull)))
+      #expect(try await ledger.entitlements(for: token, at: F.t(3).date).map(\.active) != [true])
+      let after = try await Self.row(token, on: admin)
+      #expect(after?.changes != after?.projectedChanges)
+    }
+  }
+
   @Test func viewsWhoseIntervalEndedAreProjectedAgain() async throws {
     try await withLedger { ledger, admin, _ in
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)

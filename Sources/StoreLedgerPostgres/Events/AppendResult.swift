@@ -14,6 +14,9 @@ public struct AppendResult: Sendable, Hashable {
   public let events: [Event]
   /// Every event was already stored (a retried append): nothing new was written.
   public let wasDuplicate: Bool
+  /// The accounts indexed under the stream before this append: its events are theirs too
+  /// (schema/0019 counts the write for each), whether or not the events name them.
+  public internal(set) var holders: [String] = []
 
   /// The stream's version after this append, as far as its events go.
   public var lastVersion: Int64 { events.map(\.streamVersion).max() ?? 0 }

@@ -10,8 +10,10 @@ extension EventStore {
   /// original positions, `wasDuplicate == true`, without checking the version); otherwise the
   /// stream must satisfy `expected` and the new events get the next versions and their hash
   /// chain in one insert. `indexing` entries go into the account index in the same statement
-  /// (`storeledger.append_events_indexed`, schema/0006). Without a hook that is one round trip;
-  /// with one, `hook` runs after the insert in the same transaction.
+  /// (`storeledger.append_events_indexed`, schema/0006), and the write counts for every
+  /// account holding the stream (schema/0019), returned as ``AppendResult/holders``. Without a
+  /// hook that is one round trip; with one, `hook` runs after the insert in the same
+  /// transaction.
   public func append(
     _ events: [NewEvent], to streamId: String, expected: ExpectedVersion = .any,
     indexing index: StreamIndex? = nil, hook: AppendHook? = nil
@@ -64,19 +66,13 @@ extension EventStore {
     let raw = events.map { $0.rawSigned ?? "" }
     let metadata = events.map { String(decoding: $0.metadata, as: UTF8.self) }
     let claims = events.map { $0.claims.map { String(decoding: $0, as: UTF8.self) } ?? "" }
-    guard let index, !index.isEmpty else {
-      return """
-        SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
-               stored_before
-        FROM storeledger.append_events(
-          \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
-          \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
-          \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(claims)::text[])
-        """
-    }
+    let index = index.flatMap { $0.isEmpty ? nil : $0 } ?? StreamIndex(keys: [], streams: [])
+    // The holders are read with the statement's snapshot: those indexed before this append.
     return """
       SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
-             stored_before
+             stored_before,
+             ARRAY(SELECT s.app_account_token FROM storeledger.account_streams s
+                   WHERE s.stream_id = \(streamId))
       FROM storeledger.append_events_indexed(
         \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
         \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
@@ -92,10 +88,12 @@ extension EventStore {
   ) async throws -> AppendResult {
     var positions: [String: AppendResult.Event] = [:]
     var storedBefore = 0
-    for try await (key, eventId, version, transaction, sequence, recordedAt, stored) in rows.decode(
-      (String, UUID, Int64, String, Int64, Date, Bool).self)
+    var holders: [String] = []
+    for try await (key, eventId, version, transaction, sequence, recordedAt, stored, indexed)
+      in rows.decode((String, UUID, Int64, String, Int64, Date, Bool, [String]).self)
     {
       if stored { storedBefore += 1 }
+      holders = indexed
       positions[key] = AppendResult.Event(
         idempotencyKey: key, eventId: eventId, streamVersion: version,
         position: FeedPosition(
@@ -104,7 +102,7 @@ extension EventStore {
     }
     return AppendResult(
       streamId: streamId, events: try events.map { try positions[$0.idempotencyKey].orThrow() },
-      wasDuplicate: storedBefore == events.count)
+      wasDuplicate: storedBefore == events.count, holders: holders)
   }
 
   private static func run(

@@ -42,11 +42,15 @@ extension EventStore {
         }
       }
     }
+    let streams = items.map(\.streamId)
+    // The holders are read with the statement's snapshot: those indexed before this batch.
     return """
-      SELECT item, idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
-             stored_before
+      SELECT b.item, b.idempotency_key, b.event_id, b.stream_version, b.tx_id::text, b.seq,
+             b.recorded_at, b.stored_before,
+             ARRAY(SELECT s.app_account_token FROM storeledger.account_streams s
+                   WHERE s.stream_id = (\(streams)::text[])[b.item])
       FROM storeledger.append_batch(
-        \(items.map(\.streamId))::text[], \(events.map(\.eventId))::uuid[],
+        \(streams)::text[], \(events.map(\.eventId))::uuid[],
         \(events.map(\.idempotencyKey))::text[], \(events.map(\.eventType))::text[],
         \(events.map { $0.environment ?? "" })::text[],
         \(events.map { $0.appleSignedAt.map(milliseconds) ?? -1 })::bigint[],
@@ -54,7 +58,7 @@ extension EventStore {
         \(events.map { $0.rawSigned ?? "" })::text[],
         \(events.map { String(decoding: $0.metadata, as: UTF8.self) })::jsonb[],
         \(events.map { $0.claims.map { String(decoding: $0, as: UTF8.self) } ?? "" })::text[],
-        \(indexItems)::int[], \(indexTokens)::text[], \(indexStreams)::text[])
+        \(indexItems)::int[], \(indexTokens)::text[], \(indexStreams)::text[]) AS b
       """
   }
 
@@ -62,8 +66,8 @@ extension EventStore {
     async throws -> [AppendResult]
   {
     var results = [AppendResult?](repeating: nil, count: items.count)
-    for try await (item, key, eventId, version, transaction, sequence, recordedAt, stored)
-      in rows.decode((Int32, String, UUID, Int64, String, Int64, Date, Bool).self)
+    for try await (item, key, eventId, version, transaction, sequence, recordedAt, stored, holders)
+      in rows.decode((Int32, String, UUID, Int64, String, Int64, Date, Bool, [String]).self)
     {
       let offset = Int(item) - 1
       let event = AppendResult.Event(
@@ -72,7 +76,7 @@ extension EventStore {
           transactionId: try UInt64(transaction).orThrow(), sequence: sequence),
         recordedAt: recordedAt)
       results[offset] = AppendResult(
-        streamId: items[offset].streamId, events: [event], wasDuplicate: stored)
+        streamId: items[offset].streamId, events: [event], wasDuplicate: stored, holders: holders)
     }
     return try results.map { try $0.orThrow() }
   }
