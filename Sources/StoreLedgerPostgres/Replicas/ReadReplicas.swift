@@ -8,10 +8,11 @@ import Synchronization
 /// which costs the write nothing more); a later read of that account on a replica first needs a
 /// WAL position of the primary read after that commit (one statement shared by every read
 /// waiting for one, or the monitor's last probe), then waits, up to ``Settings/maximumWait``,
-/// for the replica to have replayed that far, else the primary answers. A replica that fails a read is taken out of rotation at once and that read is
-/// answered by the primary; ``monitor()`` takes out replicas that are unreachable, are no
-/// longer standbys, or lag more than ``Settings/maximumLag``, and puts them back when they
-/// recover. Callers never see a replica's failure: only the primary's.
+/// for the replica to have replayed that far, else the primary answers. A replica that fails a
+/// read is taken out of rotation at once and that read is answered by the primary;
+/// ``monitor()`` takes out replicas that are unreachable, are no longer standbys, or lag more
+/// than ``Settings/maximumLag``, and puts them back when they recover. Callers never see a
+/// replica's failure: only the primary's.
 public final class ReadReplicas: Sendable {
   public struct Settings: Sendable {
     /// How long a read waits for a replica to replay this process's write before the primary
