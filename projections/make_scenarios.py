@@ -723,6 +723,206 @@ S.append(changes(
      ch("entitlement.revoked", "gems", 15),
      ch("consumable.balance_changed", GEMS, 15, old="100", new="0")]))
 
+# Multiseat (group) subscriptions, commitment plans, seat claims and withdrawn consent
+# (reference §8.12, §8.13, §2.6; projections/seats.md, subscription-status.md P1–P2,
+# entitlements.md E5–E6).
+C = "5d2e9a41-7b3c-4f0e-8a6d-1c9b2e7f4a30"
+D = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+G1 = "2000000000601"
+G2 = "2000000000602"
+
+
+def seats(qty, management="DEVELOPER", revoked_seats=None):
+    info = {"invitationManagement": management,
+            "priceTiers": [{"tierPrice": 9990, "tierQuantity": qty}]}
+    if revoked_seats is not None:
+        info["revokedSeatQuantity"] = revoked_seats
+    return info
+
+
+def group_tx(tid, qty, purchased=0, expires=30, signed=None, addition=False, revoked=None,
+             revoked_seats=None, management="DEVELOPER"):
+    extra = {"multiSeatInfo": seats(qty, management, revoked_seats)}
+    if addition:
+        extra["additionalTransactionReason"] = "SEAT_ADDITION"
+    return tx(tid, orig=G1, purchased=purchased, expires=expires, signed=signed, qty=qty,
+              revoked=revoked, **extra)
+
+
+def seat(action, request, at, claim=None, token=None, chain=G1, **extra):
+    body = {"action": action, "originalTransactionId": chain, "requestIdentifier": request,
+            "occurredAt": t(at)}
+    if claim:
+        body["seatClaimId"] = claim
+    if token:
+        body["appAccountToken"] = token
+    body.update(extra)
+    return {"seat": body}
+
+
+def claim(request, claim_id, token, at):
+    return [seat("requested", request, at, token=token), seat("claimed", request, at, claim=claim_id, token=token)]
+
+
+S.append(scenario(
+    "multiseat-seat-addition-and-seat-refunds", "Five seats bought, three added mid-period (SEAT_ADDITION: both transactions are the period), two seats of the first refunded (REFUND/SEATS: the purchaser keeps access), then the added transaction refunded whole: it stands aside for the first (M1), 3 seats remain.", 15,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, group_tx(G1, 5), ri(G1, 0, renewalQuantity=5), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "INCREASE_QUANTITY", 10,
+       group_tx(G2, 3, purchased=10, addition=True), ri(G1, 10, renewalQuantity=8), 1),
+     observed(group_tx(G1, 5, signed=10, addition=True)),
+     n("REFUND", "SEATS", 12, group_tx(G1, 5, signed=12, addition=True, revoked_seats=2), ri(G1, 12, renewalQuantity=8), 1),
+     n("REFUND", None, 14, group_tx(G2, 3, purchased=10, signed=14, addition=True, revoked=14), ri(G1, 14, renewalQuantity=8), 1)],
+    {"subscriptions": [sub(G1, 1, True, transactionId=G1, seats={
+        "invitationManagement": "DEVELOPER", "total": 3, "revoked": 5, "claimed": 0, "available": 3,
+        "renewalQuantity": 8, "overClaimed": [], "transactionIds": [G1, G2]})],
+     "entitlements": [ent("pro", True, G1)]}))
+
+S.append(scenario(
+    "multiseat-period-revoked-when-every-transaction-is", "Both transactions of a period with a seat addition refunded whole: only then is the period revoked (M1).", 15,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, group_tx(G1, 5), ri(G1, 0), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "INCREASE_QUANTITY", 10, group_tx(G2, 3, purchased=10, addition=True), ri(G1, 10), 1),
+     n("REFUND", None, 12, group_tx(G1, 5, signed=12, addition=True, revoked=12), ri(G1, 12), 5),
+     n("REFUND", None, 14, group_tx(G2, 3, purchased=10, signed=14, addition=True, revoked=14), ri(G1, 14), 5)],
+    {"subscriptions": [sub(G1, 5, False, seats={"total": 0, "revoked": 8})],
+     "entitlements": [ent("pro", False, G2)]}))
+
+
+def monthly(tid, number, purchased, expires, signed=None, orig=O1):
+    return tx(tid, orig=orig, purchased=purchased, expires=expires, signed=signed,
+              billingPlanType="MONTHLY",
+              commitmentInfo={"billingPeriodNumber": number, "totalBillingPeriods": 12,
+                              "commitmentExpiresDate": t(365), "commitmentPrice": 119880})
+
+
+def commitment_ri(signed, renews=1, **extra):
+    return ri(O1, signed, renewalBillingPlanType="MONTHLY",
+              commitmentInfo={"commitmentAutoRenewStatus": renews, "commitmentAutoRenewProductId": PRO,
+                              "commitmentRenewalBillingPlanType": "MONTHLY",
+                              "commitmentRenewalDate": t(365), "commitmentRenewalPrice": 119880}, **extra)
+
+
+commitment_cancelled = [
+    n("SUBSCRIBED", "INITIAL_BUY", 0, monthly(O1, 1, 0, 30), commitment_ri(0), 1),
+    n("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", 10, monthly(O1, 1, 0, 30, signed=10),
+      commitment_ri(10, renews=0), 1),
+    n("DID_RENEW", None, 29.9, monthly(O2, 2, 29.9, 59.9), commitment_ri(29.9, renews=0), 1)]
+
+S.append(changes(
+    "commitment-cancelled-inside", "A monthly plan with a 12-month commitment, cancelled in its first month: Apple keeps autoRenewStatus 1 and bills every remaining month; the view says payment 2 of 12, the commitment's end, and that it will not renew (P1); the change feed says the commitment was cancelled.", 40,
+    commitment_cancelled,
+    {"subscriptions": [sub(O1, 1, True, autoRenewStatus=1, billingPlan={
+        "type": "MONTHLY", "billingPeriodNumber": 2, "totalBillingPeriods": 12,
+        "commitmentExpiresDate": t(365), "commitmentPrice": 119880, "commitmentWillRenew": False,
+        "cancelledInsideCommitment": True})],
+     "entitlements": [ent("pro", True, O2, expires=59.9)]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("subscription.commitment_cancelled", O1, 10, new=ms(365)),
+     ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9))]))
+
+S.append(changes(
+    "commitment-cancelled-then-resumed", "The commitment cancelled, then renewed again by the customer (commitmentAutoRenewStatus back to 1): C-rules commitment_cancelled and commitment_resumed.", 20,
+    commitment_cancelled[:2] + [
+        n("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", 15, monthly(O1, 1, 0, 30, signed=15),
+          commitment_ri(15, renews=1), 1)],
+    {"subscriptions": [sub(O1, 1, True, billingPlan={"commitmentWillRenew": True, "cancelledInsideCommitment": False})]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("subscription.commitment_cancelled", O1, 10, new=ms(365)),
+     ch("subscription.commitment_resumed", O1, 15)]))
+
+S.append(scenario(
+    "commitment-billing-retry-has-no-grace", "A commitment month fails to renew; even with a gracePeriodExpiresDate signed, a commitment plan gets no Billing Grace Period: billing retry (3), not entitled (P2).", 33,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, monthly(O1, 1, 0, 30), commitment_ri(0), 1),
+     n("DID_FAIL_TO_RENEW", None, 30, monthly(O1, 1, 0, 30, signed=30), commitment_ri(30, retry=True, grace=36), 3)],
+    {"subscriptions": [sub(O1, 3, False, rule="S4")], "entitlements": [ent("pro", False, O1)]}))
+
+S.append(scenario(
+    "commitment-billing-retry-lasts-90-days", "A commitment in billing retry 70 days after its month ended: still billing retry (3), where an ordinary subscription would have expired after 60 days (P2).", 100,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, monthly(O1, 1, 0, 30), commitment_ri(0), 1),
+     n("DID_FAIL_TO_RENEW", None, 30, monthly(O1, 1, 0, 30, signed=30), commitment_ri(30, retry=True), 3)],
+    {"subscriptions": [sub(O1, 3, False, rule="S4")]}))
+
+unclaim = n("UNCLAIM_SEATS", None, 5, body={"unclaimInfo": {"unclaimSeatIds": ["claim-1"]}}, uuid="unclaim-1")
+
+seat_claim_events = [n("SUBSCRIBED", "INITIAL_BUY", 0, group_tx(G1, 2), ri(G1, 0, renewalQuantity=2), 1)] + claim("req-1", "claim-1", B, 1) + [unclaim]
+
+body = scenario(
+    "seat-claim-grants-member-until-unclaimed", "A developer-hosted group subscription (A buys 2 seats); B's seat is claimed, which grants B the subscription's entitlements (E5); the App Store releases the claim (UNCLAIM_SEATS), which ends them. Changes of the member B.", 10,
+    seat_claim_events,
+    {"subscriptions": [sub(G1, 1, True, seats={"total": 2, "claimed": 0, "available": 2})],
+     "entitlements": [ent("pro", True, G1), ent("pro", False, "seat:claim-1", token=B, expires=5)],
+     "seatClaims": []})
+body["changesOf"] = B
+body["expectChanges"] = [
+    ch("entitlement.granted", "pro", 1, new=ms(30)),
+    ch("seat.claimed", "claim-1", 1, new=G1),
+    ch("entitlement.revoked", "pro", 5),
+    ch("seat.released", "claim-1", 5, old=G1)]
+S.append(body)
+
+S.append(scenario(
+    "seat-claim-holds-while-subscription-entitles", "B's claim holds after the App Store's UNCLAIM_SEATS names another claim, and after the backend's own Unclaim Seat of C's: B stays entitled while A's subscription is; C does not.", 10,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, group_tx(G1, 3), ri(G1, 0), 1)]
+    + claim("req-1", "claim-1", B, 1) + claim("req-2", "claim-2", C, 2)
+    + [seat("released", "req-2", 4, claim="claim-2"),
+       n("UNCLAIM_SEATS", None, 6, body={"unclaimInfo": {"unclaimSeatIds": ["claim-9"]}}, uuid="unclaim-9")],
+    {"subscriptions": [sub(G1, 1, True, seats={"total": 3, "claimed": 1, "available": 2})],
+     "entitlements": [ent("pro", False, "seat:claim-2", token=C, expires=4), ent("pro", True, G1),
+                      ent("pro", True, "seat:claim-1", token=B, expires=30)],
+     "seatClaims": [{"seatClaimId": "claim-1", "appAccountToken": B, "originalTransactionId": G1}]}))
+
+S.append(changes(
+    "seats-over-claimed-after-smaller-renewal", "Three seats, three claims; the purchaser renews with two (DECREASE_QUANTITY, then DID_RENEW): the renewal releases no claim, so the view shows the newest claim over the seat count until the operator releases one (M5). Changes of the purchaser A: seat.claimed for each claim, seats_changed at the renewal.", 40,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, group_tx(G1, 3), ri(G1, 0, renewalQuantity=3), 1)]
+    + claim("req-1", "claim-1", B, 1) + claim("req-2", "claim-2", C, 2) + claim("req-3", "claim-3", D, 3)
+    + [n("DID_CHANGE_RENEWAL_PREF", "DECREASE_QUANTITY", 10, group_tx(G1, 3, signed=10), ri(G1, 10, renewalQuantity=2), 1),
+       n("DID_RENEW", None, 29.9, group_tx(G2, 2, purchased=29.9, expires=59.9), ri(G1, 29.9, renewalQuantity=2), 1)],
+    {"subscriptions": [sub(G1, 1, True, seats={
+        "invitationManagement": "DEVELOPER", "total": 2, "revoked": 0, "claimed": 3, "available": 0,
+        "renewalQuantity": 2, "overClaimed": ["claim-3"], "transactionIds": [G2]})]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", G1, 0, new="1"),
+     ch("seat.claimed", "claim-1", 1, new=G1),
+     ch("seat.claimed", "claim-2", 2, new=G1),
+     ch("seat.claimed", "claim-3", 3, new=G1),
+     ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9)),
+     ch("subscription.seats_changed", G1, 29.9, old="3", new="2")]))
+
+APP_TX = "705123456789012345"
+
+
+def app_tx_body(download):
+    return {"appData": {"bundleId": "com.example.app", "appAppleId": 1234567890, "environment": "Production",
+                        "signedAppTransactionInfo": {"appTransactionId": download, "bundleId": "com.example.app",
+                                                     "receiptType": "Production", "appAppleId": 1234567890,
+                                                     "receiptCreationDate": t(5), "originalPurchaseDate": t(0)}}}
+
+
+consent_events = [
+    n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30, appTransactionId=APP_TX), ri(O1, 0), 1),
+    n("RESCIND_CONSENT", None, 5, body=app_tx_body(APP_TX), uuid="consent-1")]
+
+S.append(changes(
+    "consent-rescinded-is-told", "A parent withdraws consent for the download A's purchase was made from (RESCIND_CONSENT): with the policy off (the default) nothing is ended, and the change feed tells the backend (consent.rescinded, recorded).", 10,
+    consent_events,
+    {"subscriptions": [sub(O1, 1, True)], "entitlements": [ent("pro", True, O1)],
+     "consentRescinded": [{"appTransactionId": APP_TX, "rescindedAt": t(5), "accounts": [A], "endsEntitlements": False}]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("consent.rescinded", APP_TX, 5, new="recorded")]))
+
+S.append(changes(
+    "consent-rescinded-ends-entitlements-by-policy", "The same with rescindedConsentEndsEntitlements: the download's entitlements end at the notification's signedDate (E6); the subscription itself stays active (Apple still bills it).", 10,
+    consent_events,
+    {"subscriptions": [sub(O1, 1, True)],
+     "entitlements": [{"appAccountToken": A, "entitlement": "pro", "active": False, "rule": "E6", "expiresDate": t(5)}]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("entitlement.revoked", "pro", 5),
+     ch("consent.rescinded", APP_TX, 5, new="ends_entitlements")],
+    rescindedConsentEndsEntitlements=True))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

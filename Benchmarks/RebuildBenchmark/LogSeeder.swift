@@ -83,6 +83,11 @@ struct LogSeeder {
       return (
         "acct:\(link.appAccountToken)", [link.appAccountToken], chain(link.originalTransactionId)
       )
+    case .seat(let seat):
+      return (
+        "seats:Production:\(seat.originalTransactionId)",
+        [seat.appAccountToken].compactMap { $0 }, chain(seat.originalTransactionId)
+      )
     }
   }
 }

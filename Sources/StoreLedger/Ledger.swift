@@ -22,6 +22,9 @@ public struct Ledger: Sendable {
   let verifiers: [SignedDataVerifier]
   /// The same, judging certificates at the current time: for data just fetched from Apple.
   let onlineVerifiers: [SignedDataVerifier]
+  /// For notifications whose app cannot be read: chain and signature, at the payload's
+  /// signedDate and at the current time (``SignedDataVerifier/verifyUnroutable(_:)``).
+  let unroutableVerifiers: (signedDate: SignedDataVerifier, now: SignedDataVerifier)
   /// ``LedgerConfiguration/projectionFingerprint``, computed once.
   let projection: String
   /// Shares commits between concurrent ingests; nil when the configuration turns it off.
@@ -71,6 +74,13 @@ public struct Ledger: Sendable {
     }
     self.verifiers = try verifiers(at: .signedDate)
     self.onlineVerifiers = try verifiers(at: .now)
+    func unroutable(at time: ValidationTime) throws(VerificationError) -> SignedDataVerifier {
+      try SignedDataVerifier(
+        configuration: VerifierConfiguration(
+          trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
+          appAppleId: configuration.appAppleId, environment: nil, validationTime: time))
+    }
+    self.unroutableVerifiers = (try unroutable(at: .signedDate), try unroutable(at: .now))
   }
 
   /// What an ingest stored (or had stored before).
@@ -82,6 +92,11 @@ public struct Ledger: Sendable {
     public var wasDuplicate: Bool
     /// For notifications: Apple's `notificationType` (raw, also when unknown to us).
     public var notificationType: String? = nil
+    /// A verified notification whose app could not be read, kept as unrouted evidence: it
+    /// grants and revokes nothing (``Ledger/notUnderstood(limit:)`` lists it).
+    public var unrouted: Bool = false
+    /// For notifications: this release knows its type and every body object it carries.
+    public var understood: Bool = true
   }
 
   // MARK: Commands
@@ -95,6 +110,10 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> Ingested {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
     let unverified = try Self.notificationClaims(signedPayload)
+    guard unverified.claims.environment != nil, unverified.claims.bundleId != nil else {
+      // No body names the app: never refused for being new (Apple would retry, then give up).
+      return try await ingestUnroutable(unverified, source: source, freshlyFetched: freshlyFetched)
+    }
     let claims = SignedDataKind.Claims(
       kind: .notification, environment: unverified.claims.environment)
     let verified = try verify(claims, online: freshlyFetched) {
@@ -111,6 +130,7 @@ public struct Ledger: Sendable {
       with: try await consumptionOpening(
         verified, in: record.streamId, for: tokens.compactMap { $0 }))
     ingested.notificationType = verified.payload.notificationType?.rawValue
+    ingested.understood = verified.payload.isUnderstood
     await join(Self.sighting(verified.transaction?.payload))
     return ingested
   }

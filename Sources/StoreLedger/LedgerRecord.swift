@@ -22,9 +22,12 @@ public struct LedgerRecord: Sendable, Hashable {
     public var description: String
   }
 
-  public static func notification(_ verified: VerifiedNotification, source: String) throws
-    -> LedgerRecord
-  {
+  /// `stream`: where the ledger routed a notification that carries no purchase (the seat claims
+  /// an `UNCLAIM_SEATS` releases are kept in `seats:<env>:<originalTransactionId>`); nil: by
+  /// what it carries.
+  public static func notification(
+    _ verified: VerifiedNotification, source: String, stream routed: String? = nil
+  ) throws -> LedgerRecord {
     let payload = verified.payload
     guard let uuid = payload.notificationUUID, !uuid.isEmpty else {
       throw MappingError(description: "the notification has no notificationUUID")
@@ -35,12 +38,17 @@ public struct LedgerRecord: Sendable, Hashable {
       stream = try subscriptionStream(environment, transaction.originalTransactionId)
     } else if let renewal = verified.renewalInfo?.payload {
       stream = try subscriptionStream(environment, renewal.originalTransactionId)
+    } else if let routed {
+      stream = routed
+    } else if let download = consentDownload(verified) {
+      stream = consentStream(environment, download)
     } else {
       stream = "app:\(environment):\(payload.bundleId ?? "unknown")"
     }
     let claims = NotificationReceived(
       notification: payload, transaction: verified.transaction?.payload,
-      renewalInfo: verified.renewalInfo?.payload)
+      renewalInfo: verified.renewalInfo?.payload,
+      appTransaction: verified.appTransaction?.payload)
     return LedgerRecord(
       streamId: stream,
       event: NewEvent(
@@ -50,6 +58,29 @@ public struct LedgerRecord: Sendable, Hashable {
         rawSigned: verified.notification.compactJWS, metadata: metadata(source),
         claims: EventPayloadJSON.wrapping(
           try composedNotificationJSON(verified), as: "notification")))
+  }
+
+  /// A verified notification that names no app this release can read: unrouted evidence in
+  /// its own stream, under a key of its own (a later routing takes `asn2:<notificationUUID>`).
+  /// Its facts are a notification's facts (type, subtype, signedDate, nothing to fold); its
+  /// claims are Apple's JSON as signed, unknown bodies included.
+  public static func unrouted(
+    _ verified: SignedData<ResponseBodyV2DecodedPayload, AppleSigned>, source: String
+  ) throws -> LedgerRecord {
+    let payload = verified.payload
+    guard let uuid = payload.notificationUUID, !uuid.isEmpty else {
+      throw MappingError(description: "the notification has no notificationUUID")
+    }
+    let stream = NotUnderstoodNotification.unroutedStreamPrefix + uuid
+    return LedgerRecord(
+      streamId: stream,
+      event: NewEvent(
+        eventType: NotificationFacts.eventType, idempotencyKey: stream,
+        payload: EventCodec.payload(
+          of: .notification(NotificationFacts(NotificationReceived(notification: payload)))),
+        appleSignedAt: payload.signedDate?.date, rawSigned: verified.compactJWS,
+        metadata: metadata(source),
+        claims: EventPayloadJSON.wrapping(verified.payloadJSON, as: "notification")))
   }
 
   public static func transaction(
@@ -142,6 +173,26 @@ public struct LedgerRecord: Sendable, Hashable {
         eventType: body.eventType, idempotencyKey: "\(prefix):\(idempotencyKey)",
         payload: EventCodec.payload(of: body), appleSignedAt: date?.date,
         metadata: metadata(source)))
+  }
+
+  /// The download a `RESCIND_CONSENT` names.
+  static func consentDownload(_ verified: VerifiedNotification) -> String? {
+    guard verified.payload.notificationType == .rescindConsent,
+      let id = verified.appTransaction?.payload.appTransactionId, !id.isEmpty
+    else { return nil }
+    return id
+  }
+
+  /// Where a download's withdrawn consent is kept: indexed under every account holding the
+  /// download, so that their folds see it.
+  public static func consentStream(_ environment: String, _ appTransactionId: String) -> String {
+    "consent:\(environment):\(appTransactionId)"
+  }
+
+  /// Where a subscription's developer-hosted seat claims are kept.
+  public static func seatsStream(_ environment: String, _ originalTransactionId: String) -> String
+  {
+    "seats:\(environment):\(originalTransactionId)"
   }
 
   /// The facts of verified claims, through the one mapping.

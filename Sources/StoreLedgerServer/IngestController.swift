@@ -36,8 +36,14 @@ struct IngestController: Sendable {
     let idempotencyKey: String
     let duplicate: Bool
     let notificationType: String?
+    /// A verified notification that names no app: kept as evidence, granting nothing.
+    let unrouted: Bool?
+    /// False for a notification whose type or body this release does not know.
+    let understood: Bool?
 
     init(_ ingested: Ledger.Ingested) {
+      unrouted = ingested.notificationType == nil ? nil : ingested.unrouted
+      understood = ingested.notificationType == nil ? nil : ingested.understood
       streamId = ingested.streamId
       streamVersion = ingested.streamVersion
       idempotencyKey = ingested.idempotencyKey
@@ -112,6 +118,15 @@ struct IngestController: Sendable {
     }
   }
 
+  /// How an ingest that stored (or found) its event is counted: `unrouted` and
+  /// `not_understood` for notifications this release cannot act on, whose count an operator
+  /// watches.
+  static func outcome(_ ingested: Ledger.Ingested) -> String {
+    if ingested.wasDuplicate { return "duplicate" }
+    if ingested.unrouted { return "unrouted" }
+    return ingested.understood ? "stored" : "not_understood"
+  }
+
   /// Runs one ingest, counts its outcome and times it; `created` (201 unless said otherwise;
   /// Apple's webhook wants 200) when stored, 200 when it was stored before.
   private func recorded(
@@ -124,8 +139,7 @@ struct IngestController: Sendable {
       let elapsed = ContinuousClock.now - start
       metrics.append(seconds: elapsed.seconds)
       metrics.ingest(
-        kind: kind, outcome: ingested.wasDuplicate ? "duplicate" : "stored",
-        notificationType: ingested.notificationType)
+        kind: kind, outcome: Self.outcome(ingested), notificationType: ingested.notificationType)
       return try JSONBody.response(Stored(ingested), status: ingested.wasDuplicate ? .ok : created)
     } catch let error as LedgerError {
       metrics.ingest(kind: kind, outcome: "rejected")

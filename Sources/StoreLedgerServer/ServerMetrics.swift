@@ -234,7 +234,7 @@ public final class ServerMetrics: Sendable {
       state.requests, labels: ["method", "route", "status"], labelsApps: state.labelsApps)
     text += family(
       "storeledger_ingests_total", "counter",
-      "Ingested inputs by kind, outcome (stored, duplicate, rejected) and notification type.",
+      "Ingested inputs by kind, outcome (stored, not_understood, unrouted, duplicate, rejected) and notification type.",
       state.ingests, labels: ["kind", "outcome", "notification_type"],
       labelsApps: state.labelsApps)
     text += family(

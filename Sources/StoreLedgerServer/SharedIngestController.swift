@@ -21,6 +21,9 @@ struct SharedIngestController: Sendable {
   func register(on group: RouterGroup<BasicRequestContext>, apiKeys: Set<String>) {
     group.post(RouterPath(IngestController.webhookPath)) { request, _ in
       let body = try await IngestController.notificationBody(request, limit: bodyLimit)
+      if let apps = try unroutable(body.signedPayload) {
+        return try await evidence(body, in: apps)
+      }
       return try await app(named: body.signedPayload, kind: "notification")
         .ingest(bodyLimit: bodyLimit).notification(body)
     }
@@ -30,6 +33,35 @@ struct SharedIngestController: Sendable {
       return try await app(named: body.signedTransaction, kind: "transaction")
         .ingest(bodyLimit: bodyLimit).transaction(body)
     }
+  }
+
+  /// Every app, when `signedPayload` is a notification that names no bundle id (so no app
+  /// can be chosen); nil when it names one.
+  private func unroutable(_ signedPayload: String) throws -> [RunningApp]? {
+    guard let claims = try? SignedDataKind.claims(of: signedPayload), claims.kind == .notification,
+      claims.bundleId == nil
+    else { return nil }
+    return apps.values.sorted { $0.name < $1.name }
+  }
+
+  /// A notification that names no app is kept as unrouted evidence by every app whose
+  /// verifier accepts its chain and signature, where each app's operator sees it; answered
+  /// with the first app's answer, or, when no app verifies it, the first refusal.
+  private func evidence(_ body: IngestController.NotificationBody, in apps: [RunningApp])
+    async throws -> Response
+  {
+    var answer: Response?
+    var refusal: (any Error)?
+    for app in apps {
+      do {
+        let response = try await app.ingest(bodyLimit: bodyLimit).notification(body)
+        if answer == nil { answer = response }
+      } catch {
+        if refusal == nil { refusal = error }
+      }
+    }
+    if let answer { return answer }
+    throw refusal ?? APIError(.badRequest, "invalid_payload", "the notification names no app")
   }
 
   /// The app the (not yet verified) signed data names; the request is counted under it.

@@ -115,6 +115,8 @@ struct RebuildCommand: AsyncParsableCommand {
       + "\(result.accounts.grouped) accounts, \(result.events.grouped) events in "
       + String(format: "%.1f s (%@ events/s); ", result.seconds, rate.grouped)
       + "\(result.projectedAfterSwitch) appended to during the rebuild, projected again"
+      + (result.unrouted.routed > 0
+        ? "; \(result.unrouted.routed) unrouted notifications routed first" : "")
   }
 
   static func output(_ versions: [AccountViewsVersion], json: Bool) throws -> String {

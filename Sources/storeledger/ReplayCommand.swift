@@ -77,6 +77,8 @@ struct ReplayCommand: AsyncParsableCommand {
       + "\(report.transactionsFetched) transactions and \(report.renewalInfosFetched) renewal "
       + "infos fetched, \(report.refundsFetched) refunds from Refund History; \(report.appended) appended, \(report.alreadyStored) already stored, "
       + "\(report.rejected.values.reduce(0, +)) rejected"
+      + (report.unrouted.map { $0.routed > 0 ? "; \($0.routed) unrouted notifications routed" : "" }
+        ?? "")
   }
 
   static func json(_ report: CustomerReplay.Report) throws -> String {

@@ -308,3 +308,36 @@ import Testing
     #expect(help.standardOutput.contains("Example"), "\(command)")
   }
 }
+
+/// The notification the issue reports refused: a correctly signed `UNCLAIM_SEATS` is stored by
+/// `ingest` as unrouted evidence and listed by `not-understood`, through the binary.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct NotUnderstoodCommandTests {
+  @Test func ingestStoresUnclaimSeatsAndNotUnderstoodListsIt() async throws {
+    try await AccountCommandTests().withLedgerOptions { options, pki, _ in
+      let members: [String: Any] = [
+        "notificationType": "UNCLAIM_SEATS", "notificationUUID": "cli-unclaim-1",
+        "version": "2.0", "signedDate": LedgerFixtures.t(1).milliseconds,
+        "unclaimInfo": ["unclaimSeatIds": ["5b0c2d4e-0000-4000-8000-000000000001"]],
+      ]
+      let signed = pki.sign(payloadJSON: Array(try JSONSerialization.data(withJSONObject: members)))
+      let stored = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: signed)
+      #expect(stored.status == 0, "\(stored.standardError)")
+      #expect(
+        stored.standardOutput.hasPrefix(
+          "stored: notification UNCLAIM_SEATS in unrouted:cli-unclaim-1"))
+      let listed = try CommandLineRunner.run(["not-understood", "--json"] + options)
+      #expect(listed.status == 0, "\(listed.standardError)")
+      let output =
+        try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
+      let first = (output?["notifications"] as? [[String: Any]])?.first
+      #expect(first?["notificationUUID"] as? String == "cli-unclaim-1")
+      #expect(first?["streamId"] as? String == "unrouted:cli-unclaim-1")
+      let table = try CommandLineRunner.run(["not-understood", "--reexamine"] + options)
+      #expect(table.status == 0, "\(table.standardError)")
+      #expect(
+        table.standardOutput.contains(
+          "re-examined 1 unrouted notifications: 0 routed, 1 still naming no app"))
+      #expect(table.standardOutput.contains("UNCLAIM_SEATS"))
+    }
+  }
+}

@@ -22,6 +22,46 @@ import Testing
     #expect(body.data?.consumptionRequestReason?.rawValue == "NEW_REASON")
   }
 
+  @Test func bodyObjectsAppleAddsLaterAreKeptAndNameTheApp() throws {
+    let json = """
+      {"notificationType":"WIDGETS_RECALLED","notificationUUID":"n","signedDate":5,
+       "widgetInfo":{"bundleId":"com.example.app","environment":"Sandbox","appAppleId":41234,
+                     "widgets":[{"id":1}],"reason":"r"},
+       "topLevelFlag":true}
+      """
+    let body = try decoder.decode(ResponseBodyV2DecodedPayload.self, from: Data(json.utf8))
+    #expect(body.bodyObjects == ["widgetInfo"])
+    #expect(body.unknownBodyObjects == ["widgetInfo"])
+    #expect(body.unknownMembers["topLevelFlag"] == .bool(true))
+    #expect(body.environment == .sandbox)
+    #expect(body.bundleId == "com.example.app")
+    #expect(body.appAppleId == 41234)
+    #expect(body.isUnderstood == false)
+    // Encoding keeps every member: decoding the encoded form gives the same payload.
+    let again = try decoder.decode(
+      ResponseBodyV2DecodedPayload.self, from: try JSONEncoder().encode(body))
+    #expect(again == body)
+  }
+
+  @Test func unclaimInfoNamesNoAppAndTheKnownBodiesStillDecide() throws {
+    let unclaim = try decoder.decode(
+      ResponseBodyV2DecodedPayload.self,
+      from: Data(
+        #"{"notificationType":"UNCLAIM_SEATS","unclaimInfo":{"unclaimSeatIds":["a","b"]}}"#.utf8))
+    #expect(unclaim.unclaimInfo?.unclaimSeatIds == ["a", "b"])
+    #expect(unclaim.environment == nil && unclaim.bundleId == nil)
+    #expect(unclaim.isUnderstood)
+    #expect(unclaim.bodyObjects == ["unclaimInfo"])
+    // A known body decides even beside an unknown one that says otherwise.
+    let both = try decoder.decode(
+      ResponseBodyV2DecodedPayload.self,
+      from: Data(
+        #"{"notificationType":"TEST","data":{"environment":"Production","bundleId":"a"},"x":{"environment":"Sandbox","bundleId":"b"}}"#
+          .utf8))
+    #expect(both.environment == .production && both.bundleId == "a")
+    #expect(both.bodyObjects == ["data", "x"])
+  }
+
   @Test func knownValuesReportKnown() {
     #expect(NotificationType.didRenew.isKnown)
     #expect(SubscriptionStatus(rawValue: 4) == .billingGracePeriod)

@@ -1,3 +1,4 @@
+import AppStoreVerification
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -141,6 +142,33 @@ import Testing
           $0["url"] == .string("http://127.0.0.1:8080/apps/{app}")
         }
           == true)
+    }
+  }
+
+  /// A notification that names no app (here `UNCLAIM_SEATS` with only seat claim ids) cannot
+  /// be routed by bundle id: every app whose verifier accepts it keeps it as unrouted evidence,
+  /// where that app's operator sees it; a forged one is refused by all and stored by none.
+  @Test func aNotificationNamingNoAppIsKeptByEveryAppItVerifiesFor() async throws {
+    try await Self.withTwoApps { client, pro, lite in
+      let members: [String: Any] = [
+        "notificationType": "UNCLAIM_SEATS", "notificationUUID": "apps-unclaim-1",
+        "version": "2.0", "signedDate": F.t(1).milliseconds,
+        "unclaimInfo": ["unclaimSeatIds": ["5b0c2d4e-0000-4000-8000-000000000001"]],
+      ]
+      let json = Array(try JSONSerialization.data(withJSONObject: members))
+      let answer = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(H.pki.sign(payloadJSON: json)))
+      #expect(answer.status == .ok)
+      #expect(try H.value(answer)["unrouted"] == .bool(true))
+      #expect(try await H.eventCount(pro) == 1)
+      #expect(try await H.eventCount(lite) == 1)
+      let forged = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(try TestPKI().sign(payloadJSON: json)))
+      #expect(forged.status == .unauthorized)
+      #expect(try await H.eventCount(pro) == 1)
+      #expect(try await H.eventCount(lite) == 1)
     }
   }
 

@@ -22,6 +22,7 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
     var summary: Nested?
     var appData: Nested?
     var externalPurchaseToken: Nested?
+    var unclaimInfo: Nested?
   }
 
   private struct Nested: Decodable {
@@ -67,10 +68,19 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
       throw VerificationError(.malformedPayload, "the payload is not a JSON object")
     }
     let kind = kind(of: probe)
+    if kind == .notification, probe.data == nil, probe.summary == nil, probe.appData == nil,
+      probe.externalPurchaseToken == nil, probe.unclaimInfo?.environment == nil
+    {
+      // A body this release does not model (or one that names no environment): read it
+      // whole, as the notification's own identity does.
+      let body = try? JSONDecoding.decoder.decode(
+        ResponseBodyV2DecodedPayload.self, from: token.payloadJSON)
+      return Claims(kind: kind, environment: body?.environment, bundleId: body?.bundleId)
+    }
     let environment =
       switch kind {
       case .notification:
-        (probe.data ?? probe.summary ?? probe.appData)?.environment
+        (probe.data ?? probe.summary ?? probe.appData ?? probe.unclaimInfo)?.environment
           ?? probe.externalPurchaseToken?.externalPurchaseId.map {
             // As the payload's own `environment` reads it: a SANDBOX prefix means Sandbox.
             $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production"
@@ -78,7 +88,9 @@ public enum SignedDataKind: String, Sendable, CaseIterable {
       case .appTransaction: probe.receiptType
       default: probe.environment
       }
-    let nested = probe.data ?? probe.summary ?? probe.appData ?? probe.externalPurchaseToken
+    let nested =
+      probe.data ?? probe.summary ?? probe.appData ?? probe.externalPurchaseToken
+      ?? probe.unclaimInfo
     return Claims(
       kind: kind, environment: environment.map(AppStoreEnvironment.init(rawValue:)),
       bundleId: kind == .notification ? nested?.bundleId : probe.bundleId)

@@ -87,6 +87,35 @@ public final class SignedDataVerifier: Sendable {
     try nested(in: verify(unverified))
   }
 
+  /// Verifies a notification whose app cannot be read: no body object this release models
+  /// names its environment, so no environment's verifier can be chosen. The chain and the
+  /// signature cover the whole payload whatever its body, and are checked as for any
+  /// notification; of its identity, only what the payload does carry must match (a bundle id
+  /// or App Apple ID that is not this app's is refused). Nested JWS are not opened: none is
+  /// known to be there.
+  public func verifyUnroutable(_ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>)
+    throws(VerificationError) -> SignedData<ResponseBodyV2DecodedPayload, AppleSigned>
+  {
+    let header = try checkedHeader(of: unverified.token)
+    let payload = unverified.claims
+    return try verify(
+      unverified.token, unverified.compact, header: header, payload: payload
+    ) { () throws(VerificationError) in
+      if let expected = self.configuration.bundleId, let bundleId = payload.bundleId,
+        bundleId != expected
+      {
+        throw VerificationError(
+          .bundleIdMismatch, "the payload's bundle id is not the configured one")
+      }
+      if let expected = self.configuration.appAppleId, let appAppleId = payload.appAppleId,
+        appAppleId != expected
+      {
+        throw VerificationError(
+          .appAppleIdMismatch, "the payload's App Apple ID is not the configured one")
+      }
+    }
+  }
+
   private func checkedHeader(of token: CompactJWS) throws(VerificationError) -> (
     JWSHeader, cached: Bool
   ) {
@@ -99,7 +128,8 @@ public final class SignedDataVerifier: Sendable {
 
   /// Everything after the payload is read: environment, chain, signature, identity.
   private func verify<Payload: AppStoreSignedPayload>(
-    _ token: CompactJWS, _ jws: String, header: (JWSHeader, cached: Bool), payload: Payload
+    _ token: CompactJWS, _ jws: String, header: (JWSHeader, cached: Bool), payload: Payload,
+    identity: (() throws(VerificationError) -> Void)? = nil
   ) throws(VerificationError) -> SignedData<Payload, AppleSigned> {
     if let environment = payload.identityClaims.environment, environment.isUnsigned {
       throw VerificationError(
@@ -111,7 +141,7 @@ public final class SignedDataVerifier: Sendable {
       leaf: certificates.leaf, intermediate: certificates.intermediate,
       at: validationDate(for: payload))
     try Self.checkSignature(token, key: key)
-    try checkIdentity(payload.identityClaims)
+    if let identity { try identity() } else { try checkIdentity(payload.identityClaims) }
     if !header.cached { headers?.remember(header.0, for: token.headerSegment) }
     return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
   }

@@ -104,17 +104,30 @@ extension Ledger {
     }
     guard let claims else { return problem(.payload, "the stored event has no claims") }
     do {
-      let signed = try signedClaims(raw, as: claims)
+      let signed =
+        recorded.streamId.hasPrefix(NotUnderstoodNotification.unroutedStreamPrefix)
+        ? try unroutedClaims(raw) : try signedClaims(raw, as: claims)
       guard Self.sameContent(signed, claims) else {
         return problem(.payload, "the stored claims differ from the signed data")
       }
       // A row stored before facts held price terms is compared with the facts it could hold.
       let withoutTerms = EventCodec.factsWithoutTermsEventTypes.contains(recorded.eventType)
       let expected = LedgerEvent.Body(signed).map { withoutTerms ? $0.withoutTerms() : $0 }
-      return expected == facts
+      // A row stored before facts held commitment and seat members keeps the rest.
+      return expected == facts || expected?.withoutLaterMembers() == facts
         ? nil : problem(.payload, "the stored facts differ from those of the signed data")
     } catch {
       return problem(.signature, "\(error.verificationCode ?? error.code.rawValue)")
+    }
+  }
+
+  /// Verifies `raw` as unrouted evidence is verified (it names no app) and returns its claims.
+  private func unroutedClaims(_ raw: String) throws(LedgerError) -> AppleClaims {
+    do {
+      let verified = try unroutableVerifiers.signedDate.verifyUnroutable(UnverifiedJWS(raw))
+      return .notification(NotificationReceived(notification: verified.payload))
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
   }
 
@@ -136,7 +149,8 @@ extension Ledger {
       return .notification(
         NotificationReceived(
           notification: verified.payload, transaction: verified.transaction?.payload,
-          renewalInfo: verified.renewalInfo?.payload))
+          renewalInfo: verified.renewalInfo?.payload,
+          appTransaction: verified.appTransaction?.payload))
     case .transaction(let observed):
       let verified = try verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyTransaction(raw)

@@ -57,6 +57,21 @@ extension ChangeRecord: Encodable {
       case .consumptionRequestAnswered: try data.encode(new == "late", forKey: "late")
       default: try data.encode(new, forKey: "outcome")
       }
+    case .commitmentCancelled:
+      try data.encode(subject, forKey: "originalTransactionId")
+      try data.encode(Self.iso(new), forKey: "commitmentExpiresDate")
+    case .commitmentResumed:
+      try data.encode(subject, forKey: "originalTransactionId")
+    case .seatsChanged:
+      try data.encode(subject, forKey: "originalTransactionId")
+      try data.encode(old.flatMap { Int64($0) }, forKey: "previousSeats")
+      try data.encode(new.flatMap { Int64($0) }, forKey: "seats")
+    case .seatClaimed, .seatReleased:
+      try data.encode(subject, forKey: "seatClaimId")
+      try data.encode(new ?? old, forKey: "originalTransactionId")
+    case .consentRescinded:
+      try data.encode(subject, forKey: "appTransactionId")
+      try data.encode(new, forKey: "policy")
     }
   }
 

@@ -12,6 +12,8 @@ public struct AccountViewsRebuild: Sendable, Hashable, Codable {
   public var events: Int
   /// Accounts appended to while the rebuild ran, projected again after the switch.
   public var projectedAfterSwitch: Int
+  /// Unrouted notifications read again first (``Ledger/reexamineUnrouted()``).
+  public var unrouted: Ledger.Reexamination = .init()
   public var seconds: Double
 }
 

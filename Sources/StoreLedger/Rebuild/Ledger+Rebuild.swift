@@ -20,6 +20,8 @@ extension Ledger {
   ) async throws(LedgerError) -> AccountViewsRebuild {
     let started = ContinuousClock.now
     let (client, logger) = (self.client, self.logger)
+    // A release that now reads the app of unrouted evidence routes it before projecting.
+    let unrouted = try await reexamineUnrouted()
     do {
       let (replaced, total, version) = try await withDatabase {
         let replaced = try await AccountViewsRebuildStatements.liveVersion(
@@ -41,7 +43,7 @@ extension Ledger {
       let elapsed = ContinuousClock.now - started
       return AccountViewsRebuild(
         version: version, replacedVersion: replaced, accounts: accounts, events: events,
-        projectedAfterSwitch: stale.count,
+        projectedAfterSwitch: stale.count, unrouted: unrouted,
         seconds: elapsed.seconds)
     } catch {
       throw Self.mapped(error)

@@ -34,6 +34,9 @@ public struct CustomerReplay: Sendable {
     public var alreadyStored = 0
     /// Refused by the ledger, by error code.
     public var rejected: [String: Int] = [:]
+    /// Unrouted notifications read again before the replay (see ``Ledger/reexamineUnrouted()``);
+    /// nil when only some customers were replayed.
+    public var unrouted: Ledger.Reexamination?
 
     public init() {}
 
@@ -78,6 +81,7 @@ public struct CustomerReplay: Sendable {
     var covered = Set<String>()
     var groups: [Set<String>] = []
     var report = Report()
+    if case .everyone = customers { report.unrouted = try await ledger.reexamineUnrouted() }
     while !pending.isEmpty {
       let batch = Array(pending.prefix(concurrency))
       pending.removeFirst(batch.count)

@@ -22,6 +22,12 @@ public struct AccountChange: Hashable, Sendable, Codable {
     case consumptionRequestPending = "consumption.request_pending"
     case consumptionRequestAnswered = "consumption.request_answered"
     case consumptionRequestClosed = "consumption.request_closed"
+    case commitmentCancelled = "subscription.commitment_cancelled"
+    case commitmentResumed = "subscription.commitment_resumed"
+    case seatsChanged = "subscription.seats_changed"
+    case seatClaimed = "seat.claimed"
+    case seatReleased = "seat.released"
+    case consentRescinded = "consent.rescinded"
   }
 
   public var kind: Kind

@@ -4,7 +4,46 @@
 public enum AccountChanges {
   public static func diff(before: LedgerSnapshot, after: LedgerSnapshot) -> [AccountChange] {
     entitlements(before, after) + subscriptions(before, after) + refunds(before, after)
-      + balances(before, after)
+      + balances(before, after) + seatClaims(before, after) + consent(before, after)
+  }
+
+  /// A download's consent withdrawn (consent.rescinded; `new` says whether the policy ends its
+  /// entitlements).
+  private static func consent(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    let known = Set(before.consentRescinded.map(\.appTransactionId))
+    return after.consentRescinded.filter { !known.contains($0.appTransactionId) }.map {
+      AccountChange(
+        .consentRescinded, account: $0.accounts.first, subject: $0.appTransactionId,
+        new: $0.endsEntitlements ? "ends_entitlements" : "recorded")
+    }
+  }
+
+  /// A claim in force that was not (seat.claimed), one no longer in force (seat.released),
+  /// each for its member; the subject is the seat claim id, `new`/`old` the subscription.
+  private static func seatClaims(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    let old = Dictionary(before.seatClaims.map { ($0.seatClaimId, $0) }) { a, _ in a }
+    let new = Dictionary(after.seatClaims.map { ($0.seatClaimId, $0) }) { a, _ in a }
+    var changes: [AccountChange] = []
+    for id in Set(old.keys).union(new.keys).sorted() {
+      switch (old[id], new[id]) {
+      case (nil, let claim?):
+        changes.append(
+          .init(
+            .seatClaimed, account: claim.appAccountToken, subject: id,
+            new: claim.originalTransactionId))
+      case (let claim?, nil):
+        changes.append(
+          .init(
+            .seatReleased, account: claim.appAccountToken, subject: id,
+            old: claim.originalTransactionId))
+      default: continue
+      }
+    }
+    return changes
   }
 
   private static func entitlements(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
@@ -59,6 +98,7 @@ public enum AccountChanges {
             subject: now.originalTransactionId))
       }
       changes += priceIncreaseChanges(was, now)
+      changes += planChanges(was, now)
       if let was, was.transactionId == now.transactionId,
         let end = was.expiresDate, let extended = now.expiresDate, extended > end, now.status == 1
       {
@@ -67,6 +107,36 @@ public enum AccountChanges {
             .renewalExtended, account: now.appAccountToken, subject: now.originalTransactionId,
             old: text(end), new: text(extended)))
       }
+    }
+    return changes
+  }
+
+  /// A commitment the customer cancelled inside (it still bills and entitles until its end,
+  /// given in `new`), or renews again; the seats of a group subscription changing (total
+  /// seats in force, as `old` and `new`).
+  private static func planChanges(_ was: SubscriptionView?, _ now: SubscriptionView)
+    -> [AccountChange]
+  {
+    guard let was else { return [] }
+    var changes: [AccountChange] = []
+    let (before, after) = (
+      was.billingPlan?.cancelledInsideCommitment, now.billingPlan?.cancelledInsideCommitment
+    )
+    if before == false, after == true {
+      changes.append(
+        .init(
+          .commitmentCancelled, account: now.appAccountToken, subject: now.originalTransactionId,
+          new: text(now.billingPlan?.commitmentExpiresDate)))
+    }
+    if before == true, after == false {
+      changes.append(
+        .init(.commitmentResumed, account: now.appAccountToken, subject: now.originalTransactionId))
+    }
+    if let old = was.seats?.total, let new = now.seats?.total, old != new {
+      changes.append(
+        .init(
+          .seatsChanged, account: now.appAccountToken, subject: now.originalTransactionId,
+          old: String(old), new: String(new)))
     }
     return changes
   }

@@ -32,6 +32,48 @@ extension SubscriptionView {
       json.member("transactionId", transactionId)
       json.member("rule", rule)
       json.member("appleStatus", appleStatus)
+      if let billingPlan {
+        json.member("billingPlan") { billingPlan.write(to: &$0) }
+      } else {
+        json.member("billingPlan", nil as String?)
+      }
+      if let seats {
+        json.member("seats") { seats.write(to: &$0) }
+      } else {
+        json.member("seats", nil as String?)
+      }
+    }
+  }
+}
+
+extension BillingPlanView {
+  public func write(to json: inout JSONTextWriter) {
+    json.object { json in
+      json.member("type", type)
+      json.member("billingPeriodNumber", billingPeriodNumber)
+      json.member("totalBillingPeriods", totalBillingPeriods)
+      json.member("commitmentExpiresDate", commitmentExpiresDate)
+      json.member("commitmentPrice", commitmentPrice)
+      json.member("commitmentWillRenew", commitmentWillRenew)
+      json.member("commitmentRenewalProductId", commitmentRenewalProductId)
+      json.member("commitmentRenewalBillingPlanType", commitmentRenewalBillingPlanType)
+      json.member("commitmentRenewalDate", commitmentRenewalDate)
+      json.member("cancelledInsideCommitment", cancelledInsideCommitment)
+    }
+  }
+}
+
+extension SeatsView {
+  public func write(to json: inout JSONTextWriter) {
+    json.object { json in
+      json.member("invitationManagement", invitationManagement)
+      json.member("total", total)
+      json.member("revoked", revoked)
+      json.member("claimed", claimed)
+      json.member("available", available)
+      json.member("renewalQuantity", renewalQuantity)
+      json.member("overClaimed") { $0.strings(overClaimed) }
+      json.member("transactionIds") { $0.strings(transactionIds) }
     }
   }
 }

@@ -22,6 +22,8 @@ extension LedgerEvent.Body: FlatJSONObjectDecodable {
     static let transaction = JSONMemberName("transaction")
     static let renewal = JSONMemberName("renewal")
     static let forwardedToken = JSONMemberName("forwardedToken")
+    static let unclaimSeatIds = JSONMemberName("unclaimSeatIds")
+    static let appTransactionId = JSONMemberName("appTransactionId")
   }
 
   init(flat root: JSONObjectReader) throws {
@@ -65,6 +67,8 @@ extension LedgerEvent.Body: FlatJSONObjectDecodable {
       status: try object.enumeration(FactMemberNames.status),
       transaction: try object.nested(FactMemberNames.transaction).flatMap(
         TransactionFacts.init(flat:)),
-      renewal: try object.nested(FactMemberNames.renewal).flatMap(RenewalFacts.init(flat:)))
+      renewal: try object.nested(FactMemberNames.renewal).flatMap(RenewalFacts.init(flat:)),
+      unclaimSeatIds: try object.strings(FactMemberNames.unclaimSeatIds),
+      appTransactionId: try object.string(FactMemberNames.appTransactionId))
   }
 }

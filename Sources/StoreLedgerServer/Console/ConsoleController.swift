@@ -31,6 +31,9 @@ struct ConsoleController: Sendable {
     group.get(RouterPath("/console/search")) { request, _ in
       try await signedIn(request) { try await search(request.uri.queryParameters.get("q") ?? "") }
     }
+    group.get(RouterPath("/console/not-understood")) { request, _ in
+      try await signedIn(request) { try await notUnderstood() }
+    }
     group.get(RouterPath("/console/accounts/{token}")) { request, context in
       try await signedIn(request) {
         try await account(
@@ -226,8 +229,21 @@ struct ConsoleController: Sendable {
   private func overview() async throws -> Response {
     let overview = try await ledger.overview()
     let recent = metrics.server.recent(app: metrics.app)
+    let notUnderstood = try await ledger.notUnderstood(limit: OverviewPage.notUnderstoodShown)
     let document = page.document(title: "Overview") { html in
-      OverviewPage(overview: overview, recent: recent).render(into: &html)
+      OverviewPage(
+        overview: overview, recent: recent, notUnderstood: notUnderstood,
+        notUnderstoodLink: "\(base)/not-understood"
+      ).render(into: &html)
+    }
+    return ConsolePage.response(document)
+  }
+
+  private func notUnderstood() async throws -> Response {
+    let limit = 500
+    let notifications = try await ledger.notUnderstood(limit: limit)
+    let document = page.document(title: "Notifications not understood") { html in
+      NotUnderstoodPage(notifications: notifications, limit: limit).render(into: &html)
     }
     return ConsolePage.response(document)
   }

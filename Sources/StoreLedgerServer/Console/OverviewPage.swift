@@ -6,6 +6,11 @@ import StoreLedgerCore
 struct OverviewPage {
   let overview: Ledger.Overview
   let recent: (verificationFailures: Int, webhookErrors: Int, projector: AccountProjector.Progress?)
+  /// The newest notifications not understood (at most ``notUnderstoodShown``).
+  let notUnderstood: [NotUnderstoodNotification]
+  let notUnderstoodLink: String
+
+  static let notUnderstoodShown = 100
 
   func render(into html: inout HTML) {
     html.element("div", ["class": "cards"]) { html in
@@ -20,6 +25,16 @@ struct OverviewPage {
       card(
         &html, "Change deliveries failing",
         "\(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead })")
+      let unrouted = notUnderstood.filter { $0.isUnrouted && $0.routedTo == nil }.count
+      let shown =
+        notUnderstood.count == Self.notUnderstoodShown
+        ? "\(Self.notUnderstoodShown)+" : "\(notUnderstood.count)"
+      html.element("div", ["class": "card"]) { html in
+        html.element("strong", text: shown)
+        html.element(
+          "a", ["href": notUnderstoodLink, "id": "not-understood-link"],
+          text: "Notifications not understood (\(unrouted) unrouted)")
+      }
     }
     html.element("h2", text: "Last notification")
     if let at = overview.lastNotificationAt {

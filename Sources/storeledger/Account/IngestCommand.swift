@@ -31,9 +31,15 @@ struct IngestCommand: AsyncParsableCommand {
     var streamVersion: Int64
     var idempotencyKey: String
     var notificationType: String?
+    /// A verified notification naming no app: kept as unrouted evidence.
+    var unrouted: Bool?
+    /// False for a notification this release stores without understanding it.
+    var understood: Bool?
     var balance: Int64?
 
     init(_ ingested: Ledger.Ingested, balance: Int64? = nil) {
+      unrouted = ingested.notificationType == nil ? nil : ingested.unrouted
+      understood = ingested.notificationType == nil ? nil : ingested.understood
       stored = !ingested.wasDuplicate
       streamId = ingested.streamId
       streamVersion = ingested.streamVersion
@@ -67,9 +73,15 @@ struct IngestCommand: AsyncParsableCommand {
       say(try CommandJSON.string(Output(ingested)))
     } else {
       let what = ingested.notificationType.map { "notification \($0)" } ?? kind.rawValue
+      let note =
+        ingested.unrouted
+        ? " (names no app this release can read: kept as unrouted evidence, grants nothing; "
+          + "see `storeledger not-understood`)"
+        : ingested.understood
+          ? "" : " (not understood by this release: stored, changes nothing)"
       say(
         (ingested.wasDuplicate ? "already stored: " : "stored: ")
-          + "\(what) in \(ingested.streamId) v\(ingested.streamVersion)")
+          + "\(what) in \(ingested.streamId) v\(ingested.streamVersion)\(note)")
     }
   }
 

@@ -10,8 +10,11 @@ public struct InAppOwnershipType: OpenEnumeration {
 
   public static let purchased = Self(rawValue: "PURCHASED")
   public static let familyShared = Self(rawValue: "FAMILY_SHARED")
+  /// A seat of a group subscription or an organization's assignment, held by the member
+  /// (Apple-hosted invitations, Volume Purchasing).
+  public static let assigned = Self(rawValue: "ASSIGNED")
 
   public static let knownValues: [Self] = [
-    .purchased, .familyShared,
+    .purchased, .familyShared, .assigned,
   ]
 }

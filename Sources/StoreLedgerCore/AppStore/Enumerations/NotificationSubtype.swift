@@ -27,10 +27,17 @@ public struct NotificationSubtype: OpenEnumeration {
   public static let unreported = Self(rawValue: "UNREPORTED")
   public static let created = Self(rawValue: "CREATED")
   public static let activeTokenReminder = Self(rawValue: "ACTIVE_TOKEN_REMINDER")
+  /// A refund of some seats of a group subscription (`REFUND`); the purchaser keeps access.
+  public static let seats = Self(rawValue: "SEATS")
+  /// The purchaser added seats (at once) or will renew with more.
+  public static let increaseQuantity = Self(rawValue: "INCREASE_QUANTITY")
+  /// The purchaser will renew with fewer seats (from the next renewal).
+  public static let decreaseQuantity = Self(rawValue: "DECREASE_QUANTITY")
 
   public static let knownValues: [Self] = [
     .initialBuy, .resubscribe, .downgrade, .upgrade, .autoRenewEnabled, .autoRenewDisabled,
     .voluntary, .billingRetry, .priceIncrease, .gracePeriod, .pending, .accepted, .billingRecovery,
     .productNotForSale, .summary, .failure, .unreported, .created, .activeTokenReminder,
+    .seats, .increaseQuantity, .decreaseQuantity,
   ]
 }

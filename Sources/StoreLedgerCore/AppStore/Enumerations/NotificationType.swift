@@ -31,12 +31,14 @@ public struct NotificationType: OpenEnumeration {
   public static let metadataUpdate = Self(rawValue: "METADATA_UPDATE")
   public static let migration = Self(rawValue: "MIGRATION")
   public static let priceChange = Self(rawValue: "PRICE_CHANGE")
+  /// The App Store released seat claims of a developer-hosted group subscription.
+  public static let unclaimSeats = Self(rawValue: "UNCLAIM_SEATS")
 
   public static let knownValues: [Self] = [
     .subscribed, .didRenew, .didChangeRenewalPref, .didChangeRenewalStatus, .offerRedeemed,
     .didFailToRenew, .gracePeriodExpired, .expired, .priceIncrease, .refund, .refundDeclined,
     .refundReversed, .consumptionRequest, .renewalExtended, .renewalExtension, .revoke,
     .oneTimeCharge, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
-    .priceChange,
+    .priceChange, .unclaimSeats,
   ]
 }

@@ -27,6 +27,10 @@ public struct JWSRenewalInfoDecodedPayload: Hashable, Sendable, Codable {
   public var advancedCommerceInfo: AdvancedCommerceRenewalInfo?
   public var renewalBillingPlanType: BillingPlanType?
   public var commitmentInfo: RenewalCommitmentInfo?
+  /// Multiseat: the seats that will renew (a reduction applies at the next renewal date).
+  public var renewalQuantity: Int32?
+  /// Multiseat: the next renewal's price tiers.
+  public var multiSeatInfo: RenewalMultiSeatInfo?
 
   public init() {}
 }

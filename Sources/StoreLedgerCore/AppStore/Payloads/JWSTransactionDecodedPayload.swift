@@ -40,6 +40,10 @@ public struct JWSTransactionDecodedPayload: Hashable, Sendable, Codable {
   public var advancedCommerceInfo: AdvancedCommerceTransactionInfo?
   public var billingPlanType: BillingPlanType?
   public var commitmentInfo: TransactionCommitmentInfo?
+  /// Multiseat (group) purchases only; `quantity` is then the number of seats.
+  public var multiSeatInfo: TransactionMultiSeatInfo?
+  /// `SEAT_ADDITION` on every transaction of a period the purchaser added seats in.
+  public var additionalTransactionReason: AdditionalTransactionReason?
 
   public init() {}
 }

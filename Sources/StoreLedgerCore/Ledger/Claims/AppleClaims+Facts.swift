@@ -33,7 +33,9 @@ extension NotificationFacts {
       notificationType: notification.notificationType, subtype: notification.subtype,
       signedDate: notification.signedDate, status: notification.data?.status,
       transaction: received.transaction.flatMap(TransactionFacts.init),
-      renewal: received.renewalInfo.flatMap(RenewalFacts.init))
+      renewal: received.renewalInfo.flatMap(RenewalFacts.init),
+      unclaimSeatIds: notification.unclaimInfo?.unclaimSeatIds,
+      appTransactionId: received.appTransaction?.appTransactionId)
   }
 }
 
@@ -54,7 +56,12 @@ extension TransactionFacts {
         price: payload.price, currency: payload.currency, offerType: payload.offerType,
         offerIdentifier: payload.offerIdentifier, offerDiscountType: payload.offerDiscountType,
         offerPeriod: payload.offerPeriod, environment: payload.environment,
-        storefront: payload.storefront))
+        storefront: payload.storefront),
+      plan: TransactionPlan(
+        billingPlanType: payload.billingPlanType, commitment: payload.commitmentInfo,
+        multiSeat: payload.multiSeatInfo,
+        additionalTransactionReason: payload.additionalTransactionReason),
+      appTransactionId: payload.appTransactionId)
   }
 }
 
@@ -72,7 +79,10 @@ extension RenewalFacts {
       terms: PriceTerms(
         price: payload.renewalPrice, currency: payload.currency, offerType: payload.offerType,
         offerIdentifier: payload.offerIdentifier, offerDiscountType: payload.offerDiscountType,
-        offerPeriod: payload.offerPeriod, environment: payload.environment))
+        offerPeriod: payload.offerPeriod, environment: payload.environment),
+      plan: RenewalPlan(
+        billingPlanType: payload.renewalBillingPlanType, commitment: payload.commitmentInfo,
+        renewalQuantity: payload.renewalQuantity, multiSeat: payload.multiSeatInfo))
   }
 }
 

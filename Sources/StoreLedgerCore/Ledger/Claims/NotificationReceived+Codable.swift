@@ -1,10 +1,15 @@
-/// JSON: the notification as Apple signs it, except that `data.signedTransactionInfo` and
-/// `data.signedRenewalInfo` may hold the decoded objects (the scenario format of design.md).
-/// A JWS string there stays a string; an object there becomes `transaction` / `renewalInfo`.
+/// JSON: the notification as Apple signs it, except that `data.signedTransactionInfo`,
+/// `data.signedRenewalInfo` and `appData.signedAppTransactionInfo` may hold the decoded
+/// objects (the scenario format of design.md). A JWS string there stays a string; an object
+/// there becomes `transaction` / `renewalInfo` / `appTransaction`.
 extension NotificationReceived: Codable {
   private enum Keys: String, CodingKey {
     case notificationType, subtype, notificationUUID, version, signedDate, data, summary
-    case externalPurchaseToken, appData
+    case externalPurchaseToken, appData, unclaimInfo
+  }
+
+  private enum AppDataKeys: String, CodingKey {
+    case appAppleId, bundleId, environment, signedAppTransactionInfo
   }
 
   private enum DataKeys: String, CodingKey {
@@ -27,7 +32,19 @@ extension NotificationReceived: Codable {
       NotificationSummary.self, forKey: .summary)
     notification.externalPurchaseToken = try container.decodeIfPresent(
       ExternalPurchaseToken.self, forKey: .externalPurchaseToken)
-    notification.appData = try container.decodeIfPresent(AppData.self, forKey: .appData)
+    if container.contains(.appData), try !container.decodeNil(forKey: .appData) {
+      let appData = try container.nestedContainer(keyedBy: AppDataKeys.self, forKey: .appData)
+      var body = AppData()
+      body.appAppleId = try appData.decodeIfPresent(Int64.self, forKey: .appAppleId)
+      body.bundleId = try appData.decodeIfPresent(String.self, forKey: .bundleId)
+      body.environment = try appData.decodeIfPresent(
+        AppStoreEnvironment.self, forKey: .environment)
+      (body.signedAppTransactionInfo, appTransaction) = try Self.jwsOrObject(
+        appData, .signedAppTransactionInfo)
+      notification.appData = body
+    }
+    notification.unclaimInfo = try container.decodeIfPresent(
+      UnclaimInfo.self, forKey: .unclaimInfo)
     if container.contains(.data), try !container.decodeNil(forKey: .data) {
       let data = try container.nestedContainer(keyedBy: DataKeys.self, forKey: .data)
       var body = NotificationData()
@@ -46,8 +63,8 @@ extension NotificationReceived: Codable {
     self.notification = notification
   }
 
-  private static func jwsOrObject<Payload: Decodable>(
-    _ container: KeyedDecodingContainer<DataKeys>, _ key: DataKeys
+  private static func jwsOrObject<Payload: Decodable, Key: CodingKey>(
+    _ container: KeyedDecodingContainer<Key>, _ key: Key
   ) throws -> (String?, Payload?) {
     guard container.contains(key), try !container.decodeNil(forKey: key) else { return (nil, nil) }
     if let jws = try? container.decode(String.self, forKey: key) { return (jws, nil) }
@@ -64,7 +81,19 @@ extension NotificationReceived: Codable {
     try container.encodeIfPresent(notification.summary, forKey: .summary)
     try container.encodeIfPresent(
       notification.externalPurchaseToken, forKey: .externalPurchaseToken)
-    try container.encodeIfPresent(notification.appData, forKey: .appData)
+    if let body = notification.appData {
+      var appData = container.nestedContainer(keyedBy: AppDataKeys.self, forKey: .appData)
+      try appData.encodeIfPresent(body.appAppleId, forKey: .appAppleId)
+      try appData.encodeIfPresent(body.bundleId, forKey: .bundleId)
+      try appData.encodeIfPresent(body.environment, forKey: .environment)
+      if let appTransaction {
+        try appData.encode(appTransaction, forKey: .signedAppTransactionInfo)
+      } else {
+        try appData.encodeIfPresent(
+          body.signedAppTransactionInfo, forKey: .signedAppTransactionInfo)
+      }
+    }
+    try container.encodeIfPresent(notification.unclaimInfo, forKey: .unclaimInfo)
     guard let body = notification.data else { return }
     var data = container.nestedContainer(keyedBy: DataKeys.self, forKey: .data)
     try data.encodeIfPresent(body.appAppleId, forKey: .appAppleId)

@@ -8,14 +8,18 @@ public struct NotificationReceived: Hashable, Sendable {
   public var notification: ResponseBodyV2DecodedPayload
   public var transaction: JWSTransactionDecodedPayload?
   public var renewalInfo: JWSRenewalInfoDecodedPayload?
+  /// `appData.signedAppTransactionInfo` (`RESCIND_CONSENT`), verified with the notification.
+  public var appTransaction: JWSAppTransactionDecodedPayload?
 
   public init(
     notification: ResponseBodyV2DecodedPayload,
     transaction: JWSTransactionDecodedPayload? = nil,
-    renewalInfo: JWSRenewalInfoDecodedPayload? = nil
+    renewalInfo: JWSRenewalInfoDecodedPayload? = nil,
+    appTransaction: JWSAppTransactionDecodedPayload? = nil
   ) {
     self.notification = notification
     self.transaction = transaction
     self.renewalInfo = renewalInfo
+    self.appTransaction = appTransaction
   }
 }

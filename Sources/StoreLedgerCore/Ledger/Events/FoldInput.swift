@@ -93,6 +93,7 @@ extension FoldInput {
     case .status(let facts): return (facts.originalTransactionId, time)
     case .debit(let debit): return (debit.id, time)
     case .link(let link): return (link.originalTransactionId, time)
+    case .seat(let seat): return (seat.requestIdentifier, time)
     }
   }
 }
@@ -110,6 +111,7 @@ extension LedgerEvent.Body {
     case .status(let facts): facts.originalTransactionId
     case .debit(let debit): "acct:" + AppAccountToken.normalized(debit.appAccountToken)
     case .link(let link): link.originalTransactionId
+    case .seat(let seat): seat.originalTransactionId
     }
   }
 }

@@ -1,14 +1,14 @@
 /// An event as scenario files write it (design.md, "Scenario files"): Apple's claims under
 /// one of `notification`, `transaction` (with the forwarded `appAccountToken` beside it),
-/// `renewalInfo`, `status`, or a backend command under `debit` or `link`; optional
+/// `renewalInfo`, `status`, or a backend command under `debit`, `link` or `seat`; optional
 /// `recordedAt` (ms) and `key`. Claims become facts through the one mapping.
 extension LedgerEvent: Decodable {
   private enum Keys: String, CodingKey, CaseIterable {
-    case notification, transaction, renewalInfo, status, debit, link, recordedAt, key
+    case notification, transaction, renewalInfo, status, debit, link, seat, recordedAt, key
   }
 
   private static let kinds: [Keys] = [
-    .notification, .transaction, .renewalInfo, .status, .debit, .link,
+    .notification, .transaction, .renewalInfo, .status, .debit, .link, .seat,
   ]
 
   public init(from decoder: any Decoder) throws {
@@ -18,6 +18,7 @@ extension LedgerEvent: Decodable {
     switch kind {
     case .debit: body = .debit(try container.decode(ConsumableDebited.self, forKey: .debit))
     case .link: body = .link(try container.decode(AccountLinked.self, forKey: .link))
+    case .seat: body = .seat(try container.decode(SeatClaimEvent.self, forKey: .seat))
     default: body = try Self.facts(of: try AppleClaims(from: decoder), decoder: decoder)
     }
     self.init(

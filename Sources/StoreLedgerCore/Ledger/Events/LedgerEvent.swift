@@ -25,6 +25,8 @@ public struct LedgerEvent: Hashable, Sendable {
     case status(StatusFacts)
     case debit(ConsumableDebited)
     case link(AccountLinked)
+    /// StoreLedger's record of a developer-hosted seat claim.
+    case seat(SeatClaimEvent)
   }
 
   public init(_ body: Body, recordedAt: Timestamp? = nil, key: String? = nil) {
@@ -63,6 +65,7 @@ extension LedgerEvent.Body {
     case .status: StatusFacts.eventType
     case .debit: ConsumableDebited.eventType
     case .link: AccountLinked.eventType
+    case .seat: SeatClaimEvent.eventType
     }
   }
 
@@ -76,6 +79,7 @@ extension LedgerEvent.Body {
     case .status(let facts): facts.signedDate
     case .debit(let debit): debit.debitedAt
     case .link(let link): link.linkedAt
+    case .seat(let seat): seat.occurredAt
     }
   }
 
@@ -85,7 +89,7 @@ extension LedgerEvent.Body {
     case .notification(let facts): facts.transaction
     case .transaction(let seen): seen.transaction
     case .status(let facts): facts.transaction
-    case .renewal, .debit, .link: nil
+    case .renewal, .debit, .link, .seat: nil
     }
   }
 
@@ -95,7 +99,7 @@ extension LedgerEvent.Body {
     case .notification(let facts): facts.renewal
     case .renewal(let facts): facts
     case .status(let facts): facts.renewal
-    case .transaction, .debit, .link: nil
+    case .transaction, .debit, .link, .seat: nil
     }
   }
 
@@ -104,7 +108,7 @@ extension LedgerEvent.Body {
     switch self {
     case .notification(let facts): facts.status
     case .status(let facts): facts.status
-    case .transaction, .renewal, .debit, .link: nil
+    case .transaction, .renewal, .debit, .link, .seat: nil
     }
   }
 }
@@ -113,7 +117,7 @@ extension LedgerEvent.Body {
 /// `status`, `debit`, `link`) holding its facts.
 extension LedgerEvent.Body: Codable {
   private enum Keys: String, CodingKey, CaseIterable {
-    case notification, transaction, renewal, status, debit, link
+    case notification, transaction, renewal, status, debit, link, seat
   }
 
   public init(from decoder: any Decoder) throws {
@@ -127,6 +131,7 @@ extension LedgerEvent.Body: Codable {
     case .status: self = .status(try container.decode(StatusFacts.self, forKey: kind))
     case .debit: self = .debit(try container.decode(ConsumableDebited.self, forKey: kind))
     case .link: self = .link(try container.decode(AccountLinked.self, forKey: kind))
+    case .seat: self = .seat(try container.decode(SeatClaimEvent.self, forKey: kind))
     }
   }
 
@@ -139,6 +144,7 @@ extension LedgerEvent.Body: Codable {
     case .status(let facts): try container.encode(facts, forKey: .status)
     case .debit(let debit): try container.encode(debit, forKey: .debit)
     case .link(let link): try container.encode(link, forKey: .link)
+    case .seat(let seat): try container.encode(seat, forKey: .seat)
     }
   }
 }

@@ -15,7 +15,31 @@ extension LedgerEvent.Body {
       facts.transaction = facts.transaction?.withoutTerms()
       facts.renewal = facts.renewal?.withoutTerms()
       return .status(facts)
-    case .debit, .link: return self
+    case .debit, .link, .seat: return self
+    }
+  }
+}
+
+extension LedgerEvent.Body {
+  /// The same facts without the members facts gained in 2026 (``TransactionPlan``,
+  /// ``RenewalPlan``, appTransactionIds): what a row stored before kept of the same claims
+  /// (the audit accepts such rows by this).
+  public func withoutLaterMembers() -> LedgerEvent.Body {
+    switch self {
+    case .notification(var facts):
+      facts.transaction = facts.transaction?.withoutLaterMembers()
+      facts.renewal = facts.renewal?.withoutLaterMembers()
+      facts.appTransactionId = nil
+      return .notification(facts)
+    case .transaction(var seen):
+      seen.transaction = seen.transaction.withoutLaterMembers()
+      return .transaction(seen)
+    case .renewal(let facts): return .renewal(facts.withoutLaterMembers())
+    case .status(var facts):
+      facts.transaction = facts.transaction?.withoutLaterMembers()
+      facts.renewal = facts.renewal?.withoutLaterMembers()
+      return .status(facts)
+    case .debit, .link, .seat: return self
     }
   }
 }

@@ -15,6 +15,8 @@ public final class RenewalFacts: Hashable, Sendable {
   /// The next period's price (Apple's `renewalPrice`), currency, offer and environment (event
   /// types `*.v3` on); nil before.
   public let terms: PriceTerms?
+  /// The next term's billing plan, commitment renewal and seats, when Apple signed any.
+  public let plan: RenewalPlan?
   /// `originalTransactionId` as the fold keys its subscription.
   public let key: RecordKey
   /// A digest of every field `==` compares: unequal digests settle `==` without comparing
@@ -28,10 +30,11 @@ public final class RenewalFacts: Hashable, Sendable {
     autoRenewStatus: AutoRenewStatus?, expirationIntent: ExpirationIntent?,
     isInBillingRetryPeriod: Bool?, gracePeriodExpiresDate: Timestamp?, renewalDate: Timestamp?,
     priceIncreaseStatus: PriceIncreaseStatus?, appAccountToken: String?, signedDate: Timestamp?,
-    terms: PriceTerms? = nil
+    terms: PriceTerms? = nil, plan: RenewalPlan? = nil
   ) {
     guard let id, !id.isEmpty else { return nil }
     self.terms = terms
+    self.plan = plan
     originalTransactionId = id
     self.productId = productId
     self.autoRenewProductId = autoRenewProductId
@@ -61,6 +64,7 @@ public final class RenewalFacts: Hashable, Sendable {
     digest.add(Int64(self.isInBillingRetryPeriod ? 1 : 0))
     // Only when present: facts without terms keep the digest they had.
     terms?.add(to: &digest)
+    plan?.add(to: &digest)
     contentDigest = digest.value
   }
 
@@ -76,6 +80,7 @@ public final class RenewalFacts: Hashable, Sendable {
       && lhs.gracePeriodExpiresDate == rhs.gracePeriodExpiresDate
       && lhs.renewalDate == rhs.renewalDate && lhs.priceIncreaseStatus == rhs.priceIncreaseStatus
       && lhs.appAccountToken == rhs.appAccountToken && lhs.terms == rhs.terms
+      && lhs.plan == rhs.plan
   }
 
   /// The same facts without terms: what a `*.v2` row stored of the same claims.
@@ -88,6 +93,19 @@ public final class RenewalFacts: Hashable, Sendable {
       gracePeriodExpiresDate: gracePeriodExpiresDate, renewalDate: renewalDate,
       priceIncreaseStatus: priceIncreaseStatus, appAccountToken: appAccountToken,
       signedDate: signedDate)!
+  }
+
+  /// The same facts without the members facts gained in 2026 (the plan): what a row stored
+  /// before kept.
+  public func withoutLaterMembers() -> RenewalFacts {
+    guard plan != nil else { return self }
+    return RenewalFacts(
+      originalTransactionId: originalTransactionId, productId: productId,
+      autoRenewProductId: autoRenewProductId, autoRenewStatus: autoRenewStatus,
+      expirationIntent: expirationIntent, isInBillingRetryPeriod: isInBillingRetryPeriod,
+      gracePeriodExpiresDate: gracePeriodExpiresDate, renewalDate: renewalDate,
+      priceIncreaseStatus: priceIncreaseStatus, appAccountToken: appAccountToken,
+      signedDate: signedDate, terms: terms)!
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -130,7 +148,8 @@ extension RenewalFacts: Codable {
         PriceIncreaseStatus.self, forKey: .priceIncreaseStatus),
       appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
       signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
-      terms: try PriceTerms(from: decoder, priceMember: "renewalPrice"))!
+      terms: try PriceTerms(from: decoder, priceMember: "renewalPrice"),
+      plan: try RenewalPlan(from: decoder))!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -147,5 +166,6 @@ extension RenewalFacts: Codable {
     try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
     try container.encodeIfPresent(signedDate, forKey: .signedDate)
     try terms?.encode(to: encoder, priceMember: "renewalPrice")
+    try plan?.encode(to: encoder)
   }
 }

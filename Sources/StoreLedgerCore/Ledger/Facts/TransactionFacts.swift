@@ -20,6 +20,11 @@ public final class TransactionFacts: Hashable, Sendable {
   public let signedDate: Timestamp?
   /// Price, currency, offer and environment (event types `*.v3` on); nil before.
   public let terms: PriceTerms?
+  /// Commitment plan and multiseat members, when Apple signed any; nil otherwise.
+  public let plan: TransactionPlan?
+  /// The customer's download of the app (one per Apple Account per app), when Apple signed it:
+  /// what a `RESCIND_CONSENT` names.
+  public let appTransactionId: String?
   /// `signedDate` in milliseconds, `Int64.min` when absent: how snapshots are ordered.
   let signedMilliseconds: Int64
   /// A digest of every field `==` compares: unequal digests settle `==` and ties without
@@ -38,10 +43,13 @@ public final class TransactionFacts: Hashable, Sendable {
     expiresDate: Timestamp?, quantity: Int32?, appAccountToken: String?,
     inAppOwnershipType: InAppOwnershipType?, isUpgraded: Bool?, revocationDate: Timestamp?,
     revocationReason: RevocationReason?, revocationType: RevocationType?,
-    revocationPercentage: Int32?, signedDate: Timestamp?, terms: PriceTerms? = nil
+    revocationPercentage: Int32?, signedDate: Timestamp?, terms: PriceTerms? = nil,
+    plan: TransactionPlan? = nil, appTransactionId: String? = nil
   ) {
     guard let transactionId, !transactionId.isEmpty else { return nil }
     self.terms = terms
+    self.plan = plan
+    self.appTransactionId = appTransactionId.flatMap { $0.isEmpty ? nil : $0 }
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId ?? transactionId
     self.productId = productId
@@ -83,6 +91,8 @@ public final class TransactionFacts: Hashable, Sendable {
     digest.add(revocationPercentage.map(Int64.init))
     // Only when present: facts without terms keep the digest (and the order) they had.
     terms?.add(to: &digest)
+    plan?.add(to: &digest)
+    if let appTransactionId = self.appTransactionId { digest.add(appTransactionId) }
     self.contentDigest = digest.value
   }
 
@@ -99,6 +109,7 @@ public final class TransactionFacts: Hashable, Sendable {
       && lhs.revocationDate == rhs.revocationDate && lhs.revocationReason == rhs.revocationReason
       && lhs.revocationType == rhs.revocationType
       && lhs.revocationPercentage == rhs.revocationPercentage && lhs.terms == rhs.terms
+      && lhs.plan == rhs.plan && lhs.appTransactionId == rhs.appTransactionId
   }
 
   /// The same facts without terms: what a `*.v2` row stored of the same claims.
@@ -112,6 +123,21 @@ public final class TransactionFacts: Hashable, Sendable {
       isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
       revocationType: revocationType, revocationPercentage: revocationPercentage,
       signedDate: signedDate)!
+  }
+
+  /// The same facts without the members facts gained in 2026 (the plan, the
+  /// appTransactionId): what a row stored before kept of the same claims (the audit accepts
+  /// such a row by this).
+  public func withoutLaterMembers() -> TransactionFacts {
+    guard plan != nil || appTransactionId != nil else { return self }
+    return TransactionFacts(
+      transactionId: transactionId, originalTransactionId: originalTransactionId,
+      productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
+      purchaseDate: purchaseDate, expiresDate: expiresDate, quantity: Int32(quantity),
+      appAccountToken: appAccountToken, inAppOwnershipType: inAppOwnershipType,
+      isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
+      revocationType: revocationType, revocationPercentage: revocationPercentage,
+      signedDate: signedDate, terms: terms)!
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -160,6 +186,7 @@ extension TransactionFacts: Codable {
     case transactionId, originalTransactionId, productId, subscriptionGroupIdentifier, type
     case purchaseDate, expiresDate, quantity, appAccountToken, inAppOwnershipType, isUpgraded
     case revocationDate, revocationReason, revocationType, revocationPercentage, signedDate
+    case appTransactionId
   }
 
   public convenience init(from decoder: any Decoder) throws {
@@ -191,7 +218,9 @@ extension TransactionFacts: Codable {
       revocationPercentage: try container.decodeIfPresent(
         Int32.self, forKey: .revocationPercentage),
       signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
-      terms: try PriceTerms(from: decoder, priceMember: "price"))!
+      terms: try PriceTerms(from: decoder, priceMember: "price"),
+      plan: try TransactionPlan(from: decoder),
+      appTransactionId: try container.decodeIfPresent(String.self, forKey: .appTransactionId))!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -213,5 +242,7 @@ extension TransactionFacts: Codable {
     try container.encodeIfPresent(revocationPercentage, forKey: .revocationPercentage)
     try container.encodeIfPresent(signedDate, forKey: .signedDate)
     try terms?.encode(to: encoder, priceMember: "price")
+    try plan?.encode(to: encoder)
+    try container.encodeIfPresent(appTransactionId, forKey: .appTransactionId)
   }
 }

@@ -15,6 +15,8 @@ public struct Scenario: Sendable, Decodable {
   public var billingRetryIsEntitled: Bool?
   /// Whether Sandbox purchases entitle (default yes).
   public var sandboxEntitles: Bool?
+  /// Whether a `RESCIND_CONSENT` ends its download's entitlements (default no).
+  public var rescindedConsentEndsEntitlements: Bool?
   public var events: [LedgerEvent]
   /// The expected `fold --json` output; only the fields given are compared.
   public var expect: JSONValue?
@@ -83,7 +85,8 @@ public struct Scenario: Sendable, Decodable {
       LedgerState.fold(events, knowing: knowing), catalog: catalog ?? .empty,
       options: ProjectionOptions(
         billingRetryIsEntitled: billingRetryIsEntitled ?? false,
-        sandboxEntitles: sandboxEntitles ?? true))
+        sandboxEntitles: sandboxEntitles ?? true,
+        rescindedConsentEndsEntitlements: rescindedConsentEndsEntitlements ?? false))
   }
 
   /// The account's changes derived from the events in file order, each taken at its

@@ -49,6 +49,12 @@ public struct LedgerState: Hashable, Sendable {
   public internal(set) var debits: [String: DebitRecord] = [:]
   /// By `originalTransactionId`.
   public internal(set) var links: [String: LinkRecord] = [:]
+  /// Developer-hosted seat claims, by `requestIdentifier`.
+  public internal(set) var seatClaims: [String: SeatClaimRecord] = [:]
+  /// Seat claims the App Store released (`UNCLAIM_SEATS`), by `seatClaimId`.
+  public internal(set) var seatUnclaims: [String: SeatUnclaimRecord] = [:]
+  /// Downloads whose consent was withdrawn (`RESCIND_CONSENT`), by `appTransactionId`.
+  public internal(set) var consentRescissions: [String: ConsentRecord] = [:]
 
   public struct PendingReversal: Hashable, Sendable {
     public var signedDate: Timestamp?
@@ -126,6 +132,16 @@ public struct LedgerState: Hashable, Sendable {
       {
         absorbSubscriptionEvidence(of: input, status: facts.status, for: id)
       }
+      if facts.rescindsConsent, let download = facts.appTransactionId {
+        let record = ConsentRecord(appTransactionId: download, input: input)
+        if consentRescissions[download].map({ record.precedes($0) }) ?? true {
+          consentRescissions[download] = record
+        }
+      }
+      for claim in facts.unclaimSeatIds ?? [] {
+        let record = SeatUnclaimRecord(seatClaimId: claim, input: input)
+        if seatUnclaims[claim].map({ record.precedes($0) }) ?? true { seatUnclaims[claim] = record }
+      }
     case .transaction(let seen):
       absorbTransaction(of: input)
       if seen.forwardedToken != nil { transactions[seen.transaction.key]?.absorbForward(input) }
@@ -149,6 +165,10 @@ public struct LedgerState: Hashable, Sendable {
         appAccountToken: link.appAccountToken, linkedAt: link.linkedAt, input: input)
       let id = link.originalTransactionId
       if links[id].map({ record.supersedes($0) }) ?? true { links[id] = record }
+    case .seat(let seat):
+      seatClaims[
+        seat.requestIdentifier, default: SeatClaimRecord(requestIdentifier: seat.requestIdentifier)
+      ].absorb(input)
     }
   }
 

@@ -38,6 +38,12 @@ public struct TransactionRecord: Sendable {
   public var standingSource: EventReference? { standingInput?.reference }
   /// The account the backend named when it forwarded the transaction (if Apple's has none).
   public var forwardedAccountToken: String? { forwardedInput?.forwardedToken }
+  /// One of several transactions of a period the purchaser added seats to.
+  public var isSeatAddition: Bool {
+    facts.plan?.additionalTransactionReason == .seatAddition
+  }
+  /// A month of a monthly plan with a 12-month commitment.
+  public var isCommitment: Bool { facts.plan?.isCommitment ?? false }
 
   public struct Revocation: Hashable, Sendable {
     let input: FoldInput

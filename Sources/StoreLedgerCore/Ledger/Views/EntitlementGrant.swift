@@ -7,6 +7,8 @@ struct EntitlementGrant {
   var source: String
   var rule: EntitlementRule
   var environment: String?
+  /// The download the granting purchase was made from, when Apple signed it.
+  var appTransactionId: String? = nil
   /// Nil unless asked for (``LedgerView/grants(at:explained:)``).
   var explanation: Explanation?
 

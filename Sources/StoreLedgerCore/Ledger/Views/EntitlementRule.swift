@@ -4,6 +4,8 @@ public enum EntitlementRule: String, Hashable, Sendable, Codable, CaseIterable {
   case nonConsumable = "E2"
   case nonRenewing = "E3"
   case consumable = "E4"
+  case seat = "E5"
+  case consentRescinded = "E6"
 
   public var summary: String {
     switch self {
@@ -13,6 +15,10 @@ public enum EntitlementRule: String, Hashable, Sendable, Codable, CaseIterable {
     case .nonRenewing:
       "E3: a non-renewing subscription grants from its purchase for the catalog's durationDays, until revoked"
     case .consumable: "E4: a consumable grants while the account's balance of it is above zero"
+    case .seat:
+      "E5: a seat claim of a developer-hosted group subscription grants the member the subscription's entitlements while the claim holds and the subscription is entitled"
+    case .consentRescinded:
+      "E6: with the rescinded-consent policy on, a RESCIND_CONSENT ends every entitlement of that download's purchases from its signedDate"
     }
   }
 }

@@ -12,6 +12,13 @@ extension LedgerSnapshot {
       part.subscriptions.map(\.originalTransactionId) + part.purchases.map(\.originalTransactionId)
         + consumedPurchases(of: appAccountToken))
     part.revocations = revocations.filter { owned.contains($0.originalTransactionId) }
+    // A member's own claims, and the claims on the account's own group subscriptions.
+    part.seatClaims = seatClaims.filter {
+      $0.appAccountToken == appAccountToken || owned.contains($0.originalTransactionId)
+    }
+    part.consentRescinded = consentRescinded.filter {
+      $0.accounts.isEmpty || $0.accounts.contains(appAccountToken)
+    }
     return part
   }
 

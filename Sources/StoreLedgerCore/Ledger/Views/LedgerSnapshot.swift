@@ -6,6 +6,54 @@ public struct LedgerSnapshot: Hashable, Sendable, Encodable {
   public var consumables: [ConsumableView]
   public var revocations: [RevocationView]
   public var entitlements: [EntitlementView]
+  /// Developer-hosted seat claims in force (members of group subscriptions).
+  public var seatClaims: [SeatClaimView] = []
+  /// Downloads whose consent a parent withdrew by then (`RESCIND_CONSENT`).
+  public var consentRescinded: [ConsentView] = []
+}
+
+/// A download whose consent was withdrawn, the accounts whose purchases it made, and whether
+/// the policy ended their entitlements.
+public struct ConsentView: Hashable, Sendable, Codable {
+  public var appTransactionId: String
+  public var rescindedAt: Timestamp?
+  /// The accounts holding purchases of this download in the fold (empty when none of its
+  /// purchases carries the download: the ledger joined it by the account index).
+  public var accounts: [String]
+  /// The policy ended the download's entitlements from `rescindedAt` (rule E6).
+  public var endsEntitlements: Bool
+
+  public init(
+    appTransactionId: String, rescindedAt: Timestamp?, accounts: [String], endsEntitlements: Bool
+  ) {
+    self.appTransactionId = appTransactionId
+    self.rescindedAt = rescindedAt
+    self.accounts = accounts
+    self.endsEntitlements = endsEntitlements
+  }
+}
+
+/// A developer-hosted seat claim in force at a time: a member's access to a group subscription.
+public struct SeatClaimView: Hashable, Sendable, Codable {
+  public var seatClaimId: String
+  public var originalTransactionId: String
+  /// The member.
+  public var appAccountToken: String?
+  public var appTransactionId: String?
+  public var claimedAt: Timestamp?
+  public var requestIdentifier: String
+
+  public init(
+    seatClaimId: String, originalTransactionId: String, appAccountToken: String?,
+    appTransactionId: String?, claimedAt: Timestamp?, requestIdentifier: String
+  ) {
+    self.seatClaimId = seatClaimId
+    self.originalTransactionId = originalTransactionId
+    self.appAccountToken = appAccountToken
+    self.appTransactionId = appTransactionId
+    self.claimedAt = claimedAt
+    self.requestIdentifier = requestIdentifier
+  }
 }
 
 /// One subscription (`originalTransactionId`) at a time.
@@ -44,6 +92,11 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
   public var transactionId: String
   public var rule: String
   public var appleStatus: Int32?
+  /// How the current period is billed (a 12-month commitment plan); nil when Apple signed no
+  /// billing plan.
+  public var billingPlan: BillingPlanView? = nil
+  /// The current period's seats (a multiseat subscription); nil otherwise.
+  public var seats: SeatsView? = nil
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: JSONKey.self)
@@ -74,6 +127,8 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
     try container.encode(transactionId, forKey: "transactionId")
     try container.encode(rule, forKey: "rule")
     try container.encode(appleStatus, forKey: "appleStatus")
+    try container.encode(billingPlan, forKey: "billingPlan")
+    try container.encode(seats, forKey: "seats")
   }
 }
 
@@ -231,6 +286,45 @@ extension SubscriptionView: Decodable {
     transactionId = try container.decode(String.self, forKey: "transactionId")
     rule = try container.decode(String.self, forKey: "rule")
     appleStatus = try container.decodeIfPresent(Int32.self, forKey: "appleStatus")
+    billingPlan = try container.decodeIfPresent(BillingPlanView.self, forKey: "billingPlan")
+    seats = try container.decodeIfPresent(SeatsView.self, forKey: "seats")
+  }
+}
+
+extension BillingPlanView: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: JSONKey.self)
+    self.init(
+      type: try container.decode(String.self, forKey: "type"),
+      billingPeriodNumber: try container.decodeIfPresent(Int32.self, forKey: "billingPeriodNumber"),
+      totalBillingPeriods: try container.decodeIfPresent(Int32.self, forKey: "totalBillingPeriods"),
+      commitmentExpiresDate: try container.decodeIfPresent(
+        Timestamp.self, forKey: "commitmentExpiresDate"),
+      commitmentPrice: try container.decodeIfPresent(Int64.self, forKey: "commitmentPrice"),
+      commitmentWillRenew: try container.decodeIfPresent(Bool.self, forKey: "commitmentWillRenew"),
+      commitmentRenewalProductId: try container.decodeIfPresent(
+        String.self, forKey: "commitmentRenewalProductId"),
+      commitmentRenewalBillingPlanType: try container.decodeIfPresent(
+        String.self, forKey: "commitmentRenewalBillingPlanType"),
+      commitmentRenewalDate: try container.decodeIfPresent(
+        Timestamp.self, forKey: "commitmentRenewalDate"),
+      cancelledInsideCommitment: try container.decodeIfPresent(
+        Bool.self, forKey: "cancelledInsideCommitment") ?? false)
+  }
+}
+
+extension SeatsView: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: JSONKey.self)
+    self.init(
+      invitationManagement: try container.decodeIfPresent(
+        String.self, forKey: "invitationManagement"),
+      total: try container.decode(Int64.self, forKey: "total"),
+      revoked: try container.decode(Int64.self, forKey: "revoked"),
+      claimed: try container.decode(Int64.self, forKey: "claimed"),
+      renewalQuantity: try container.decodeIfPresent(Int32.self, forKey: "renewalQuantity"),
+      overClaimed: try container.decodeIfPresent([String].self, forKey: "overClaimed") ?? [],
+      transactionIds: try container.decodeIfPresent([String].self, forKey: "transactionIds") ?? [])
   }
 }
 

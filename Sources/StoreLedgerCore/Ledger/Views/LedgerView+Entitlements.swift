@@ -65,9 +65,11 @@ extension LedgerView {
   }
 
   private func grants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
-    subscriptionGrants(in: moment, explained: explained)
-      + purchaseGrants(in: moment, explained: explained)
-      + consumableGrants(in: moment, explained: explained)
+    applyingConsent(
+      subscriptionGrants(in: moment, explained: explained)
+        + purchaseGrants(in: moment, explained: explained)
+        + consumableGrants(in: moment, explained: explained)
+        + seatGrants(in: moment, explained: explained), at: moment.time, explained: explained)
   }
 
   private func subscriptionGrants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
@@ -85,6 +87,7 @@ extension LedgerView {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: view.entitled, expiresDate: end,
           source: view.transactionId, rule: .subscription, environment: view.environment,
+          appTransactionId: subscription.result.current.facts.appTransactionId,
           explanation: explanation)
       }
     }
@@ -101,7 +104,8 @@ extension LedgerView {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: view.entitled,
           expiresDate: view.expiresDate, source: view.transactionId, rule: rule,
-          environment: view.environment, explanation: explanation)
+          environment: view.environment, appTransactionId: record.facts.appTransactionId,
+          explanation: explanation)
       }
     }
   }
@@ -144,7 +148,8 @@ extension LedgerView {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: balance.balance > 0, expiresDate: nil,
           source: latest?.facts.transactionId ?? "", rule: .consumable,
-          environment: latest?.facts.terms?.environment?.rawValue, explanation: explanation)
+          environment: latest?.facts.terms?.environment?.rawValue,
+          appTransactionId: latest?.facts.appTransactionId, explanation: explanation)
       }
     }
   }

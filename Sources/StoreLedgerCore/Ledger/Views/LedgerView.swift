@@ -32,7 +32,8 @@ public struct LedgerView: Sendable {
     return LedgerSnapshot(
       asOf: time, subscriptions: moment.subscriptions.map(\.view),
       purchases: moment.purchases.map(\.view), consumables: moment.consumables,
-      revocations: revocations(at: time), entitlements: entitlements(in: moment))
+      revocations: revocations(at: time), entitlements: entitlements(in: moment),
+      seatClaims: seatClaimViews(at: time), consentRescinded: consentViews(at: time))
   }
 
   // MARK: Accounts
@@ -97,7 +98,9 @@ public struct LedgerView: Sendable {
       offerDiscountType: facts.terms?.offerDiscountType?.rawValue,
       offerPeriod: facts.terms?.offerPeriod, renewalPrice: renewal?.facts.terms?.price,
       renewalCurrency: renewal?.facts.terms?.currency, transactionId: facts.transactionId,
-      rule: result.rule.rawValue, appleStatus: chain.appleStatus(at: time)?.status.rawValue)
+      rule: result.rule.rawValue, appleStatus: chain.appleStatus(at: time)?.status.rawValue,
+      billingPlan: BillingPlanView(facts, renewal: renewal?.facts),
+      seats: seats(chain, current: result.current, renewal: renewal, at: time))
   }
 
   // MARK: One-time purchases

@@ -29,8 +29,10 @@ extension LedgerView {
           where: \.isInBillingRetryPeriod)
           == true
       {
-        bounds.note(
-          Timestamp(milliseconds: expires.milliseconds + SubscriptionChain.billingRetryLimit))
+        let limit =
+          record.isCommitment
+          ? SubscriptionChain.commitmentRetryLimit : SubscriptionChain.billingRetryLimit
+        bounds.note(Timestamp(milliseconds: expires.milliseconds + limit))
       }
       if record.revocation != nil { bounds.note(record.standingSince, record.reinstatedAt) }
       if let productId = facts.productId {
@@ -46,6 +48,10 @@ extension LedgerView {
       }
     }
     for record in state.debits.values { bounds.note(record.debit.debitedAt) }
+    for claim in state.seatClaims.values {
+      bounds.note(claim.claimedAt, claim.released?.occurredAt, claim.refused?.occurredAt)
+    }
+    for unclaim in state.seatUnclaims.values { bounds.note(unclaim.unclaimedAt) }
     return StableInterval(
       from: bounds.lower.map(Timestamp.init(milliseconds:)),
       until: bounds.upper.map(Timestamp.init(milliseconds:)))

@@ -10,6 +10,9 @@ public struct SubscriptionChain: Hashable, Sendable {
   /// How long Apple retries a failed renewal (reference §8.4): after it the subscription is
   /// expired, whatever the last renewal info said.
   public static let billingRetryLimit: Int64 = 60 * 86_400_000
+  /// The same for a monthly plan with a 12-month commitment (reference §8.12): 90 days, after
+  /// which the commitment ends.
+  public static let commitmentRetryLimit: Int64 = 90 * 86_400_000
 
   /// The status at `time` and how it was decided; nil when no period had begun by `time`.
   public struct Evaluation: Hashable, Sendable {
@@ -69,7 +72,9 @@ public struct SubscriptionChain: Hashable, Sendable {
     let renewal = renewals.inForce(at: time)
     if let retry = renewalInRetry(renewal, for: current, at: time) {
       events.append(retry.source)
-      let inGrace = retry.gracePeriodExpiresDate.map { time < $0 } ?? false
+      // Commitment plans get no Billing Grace Period (§8.12, rule P2).
+      let inGrace =
+        !current.isCommitment && (retry.gracePeriodExpiresDate.map { time < $0 } ?? false)
       return answer(inGrace ? .gracePeriod : .billingRetry, renewal: retry)
     }
     if let renewal { events.append(renewal.source) }
@@ -107,6 +112,10 @@ public struct SubscriptionChain: Hashable, Sendable {
   /// replaces it at once (an upgrade, even to a shorter period), so a replaced period never
   /// returns. `isUpgraded` is not needed for that (Apple never notifies it; it only shows in
   /// history) and only breaks ties: before its upgrade a period was current, upgraded or not.
+  ///
+  /// A period the purchaser added seats to has several transactions (`SEAT_ADDITION`, none
+  /// replacing another): it is revoked only when every one of them is, so a revoked one stands
+  /// aside for the newest of its period that is not (rule M1).
   func currentPeriod(at time: Timestamp) -> TransactionRecord? {
     var best: TransactionRecord?
     for record in transactions where (record.facts.purchaseDate ?? time) <= time {
@@ -116,7 +125,19 @@ public struct SubscriptionChain: Hashable, Sendable {
       }
       if Self.replaces(record, incumbent) { best = record }
     }
-    return best
+    guard let chosen = best, chosen.isSeatAddition, chosen.isRevoked(at: time) else { return best }
+    return period(of: chosen, at: time).first { !$0.isRevoked(at: time) } ?? chosen
+  }
+
+  /// The transactions of `current`'s period bought by `time`, newest purchase first: the
+  /// seat additions that end with it (our reading: transactions added mid-period end when the
+  /// period does; Apple names no field that groups them), else `current` alone.
+  public func period(of current: TransactionRecord, at time: Timestamp) -> [TransactionRecord] {
+    guard current.isSeatAddition else { return [current] }
+    return transactions.filter {
+      $0.isSeatAddition && $0.facts.expiresDate == current.facts.expiresDate
+        && ($0.facts.purchaseDate ?? time) <= time
+    }
   }
 
   private static func replaces(_ record: TransactionRecord, _ incumbent: TransactionRecord)
@@ -144,9 +165,8 @@ public struct SubscriptionChain: Hashable, Sendable {
     if let signed = renewal.signedDate, let bought = current.facts.purchaseDate, signed < bought {
       return nil
     }
-    if let expires = current.facts.expiresDate,
-      time.milliseconds >= expires.milliseconds + Self.billingRetryLimit
-    {
+    let limit = current.isCommitment ? Self.commitmentRetryLimit : Self.billingRetryLimit
+    if let expires = current.facts.expiresDate, time.milliseconds >= expires.milliseconds + limit {
       return nil
     }
     return renewal

@@ -27,6 +27,8 @@ extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
     static let advancedCommerceInfo = JSONMemberName("advancedCommerceInfo")
     static let renewalBillingPlanType = JSONMemberName("renewalBillingPlanType")
     static let commitmentInfo = JSONMemberName("commitmentInfo")
+    static let renewalQuantity = JSONMemberName("renewalQuantity")
+    static let multiSeatInfo = JSONMemberName("multiSeatInfo")
   }
 
   init(flat object: JSONObjectReader) throws {
@@ -55,5 +57,7 @@ extension JWSRenewalInfoDecodedPayload: FlatJSONObjectDecodable {
     advancedCommerceInfo = try object.decoded(MemberNames.advancedCommerceInfo)
     renewalBillingPlanType = try object.enumeration(MemberNames.renewalBillingPlanType)
     commitmentInfo = try object.decoded(MemberNames.commitmentInfo)
+    renewalQuantity = try object.integer(MemberNames.renewalQuantity)
+    multiSeatInfo = try object.decoded(MemberNames.multiSeatInfo)
   }
 }

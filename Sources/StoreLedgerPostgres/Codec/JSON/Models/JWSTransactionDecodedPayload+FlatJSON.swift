@@ -37,6 +37,8 @@ extension JWSTransactionDecodedPayload: FlatJSONObjectDecodable {
     static let advancedCommerceInfo = JSONMemberName("advancedCommerceInfo")
     static let billingPlanType = JSONMemberName("billingPlanType")
     static let commitmentInfo = JSONMemberName("commitmentInfo")
+    static let multiSeatInfo = JSONMemberName("multiSeatInfo")
+    static let additionalTransactionReason = JSONMemberName("additionalTransactionReason")
   }
 
   init(flat object: JSONObjectReader) throws {
@@ -75,5 +77,7 @@ extension JWSTransactionDecodedPayload: FlatJSONObjectDecodable {
     advancedCommerceInfo = try object.decoded(MemberNames.advancedCommerceInfo)
     billingPlanType = try object.enumeration(MemberNames.billingPlanType)
     commitmentInfo = try object.decoded(MemberNames.commitmentInfo)
+    multiSeatInfo = try object.decoded(MemberNames.multiSeatInfo)
+    additionalTransactionReason = try object.enumeration(MemberNames.additionalTransactionReason)
   }
 }

@@ -13,6 +13,7 @@ extension NotificationReceived: FlatJSONObjectDecodable {
     static let summary = JSONMemberName("summary")
     static let externalPurchaseToken = JSONMemberName("externalPurchaseToken")
     static let appData = JSONMemberName("appData")
+    static let unclaimInfo = JSONMemberName("unclaimInfo")
   }
 
   enum DataMemberNames {
@@ -43,6 +44,7 @@ extension NotificationReceived: FlatJSONObjectDecodable {
     notification.summary = try object.decoded(MemberNames.summary)
     notification.externalPurchaseToken = try object.decoded(MemberNames.externalPurchaseToken)
     notification.appData = try object.decoded(MemberNames.appData)
+    notification.unclaimInfo = try object.decoded(MemberNames.unclaimInfo)
     guard let data else { return }
     notification.data?.appAppleId = try data.integer(DataMemberNames.appAppleId)
     notification.data?.bundleId = try data.string(DataMemberNames.bundleId)

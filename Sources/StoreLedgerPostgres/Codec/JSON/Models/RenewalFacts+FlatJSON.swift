@@ -25,6 +25,11 @@ extension RenewalFacts {
         offerIdentifier: try object.string(Keys.offerIdentifier),
         offerDiscountType: try object.enumeration(Keys.offerDiscountType),
         offerPeriod: try object.string(Keys.offerPeriod),
-        environment: try object.enumeration(Keys.environment)))
+        environment: try object.enumeration(Keys.environment)),
+      plan: RenewalPlan(
+        billingPlanType: try object.enumeration(Keys.renewalBillingPlanType),
+        commitment: try object.decoded(Keys.commitmentInfo),
+        renewalQuantity: try object.integer(Keys.renewalQuantity),
+        multiSeat: try object.decoded(Keys.multiSeatInfo)))
   }
 }

@@ -31,6 +31,12 @@ extension TransactionFacts {
         offerDiscountType: try object.enumeration(Keys.offerDiscountType),
         offerPeriod: try object.string(Keys.offerPeriod),
         environment: try object.enumeration(Keys.environment),
-        storefront: try object.string(Keys.storefront)))
+        storefront: try object.string(Keys.storefront)),
+      plan: TransactionPlan(
+        billingPlanType: try object.enumeration(Keys.billingPlanType),
+        commitment: try object.decoded(Keys.commitmentInfo),
+        multiSeat: try object.decoded(Keys.multiSeatInfo),
+        additionalTransactionReason: try object.enumeration(Keys.additionalTransactionReason)),
+      appTransactionId: try object.string(Keys.appTransactionId))
   }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+
+/// The verified notifications this release stored but does not understand: what an operator
+/// checks after Apple adds a notification type or body object.
+struct NotUnderstoodPage {
+  let notifications: [NotUnderstoodNotification]
+  let limit: Int
+
+  func render(into html: inout HTML) {
+    html.element(
+      "p",
+      text: "Each was verified (Apple's chain and signature) and stored; none grants or revokes "
+        + "anything. \"Unrouted\" ones name no app this release can read and are kept apart; "
+        + "a release that reads them routes them at its next rebuild or replay "
+        + "(storeledger not-understood --reexamine).")
+    guard !notifications.isEmpty else {
+      html.element(
+        "p", ["id": "not-understood-none"], text: "None: every stored notification is understood.")
+      return
+    }
+    html.table(
+      caption: notifications.count == limit ? "The newest \(limit)" : nil,
+      headers: ["Notification", "Type", "Subtype", "Body objects", "Signed by Apple", "Stored in"],
+      rows: notifications, id: "not-understood"
+    ) { html, item in
+      html.cell(item.notificationUUID)
+      html.cell(item.notificationType ?? "-")
+      html.cell(item.subtype ?? "-")
+      html.cell(item.bodyObjects.isEmpty ? "-" : item.bodyObjects.joined(separator: ", "))
+      html.cell(item.signedDate.map { $0.date.formatted(.iso8601) } ?? "-")
+      html.cell(
+        item.isUnrouted
+          ? (item.routedTo.map { "unrouted, routed since to \($0)" } ?? "unrouted")
+          : item.streamId)
+    }
+  }
+}
