@@ -17,6 +17,7 @@ struct ServerAPIController: Sendable {
   let hasNotificationURL: Bool
 
   func register(on router: Router<BasicRequestContext>) {
+    registerSeats(on: router)
     router.get("/inApps/v2/history/:id") { request, context in
       try await answer(request, endpoint: "history") {
         let query = queryItems(request)
@@ -163,6 +164,58 @@ struct ServerAPIController: Sendable {
       return json(value, status: success)
     } catch let error as APIErrorResponse.Failure {
       return json(error.body, status: HTTPResponse.Status(code: error.httpStatus))
+    }
+  }
+
+  /// Groups and seats (API 1.22/1.23) at ``AppStoreServerAPIClient/seatPathPrefix``.
+  private func registerSeats(on router: Router<BasicRequestContext>) {
+    let seats = "\(AppStoreServerAPIClient.seatPathPrefix)/transactions/:id/seats"
+    router.post(RouterPath(seats)) { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      let claimed = try await answer(request, endpoint: "claimSeat") {
+        try store.claimSeat(
+          try id(context),
+          try? JSONDecoder().decode(ClaimSeatRequest.self, from: Data(bytes.readableBytesView)))
+      }
+      // The seat is taken; a lost answer reaches the client as a retryable failure.
+      guard claimed.status == .ok, store.takeLostClaimAnswer() else { return claimed }
+      return json(
+        APIErrorResponse(.generalInternalRetryable, "An unknown error occurred. Retry."),
+        status: .internalServerError)
+    }
+    router.get(RouterPath(seats)) { request, context in
+      try await answer(request, endpoint: "seatInfo") { try store.seatInfo(try id(context)) }
+    }
+    router.delete(RouterPath(seats + "/:claim")) { request, context in
+      try await answer(request, endpoint: "unclaimSeat") {
+        try store.unclaimSeat(try id(context), context.parameters.get("claim") ?? "")
+        return NoContent()
+      }
+    }
+    router.post(RouterPath(seats + "/:claim/associate")) { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "associateSeat") {
+        let body = try? JSONDecoder().decode(
+          AssociateSeatRequest.self, from: Data(bytes.readableBytesView))
+        try store.associateSeat(
+          try id(context), context.parameters.get("claim") ?? "", body?.appTransactionId)
+        return NoContent()
+      }
+    }
+    router.get(RouterPath("\(AppStoreServerAPIClient.seatPathPrefix)/currentGroups/:id")) {
+      request, context in
+      try await answer(request, endpoint: "customerGroups") {
+        try store.customerGroups(try id(context))
+      }
+    }
+    router.get(RouterPath("\(AppStoreServerAPIClient.seatPathPrefix)/group/:group")) {
+      request, context in
+      try await answer(request, endpoint: "groupMembers") {
+        try store.groupMembers(
+          context.parameters.get("group") ?? "",
+          limit: request.uri.queryParameters.get("limit"),
+          token: request.uri.queryParameters.get("paginationToken"))
+      }
     }
   }
 

@@ -35,6 +35,15 @@ public final class SimulatedAppStore: Sendable {
     var tokensSet: [String: (token: String, at: Int64)] = [:]
     /// Mass extensions by "productId/requestIdentifier".
     var massExtensions: [String: MassExtendRenewalDateStatusResponse] = [:]
+    /// Developer-hosted seat claims, by originalTransactionId.
+    var seatBooks: [String: SeatBook] = [:]
+    /// Claim Seat answers still to lose after the seat is taken (a fault Apple's network
+    /// can cause: the claim is made, the answer never arrives).
+    var lostClaimAnswers = 0
+    /// Apple-hosted and organization groups: members' downloads by group id, and each
+    /// customer's groups.
+    var groupMembers: [String: [String]] = [:]
+    var customerGroups: [String: [GroupEntry]] = [:]
   }
 
   struct StoredTransaction {

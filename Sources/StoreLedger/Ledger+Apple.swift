@@ -13,6 +13,11 @@ extension Ledger {
     }
   }
 
+  /// A failed App Store Server API call in words, for tools.
+  public static func describe(_ error: any Error, doing what: String) -> String {
+    appleError(error, doing: what).description
+  }
+
   /// `error` of an App Store Server API call as a ledger error: Apple's refusals with their
   /// code and what to do, failures to reach Apple as `apple_unavailable`.
   static func appleError(_ error: any Error, doing what: String) -> LedgerError {
@@ -48,6 +53,21 @@ extension Ledger {
     case .serverNotificationURLNotFound?:
       "Apple has no notification URL for this environment: set the App Store Server "
         + "Notifications URL (V2) in App Store Connect"
+    case .noAvailableSeats?:
+      "every seat is claimed (NoAvailableSeatsError): release a claim first (after a renewal with "
+        + "fewer seats, release until the claims fit)"
+    case .seatClaimIdNotFound?:
+      "Apple knows no such seat claim for this subscription (SeatClaimIdNotFoundError)"
+    case .appTransactionIdNotFound?:
+      "Apple knows no such appTransactionId in this environment (AppTransactionIdNotFoundError)"
+    case .transactionNotDevManagedGroup?:
+      "the subscription is not a group with developer-hosted invitations "
+        + "(TransactionNotDevManagedGroupError)"
+    case .subscriptionNotActive?: "the subscription is not active (SubscriptionNotActiveError)"
+    case .bundleTransactionIdNotSupported?:
+      "a bundle's transaction id is not accepted (BundleTransactionIdNotSupportedError)"
+    case .groupNotFound?: "Apple knows no such group (GroupNotFoundError); fetch a current one"
+    case .invalidGroupId?: "the group id is malformed (InvalidGroupIdError)"
     case let code?: "Apple refused the request (errorCode \(code.rawValue))"
     case nil: "Apple refused the request"
     }

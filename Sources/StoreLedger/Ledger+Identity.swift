@@ -226,3 +226,25 @@ final class IdentityCache: Sendable {
     "\(environment)|\(appTransactionId)"
   }
 }
+
+extension Ledger {
+  /// The accounts holding app download `appTransactionId` of the environment `stream` names
+  /// (`consent:<env>:<appTransactionId>`), after the sightings queued in this process are
+  /// written.
+  func accounts(holdingDownload appTransactionId: String, in stream: String)
+    async throws(LedgerError) -> [String]
+  {
+    await flushIdentities()
+    let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? ""
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await withDatabase {
+        try await AppTransactionIndex.accounts(
+          holdingDownload: appTransactionId, environment: environment, on: client,
+          logger: logger)
+      }
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+}

@@ -31,7 +31,7 @@ extension Ledger {
         verificationCode: VerificationError.Code.environmentMismatch.rawValue)
     }
     let verifier = freshlyFetched ? unroutableVerifiers.now : unroutableVerifiers.signedDate
-    let verified: SignedData<ResponseBodyV2DecodedPayload, AppleSigned>
+    let verified: VerifiedNotification
     do {
       verified = try verifier.verifyUnroutable(unverified)
     } catch {

@@ -110,6 +110,12 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> Ingested {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
     let unverified = try Self.notificationClaims(signedPayload)
+    if let released = unverified.claims.unclaimInfo?.unclaimSeatIds, !released.isEmpty,
+      let stream = try await seatStream(holding: released)
+    {
+      return try await ingestUnclaim(
+        unverified, into: stream, source: source, freshlyFetched: freshlyFetched)
+    }
     guard unverified.claims.environment != nil, unverified.claims.bundleId != nil else {
       // No body names the app: never refused for being new (Apple would retry, then give up).
       return try await ingestUnroutable(unverified, source: source, freshlyFetched: freshlyFetched)
@@ -121,10 +127,14 @@ public struct Ledger: Sendable {
       try verifier.verifyNotification(unverified)
     }
     let record = try mapped { try LedgerRecord.notification(verified, source: source) }
-    let tokens = [
+    var tokens = [
       verified.transaction?.payload.appAccountToken,
       verified.renewalInfo?.payload.appAccountToken,
     ]
+    if let download = LedgerRecord.consentDownload(verified) {
+      // A withdrawn consent joins every account holding the download.
+      tokens += try await accounts(holdingDownload: download, in: record.streamId)
+    }
     var ingested = try await append(
       record, accounts: tokens.compactMap { $0 },
       with: try await consumptionOpening(

@@ -6,8 +6,9 @@ extension LedgerConfiguration {
   /// Bumped whenever a projection rule in `StoreLedgerCore` changes what it answers: views
   /// stored by other rules are then no longer current and get projected again. v2: a
   /// reversed refund stays in force until the reversal. v4: entitlements and balances say
-  /// which environment they come from.
-  static let projectionRules = "rules.v4"
+  /// which environment they come from. v5: seats and billing plans in subscriptions, seat
+  /// claims and withdrawn consent in entitlements, commitment plans' retry and grace rules.
+  static let projectionRules = "rules.v5"
 
   /// Names the rules, catalog and options that compute a stored view: a view stored under
   /// another fingerprint is not served, and the projector replaces it.
@@ -15,7 +16,7 @@ extension LedgerConfiguration {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     var input = Data(
-      "\(Self.projectionRules)|retry:\(options.billingRetryIsEntitled)|sandbox:\(options.sandboxEntitles)|"
+      "\(Self.projectionRules)|retry:\(options.billingRetryIsEntitled)|sandbox:\(options.sandboxEntitles)|consent:\(options.rescindedConsentEndsEntitlements)|"
         .utf8)
     input.append((try? encoder.encode(catalog)) ?? Data())
     let digest = SHA256.hash(data: input)

@@ -31,6 +31,10 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     public static let notConfigured = Code(rawValue: "not_configured")
     /// A change feed position after the newest change.
     public static let positionBeyondFeed = Code(rawValue: "position_beyond_feed")
+    /// A seat of a subscription that is not a group with developer-hosted invitations.
+    public static let notDeveloperHosted = Code(rawValue: "not_developer_hosted")
+    /// A seat of a subscription that is not active.
+    public static let subscriptionNotActive = Code(rawValue: "subscription_not_active")
   }
 
   public let code: Code

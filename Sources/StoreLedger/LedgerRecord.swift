@@ -64,9 +64,9 @@ public struct LedgerRecord: Sendable, Hashable {
   /// its own stream, under a key of its own (a later routing takes `asn2:<notificationUUID>`).
   /// Its facts are a notification's facts (type, subtype, signedDate, nothing to fold); its
   /// claims are Apple's JSON as signed, unknown bodies included.
-  public static func unrouted(
-    _ verified: SignedData<ResponseBodyV2DecodedPayload, AppleSigned>, source: String
-  ) throws -> LedgerRecord {
+  public static func unrouted(_ verified: VerifiedNotification, source: String) throws
+    -> LedgerRecord
+  {
     let payload = verified.payload
     guard let uuid = payload.notificationUUID, !uuid.isEmpty else {
       throw MappingError(description: "the notification has no notificationUUID")
@@ -78,9 +78,9 @@ public struct LedgerRecord: Sendable, Hashable {
         eventType: NotificationFacts.eventType, idempotencyKey: stream,
         payload: EventCodec.payload(
           of: .notification(NotificationFacts(NotificationReceived(notification: payload)))),
-        appleSignedAt: payload.signedDate?.date, rawSigned: verified.compactJWS,
+        appleSignedAt: payload.signedDate?.date, rawSigned: verified.notification.compactJWS,
         metadata: metadata(source),
-        claims: EventPayloadJSON.wrapping(verified.payloadJSON, as: "notification")))
+        claims: EventPayloadJSON.wrapping(verified.notification.payloadJSON, as: "notification")))
   }
 
   public static func transaction(
@@ -190,8 +190,7 @@ public struct LedgerRecord: Sendable, Hashable {
   }
 
   /// Where a subscription's developer-hosted seat claims are kept.
-  public static func seatsStream(_ environment: String, _ originalTransactionId: String) -> String
-  {
+  public static func seatsStream(_ environment: String, _ originalTransactionId: String) -> String {
     "seats:\(environment):\(originalTransactionId)"
   }
 

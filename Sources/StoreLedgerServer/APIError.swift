@@ -70,6 +70,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         reason: error.appleErrorCode.map(String.init))
     case .notConfigured: self.init(.notImplemented, "not_configured", error.message)
     case .positionBeyondFeed: self.init(.badRequest, "position_beyond_feed", error.message)
+    case .notDeveloperHosted: self.init(.conflict, "not_developer_hosted", error.message)
+    case .subscriptionNotActive: self.init(.conflict, "subscription_not_active", error.message)
     default: self.init(.internalServerError, error.code.rawValue, error.message)
     }
   }

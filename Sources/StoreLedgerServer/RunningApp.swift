@@ -104,6 +104,7 @@ struct RunningApp: Sendable {
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)
+    SeatsController(seats: SeatLedger(ledger: ledger, apple: apple)).register(on: protected)
   }
 
   func ingest(bodyLimit: Int) -> IngestController {

@@ -21,6 +21,10 @@ struct LedgerOptions: ParsableArguments {
     name: .customLong("sandbox-entitles"),
     help: "yes (default: App Review and TestFlight buy in Sandbox) or no.")
   var sandboxEntitles: String?
+  @Option(
+    name: .customLong("rescinded-consent-ends-entitlements"),
+    help: "yes: a RESCIND_CONSENT ends its download's entitlements; no (default): it is told only.")
+  var rescindedConsentEndsEntitlements: String?
   @Option(help: "An apps file: several apps in one deployment (see `storeledger serve --help`).")
   var apps: String?
   @Option(help: "The app of the apps file (needed when it lists several).") var app: String?
@@ -119,6 +123,7 @@ struct LedgerOptions: ParsableArguments {
       ("--bundle-id", bundleId != nil), ("--app-apple-id", appAppleId != nil),
       ("--environments", environments != nil), ("--catalog", catalog != nil),
       ("--sandbox-entitles", sandboxEntitles != nil),
+      ("--rescinded-consent-ends-entitlements", rescindedConsentEndsEntitlements != nil),
     ]
     if let flag = appFlags.first(where: \.1) {
       throw ValidationError("\(flag.0) is set per app in the apps file; leave it out with --apps")
@@ -164,7 +169,11 @@ struct LedgerOptions: ParsableArguments {
       options: ProjectionOptions(
         sandboxEntitles: try Self.yesOrNo(
           Self.setting(sandboxEntitles, "STORELEDGER_SANDBOX_ENTITLES", environment),
-          name: "--sandbox-entitles") ?? true))
+          name: "--sandbox-entitles") ?? true,
+        rescindedConsentEndsEntitlements: try Self.yesOrNo(
+          Self.setting(
+            rescindedConsentEndsEntitlements, "STORELEDGER_RESCINDED_CONSENT_ENDS_ENTITLEMENTS",
+            environment), name: "--rescinded-consent-ends-entitlements") ?? false))
   }
 
   /// An app of the apps file; the root certificates are the deployment's.
@@ -176,7 +185,10 @@ struct LedgerOptions: ParsableArguments {
       trustedRoots: try RootCertificates.load(
         Self.list(Self.setting(rootCertificates, "STORELEDGER_ROOT_CERTS", environment))),
       catalog: try app.catalogPath.map(Self.catalog) ?? .empty,
-      options: ProjectionOptions(sandboxEntitles: app.sandboxEntitles ?? true), app: app.name)
+      options: ProjectionOptions(
+        sandboxEntitles: app.sandboxEntitles ?? true,
+        rescindedConsentEndsEntitlements: app.rescindedConsentEndsEntitlements ?? false),
+      app: app.name)
   }
 
   static func yesOrNo(_ text: String?, name: String) throws -> Bool? {

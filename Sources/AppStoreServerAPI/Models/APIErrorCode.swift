@@ -62,6 +62,20 @@ public struct APIErrorCode: OpenEnumeration {
   public static let statusRequestNotFound = Self(rawValue: 4_040_009)
   public static let transactionIdNotFound = Self(rawValue: 4_040_010)
   public static let appTransactionDoesNotExist = Self(rawValue: 4_040_019)
+  // The group and seat errors (API 1.22/1.23): Apple's readable pages name them but give no
+  // numeric codes; these are provisional (the simulator answers with them, the client maps
+  // them by name as ``SeatError``), chosen clear of every range Apple documents. An unknown
+  // code from Apple keeps its raw value and is treated as a permanent refusal.
+  public static let bundleTransactionIdNotSupported = Self(rawValue: 4_000_950)
+  public static let transactionNotDevManagedGroup = Self(rawValue: 4_000_951)
+  public static let invalidGroupId = Self(rawValue: 4_000_952)
+  public static let invalidLimit = Self(rawValue: 4_000_953)
+  public static let invalidAssignedTransactionNotSupported = Self(rawValue: 4_000_954)
+  public static let noAvailableSeats = Self(rawValue: 4_030_950)
+  public static let subscriptionNotActive = Self(rawValue: 4_030_951)
+  public static let seatClaimIdNotFound = Self(rawValue: 4_040_950)
+  public static let appTransactionIdNotFound = Self(rawValue: 4_040_951)
+  public static let groupNotFound = Self(rawValue: 4_040_952)
   public static let rateLimitExceeded = Self(rawValue: 4_290_000)
   public static let generalInternal = Self(rawValue: 5_000_000)
   public static let generalInternalRetryable = Self(rawValue: 5_000_001)
@@ -85,7 +99,27 @@ public struct APIErrorCode: OpenEnumeration {
     .originalTransactionIdNotFoundRetryable, .serverNotificationURLNotFound,
     .testNotificationNotFound, .statusRequestNotFound, .transactionIdNotFound,
     .appTransactionDoesNotExist, .rateLimitExceeded, .generalInternal, .generalInternalRetryable,
+    .bundleTransactionIdNotSupported, .transactionNotDevManagedGroup, .invalidGroupId,
+    .invalidLimit, .invalidAssignedTransactionNotSupported, .noAvailableSeats,
+    .subscriptionNotActive, .seatClaimIdNotFound, .appTransactionIdNotFound, .groupNotFound,
   ]
+
+  /// Apple's name of a group or seat error (its documentation page), nil for other codes.
+  public var seatErrorName: String? {
+    switch self {
+    case .noAvailableSeats: "NoAvailableSeatsError"
+    case .seatClaimIdNotFound: "SeatClaimIdNotFoundError"
+    case .appTransactionIdNotFound: "AppTransactionIdNotFoundError"
+    case .transactionNotDevManagedGroup: "TransactionNotDevManagedGroupError"
+    case .subscriptionNotActive: "SubscriptionNotActiveError"
+    case .bundleTransactionIdNotSupported: "BundleTransactionIdNotSupportedError"
+    case .invalidGroupId: "InvalidGroupIdError"
+    case .groupNotFound: "GroupNotFoundError"
+    case .invalidLimit: "InvalidLimitError"
+    case .invalidAssignedTransactionNotSupported: "InvalidAssignedTransactionNotSupportedError"
+    default: nil
+    }
+  }
 
   public var isRetryable: Bool {
     [

@@ -94,11 +94,11 @@ public final class SignedDataVerifier: Sendable {
   /// or App Apple ID that is not this app's is refused). Nested JWS are not opened: none is
   /// known to be there.
   public func verifyUnroutable(_ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>)
-    throws(VerificationError) -> SignedData<ResponseBodyV2DecodedPayload, AppleSigned>
+    throws(VerificationError) -> VerifiedNotification
   {
     let header = try checkedHeader(of: unverified.token)
     let payload = unverified.claims
-    return try verify(
+    let outer = try verify(
       unverified.token, unverified.compact, header: header, payload: payload
     ) { () throws(VerificationError) in
       if let expected = self.configuration.bundleId, let bundleId = payload.bundleId,
@@ -114,6 +114,8 @@ public final class SignedDataVerifier: Sendable {
           .appAppleIdMismatch, "the payload's App Apple ID is not the configured one")
       }
     }
+    return SignedNotification(
+      notification: outer, transaction: nil, renewalInfo: nil, appTransaction: nil)
   }
 
   private func checkedHeader(of token: CompactJWS) throws(VerificationError) -> (

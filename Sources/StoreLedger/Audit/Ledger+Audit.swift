@@ -104,9 +104,9 @@ extension Ledger {
     }
     guard let claims else { return problem(.payload, "the stored event has no claims") }
     do {
-      let signed =
-        recorded.streamId.hasPrefix(NotUnderstoodNotification.unroutedStreamPrefix)
-        ? try unroutedClaims(raw) : try signedClaims(raw, as: claims)
+      let signed = try signedClaims(
+        raw, as: claims,
+        unrouted: recorded.streamId.hasPrefix(NotUnderstoodNotification.unroutedStreamPrefix))
       guard Self.sameContent(signed, claims) else {
         return problem(.payload, "the stored claims differ from the signed data")
       }
@@ -126,14 +126,15 @@ extension Ledger {
     do {
       let verified = try unroutableVerifiers.signedDate.verifyUnroutable(UnverifiedJWS(raw))
       return .notification(NotificationReceived(notification: verified.payload))
+
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
   }
 
   /// Verifies `raw` as the kind `stored` is and returns what it claims, as the log stores it.
-  private func signedClaims(_ raw: String, as stored: AppleClaims) throws(LedgerError)
-    -> AppleClaims
+  private func signedClaims(_ raw: String, as stored: AppleClaims, unrouted: Bool)
+    throws(LedgerError) -> AppleClaims
   {
     let kind: SignedDataKind.Claims
     do {
@@ -142,6 +143,10 @@ extension Ledger {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
     switch stored {
+    case .notification where unrouted || kind.environment == nil || kind.bundleId == nil:
+      // Stored without naming its app (unrouted evidence, or an UNCLAIM_SEATS routed by its
+      // seat claims): verified as it was at ingest.
+      return try unroutedClaims(raw)
     case .notification:
       let verified = try verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyNotification(raw)

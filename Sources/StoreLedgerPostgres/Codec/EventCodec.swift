@@ -98,6 +98,7 @@ public enum EventCodec {
   private static let eventTypes = Set([
     NotificationFacts.eventType, TransactionSeen.eventType, LedgerEvent.Body.renewalEventType,
     StatusFacts.eventType, ConsumableDebited.eventType, AccountLinked.eventType,
+    SeatClaimEvent.eventType,
   ]).union(factsWithoutTermsEventTypes)
 
   /// Facts stored before they held ``PriceTerms`` (same shape, without those members): they

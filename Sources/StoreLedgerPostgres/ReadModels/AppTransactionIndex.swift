@@ -18,6 +18,25 @@ package enum AppTransactionIndex {
     }
   }
 
+  /// The accounts holding a download: those a sighting of it named, and those holding a
+  /// purchase chain it was seen with.
+  package static func accounts(
+    holdingDownload appTransactionId: String, environment: String, on client: PostgresClient,
+    logger: Logger
+  ) async throws -> [String] {
+    try await AccountViews.strings(
+      """
+      SELECT app_account_token FROM storeledger.app_transactions
+      WHERE environment = \(environment) AND app_transaction_id = \(appTransactionId)
+        AND app_account_token IS NOT NULL
+      UNION
+      SELECT s.app_account_token FROM storeledger.app_transactions a
+      JOIN storeledger.account_streams s
+        ON s.stream_id = 'sub:' || a.environment || ':' || a.original_transaction_id
+      WHERE a.environment = \(environment) AND a.app_transaction_id = \(appTransactionId)
+      """, on: client, logger: logger)
+  }
+
   /// Notes many sightings in one statement, and returns the rows stored before for their
   /// appTransactionIds (what decides who holds each download).
   package static func note(

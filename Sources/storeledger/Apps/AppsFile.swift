@@ -26,6 +26,7 @@ struct AppsFile: Sendable {
     var database: String?
     var catalogPath: String?
     var sandboxEntitles: Bool?
+    var rescindedConsentEndsEntitlements: Bool? = nil
     var appStoreServerAPI: APICredentials?
     var changeWebhooks: [Webhook]
 

@@ -10,6 +10,7 @@ struct AppsFileReader {
 
   private static let appFields: Set<String> = [
     "name", "bundleId", "appAppleId", "environments", "database", "catalog", "sandboxEntitles",
+    "rescindedConsentEndsEntitlements",
     "appStoreServerAPI", "changeWebhooks",
   ]
   private static let knownEnvironments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
@@ -41,6 +42,9 @@ struct AppsFileReader {
       database: try string(fields["database"], at: "\(place).database"),
       catalogPath: try string(fields["catalog"], at: "\(place).catalog").map(resolved),
       sandboxEntitles: try flag(fields["sandboxEntitles"], at: "\(place).sandboxEntitles"),
+      rescindedConsentEndsEntitlements: try flag(
+        fields["rescindedConsentEndsEntitlements"],
+        at: "\(place).rescindedConsentEndsEntitlements"),
       appStoreServerAPI: try credentials(fields["appStoreServerAPI"], at: place),
       changeWebhooks: try webhooks(fields["changeWebhooks"], at: "\(place).changeWebhooks"))
   }

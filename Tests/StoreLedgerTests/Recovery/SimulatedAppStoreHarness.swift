@@ -55,7 +55,7 @@ enum SimulatedAppStoreHarness {
 
   /// Runs `body` with a client of `store`'s Server API.
   static func withClient(
-    _ store: SimulatedAppStore, internalErrors: Int = 0,
+    _ store: SimulatedAppStore, internalErrors: Int = 0, maximumAttempts: Int = 4,
     _ body: @Sendable (AppStoreServerAPIClient) async throws -> Void
   ) async throws {
     let application = buildSimulatorApplication(
@@ -73,7 +73,8 @@ enum SimulatedAppStoreHarness {
       try await body(
         AppStoreServerAPIClient(
           configuration: AppStoreServerAPIConfiguration(
-            baseURL: "http://127.0.0.1:\(client.port!)", key: apiKey),
+            baseURL: "http://127.0.0.1:\(client.port!)", key: apiKey,
+            maximumAttempts: maximumAttempts),
           verifier: verifier, logger: logger))
     }
   }

@@ -19,6 +19,14 @@ public struct CommandRejection: Error, Hashable, Sendable, CustomStringConvertib
     public static let invalidCommand = Code(rawValue: "invalid_command")
     /// The consumable's balance does not cover the debit.
     public static let insufficientBalance = Code(rawValue: "insufficient_balance")
+    /// The ledger holds no such subscription.
+    public static let unknownSubscription = Code(rawValue: "unknown_subscription")
+    /// The subscription is not multiseat with developer-hosted invitations.
+    public static let notDeveloperHosted = Code(rawValue: "not_developer_hosted")
+    /// The subscription is not active.
+    public static let subscriptionNotActive = Code(rawValue: "subscription_not_active")
+    /// The subscription has no such seat claim.
+    public static let unknownSeatClaim = Code(rawValue: "unknown_seat_claim")
   }
 
   public var code: Code

@@ -14,6 +14,8 @@ public struct SeatClaimEvent: Hashable, Sendable, Codable {
 
   public enum Action: String, Hashable, Sendable, Codable, CaseIterable {
     case requested, claimed, refused, released, associated
+    /// Get Seat Info disagreed with the ledger: Apple's answer kept as evidence (`reason`).
+    case reconciled
   }
 
   public var action: Action

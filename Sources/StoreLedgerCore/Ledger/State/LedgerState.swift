@@ -165,6 +165,8 @@ public struct LedgerState: Hashable, Sendable {
         appAccountToken: link.appAccountToken, linkedAt: link.linkedAt, input: input)
       let id = link.originalTransactionId
       if links[id].map({ record.supersedes($0) }) ?? true { links[id] = record }
+    case .seat(let seat) where seat.action == .reconciled:
+      break  // evidence of a disagreement with Apple: it changes no claim
     case .seat(let seat):
       seatClaims[
         seat.requestIdentifier, default: SeatClaimRecord(requestIdentifier: seat.requestIdentifier)

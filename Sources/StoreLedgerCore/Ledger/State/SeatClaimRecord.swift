@@ -50,6 +50,7 @@ public struct SeatClaimRecord: Hashable, Sendable {
     case .claimed: Self.keepEarliest(input, in: &claimedInput)
     case .refused: Self.keepEarliest(input, in: &refusedInput)
     case .released: Self.keepEarliest(input, in: &releasedInput)
+    case .reconciled: return
     case .associated:
       guard let current = associatedInput else {
         associatedInput = input

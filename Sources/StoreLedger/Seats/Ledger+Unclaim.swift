@@ -1,0 +1,63 @@
+import AppStoreVerification
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// `UNCLAIM_SEATS` (Notifications 2.23): the App Store released seat claims of a
+/// developer-hosted group subscription. Apple's readable text promises only `unclaimSeatIds`
+/// in its body, so the notification is routed by the claims themselves: to the seat stream
+/// that recorded them (`seats:<env>:<originalTransactionId>`), whose accounts (the members and
+/// the purchaser) see the release. One that names claims this ledger never made is kept as
+/// unrouted evidence, as any notification naming no app.
+extension Ledger {
+  /// The seat stream holding any of `seatClaimIds`; nil when none does.
+  func seatStream(holding seatClaimIds: [String]) async throws(LedgerError) -> String? {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      let streams = try await withDatabase {
+        try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
+      }
+      return streams.sorted().first
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
+  func ingestUnclaim(
+    _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, into stream: String,
+    source: String, freshlyFetched: Bool
+  ) async throws(LedgerError) -> Ingested {
+    let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? "unknown"
+    let claims = unverified.claims
+    let verified: VerifiedNotification
+    if claims.environment != nil, claims.bundleId != nil {
+      guard claims.environment?.rawValue == environment else {
+        throw LedgerError(
+          .verificationFailed,
+          "the notification's environment is not the one its seat claims were made in",
+          verificationCode: VerificationError.Code.environmentMismatch.rawValue)
+      }
+      verified = try verify(
+        SignedDataKind.Claims(kind: .notification, environment: claims.environment),
+        online: freshlyFetched
+      ) { verifier throws(VerificationError) in
+        try verifier.verifyNotification(unverified)
+      }
+    } else {
+      let verifier = freshlyFetched ? unroutableVerifiers.now : unroutableVerifiers.signedDate
+      do {
+        verified = try verifier.verifyUnroutable(unverified)
+      } catch {
+        throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+      }
+    }
+    var record = try mapped {
+      try LedgerRecord.notification(verified, source: source, stream: stream)
+    }
+    record.event.environment = environment
+    var ingested = try await append(record, accounts: [])
+    ingested.notificationType = claims.notificationType?.rawValue
+    ingested.understood = claims.isUnderstood
+    return ingested
+  }
+}
