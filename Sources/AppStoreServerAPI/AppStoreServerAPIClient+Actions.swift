@@ -37,6 +37,14 @@ extension AppStoreServerAPIClient {
       query: [], method: .PUT, body: try JSONEncoder().encode(["appAccountToken": token]))
   }
 
+  /// Finish Transaction (API 1.20): tells Apple the content of `transactionId` was delivered,
+  /// as the app's `finish()` does.
+  public func finishTransaction(_ transactionId: String) async throws {
+    let _: NoContent = try await send(
+      "/inApps/v1/transactions/\(try Self.pathComponent(transactionId))/finish", query: [],
+      method: .POST, body: nil)
+  }
+
   /// Look Up Order ID (Production only): the order's transactions, each verified; empty for
   /// an order Apple does not know (`status` 1).
   public func lookUpOrder(_ orderId: String) async throws -> (

@@ -151,9 +151,14 @@ public final class AppStoreServerAPIClient: Sendable {
       throw AppStoreAPIError(.invalidResponse, "a history item lacks its signedPayload")
     }
     do {
+      // A notification that names no app (a kind this release does not know) is verified by
+      // its chain and signature, as the ledger stores it: never refused for being new.
+      let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(signed)
+      let verified =
+        unverified.claims.environment == nil || unverified.claims.bundleId == nil
+        ? try verifier.verifyUnroutable(unverified) : try verifier.verifyNotification(unverified)
       return NotificationHistoryPage.Item(
-        notification: try verifier.verifyNotification(signed),
-        sendAttempts: item.sendAttempts ?? [])
+        notification: verified, sendAttempts: item.sendAttempts ?? [])
     } catch {
       throw AppStoreAPIError(.unverifiedData, "a notification did not verify: \(error.code)")
     }

@@ -96,6 +96,12 @@ struct ServerAPIController: Sendable {
         try store.appTransactionInfo(try id(context))
       }
     }
+    router.post("/inApps/v1/transactions/:id/finish") { request, context in
+      try await answer(request, endpoint: "finishTransaction") {
+        try store.finishTransaction(try id(context))
+        return NoContent()
+      }
+    }
     router.put("/inApps/v1/transactions/:id/appAccountToken") { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "setAppAccountToken") {

@@ -136,3 +136,52 @@ extension SimulatedAppStore {
     return response
   }
 }
+
+extension SimulatedAppStore {
+  /// `RESCIND_CONSENT` (Notifications, November 2025): `appData` with the app's identity and
+  /// the customer's app transaction, signed.
+  @discardableResult
+  public func notifyRescindedConsent(_ appTransactionId: String, uuid: String) -> String {
+    var body = ResponseBodyV2DecodedPayload()
+    body.notificationType = .rescindConsent
+    body.notificationUUID = uuid
+    body.version = "2.0"
+    body.signedDate = now
+    var app = JWSAppTransactionDecodedPayload()
+    app.appTransactionId = appTransactionId
+    app.bundleId = self.app.bundleId
+    app.appAppleId = self.app.environment == .production ? self.app.appAppleId : nil
+    app.receiptType = self.app.environment
+    app.receiptCreationDate = now
+    var data = AppData()
+    data.bundleId = self.app.bundleId
+    data.environment = self.app.environment
+    data.appAppleId = self.app.environment == .production ? self.app.appAppleId : nil
+    data.signedAppTransactionInfo = try! signer.sign(app)
+    body.appData = data
+    enqueue(
+      SimulatedNotification(
+        uuid: uuid, type: .rescindConsent, subtype: nil, signedPayload: try! signer.sign(body),
+        sentAt: now, transactionId: nil))
+    return uuid
+  }
+
+  /// A notification of a type and body object no release knows: `body` names the object,
+  /// which carries nothing of the app's identity (as `unclaimInfo` did when it came).
+  @discardableResult
+  public func notifyFuture(type: String, body: String, uuid: String) -> String {
+    var payload = ResponseBodyV2DecodedPayload()
+    payload.notificationType = NotificationType(rawValue: type)
+    payload.notificationUUID = uuid
+    payload.version = "2.0"
+    payload.signedDate = now
+    payload.unknownMembers[body] = .object([
+      "items": .array([.string(uuid.prefix(8).description)]), "count": .number(1),
+    ])
+    enqueue(
+      SimulatedNotification(
+        uuid: uuid, type: NotificationType(rawValue: type), subtype: nil,
+        signedPayload: try! signer.sign(payload), sentAt: now, transactionId: nil))
+    return uuid
+  }
+}

@@ -230,3 +230,41 @@ extension SimulatedAppStore {
       paginationToken: next < members.count ? String(next) : nil)
   }
 }
+
+extension SimulatedAppStore {
+  /// Finish Transaction (API 1.20): 200 for a transaction the store holds, Apple's errors
+  /// otherwise. Finished transactions are kept (tests and the simulation's truth).
+  func finishTransaction(_ id: String) throws(Failure) {
+    try state.withLock { state throws(Failure) in
+      guard id.allSatisfy(\.isNumber), !id.isEmpty else {
+        throw Failure(.invalidTransactionId, "Invalid transaction id.")
+      }
+      if state.transactions[id] == nil {
+        if state.owners[id] != nil {
+          throw Failure(
+            .appTransactionIdNotSupported, "An app transaction id is not supported here.")
+        }
+        throw Failure(.transactionIdNotFound, "Transaction id not found.")
+      }
+      state.finished.insert(id)
+    }
+  }
+
+  /// The transactions finished through the Server API.
+  public func finishedTransactions() -> Set<String> { state.withLock { $0.finished } }
+}
+
+extension SimulatedAppStore {
+  /// Whether the App Store deems developer-hosted group subscription `originalTransactionId`
+  /// active now, and the product of its newest period: what a member holding a claim is
+  /// entitled to, from the store's own timeline.
+  public func groupInForce(_ originalTransactionId: String) -> (active: Bool, productId: String?) {
+    state.withLock { state in
+      let active = (try? seatState(originalTransactionId, state))?.active ?? false
+      let newest = state.transactions.values.map(\.payload)
+        .filter { $0.originalTransactionId == originalTransactionId }
+        .max { ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0) }
+      return (active, newest?.productId)
+    }
+  }
+}

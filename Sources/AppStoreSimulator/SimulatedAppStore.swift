@@ -44,6 +44,8 @@ public final class SimulatedAppStore: Sendable {
     /// customer's groups.
     var groupMembers: [String: [String]] = [:]
     var customerGroups: [String: [GroupEntry]] = [:]
+    /// Transactions finished with Finish Transaction.
+    var finished: Set<String> = []
   }
 
   struct StoredTransaction {

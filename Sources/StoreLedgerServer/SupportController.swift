@@ -28,6 +28,15 @@ struct SupportController: Sendable {
 
   struct OfferBody: Decodable {
     let productId: String
+    /// `jws`: Apple's JWS form (StoreKit 2); the first form otherwise.
+    let format: String?
+    let transactionId: String?
+  }
+
+  struct EligibilityBody: Decodable {
+    let productId: String
+    let subscriptionGroupIdentifier: String?
+    let transactionId: String?
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
@@ -63,11 +72,37 @@ struct SupportController: Sendable {
       let token = try AccountController.token(context)
       let offer = try context.parameters.require("offerId")
       let body = try await JSONBody.decode(
-        OfferBody.self, from: request, limit: 4096, what: #"{"productId": …}"#)
+        OfferBody.self, from: request, limit: 4096,
+        what: #"{"productId": …, "format": "jws"?, "transactionId": …?}"#)
+      if body.format == "jws" {
+        return try JSONBody.response(
+          try await ledger.signPromotionalOfferJWS(
+            for: token, productId: body.productId, offerIdentifier: offer,
+            transactionId: body.transactionId, key: key), status: .created)
+      }
+      guard body.format == nil else {
+        throw APIError.invalidRequest("`format` is \"jws\" or left out")
+      }
       return try JSONBody.response(
         try await ledger.signPromotionalOffer(
           for: token, productId: body.productId, offerIdentifier: offer, key: key),
         status: .created)
+    }
+    group.post("/v1/accounts/{token}/introductory-offer-eligibility") { request, context in
+      let key = try configured().configuration.key
+      let body = try await JSONBody.decode(
+        EligibilityBody.self, from: request, limit: 4096,
+        what: #"{"productId": …, "subscriptionGroupIdentifier": …?, "transactionId": …?}"#)
+      return try JSONBody.response(
+        try await ledger.signIntroductoryOfferEligibility(
+          for: try AccountController.token(context), productId: body.productId,
+          subscriptionGroupIdentifier: body.subscriptionGroupIdentifier,
+          transactionId: body.transactionId, key: key), status: .created)
+    }
+    group.post("/v1/transactions/{transactionId}/finish") { _, context in
+      try await ledger.finishTransaction(
+        try context.parameters.require("transactionId"), apple: try configured())
+      return try JSONBody.response(["finished": true])
     }
     group.post("/v1/extensions") { request, _ in
       let apple = try configured()

@@ -43,6 +43,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       OrderCommand.self,
       LinkCommand.self, WebhookCheckCommand.self, ExtendCommand.self,
       OffersCommand.self, ImportReceiptsCommand.self, AppTransactionCommand.self,
-      NotUnderstoodCommand.self, SeatsCommand.self, GroupsCommand.self,
+      NotUnderstoodCommand.self, SeatsCommand.self, GroupsCommand.self, FinishCommand.self,
     ])
 }

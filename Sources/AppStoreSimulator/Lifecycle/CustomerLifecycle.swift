@@ -31,6 +31,26 @@ struct CustomerLifecycle {
     if random.chance(0.35) { planConsumables(from: start) }
     if random.chance(0.2) { planNonConsumable(at: start + Self.day * Int64(random.int(0..<90))) }
     if random.chance(0.1) { planNonRenewing(at: start + Self.day * Int64(random.int(0..<90))) }
+    // What the App Store added in 2025–26, drawn after everything above so that the plans of
+    // the WWDC21–24 App Store stay as they were for every seed.
+    if random.chance(0.05) { planCommitment(from: start + Self.day * Int64(random.int(0..<60))) }
+    if token != nil, random.chance(0.05) {
+      planGroup(from: start + Self.day * Int64(random.int(0..<60)))
+    }
+    if random.chance(0.02) {
+      let at = start + Self.day * Int64(random.int(30..<300))
+      steps.append(
+        .init(
+          time: Timestamp(milliseconds: at), customer: customer,
+          action: .rescindConsent(appTransactionId: appTransactionId)))
+    }
+    if random.chance(0.01) {
+      let at = start + Self.day * Int64(random.int(0..<330))
+      steps.append(
+        .init(
+          time: Timestamp(milliseconds: at), customer: customer,
+          action: .futureNotification(type: "GADGET_RECALL", body: "gadgetInfo")))
+    }
   }
 
   // MARK: Subscriptions

@@ -10,6 +10,11 @@ public struct SimulatedStep: Sendable {
     /// A V2 notification about the transaction as the store holds it then.
     case notify(
       NotificationType, NotificationSubtype?, transactionId: String, status: SubscriptionStatus?)
+    /// A parent withdrew consent for the customer's download (`RESCIND_CONSENT`, `appData`).
+    case rescindConsent(appTransactionId: String)
+    /// A notification of a type and body object no release knows yet, naming no app: what
+    /// Apple adds next (`UNCLAIM_SEATS` was one).
+    case futureNotification(type: String, body: String)
   }
 
   public let time: Timestamp

@@ -58,6 +58,10 @@ public struct Simulation: Sendable {
         type, subtype, transaction: transaction, renewal: subscription?.renewalInfo,
         status: transaction.type == .autoRenewableSubscription ? status : nil,
         uuid: Self.uuid(step, in: self))
+    case .rescindConsent(let appTransactionId):
+      store.notifyRescindedConsent(appTransactionId, uuid: Self.uuid(step, in: self))
+    case .futureNotification(let type, let body):
+      store.notifyFuture(type: type, body: body, uuid: Self.uuid(step, in: self))
     }
   }
 
@@ -67,8 +71,14 @@ public struct Simulation: Sendable {
     hasher.add(simulation.configuration.seed)
     hasher.add(UInt64(bitPattern: step.time.milliseconds))
     for byte in step.customer.utf8 { hasher.add(UInt64(byte)) }
-    if case .notify(let type, let subtype, let id, _) = step.action {
+    switch step.action {
+    case .notify(let type, let subtype, let id, _):
       for byte in (type.rawValue + (subtype?.rawValue ?? "") + id).utf8 { hasher.add(UInt64(byte)) }
+    case .rescindConsent(let id):
+      for byte in ("RESCIND_CONSENT" + id).utf8 { hasher.add(UInt64(byte)) }
+    case .futureNotification(let type, _):
+      for byte in type.utf8 { hasher.add(UInt64(byte)) }
+    case .put, .renewal: break
     }
     var random = SimulatorRandom(seed: hasher.value)
     return CustomerLifecycle.uuid(&random)

@@ -37,6 +37,11 @@ public struct SimulationTruth: Sendable {
   }
   /// Units bought per (customer, consumable product), with the refunds.
   public private(set) var consumableUnits: [String: Int64] = [:]
+  /// The members each developer-hosted group subscription's purchaser invited (their
+  /// appAccountTokens), by `originalTransactionId`: the developer's backend claims their
+  /// seats; a member is entitled while the App Store holds their claim and the group
+  /// subscription is.
+  public private(set) var groupMembers: [String: [String]] = [:]
 
   public init() {}
 
@@ -133,6 +138,23 @@ public struct SimulationTruth: Sendable {
     revocationChanges[transactionId, default: []].append(Timed(time: time, value: revoked))
   }
 
+  mutating func noteGroup(_ originalTransactionId: String, members: [String]) {
+    groupMembers[originalTransactionId] = members
+  }
+
+  /// Whether a member holding a seat claim of group subscription `originalTransactionId` is
+  /// entitled at `time` (the subscription's status entitles), and to what.
+  public func memberEntitlements(
+    ofGroup originalTransactionId: String, at time: Timestamp, billingRetryIsEntitled: Bool = false
+  ) -> Set<String> {
+    guard let status = status(of: originalTransactionId, at: time),
+      status == .active || status == .billingGracePeriod
+        || (status == .billingRetry && billingRetryIsEntitled),
+      let product = product(of: originalTransactionId, at: time)
+    else { return [] }
+    return Set(product.entitlements)
+  }
+
   mutating func merge(_ other: SimulationTruth) {
     customers += other.customers
     statusChanges.merge(other.statusChanges) { $0 + $1 }
@@ -141,6 +163,7 @@ public struct SimulationTruth: Sendable {
     owners.merge(other.owners) { a, _ in a }
     oneTime.merge(other.oneTime) { a, _ in a }
     consumableUnits.merge(other.consumableUnits, uniquingKeysWith: +)
+    groupMembers.merge(other.groupMembers) { a, _ in a }
   }
 
   mutating func credit(_ key: String, _ units: Int64) { consumableUnits[key, default: 0] += units }

@@ -81,6 +81,22 @@ struct DemoSummary: Codable, Sendable {
     var badSignatures = 0
   }
 
+  /// Group subscriptions with developer-hosted invitations, their seats and members.
+  struct Seats: Codable, Sendable {
+    var groups = 0
+    /// Groups entitled at the end.
+    var active = 0
+    var seatsInForce = 0
+    /// Seats the backend claimed for members (Claim Seat).
+    var claimed = 0
+    /// Claims the App Store released (UNCLAIM_SEATS).
+    var unclaimedByApple = 0
+    /// Members compared with the simulator's truth, and those who agree.
+    var members = 0
+    var membersAgree = 0
+    var disagreements: [String] = []
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -123,6 +139,11 @@ struct DemoSummary: Codable, Sendable {
   var orderLookups = OrderLookups()
   var checks = Checks()
   var changes = Changes()
+  var seats = Seats()
+  /// Verified notifications naming no app this release can read (kept as evidence).
+  var unrouted = 0
+  /// Notifications stored that this release does not understand (unrouted included).
+  var notUnderstood = 0
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -233,6 +254,12 @@ struct DemoSummary: Codable, Sendable {
       Changes            \(changes.derived.grouped) derived, \(changes.delivered.grouped) delivered \
       to the demo's receiver (\(changes.requests.grouped) requests, \(changes.badSignatures) bad \
       signatures)
+      Seats              \(seats.groups) group subscriptions with developer-hosted invitations \
+      (\(seats.active) active, \(seats.seatsInForce) seats): \(seats.claimed) claimed for members, \
+      \(seats.unclaimedByApple) released by the App Store; \(seats.membersAgree) of \(seats.members) \
+      members agree with the truth
+      Not understood     \(notUnderstood) notifications stored without being understood, \
+      \(unrouted) of them naming no app (unrouted evidence, granting nothing)
       Audit              \(verdict)
       Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
       simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements

@@ -76,6 +76,7 @@ struct DemoWorkflow: Service {
     try await answerRefunds(
       ledger: ledger, api: api, server: server, into: &summary)
     try await actOnApple(ledger: ledger, api: api, server: server, into: &summary)
+    try await claimSeats(ledger: ledger, api: api, server: server, into: &summary)
     let (projected, seconds) = try await timed("projecting") {
       try await AccountProjector(ledger: ledger, logger: logger).catchUp()
     }
@@ -178,6 +179,25 @@ struct DemoWorkflow: Service {
   }
 
   /// Receipts migrated, an extension for every active subscriber, an order lookup.
+  /// Seats of the group subscriptions, and the notifications this release does not
+  /// understand.
+  private func claimSeats(
+    ledger: Ledger, api: AppStoreServerAPIClient, server: Int, into summary: inout DemoSummary
+  ) async throws {
+    let stage = DemoSeats(
+      simulation: simulation, store: store, ledger: ledger, api: api,
+      webhook: "http://127.0.0.1:\(server)/v1/notifications/appstore", logger: logger)
+    let (seats, seconds) = try await timed("seats") { try await stage.run() }
+    summary.seats = seats
+    let notUnderstood = try await ledger.notUnderstood(limit: 100_000)
+    summary.notUnderstood = notUnderstood.count
+    summary.unrouted = notUnderstood.filter { $0.isUnrouted && $0.routedTo == nil }.count
+    record(
+      "seats", seconds,
+      "\(seats.claimed) seats claimed in \(seats.active) groups, \(seats.membersAgree) of "
+        + "\(seats.members) members agree with the truth", into: &summary)
+  }
+
   private func actOnApple(
     ledger: Ledger, api: AppStoreServerAPIClient, server: Int, into summary: inout DemoSummary
   ) async throws {

@@ -21,7 +21,8 @@ struct GroupsOfCommand: AsyncParsableCommand {
     commandName: "of", abstract: "The groups of the customer of a transaction.",
     discussion: """
       Example:
-        storeledger groups of 2000000123456789 --api-url sandbox --key-id … --p8 key.p8 …
+        storeledger groups of 2000000123456789 --api-url sandbox \\
+          --key-id … --p8 key.p8 …
       """)
 
   @OptionGroup var ledger: LedgerOptions
@@ -47,7 +48,8 @@ struct GroupsMembersCommand: AsyncParsableCommand {
     commandName: "members", abstract: "Every member of a group (all pages).",
     discussion: """
       Example:
-        storeledger groups members 4f1e… --api-url sandbox --key-id … --p8 key.p8 …
+        storeledger groups members 4f1e… --api-url sandbox \\
+          --key-id … --p8 key.p8 …
       """)
 
   @OptionGroup var ledger: LedgerOptions

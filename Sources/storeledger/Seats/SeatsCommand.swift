@@ -100,8 +100,9 @@ struct SeatsClaimCommand: AsyncParsableCommand {
     commandName: "claim", abstract: "Claim a seat for a member (Claim Seat at Apple).",
     discussion: """
       Example:
-        storeledger seats claim 2000000123456789 9f1c2b7e-… --app-transaction-id 7012… \\
-          --api-url sandbox --key-id … --issuer-id … --p8 key.p8 …
+        storeledger seats claim 2000000123456789 9f1c2b7e-… \\
+          --app-transaction-id 7012… --api-url sandbox \\
+          --key-id … --issuer-id … --p8 key.p8 …
       """)
 
   @OptionGroup var ledger: LedgerOptions
@@ -160,7 +161,8 @@ struct SeatsAssociateCommand: AsyncParsableCommand {
     abstract: "Tell Apple which download occupies a claimed seat (Associate Seat).",
     discussion: """
       Example:
-        storeledger seats associate 2000000123456789 5b0c2d4e-… 7012… --api-url sandbox …
+        storeledger seats associate 2000000123456789 5b0c2d4e-… 7012… \\
+          --api-url sandbox …
       """)
 
   @OptionGroup var ledger: LedgerOptions

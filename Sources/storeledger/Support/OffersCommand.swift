@@ -17,6 +17,10 @@ struct OffersCommand: AsyncParsableCommand {
         storeledger offers 7e3c…  --database-url … --bundle-id com.example.app
         storeledger offers 7e3c… --sign SPRING50 --product com.example.pro.monthly \\
           --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 key.p8
+        storeledger offers 7e3c… --sign SPRING50 \\
+          --product com.example.pro.monthly --jws …
+        storeledger offers 7e3c… --intro-eligibility \\
+          --product com.example.pro.monthly …
       """)
 
   @OptionGroup var ledger: LedgerOptions
@@ -24,14 +28,48 @@ struct OffersCommand: AsyncParsableCommand {
   @Argument(help: "The account's appAccountToken.") var appAccountToken: String
   @Option(help: "Sign this promotional offer (its offer identifier).") var sign: String?
   @Option(help: "The subscription product of the offer to sign.") var product: String?
+  @Flag(help: "With --sign: Apple's JWS form of the signature (StoreKit 2).") var jws = false
+  @Flag(
+    help:
+      "Sign the account's introductory offer eligibility for --product (a JWS, from the eligibility the ledger computes)."
+  )
+  var introEligibility = false
+  @Option(help: "With --intro-eligibility: the product's subscription group, if never bought.")
+  var group: String?
+  @Option(help: "The customer's transaction (or appTransactionId) the JWS names.")
+  var transactionId: String?
   @Flag(help: "Print JSON.") var json = false
 
   func validate() throws {
     if sign != nil, product == nil { throw ValidationError("--sign needs --product") }
+    if introEligibility, product == nil {
+      throw ValidationError("--intro-eligibility needs --product")
+    }
+    if introEligibility, sign != nil {
+      throw ValidationError("--sign and --intro-eligibility sign different things; give one")
+    }
   }
 
   func run() async throws {
     let options = self
+    if introEligibility || (jws && sign != nil), let product {
+      let signature = try await ledger.withLedger("storeledger.offers") { ledger, _ in
+        let (configuration, _) = try options.api.client(
+          ledger: ledger.configuration,
+          environment: try options.ledger.apiEnvironment(ProcessInfo.processInfo.environment))
+        if let offer = options.sign {
+          return try await ledger.signPromotionalOfferJWS(
+            for: options.appAccountToken, productId: product, offerIdentifier: offer,
+            transactionId: options.transactionId, key: configuration.key)
+        }
+        return try await ledger.signIntroductoryOfferEligibility(
+          for: options.appAccountToken, productId: product,
+          subscriptionGroupIdentifier: options.group, transactionId: options.transactionId,
+          key: configuration.key)
+      }
+      say(try CommandJSON.string(signature))
+      return
+    }
     if let offer = sign, let product {
       let signature = try await ledger.withLedger("storeledger.offers") { ledger, _ in
         let (configuration, _) = try options.api.client(
