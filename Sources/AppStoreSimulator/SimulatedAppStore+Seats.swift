@@ -92,16 +92,24 @@ extension SimulatedAppStore {
     }
   }
 
+  /// The claim's key in an active subscription's book, or Apple's error.
+  private func heldClaim(_ originalTransactionId: String, _ seatClaimId: String, _ state: State)
+    throws(Failure) -> String
+  {
+    guard try seatState(originalTransactionId, state).active else {
+      throw Failure(.subscriptionNotActive, "The subscription is not active.")
+    }
+    let id = seatClaimId.lowercased()
+    guard state.seatBooks[originalTransactionId]?.claims[id] != nil else {
+      throw Failure(.seatClaimIdNotFound, "Seat claim id not found.")
+    }
+    return id
+  }
+
   func unclaimSeat(_ originalTransactionId: String, _ seatClaimId: String) throws(Failure) {
     try state.withLock { state throws(Failure) in
-      let (_, active) = try seatState(originalTransactionId, state)
-      guard active else {
-        throw Failure(.subscriptionNotActive, "The subscription is not active.")
-      }
-      guard state.seatBooks[originalTransactionId]?.claims[seatClaimId.lowercased()] != nil else {
-        throw Failure(.seatClaimIdNotFound, "Seat claim id not found.")
-      }
-      state.seatBooks[originalTransactionId]?.claims[seatClaimId.lowercased()] = nil
+      let id = try heldClaim(originalTransactionId, seatClaimId, state)
+      state.seatBooks[originalTransactionId]?.claims[id] = nil
     }
   }
 
@@ -109,18 +117,11 @@ extension SimulatedAppStore {
     throws(Failure)
   {
     try state.withLock { state throws(Failure) in
-      let (_, active) = try seatState(originalTransactionId, state)
-      guard active else {
-        throw Failure(.subscriptionNotActive, "The subscription is not active.")
-      }
-      guard state.seatBooks[originalTransactionId]?.claims[seatClaimId.lowercased()] != nil else {
-        throw Failure(.seatClaimIdNotFound, "Seat claim id not found.")
-      }
+      let id = try heldClaim(originalTransactionId, seatClaimId, state)
       guard let download, state.owners[download] != nil else {
         throw Failure(.appTransactionIdNotFound, "App transaction id not found.")
       }
-      state.seatBooks[originalTransactionId]?.claims[seatClaimId.lowercased()]?.appTransactionId =
-        download
+      state.seatBooks[originalTransactionId]?.claims[id]?.appTransactionId = download
     }
   }
 

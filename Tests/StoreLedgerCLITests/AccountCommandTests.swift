@@ -341,3 +341,34 @@ import Testing
     }
   }
 }
+
+/// `storeledger seats` through the binary: a group subscription's seats, and a claim that
+/// needs credentials refused with what to give.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct SeatsCommandTests {
+  @Test func seatsShowAndAClaimWithoutCredentials() async throws {
+    try await AccountCommandTests().withLedgerOptions { options, pki, _ in
+      var purchase = LedgerFixtures.transaction(
+        "6200", purchased: 0, expires: 3650, token: LedgerFixtures.account(1), quantity: 3)
+      purchase.multiSeatInfo = TransactionMultiSeatInfo(
+        invitationManagement: .developer,
+        priceTiers: [MultiSeatPriceTier(tierPrice: 9_990, tierQuantity: 3)])
+      let signed = try SignedFixtures(pki: pki).transaction(purchase)
+      let stored = try CommandLineRunner.run(["ingest", "-"] + options, standardInput: signed)
+      #expect(stored.status == 0, "\(stored.standardError)")
+      let shown = try CommandLineRunner.run(["seats", "show", "6200"] + options)
+      #expect(shown.status == 0, "\(shown.standardError)")
+      #expect(shown.standardOutput.contains("seats: 3 in force, 0 revoked, 0 claimed, 3 available"))
+      let json = try CommandLineRunner.run(["seats", "show", "6200", "--json"] + options)
+      let report =
+        try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+      #expect((report?["seats"] as? [String: Any])?["total"] as? Int == 3)
+      let claim = try CommandLineRunner.run(
+        ["seats", "claim", "6200", LedgerFixtures.account(2)] + options)
+      #expect(claim.status != 0)
+      #expect(claim.standardError.contains("--key-id"), "\(claim.standardError)")
+      let missing = try CommandLineRunner.run(["seats", "show", "999"] + options)
+      #expect(missing.status == 1)
+      #expect(missing.standardError.contains("no subscription 999"), "\(missing.standardError)")
+    }
+  }
+}

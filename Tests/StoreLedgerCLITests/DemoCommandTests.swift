@@ -31,6 +31,14 @@ import Testing
     var migratedReceipts: Int
     var checks: Checks
     var changes: Changes
+    var seats: Seats
+    var unrouted: Int
+
+    struct Seats: Decodable {
+      var members: Int
+      var membersAgree: Int
+      var disagreements: [String]
+    }
 
     struct Changes: Decodable {
       var derived: Int
@@ -144,7 +152,10 @@ import Testing
         summary.consumption.refunded + summary.consumption.declined == summary.consumption.answered)
       #expect(summary.asOf == truth.end.milliseconds)
       #expect(summary.subscriptionsByStatus == truth.statuses)
-      #expect(summary.accounts == truth.accounts)
+      // Members given a seat of a group subscription are accounts too.
+      #expect(summary.accounts == truth.accounts + summary.seats.members)
+      #expect(summary.seats.membersAgree == summary.seats.members)
+      #expect(summary.seats.disagreements == [])
       #expect(summary.consumables.map(\.balance) == [truth.gemUnits])
       #expect(summary.dropped > 0 && summary.delivered + summary.dropped == summary.notifications)
       #expect(summary.recoveryAppended <= summary.dropped)

@@ -107,3 +107,21 @@ import Testing
     #expect(again == original)
   }
 }
+
+/// A commitment cancelled inside: the subscription's explanation names rule P1 and cites the
+/// renewal info in force, none signed after the moment asked about.
+@Suite struct CommitmentExplanationTests {
+  @Test func explainNamesTheCommitmentRule() throws {
+    let file = GoldenScenarioTests.directory.appendingPathComponent(
+      "65-commitment-cancelled-inside.json")
+    let scenario = try Scenario.decode(Data(contentsOf: file))
+    let view = scenario.view()
+    let time = Timestamp(milliseconds: 1_767_225_600_000 + 40 * 86_400_000)
+    let why = try #require(view.explainSubscription("2000000000001", at: time))
+    #expect(why.rule.contains("P1"))
+    #expect(why.events.allSatisfy { ($0.signedDate ?? time) <= time })
+    let early = Timestamp(milliseconds: 1_767_225_600_000 + 5 * 86_400_000)
+    let before = try #require(view.explainSubscription("2000000000001", at: early))
+    #expect(!before.rule.contains("P1"))
+  }
+}

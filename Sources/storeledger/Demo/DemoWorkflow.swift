@@ -295,7 +295,9 @@ struct DemoWorkflow: Service {
       let page = try await ledger.accountTokens(after: after, limit: 500)
       guard let last = page.last else { break }
       for token in page {
-        let snapshot = try await ledger.view(for: token).snapshot(at: asOf)
+        // The account's own part: a seat member's view also folds the group subscription it
+        // holds a seat of, which is the purchaser's.
+        let snapshot = try await ledger.view(for: token).snapshot(at: asOf).part(for: token)
         summary.add(snapshot)
         if let customer = customers[token] { compare(snapshot, with: customer, into: &summary) }
       }

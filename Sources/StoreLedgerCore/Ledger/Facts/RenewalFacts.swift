@@ -83,23 +83,23 @@ public final class RenewalFacts: Hashable, Sendable {
       && lhs.plan == rhs.plan
   }
 
-  /// The same facts without terms: what a `*.v2` row stored of the same claims.
+  /// The same facts without terms: what a `*.v2` row stored of the same claims (they predate
+  /// the 2026 members too).
   public func withoutTerms() -> RenewalFacts {
     guard terms != nil else { return self }
-    return RenewalFacts(
-      originalTransactionId: originalTransactionId, productId: productId,
-      autoRenewProductId: autoRenewProductId, autoRenewStatus: autoRenewStatus,
-      expirationIntent: expirationIntent, isInBillingRetryPeriod: isInBillingRetryPeriod,
-      gracePeriodExpiresDate: gracePeriodExpiresDate, renewalDate: renewalDate,
-      priceIncreaseStatus: priceIncreaseStatus, appAccountToken: appAccountToken,
-      signedDate: signedDate)!
+    return keeping(terms: nil)
   }
 
   /// The same facts without the members facts gained in 2026 (the plan): what a row stored
   /// before kept.
   public func withoutLaterMembers() -> RenewalFacts {
     guard plan != nil else { return self }
-    return RenewalFacts(
+    return keeping(terms: terms)
+  }
+
+  /// These facts with `terms` and without the 2026 members.
+  private func keeping(terms: PriceTerms?) -> RenewalFacts {
+    RenewalFacts(
       originalTransactionId: originalTransactionId, productId: productId,
       autoRenewProductId: autoRenewProductId, autoRenewStatus: autoRenewStatus,
       expirationIntent: expirationIntent, isInBillingRetryPeriod: isInBillingRetryPeriod,

@@ -112,17 +112,11 @@ public final class TransactionFacts: Hashable, Sendable {
       && lhs.plan == rhs.plan && lhs.appTransactionId == rhs.appTransactionId
   }
 
-  /// The same facts without terms: what a `*.v2` row stored of the same claims.
+  /// The same facts without terms: what a `*.v2` row stored of the same claims (they predate
+  /// the 2026 members too).
   public func withoutTerms() -> TransactionFacts {
     guard terms != nil else { return self }
-    return TransactionFacts(
-      transactionId: transactionId, originalTransactionId: originalTransactionId,
-      productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
-      purchaseDate: purchaseDate, expiresDate: expiresDate, quantity: Int32(quantity),
-      appAccountToken: appAccountToken, inAppOwnershipType: inAppOwnershipType,
-      isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
-      revocationType: revocationType, revocationPercentage: revocationPercentage,
-      signedDate: signedDate)!
+    return keeping(terms: nil)
   }
 
   /// The same facts without the members facts gained in 2026 (the plan, the
@@ -130,7 +124,12 @@ public final class TransactionFacts: Hashable, Sendable {
   /// such a row by this).
   public func withoutLaterMembers() -> TransactionFacts {
     guard plan != nil || appTransactionId != nil else { return self }
-    return TransactionFacts(
+    return keeping(terms: terms)
+  }
+
+  /// These facts with `terms` and without the 2026 members.
+  private func keeping(terms: PriceTerms?) -> TransactionFacts {
+    TransactionFacts(
       transactionId: transactionId, originalTransactionId: originalTransactionId,
       productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
       purchaseDate: purchaseDate, expiresDate: expiresDate, quantity: Int32(quantity),

@@ -32,19 +32,38 @@ extension LedgerView {
     -> Explanation?
   {
     guard let result = chains[originalTransactionId]?.evaluate(at: time) else { return nil }
-    return explanation(of: result, for: originalTransactionId)
+    return explanation(of: result, for: originalTransactionId, at: time)
   }
 
-  private func explanation(of result: SubscriptionChain.Evaluation, for id: String) -> Explanation {
+  private func explanation(
+    of result: SubscriptionChain.Evaluation, for id: String, at time: Timestamp
+  ) -> Explanation {
     let entitled = options.isEntitled(result.status) ? "entitled" : "not entitled"
     let reported =
       result.reported.map {
         " as the App Store reported at \($0.signedDate?.description ?? "an unknown time")"
       } ?? ""
+    var rule = result.rule.summary
+    var events = result.events
+    if result.current.isCommitment, result.reported == nil {
+      // A commitment plan: its own rules say why a cancellation ends nothing yet, and why
+      // billing problems have no grace and a longer retry.
+      let renewal = result.renewal ?? chains[id]?.renewals.inForce(at: time)
+      if let plan = BillingPlanView(result.current.facts, renewal: renewal?.facts),
+        plan.cancelledInsideCommitment
+      {
+        rule +=
+          "; P1: cancelled inside its 12-month commitment, the remaining months are billed and entitle until \(plan.commitmentExpiresDate?.description ?? "the commitment's end")"
+        if let source = renewal?.source { events.append(source) }
+      }
+      if result.rule == .billingRetry || result.rule == .expired {
+        rule += "; P2: a commitment plan has no grace period and retries billing for 90 days"
+      }
+    }
     return Explanation(
       subject: "subscription \(id)",
       answer: "status \(result.status.rawValue) (\(result.status.name)), \(entitled)\(reported)",
-      rule: result.rule.summary, events: result.events)
+      rule: rule, events: events)
   }
 
   private func decidingGrants(in moment: LedgerMoment) -> [EntitlementGrant] {
@@ -78,7 +97,8 @@ extension LedgerView {
       guard let token = view.appAccountToken, let product = view.productId else { return [] }
       let explanation =
         explained
-        ? explanation(of: subscription.result, for: subscription.chain.originalTransactionId)
+        ? explanation(
+          of: subscription.result, for: subscription.chain.originalTransactionId, at: moment.time)
         : nil
       let end =
         view.status == SubscriptionStatus.billingGracePeriod.rawValue
