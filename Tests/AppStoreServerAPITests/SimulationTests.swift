@@ -98,6 +98,12 @@ import Testing
         $0.transaction?.payload.multiSeatInfo?.invitationManagement == .developer
           && $0.transaction?.payload.additionalTransactionReason == .seatAddition
       })
+    // Apple-hosted invitations: members hold their own ASSIGNED transactions.
+    #expect(
+      notifications.contains {
+        $0.transaction?.payload.inAppOwnershipType == .assigned
+          && $0.transaction?.payload.multiSeatInfo?.invitationManagement == .apple
+      })
     let offers = Set(notifications.compactMap { $0.transaction?.payload.offerType })
     #expect(offers.isSuperset(of: [.introductory, .promotional]))
     // Signed at the simulated time, in time order, as Apple sends them.

@@ -96,19 +96,35 @@ extension CustomerLifecycle {
     return renewal
   }
 
-  /// A group subscription with developer-hosted invitations: the purchaser buys 3 to 5 seats
-  /// of a monthly product and invites members (their tokens are the truth's; the developer's
-  /// backend claims their seats). Now and then seats are added within a period (a
-  /// `SEAT_ADDITION` transaction; every transaction of the period carries the reason), a seat
-  /// is refunded (the purchaser keeps access), or the purchaser renews with fewer seats.
+  /// A group subscription: the purchaser buys 3 to 5 seats of a monthly product and invites
+  /// members. With developer-hosted invitations (60 %) members get no transaction (their
+  /// tokens are the truth's; the developer's backend claims their seats); now and then seats
+  /// are added within a period (a `SEAT_ADDITION` transaction; every transaction of the period
+  /// carries the reason), a seat is refunded (the purchaser keeps access), or the purchaser
+  /// renews with fewer seats. With Apple-hosted invitations each member who joins holds a
+  /// transaction of their own (`inAppOwnershipType` `ASSIGNED`, their own chain and download:
+  /// our reading, Apple's pages do not say), renewed and ended with the group's.
   mutating func planGroup(from start: Int64) {
     let monthly = P.subscriptionProducts.filter { $0.days == 30 }
     let product = monthly[random.int(0..<monthly.count)]
     let original = newId()
     var seats = Int32(random.int(3..<6))
+    let management: InvitationManagement = random.chance(0.4) ? .apple : .developer
     let members = (0..<Int(seats) - 1).map { _ in Self.uuid(&random) }
-    truth.noteGroup(original, members: members)
-    var current = groupTransaction(original, original: original, product, seats: seats, at: start)
+    var assigned: [AssignedMember] = []
+    if management == .developer {
+      truth.noteGroup(original, members: members)
+    } else {
+      for (index, token) in members.enumerated() {
+        let member = AssignedMember(
+          customer: "\(customer)-member-\(index)", token: token, original: newId(),
+          download: String(Int64(appTransactionId)! + 500_000_000_000 + Int64(index)))
+        truth.add(.init(id: member.customer, appAccountToken: token))
+        assigned.append(member)
+      }
+    }
+    var current = groupTransaction(
+      original, original: original, product, seats: seats, at: start, management: management)
     var renewal = renewalInfo(original, product: product.id, at: start)
     renewal.renewalQuantity = seats
     put(current, at: start)
@@ -116,16 +132,26 @@ extension CustomerLifecycle {
       original, product: product.id, entitlements: product.entitlements, at: start,
       customer: customer)
     announce(&renewal, .active, .subscribed, .initialBuy, about: current, at: start)
+    for member in assigned {
+      // Each member joins within days of the purchase, for the purchaser's period.
+      let joined = start + Int64(random.int(1..<6)) * Self.day
+      assign(member, product, seats: seats, from: joined, to: current, type: .subscribed)
+    }
     while current.expiresDate!.milliseconds <= end.milliseconds {
       let periodStart = current.purchaseDate!.milliseconds
       let periodEnd = current.expiresDate!.milliseconds
+      // Apple-hosted groups change only by renewals and cancellation here: which member a
+      // seat refund or a smaller renewal removes is Apple's choice, not documented.
       let roll = random.unit()
-      if roll < 0.15 {
+      if management == .apple, (0.15..<0.35).contains(roll) {
+        // No seat refund or reduction: the period simply renews.
+      } else if roll < 0.15 {
         // Seats added mid-period: a transaction of its own, ending with the period.
         let added = Int32(random.int(1..<3))
         let at = Self.into(periodStart, periodEnd, days: 8)
         var addition = groupTransaction(
-          newId(), original: original, product, seats: added, at: at, expires: periodEnd)
+          newId(), original: original, product, seats: added, at: at, expires: periodEnd,
+          management: management)
         addition.additionalTransactionReason = .seatAddition
         current.additionalTransactionReason = .seatAddition
         put(current, at: at)
@@ -156,20 +182,87 @@ extension CustomerLifecycle {
           at: Self.into(periodStart, periodEnd, days: 20))
         renewal.expirationIntent = .customerCancelled
         announce(&renewal, .expired, .expired, .voluntary, about: current, at: periodEnd)
+        for member in assigned { expire(member, product, at: periodEnd) }
         return
       }
-      current = groupTransaction(newId(), original: original, product, seats: seats, at: periodEnd)
+      current = groupTransaction(
+        newId(), original: original, product, seats: seats, at: periodEnd, management: management)
       current.transactionReason = .renewal
       renewal = renewalInfo(original, product: product.id, at: periodEnd)
       renewal.renewalQuantity = seats
       put(current, at: periodEnd)
       announce(&renewal, .active, .didRenew, nil, about: current, at: periodEnd)
+      for member in assigned {
+        assign(member, product, seats: seats, from: periodEnd, to: current, type: .didRenew)
+      }
     }
+  }
+
+  /// A member of a group with Apple-hosted invitations: another Apple Account, with its own
+  /// token, chain and download.
+  struct AssignedMember {
+    let customer: String
+    let token: String
+    let original: String
+    let download: String
+  }
+
+  /// The member's own transaction for the purchaser's period `group` (from `time` on), and
+  /// the notification Apple sends the developer about it.
+  private mutating func assign(
+    _ member: AssignedMember, _ product: P.Subscription, seats: Int32, from time: Int64,
+    to group: JWSTransactionDecodedPayload, type: NotificationType
+  ) {
+    let id = type == .subscribed ? member.original : newId()
+    var own = transaction(
+      id, original: member.original, product: product.id, at: time,
+      expires: group.expiresDate!.milliseconds, quantity: seats, ownership: .assigned)
+    own.appAccountToken = member.token
+    own.appTransactionId = member.download
+    own.price = product.price
+    own.multiSeatInfo = TransactionMultiSeatInfo(
+      invitationManagement: .apple,
+      priceTiers: [MultiSeatPriceTier(tierPrice: product.price, tierQuantity: seats)])
+    own.transactionReason = type == .subscribed ? .purchase : .renewal
+    var renewal = memberRenewal(member, product, at: time)
+    if type == .subscribed {
+      truth.note(
+        member.original, product: product.id, entitlements: product.entitlements, at: time,
+        customer: member.customer)
+    }
+    put(own, at: time, owner: member.customer)
+    announce(
+      &renewal, .active, type, type == .subscribed ? .initialBuy : nil, about: own, at: time)
+  }
+
+  private mutating func expire(_ member: AssignedMember, _ product: P.Subscription, at time: Int64)
+  {
+    var renewal = memberRenewal(member, product, at: time)
+    renewal.autoRenewStatus = .off
+    renewal.expirationIntent = .customerCancelled
+    guard
+      let last = steps.reversed().compactMap({ step -> JWSTransactionDecodedPayload? in
+        guard case .put(let transaction) = step.action,
+          transaction.originalTransactionId == member.original
+        else { return nil }
+        return transaction
+      }).first
+    else { return }
+    announce(&renewal, .expired, .expired, .voluntary, about: last, at: time)
+  }
+
+  private func memberRenewal(_ member: AssignedMember, _ product: P.Subscription, at time: Int64)
+    -> JWSRenewalInfoDecodedPayload
+  {
+    var renewal = renewalInfo(member.original, product: product.id, at: time)
+    renewal.appAccountToken = member.token
+    renewal.appTransactionId = member.download
+    return renewal
   }
 
   private func groupTransaction(
     _ id: String, original: String, _ product: P.Subscription, seats: Int32, at time: Int64,
-    expires: Int64? = nil
+    expires: Int64? = nil, management: InvitationManagement = .developer
   ) -> JWSTransactionDecodedPayload {
     var payload = transaction(
       id, original: original, product: product.id, at: time,
@@ -178,7 +271,7 @@ extension CustomerLifecycle {
     // was charged.
     payload.price = product.price
     payload.multiSeatInfo = TransactionMultiSeatInfo(
-      invitationManagement: .developer,
+      invitationManagement: management,
       priceTiers: [MultiSeatPriceTier(tierPrice: product.price, tierQuantity: seats)])
     return payload
   }

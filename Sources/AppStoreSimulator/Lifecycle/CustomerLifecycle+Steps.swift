@@ -6,9 +6,15 @@ extension CustomerLifecycle {
     return String(nextId)
   }
 
-  mutating func put(_ transaction: JWSTransactionDecodedPayload, at time: Int64) {
+  /// `owner`: another Apple Account's transaction (a group member's own), else this
+  /// customer's.
+  mutating func put(
+    _ transaction: JWSTransactionDecodedPayload, at time: Int64, owner: String? = nil
+  ) {
     steps.append(
-      .init(time: Timestamp(milliseconds: time), customer: customer, action: .put(transaction)))
+      .init(
+        time: Timestamp(milliseconds: time), customer: owner ?? customer,
+        action: .put(transaction)))
   }
 
   mutating func setRenewal(

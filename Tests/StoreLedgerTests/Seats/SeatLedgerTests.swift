@@ -228,4 +228,40 @@ import Testing
       #expect(!again.agrees && !again.recorded)
     }
   }
+
+  /// Get Customer Groups and Get Group Members against the simulator: roles only for
+  /// organizations, every page of members, Apple's errors for a bad limit and an unknown group.
+  @Test func customerGroupsAndGroupMembers() async throws {
+    let store = Self.store()
+    store.put(
+      F.transaction("3001", type: .nonConsumable, purchased: 0, token: Self.other),
+      customer: "other")
+    store.joinGroup(
+      "grp-1", type: .organization, customer: "member",
+      roles: [RoleEntry(productId: "pro.monthly", role: "ADMIN")])
+    store.joinGroup("grp-1", type: .organization, customer: "other", roles: nil)
+    store.joinGroup("family-2", type: .consumer, customer: "member", roles: nil)
+    try await H.withClient(store) { client in
+      let groups = try await client.customerGroups("3000")
+      #expect(groups.map(\.groupId) == ["grp-1", "family-2"])
+      #expect(groups.first?.roles?.first?.role == "ADMIN")
+      #expect(groups.last?.groupType == .consumer && groups.last?.roles == nil)
+      let members = try await client.groupMembers("grp-1", limit: 1)
+      #expect(
+        members.map(\.appTransactionId)
+          == [
+            SimulatedAppStore.appTransactionId(of: "member"),
+            SimulatedAppStore.appTransactionId(of: "other"),
+          ])
+      await #expect(throws: AppStoreAPIError.self) {
+        _ = try await client.groupMembers("grp-1", limit: 101)
+      }
+      do {
+        _ = try await client.groupMembers("nope")
+        Issue.record("an unknown group answered")
+      } catch let error as AppStoreAPIError {
+        #expect(error.apiErrorCode == .groupNotFound)
+      }
+    }
+  }
 }
