@@ -62,6 +62,12 @@ public final class SimulatedAppStore: Sendable {
   /// The simulated clock: what signed payloads carry as `signedDate`.
   public var now: Timestamp { state.withLock { $0.now } }
 
+  /// The latest instant the store has signed anything at: its clock, or the last response
+  /// it served (each a millisecond after the one before).
+  public var lastSigned: Timestamp {
+    state.withLock { Timestamp(milliseconds: max($0.now.milliseconds, $0.lastServed)) }
+  }
+
   public func advance(to time: Timestamp) {
     state.withLock { $0.now = max($0.now, time) }
   }
