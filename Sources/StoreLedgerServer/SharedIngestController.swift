@@ -21,27 +21,20 @@ struct SharedIngestController: Sendable {
   func register(on group: RouterGroup<BasicRequestContext>, apiKeys: Set<String>) {
     group.post(RouterPath(IngestController.webhookPath)) { request, _ in
       let body = try await IngestController.notificationBody(request, limit: bodyLimit)
-      if let apps = try unroutable(body.signedPayload) {
-        return try await evidence(body, in: apps)
+      guard let app = try app(named: body.signedPayload, kind: "notification") else {
+        return try await evidence(body, in: apps.values.sorted { $0.name < $1.name })
       }
-      return try await app(named: body.signedPayload, kind: "notification")
-        .ingest(bodyLimit: bodyLimit).notification(body)
+      return try await app.ingest(bodyLimit: bodyLimit).notification(body)
     }
     let protected = group.group().add(middleware: APIKeyMiddleware(keys: apiKeys))
     protected.post(RouterPath(IngestController.transactionsPath)) { request, _ in
       let body = try await IngestController.transactionBody(request, limit: bodyLimit)
-      return try await app(named: body.signedTransaction, kind: "transaction")
-        .ingest(bodyLimit: bodyLimit).transaction(body)
+      guard let app = try app(named: body.signedTransaction, kind: "transaction") else {
+        metrics.ingest(kind: "transaction", outcome: "rejected")
+        throw APIError(.badRequest, "invalid_payload", "the signed data names no bundle id")
+      }
+      return try await app.ingest(bodyLimit: bodyLimit).transaction(body)
     }
-  }
-
-  /// Every app, when `signedPayload` is a notification that names no bundle id (so no app
-  /// can be chosen); nil when it names one.
-  private func unroutable(_ signedPayload: String) throws -> [RunningApp]? {
-    guard let claims = try? SignedDataKind.claims(of: signedPayload), claims.kind == .notification,
-      claims.bundleId == nil
-    else { return nil }
-    return apps.values.sorted { $0.name < $1.name }
   }
 
   /// A notification that names no app is kept as unrouted evidence by every app whose
@@ -64,8 +57,9 @@ struct SharedIngestController: Sendable {
     throw refusal ?? APIError(.badRequest, "invalid_payload", "the notification names no app")
   }
 
-  /// The app the (not yet verified) signed data names; the request is counted under it.
-  private func app(named jws: String, kind: String) throws -> RunningApp {
+  /// The app the (not yet verified) signed data names; the request is counted under it. Nil
+  /// when it names no bundle id (a notification whose body this release cannot read).
+  private func app(named jws: String, kind: String) throws -> RunningApp? {
     let claims: SignedDataKind.Claims
     do {
       claims = try SignedDataKind.claims(of: jws)
@@ -75,10 +69,7 @@ struct SharedIngestController: Sendable {
       throw APIError(
         LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue))
     }
-    guard let bundleId = claims.bundleId else {
-      metrics.ingest(kind: kind, outcome: "rejected")
-      throw APIError(.badRequest, "invalid_payload", "the signed data names no bundle id")
-    }
+    guard let bundleId = claims.bundleId else { return nil }
     guard let app = apps[bundleId] else {
       metrics.ingest(kind: kind, outcome: "rejected")
       throw APIError.unknownApp("no app of this server has the bundle id the signed data names")

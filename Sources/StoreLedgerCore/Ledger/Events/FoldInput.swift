@@ -59,6 +59,15 @@ public final class FoldInput: Sendable {
     return seen.forwardedToken
   }
 
+  /// Whether this event is earlier than `other` by its effective date (an undated one last),
+  /// the fixed order deciding between two of the same instant: the first of several events
+  /// saying the same thing (a release, a withdrawn consent) wins whatever their arrival.
+  func precedes(_ other: FoldInput) -> Bool {
+    let mine = effectiveDate?.milliseconds ?? .max
+    let theirs = other.effectiveDate?.milliseconds ?? .max
+    return mine != theirs ? mine < theirs : other.ordersAfter(self)
+  }
+
   /// An arbitrary but fixed order between events carrying the same facts, so a record cites
   /// the same event whatever the arrival order.
   func ordersAfter(_ other: FoldInput) -> Bool {

@@ -7,9 +7,5 @@ public struct ConsentRecord: Hashable, Sendable {
   public var rescindedAt: Timestamp? { input.effectiveDate }
   public var source: EventReference { input.reference }
 
-  func precedes(_ other: ConsentRecord) -> Bool {
-    let mine = rescindedAt?.milliseconds ?? .max
-    let theirs = other.rescindedAt?.milliseconds ?? .max
-    return mine != theirs ? mine < theirs : other.input.ordersAfter(input)
-  }
+  func precedes(_ other: ConsentRecord) -> Bool { input.precedes(other.input) }
 }

@@ -62,13 +62,7 @@ public struct SeatClaimRecord: Hashable, Sendable {
   }
 
   private static func keepEarliest(_ input: FoldInput, in slot: inout FoldInput?) {
-    guard let current = slot else {
-      slot = input
-      return
-    }
-    let mine = seat(input)?.occurredAt.milliseconds ?? .max
-    let theirs = seat(current)?.occurredAt.milliseconds ?? .max
-    if mine < theirs || (mine == theirs && current.ordersAfter(input)) { slot = input }
+    if slot.map({ input.precedes($0) }) ?? true { slot = input }
   }
 }
 
@@ -81,9 +75,5 @@ public struct SeatUnclaimRecord: Hashable, Sendable {
   public var unclaimedAt: Timestamp? { input.effectiveDate }
   public var source: EventReference { input.reference }
 
-  func precedes(_ other: SeatUnclaimRecord) -> Bool {
-    let mine = unclaimedAt?.milliseconds ?? .max
-    let theirs = other.unclaimedAt?.milliseconds ?? .max
-    return mine != theirs ? mine < theirs : other.input.ordersAfter(input)
-  }
+  func precedes(_ other: SeatUnclaimRecord) -> Bool { input.precedes(other.input) }
 }
