@@ -3,9 +3,9 @@ import Crypto
 import Foundation
 
 /// The claims of an App Store Server API bearer token (reference §6.2): ES256, `kid` the key
-/// id; `iss` the issuer id, `iat`/`exp` in Unix seconds (at most 60 minutes apart), `aud`
-/// `appstoreconnect-v1`, `bid` the bundle id. No `nonce`: Apple's current page and libraries
-/// send none.
+/// id; `iss` the issuer id, `exp` (and optionally `iat`) in Unix seconds, at most 60 minutes
+/// ahead, `aud` `appstoreconnect-v1`, `bid` the bundle id. No `nonce`: Apple's current page and
+/// libraries send none, and Apple's own libraries send no `iat` either.
 public struct APIToken: Sendable, Hashable, Codable {
   public static let audience = "appstoreconnect-v1"
   /// The longest lifetime Apple accepts.
@@ -14,12 +14,13 @@ public struct APIToken: Sendable, Hashable, Codable {
   public var keyId: String
   public var issuerId: String
   public var bundleId: String
-  public var issuedAt: Int64
+  /// Nil when the token has no `iat` (as Apple's server libraries make them).
+  public var issuedAt: Int64?
   public var expiresAt: Int64
   public var audience: String
 
   public init(
-    keyId: String, issuerId: String, bundleId: String, issuedAt: Int64, expiresAt: Int64,
+    keyId: String, issuerId: String, bundleId: String, issuedAt: Int64?, expiresAt: Int64,
     audience: String = APIToken.audience
   ) {
     self.keyId = keyId
@@ -38,7 +39,7 @@ public struct APIToken: Sendable, Hashable, Codable {
 
   struct Claims: Codable {
     var iss: String
-    var iat: Int64
+    var iat: Int64?
     var exp: Int64
     var aud: String
     var bid: String

@@ -3,7 +3,8 @@ import Foundation
 
 /// Checks bearer tokens the way the App Store Server API does (reference §6.2): ES256 by a
 /// known key, `aud` `appstoreconnect-v1`, the expected `bid` and `iss`, not expired, not issued
-/// in the future, and `exp` at most 60 minutes after `iat`. Used by the local App Store.
+/// in the future, and `exp` at most 60 minutes after `iat` (or after now, for a token without
+/// `iat`). Used by the local App Store.
 public struct APITokenValidator: Sendable {
   public var keys: [String: P256.Signing.PublicKey]
   public var issuerId: String
@@ -30,9 +31,13 @@ public struct APITokenValidator: Sendable {
       token.issuerId == issuerId
     else { throw APITokenError(.wrongClaims, "the token's aud, bid or iss is not this app's") }
     let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-    guard token.expiresAt > seconds, token.issuedAt <= seconds + leeway,
-      token.expiresAt - token.issuedAt <= APIToken.maximumLifetime,
-      token.expiresAt > token.issuedAt
+    // Without `iat` (Apple's libraries send none) the lifetime counts from now: `exp` at most
+    // 60 minutes ahead, which is what Apple enforces.
+    let issued = token.issuedAt ?? seconds
+    guard token.expiresAt > seconds, issued <= seconds + leeway,
+      token.expiresAt - issued <= APIToken.maximumLifetime,
+      token.expiresAt - seconds <= APIToken.maximumLifetime + leeway,
+      token.expiresAt > issued
     else {
       throw APITokenError(
         .badLifetime, "the token is expired, not valid yet, or valid for over 60 minutes")

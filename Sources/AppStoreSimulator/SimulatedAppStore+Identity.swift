@@ -96,7 +96,11 @@ extension SimulatedAppStore {
     download.originalApplicationVersion = "1.0.0"
     download.originalPurchaseDate = first.purchaseDate
     download.receiptCreationDate = now
-    download.appTransactionId = Self.appTransactionId(of: customer)
+    // The download the customer's transactions name (a seat member's own, for its
+    // transactions), so that the id leads back to them.
+    download.appTransactionId =
+      transaction(anyTransactionId)?.appTransactionId ?? first.appTransactionId
+      ?? Self.appTransactionId(of: customer)
     download.originalPlatform = PurchasePlatform(rawValue: "iOS")
     var response = AppTransactionInfoResponse()
     response.signedAppTransactionInfo = try? signer.sign(download)

@@ -43,10 +43,12 @@ extension Ledger {
   /// one transaction; a refusal appends nothing.
   func decideAndAppend(
     _ command: AccountCommand, for token: String, idempotencyKey: String,
-    alsoIndexing extra: [String] = [], source: String = "api"
+    alsoIndexing extra: [String] = [], source: String = "api", in stream: String? = nil,
+    alsoFor others: [String] = []
   ) async throws(LedgerError) -> Ingested {
-    let stream = "acct:\(token)"
-    let index = StreamIndex(keys: [token], streams: Array(Set([stream] + extra)).sorted())
+    let stream = stream ?? "acct:\(token)"
+    let index = StreamIndex(
+      keys: Array(Set([token] + others)).sorted(), streams: Array(Set([stream] + extra)).sorted())
     let (store, logger, catalog, options) = (
       self.store, self.logger, configuration.catalog, configuration.options
     )
@@ -60,7 +62,7 @@ extension Ledger {
           }
         }
       }
-      if !result.wasDuplicate { changed(Array(Set([token] + result.holders)).sorted()) }
+      if !result.wasDuplicate { changed(Array(Set([token] + others + result.holders)).sorted()) }
       return Ingested(result)
     } catch {
       throw Self.mapped(error)
@@ -74,6 +76,8 @@ extension Ledger {
     case .success(let events): return events
     case .failure(let rejection) where rejection.code == .insufficientBalance:
       throw LedgerError(.insufficientBalance, rejection.message)
+    case .failure(let rejection) where rejection.code == .idempotencyKeyReused:
+      throw LedgerError(.idempotencyKeyReused, rejection.message)
     case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
     }
   }

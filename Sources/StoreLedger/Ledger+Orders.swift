@@ -33,8 +33,9 @@ public struct OrderReport: Sendable, Encodable {
 extension Ledger {
   /// Look Up Order ID for customer support: verifies the order's transactions, stores the
   /// ones the log lacks, and says which accounts hold them and what those are entitled to.
-  /// An order Apple does not know is `not_found`; the lookup itself is recorded in the log
-  /// (stream `order:<orderId>`).
+  /// An order Apple does not know is `not_found`. The first lookup of an order records which
+  /// transactions it holds (stream `order:<orderId>`, so support finds the customer by order
+  /// id); looking it up again records nothing more while Apple's answer stays the same.
   public func lookUpOrder(_ orderId: String, apple: AppStoreServerAPIClient, at time: Date = Date())
     async throws(LedgerError) -> OrderReport
   {
@@ -86,7 +87,7 @@ extension Ledger {
     var unlinked: [String] = []
     for purchase in purchases {
       let chain = purchase.originalTransactionId ?? purchase.transactionId
-      if let token = try await accountToken(ofChain: chain) {
+      if let token = try await holder(ofChain: chain) {
         tokens.insert(token)
       } else {
         unlinked.append(purchase.transactionId)
@@ -99,19 +100,6 @@ extension Ledger {
     }
     return OrderReport(
       orderId: orderId, purchases: purchases, accounts: accounts, unlinked: unlinked)
-  }
-
-  /// The account that holds the purchase chain, in any configured environment.
-  func accountToken(ofChain originalTransactionId: String) async throws(LedgerError) -> String? {
-    for environment in configuration.environments {
-      let events = try await chainEvents(originalTransactionId, in: environment.rawValue)
-      let chain = LedgerView(LedgerState.fold(events))
-      let records = Array(chain.state.transactions.values)
-      if let token = chain.accountToken(ofChain: originalTransactionId, records: records) {
-        return token
-      }
-    }
-    return nil
   }
 
   private func recordLookup(_ orderId: String, purchases: [OrderReport.Purchase], at time: Date)
@@ -128,6 +116,7 @@ extension Ledger {
       body: Lookup(
         orderId: orderId, transactionIds: purchases.map(\.transactionId),
         newToTheLedger: purchases.filter(\.newToTheLedger).count, at: Timestamp(time)),
-      stream: "order:\(orderId)")
+      stream: "order:\(orderId)",
+      key: "order:\(orderId):" + purchases.map(\.transactionId).sorted().joined(separator: ","))
   }
 }

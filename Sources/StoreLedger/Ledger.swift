@@ -201,32 +201,106 @@ public struct Ledger: Sendable {
   }
 
   /// The backend says `appAccountToken` owns the purchase chain `originalTransactionId`.
+  ///
+  /// A purchase has one owner. Linking a purchase another account holds (Apple signed that
+  /// account's token into it, or it was linked or transferred there) is refused with
+  /// `purchase_held_by_another_account`, naming nothing of that account, unless `transfer`
+  /// is true: a transfer moves the purchase — its entitlements and balances, its events and
+  /// the token at Apple — in one event that both accounts hold, explain and are told of.
   /// With `apple`, the token is first set at Apple (Set App Account Token), so later
   /// transactions and notifications carry it; Apple's refusal is thrown (`apple_refused`, with
-  /// Apple's error code) and nothing is stored.
+  /// Apple's error code) and nothing is stored. A refused link never calls Apple.
   public func link(
     appAccountToken: String, originalTransactionId: String, at time: Date = Date(),
-    apple: AppStoreServerAPIClient? = nil
+    apple: AppStoreServerAPIClient? = nil, transfer: Bool = false
   ) async throws(LedgerError) -> Ingested {
     guard !appAccountToken.isEmpty, !originalTransactionId.isEmpty else {
       throw LedgerError(.invalidRequest, "a link needs an account token and a transaction id")
     }
     let appAccountToken = try Self.canonical(appAccountToken)
+    let holder = try await holder(ofChain: originalTransactionId)
+    let moving = holder.map { $0 != appAccountToken } ?? false
+    if moving, !transfer {
+      throw LedgerError(
+        .purchaseHeldByAnotherAccount,
+        "this purchase belongs to another account; to move it to this one, link it again with "
+          + "\"transfer\": true (its entitlements then leave the other account)")
+    }
     if let apple {
       try await Self.setAtApple(appAccountToken, originalTransactionId, apple)
     }
-    let link = AccountLinked(
+    let chainStreams =
+      streams(ofChain: originalTransactionId)
+      + (try await consumptionStreams(ofChain: originalTransactionId))
+    guard moving, let holder else {
+      let link = AccountLinked(
+        appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
+        linkedAt: Timestamp(time), setAtApple: apple == nil ? nil : Timestamp(time))
+      return try await decideAndAppend(
+        .link(link), for: appAccountToken,
+        idempotencyKey: "\(appAccountToken):\(originalTransactionId)",
+        alsoIndexing: chainStreams)
+    }
+    // The transfer lives in the chain's own stream, which both accounts hold: each one's
+    // history and explanation show it, and neither holds the other's account stream.
+    let moved = AccountLinked(
       appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
-      linkedAt: Timestamp(time), setAtApple: apple == nil ? nil : Timestamp(time))
+      linkedAt: Timestamp(time), setAtApple: apple == nil ? nil : Timestamp(time),
+      transferredFrom: holder)
     return try await decideAndAppend(
-      .link(link), for: appAccountToken,
-      idempotencyKey: "\(appAccountToken):\(originalTransactionId)",
-      alsoIndexing: streams(ofChain: originalTransactionId)
-        + (try await consumptionStreams(ofChain: originalTransactionId)))
+      .link(moved), for: appAccountToken,
+      idempotencyKey:
+        "transfer:\(originalTransactionId):\(holder):\(appAccountToken):\(Timestamp(time).milliseconds)",
+      alsoIndexing: chainStreams, in: Self.transferStream(originalTransactionId),
+      alsoFor: [holder])
+  }
+
+  static func transferStream(_ originalTransactionId: String) -> String {
+    "transfer:\(originalTransactionId)"
+  }
+
+  /// The account holding the purchase chain now: as its events and transfers decide, else
+  /// (a purchase linked before transfers were recorded in the chain's own stream) an account
+  /// that holds the chain's streams.
+  func holder(ofChain originalTransactionId: String) async throws(LedgerError) -> String? {
+    let streams =
+      streams(ofChain: originalTransactionId) + [Self.transferStream(originalTransactionId)]
+    let (store, client, logger) = (self.store, self.client, self.logger)
+    let recorded: [RecordedEvent]
+    do {
+      recorded = try await withDatabase { try await store.readStreams(streams) }
+    } catch {
+      throw Self.mapped(error)
+    }
+    let view: LedgerView
+    do {
+      view = LedgerView(
+        LedgerState.fold(
+          try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),
+        catalog: configuration.catalog, options: configuration.options)
+    } catch {
+      throw LedgerError(.invalidPayload, "a stored event of the purchase could not be read")
+    }
+    let records = view.state.transactions.values.filter {
+      $0.facts.originalTransactionId == originalTransactionId
+    }
+    if let token = view.accountToken(ofChain: originalTransactionId, records: Array(records)) {
+      return token
+    }
+    var holders: Set<String> = []
+    for stream in streams {
+      let tokens = try await database {
+        try await AppTransactionIndex.accounts(indexing: stream, on: client, logger: logger)
+      }
+      holders.formUnion(tokens)
+    }
+    return holders.sorted().first
   }
 
   /// Spends `quantity` units of a consumable; refused with `insufficient_balance` when the
-  /// account's balance would go below zero. Idempotent by `idempotencyKey`.
+  /// account's balance would go below zero. Idempotent by `idempotencyKey`, which is the
+  /// account's own: the same key on another account is another debit, and the same key on
+  /// this account for another product or quantity is refused (`idempotency_key_reused`).
   public func debit(
     appAccountToken: String, productId: String, quantity: Int64, idempotencyKey: String,
     at time: Date = Date()
@@ -241,7 +315,8 @@ public struct Ledger: Sendable {
       id: idempotencyKey, appAccountToken: appAccountToken, productId: productId,
       quantity: quantity, debitedAt: Timestamp(time))
     return try await decideAndAppend(
-      .debit(debit), for: appAccountToken, idempotencyKey: idempotencyKey)
+      .debit(debit), for: appAccountToken,
+      idempotencyKey: "debit:\(appAccountToken):\(idempotencyKey)")
   }
 
   // MARK: Queries

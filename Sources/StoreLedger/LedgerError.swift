@@ -35,6 +35,11 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     public static let notDeveloperHosted = Code(rawValue: "not_developer_hosted")
     /// A seat of a subscription that is not active.
     public static let subscriptionNotActive = Code(rawValue: "subscription_not_active")
+    /// A link of a purchase that another account holds, without asking for a transfer.
+    public static let purchaseHeldByAnotherAccount = Code(
+      rawValue: "purchase_held_by_another_account")
+    /// An idempotency key used before, on the same account and route, for a different request.
+    public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
   }
 
   public let code: Code

@@ -43,4 +43,26 @@ public struct StoredEvent: Encodable, Sendable, Hashable {
     signed = event.rawSigned
     hash = event.hash.map { String(format: "%02x", $0) }.joined()
   }
+
+  private enum Keys: String, CodingKey {
+    case streamId, streamVersion, eventType, idempotencyKey, environment, appleSignedAt
+    case recordedAt, source, payload, facts, signed, hash
+  }
+
+  /// Instants as Unix milliseconds, the one form of every StoreLedger answer (Apple's own).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(streamId, forKey: .streamId)
+    try container.encode(streamVersion, forKey: .streamVersion)
+    try container.encode(eventType, forKey: .eventType)
+    try container.encode(idempotencyKey, forKey: .idempotencyKey)
+    try container.encodeIfPresent(environment, forKey: .environment)
+    try container.encodeIfPresent(appleSignedAt.map(Timestamp.init), forKey: .appleSignedAt)
+    try container.encode(Timestamp(recordedAt), forKey: .recordedAt)
+    try container.encodeIfPresent(source, forKey: .source)
+    try container.encode(payload, forKey: .payload)
+    try container.encodeIfPresent(facts, forKey: .facts)
+    try container.encodeIfPresent(signed, forKey: .signed)
+    try container.encode(hash, forKey: .hash)
+  }
 }

@@ -13,6 +13,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
   public let message: String
   /// The verifier's reason, for `verification_failed`.
   public let reason: String?
+  /// The methods the path takes, for `method_not_allowed` (the `Allow` header).
+  public var allow: [String]? = nil
 
   public init(
     _ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil
@@ -26,6 +28,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
   static let unauthorized = APIError(
     .unauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
   static let notFound = APIError(.notFound, "not_found", "no such endpoint")
+  static func methodNotAllowed(_ allow: [String]) -> APIError {
+    var error = APIError(
+      .methodNotAllowed, "method_not_allowed",
+      "this endpoint takes \(allow.joined(separator: ", ")) only")
+    error.allow = allow
+    return error
+  }
   static func invalidBody(_ message: String) -> APIError {
     APIError(.badRequest, "invalid_body", message)
   }
@@ -72,6 +81,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     case .positionBeyondFeed: self.init(.badRequest, "position_beyond_feed", error.message)
     case .notDeveloperHosted: self.init(.conflict, "not_developer_hosted", error.message)
     case .subscriptionNotActive: self.init(.conflict, "subscription_not_active", error.message)
+    case .purchaseHeldByAnotherAccount:
+      self.init(.conflict, "purchase_held_by_another_account", error.message)
+    case .idempotencyKeyReused:
+      self.init(.unprocessableContent, "idempotency_key_reused", error.message)
     default: self.init(.internalServerError, error.code.rawValue, error.message)
     }
   }
@@ -116,6 +129,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
     if status == .serviceUnavailable { headers[.retryAfter] = "5" }
     if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+    if let allow { headers[.allow] = allow.joined(separator: ", ") }
     return Response(
       status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
   }

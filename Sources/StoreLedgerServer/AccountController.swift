@@ -159,7 +159,9 @@ struct AccountController: Sendable {
   static func time(_ request: Request) throws -> Date {
     guard let text = request.uri.queryParameters.get("at") else { return Date() }
     guard let date = ISO8601Parsing.date(text) else {
-      throw APIError.invalidRequest("`at` must be an ISO 8601 time, like 2026-11-22T08:00:00Z")
+      throw APIError.invalidRequest(
+        "`at` must be an RFC 3339 date-time, like 2026-11-22T08:00:00Z or 2026-11-22T09:00:00+01:00"
+      )
     }
     return date
   }

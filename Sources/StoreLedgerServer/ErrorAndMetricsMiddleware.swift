@@ -18,6 +18,13 @@ struct ErrorAndMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
       response = try await RequestApp.$current.withValue(routed) {
         try await next(request, context)
       }
+    } catch let error as HTTPError where error.status == .notFound {
+      // No route for this method: a documented path answers which methods it takes.
+      let allowed = DocumentedRoutes.shared.methods(for: request.uri.path)
+      let answer =
+        allowed.isEmpty || allowed.contains(request.method.rawValue)
+        ? APIError.from(error) : APIError.methodNotAllowed(allowed)
+      response = try answer.response(from: request, context: context)
     } catch {
       response = try APIError.from(error).response(from: request, context: context)
     }

@@ -24,6 +24,8 @@ struct IngestController: Sendable {
 
   struct LinkBody: Decodable {
     let originalTransactionId: String
+    /// Move a purchase another account holds to this one.
+    let transfer: Bool?
   }
 
   struct DebitBody: Decodable {
@@ -96,10 +98,11 @@ struct IngestController: Sendable {
       let token = try context.parameters.require("token")
       let body = try await JSONBody.decode(
         LinkBody.self, from: request, limit: bodyLimit,
-        what: #"a link ({"originalTransactionId": …})"#)
+        what: #"a link ({"originalTransactionId": …, "transfer": false})"#)
       return try await recorded("link") {
         try await ledger.link(
-          appAccountToken: token, originalTransactionId: body.originalTransactionId, apple: apple)
+          appAccountToken: token, originalTransactionId: body.originalTransactionId, apple: apple,
+          transfer: body.transfer ?? false)
       }
     }
     group.post("/v1/accounts/{token}/consumables/{productId}/debits") { request, context in

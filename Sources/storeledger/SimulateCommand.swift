@@ -117,7 +117,8 @@ struct SimulateCommand: AsyncParsableCommand {
         services: [
           .init(service: application),
           .init(
-            service: SimulationService(runner: runner, json: json, serving: serving),
+            service: SimulationService(
+              runner: runner, json: json, serving: serving, keepDelivering: !exitWhenDone),
             successTerminationBehavior: exitWhenDone ? .gracefullyShutdownGroup : .ignore),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -135,6 +136,8 @@ struct SimulateCommand: AsyncParsableCommand {
     let runner: SimulationRunner
     let json: Bool
     let serving: AsyncStream<Void>
+    /// Serving on after the run: what the API creates is delivered too, as Apple does.
+    let keepDelivering: Bool
 
     func run() async throws {
       for await _ in serving { break }
@@ -151,6 +154,7 @@ struct SimulateCommand: AsyncParsableCommand {
             ? "done: \(progress.steps) steps, \(counts); the API keeps serving the customers"
             : "month \(progress.month)/\(progress.months): \(progress.steps) steps, \(counts)")
       }
+      if keepDelivering { await cancelWhenGracefulShutdown { await runner.keepDelivering() } }
     }
   }
 }

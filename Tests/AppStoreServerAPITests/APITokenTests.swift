@@ -62,11 +62,28 @@ import Testing
   }
 }
 
+/// Apple's own libraries make tokens without `iat`: accepted while `exp` is at most 60 minutes
+/// ahead, as Apple accepts them.
+@Test func aTokenWithoutIssuedAtIsAcceptedAsApplesLibrariesMakeIt() throws {
+  let at = Int64(APITokenTests.now.timeIntervalSince1970)
+  let key = P256.Signing.PrivateKey()
+  let validator = APITokenValidator(
+    keys: ["K1": key.publicKey], issuerId: APITokenTests.apiKey.issuerId,
+    bundleId: "com.example.app")
+  let token = try APIToken(
+    keyId: "K1", issuerId: APITokenTests.apiKey.issuerId, bundleId: "com.example.app",
+    issuedAt: nil, expiresAt: at + 300
+  ).signed(with: key)
+  #expect(!token.isEmpty)
+  let claims = try validator.validate(bearer: token, now: APITokenTests.now)
+  #expect(claims.issuedAt == nil && claims.expiresAt == at + 300)
+}
+
 extension APIToken {
   /// Ways a token can be wrong.
   enum Kind: CaseIterable, Sendable {
     case tamperedSignature, otherKey, unknownKeyId, wrongAudience, wrongBundle, wrongIssuer
-    case expired, tooLong, fromTheFuture, garbage
+    case expired, tooLong, fromTheFuture, garbage, tooLongWithoutIssuedAt
 
     func make(key: P256.Signing.PrivateKey, now: Date) throws -> String {
       let at = Int64(now.timeIntervalSince1970)
@@ -87,8 +104,20 @@ extension APIToken {
       case .tooLong: token.expiresAt = at + 3601
       case .fromTheFuture: (token.issuedAt, token.expiresAt) = (at + 600, at + 900)
       case .garbage: return "not.a-token"
+      case .tooLongWithoutIssuedAt: (token.issuedAt, token.expiresAt) = (nil, at + 3_700)
       }
       return try token.signed(with: signer)
     }
+  }
+}
+
+/// History filters as Apple's own libraries spell them: Python sends `revoked=False`.
+@Test func aHistoryFilterIsReadInAnyLetterCase() throws {
+  for (text, expected) in [("False", false), ("TRUE", true), ("false", false)] {
+    let request = try TransactionHistoryRequest(queryItems: [(name: "revoked", value: text)])
+    #expect(request.revoked == expected)
+  }
+  #expect(throws: APIErrorResponse.Failure.self) {
+    try TransactionHistoryRequest(queryItems: [(name: "revoked", value: "no")])
   }
 }

@@ -76,6 +76,39 @@ import Testing
       appAccountToken: Self.account, originalTransactionId: "9100", linkedAt: F.t(1))
     #expect(when(.link(link), given: []) == .success([.link(link)]))
   }
+
+  @Test func aDebitIdReusedForAnotherDebitIsRefused() {
+    let given = [
+      Self.purchase, F.debit("d1", token: Self.account, product: "gems.100", quantity: 10, at: 2),
+    ]
+    #expect(
+      when(.debit(Self.debit("d1", 11, at: 5)), given: given).rejection == .idempotencyKeyReused)
+  }
+
+  /// T1: a transfer gives the chain to its new account from its moment on; before it, and
+  /// after Apple signs a token into the chain again, the other rules decide.
+  @Test func aTransferMovesThePurchaseFromItsMomentUntilAppleSignsAgain() {
+    let (from, to) = (F.account(1), F.account(2))
+    let bought = F.observed(F.transaction("9300", purchased: 0, expires: 30, token: from))
+    let moved = LedgerEvent(
+      .link(
+        AccountLinked(
+          appAccountToken: to, originalTransactionId: "9300", linkedAt: F.t(10),
+          transferredFrom: from)), recordedAt: F.t(10), key: "transfer:9300")
+    let view = LedgerView(LedgerState.fold([bought, moved]))
+    #expect(view.subscription("9300", at: F.t(5))?.appAccountToken == from)
+    #expect(view.subscription("9300", at: F.t(15))?.appAccountToken == to)
+    let explained = view.explainSubscription("9300", at: F.t(15))
+    #expect(explained?.events.contains { $0.key == "transfer:9300" } == true)
+    #expect(
+      view.explainSubscription("9300", at: F.t(5))?.events.contains {
+        $0.key == "transfer:9300"
+      } == false)
+    let renewed = F.observed(
+      F.transaction("9301", original: "9300", purchased: 30, expires: 60, signed: 30, token: from))
+    let later = LedgerView(LedgerState.fold([bought, moved, renewed]))
+    #expect(later.subscription("9300", at: F.t(35))?.appAccountToken == from)
+  }
 }
 
 extension Result where Success == [LedgerEvent.Body], Failure == CommandRejection {

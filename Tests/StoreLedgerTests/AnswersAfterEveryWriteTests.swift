@@ -10,7 +10,7 @@ import Testing
 /// projector fills stored views and the in-memory cache beside it. The writes mix what Apple
 /// sends for purchases made with and without an appAccountToken: purchases, renewals, refunds
 /// (none of which names an account when the purchase had no token) and the backend's links of
-/// a purchase to one account or to a second one.
+/// a purchase to one account, or its transfers to a second one.
 @Suite(.enabled(if: TestDatabase.shouldRun), .serialized)
 struct AnswersAfterEveryWriteTests {
   typealias F = LedgerFixtures
@@ -133,7 +133,8 @@ struct AnswersAfterEveryWriteTests {
       let chain = chains[index]
       let account = AnswersAfterEveryWriteTests.accounts.randomElement(using: &random)!
       _ = try await ledger.link(
-        appAccountToken: account, originalTransactionId: chain.original, at: F.t(day).date)
+        appAccountToken: account, originalTransactionId: chain.original, at: F.t(day).date,
+        transfer: true)
       return "link \(chain.original) to \(account)"
     }
   }

@@ -1,4 +1,4 @@
-# Headless Chromium for the console's browser tests (issue 24), from the distribution's
+# Headless Chromium for the console's browser tests, from the distribution's
 # packages when it is missing, as PostgreSQL is. Exports STORELEDGER_CHROMIUM.
 #   chromium_ensure   finds or installs it; without it the browser tests fail under CI=true
 

@@ -86,7 +86,8 @@ public struct TransactionHistoryRequest: Hashable, Sendable {
       }
       inAppOwnershipType = type
     case "revoked", "excludeRevoked":
-      guard let flag = Bool(value) else {
+      // Any letter case: Apple's Python library sends `False`, and Apple answers it.
+      guard let flag = Bool(value.lowercased()) else {
         throw .init(name == "revoked" ? .invalidRevoked : .invalidExcludeRevoked, "bad \(name)")
       }
       revoked = name == "revoked" ? flag : (flag ? false : revoked)

@@ -64,6 +64,17 @@ public struct SimulationRunner: Sendable {
     progress(last)
   }
 
+  /// After the run, for as long as the simulator serves: delivers what the API creates (TEST
+  /// notifications, extension results, consumption and seat notifications), as Apple keeps
+  /// sending. Ends when the task is cancelled.
+  public func keepDelivering() async {
+    guard let deliverer else { return }
+    while !Task.isCancelled {
+      await deliverer.deliverPending()
+      try? await Task.sleep(for: max(day / 4, .milliseconds(20)))
+    }
+  }
+
   func report(month: Int, steps: Int) -> Progress {
     let notifications = store.notifications()
     return Progress(

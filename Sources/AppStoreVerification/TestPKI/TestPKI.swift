@@ -6,7 +6,9 @@ import X509
 /// A private certificate hierarchy shaped like Apple's, that signs data as the App Store does.
 ///
 /// Root and intermediate are P-384 and sign with ECDSA-SHA384; the leaf is P-256 and signs
-/// JWS with ES256; the intermediate and leaf carry Apple's marker extensions. Trust
+/// JWS with ES256; the intermediate and leaf carry Apple's marker extensions; every certificate
+/// names its own key (Subject Key Identifier) and all but the root their issuer's (Authority
+/// Key Identifier), as Apple's do and as strict X.509 checkers (OpenSSL's) require. Trust
 /// ``trustedRoots`` instead of Apple's root to verify what it signs. For tests, the
 /// simulator and demos only: its root is never trusted by default.
 public struct TestPKI: Sendable {
@@ -27,12 +29,17 @@ public struct TestPKI: Sendable {
       CommonName("\(options.name) Worldwide Developer Relations CA")
       OrganizationName(options.name)
     }
+    let (rootPublic, intermediatePublic, leafPublic) = (
+      Certificate.PublicKey(rootKey.publicKey), Certificate.PublicKey(intermediateKey.publicKey),
+      Certificate.PublicKey(leafKey.publicKey)
+    )
     self.root = try Certificate(
       version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
       notValidBefore: options.authorityValidity.lowerBound,
       notValidAfter: options.authorityValidity.upperBound,
       issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA384,
-      extensions: try Self.authorityExtensions(isCA: true, appleMarker: nil),
+      extensions: try Self.authorityExtensions(
+        isCA: true, appleMarker: nil, subject: rootPublic, issuer: nil),
       issuerPrivateKey: .init(rootKey))
     self.intermediate = try Certificate(
       version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
@@ -41,7 +48,8 @@ public struct TestPKI: Sendable {
       issuer: rootName, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA384,
       extensions: try Self.authorityExtensions(
         isCA: options.intermediateIsCertificateAuthority,
-        appleMarker: options.intermediateHasAppleMarker ? AppleOID.wwdrIntermediate : nil),
+        appleMarker: options.intermediateHasAppleMarker ? AppleOID.wwdrIntermediate : nil,
+        subject: intermediatePublic, issuer: rootPublic, pathLength: 0),
       issuerPrivateKey: .init(rootKey))
     self.leaf = try Certificate(
       version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
@@ -54,7 +62,8 @@ public struct TestPKI: Sendable {
       },
       signatureAlgorithm: .ecdsaWithSHA384,
       extensions: try Self.leafExtensions(
-        appleMarker: options.leafHasAppleMarker ? AppleOID.receiptSigningLeaf : nil),
+        appleMarker: options.leafHasAppleMarker ? AppleOID.receiptSigningLeaf : nil,
+        subject: leafPublic, issuer: intermediatePublic),
       issuerPrivateKey: .init(intermediateKey))
     self.leafKey = leafKey
   }
@@ -105,28 +114,43 @@ public struct TestPKI: Sendable {
     return serializer.serializedBytes
   }
 
-  private static func authorityExtensions(isCA: Bool, appleMarker: ASN1ObjectIdentifier?) throws
-    -> Certificate.Extensions
-  {
+  private static func authorityExtensions(
+    isCA: Bool, appleMarker: ASN1ObjectIdentifier?, subject: Certificate.PublicKey,
+    issuer: Certificate.PublicKey?, pathLength: Int? = nil
+  ) throws -> Certificate.Extensions {
     var extensions = [
       try Certificate.Extension(
-        isCA ? .isCertificateAuthority(maxPathLength: nil) : .notCertificateAuthority,
+        isCA ? .isCertificateAuthority(maxPathLength: pathLength) : .notCertificateAuthority,
         critical: true),
       try Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true),
+      try Certificate.Extension(SubjectKeyIdentifier(hash: subject), critical: false),
+    ]
+    if let issuer { extensions.append(try authorityKeyIdentifier(issuer)) }
+    if let appleMarker { extensions.append(marker(appleMarker)) }
+    return try Certificate.Extensions(extensions)
+  }
+
+  private static func leafExtensions(
+    appleMarker: ASN1ObjectIdentifier?, subject: Certificate.PublicKey,
+    issuer: Certificate.PublicKey
+  ) throws -> Certificate.Extensions {
+    var extensions = [
+      try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
+      try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+      try Certificate.Extension(SubjectKeyIdentifier(hash: subject), critical: false),
+      try authorityKeyIdentifier(issuer),
     ]
     if let appleMarker { extensions.append(marker(appleMarker)) }
     return try Certificate.Extensions(extensions)
   }
 
-  private static func leafExtensions(appleMarker: ASN1ObjectIdentifier?) throws
-    -> Certificate.Extensions
+  /// The issuer's key identifier, the same bytes as the issuer's own Subject Key Identifier.
+  private static func authorityKeyIdentifier(_ issuer: Certificate.PublicKey) throws
+    -> Certificate.Extension
   {
-    var extensions = [
-      try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
-      try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
-    ]
-    if let appleMarker { extensions.append(marker(appleMarker)) }
-    return try Certificate.Extensions(extensions)
+    try Certificate.Extension(
+      AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: issuer).keyIdentifier),
+      critical: false)
   }
 
   /// Apple's markers hold an ASN.1 NULL; only their presence matters.

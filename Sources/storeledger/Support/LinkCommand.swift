@@ -13,6 +13,10 @@ struct LinkCommand: AsyncParsableCommand {
       carry it; Apple's refusals (a family member's purchase, an id that is not the original \
       one) are shown with Apple's code and nothing is stored.
 
+      A purchase has one owner: one that another account holds is refused \
+      (purchase_held_by_another_account) unless --transfer moves it, with its \
+      entitlements, to this account in one recorded step.
+
       Example:
         storeledger link 7e3c…-… 2000000123456789 --database-url … \\
           --bundle-id com.example.app \\
@@ -25,10 +29,11 @@ struct LinkCommand: AsyncParsableCommand {
   @Argument(help: "The purchase's originalTransactionId.") var originalTransactionId: String
   @Flag(help: "Only in the ledger: do not set the token at Apple even with credentials.")
   var ledgerOnly = false
+  @Flag(help: "Move the purchase from the account that holds it now.") var transfer = false
 
   func run() async throws {
-    let (api, token, original, ledgerOnly) = (
-      api, appAccountToken, originalTransactionId, ledgerOnly
+    let (api, token, original, ledgerOnly, transfer) = (
+      api, appAccountToken, originalTransactionId, ledgerOnly, transfer
     )
     let hasCredentials =
       LedgerOptions.setting(
@@ -41,7 +46,8 @@ struct LinkCommand: AsyncParsableCommand {
         ? try api.client(for: ledger, options: self.ledger, logger: logger).0 : nil
       return (
         try await ledger.link(
-          appAccountToken: token, originalTransactionId: original, apple: apple), apple != nil
+          appAccountToken: token, originalTransactionId: original, apple: apple,
+          transfer: transfer), apple != nil
       )
     }
     say(

@@ -128,4 +128,25 @@ import Testing
       }
     }
   }
+
+  /// The download Get App Transaction Info names is the one the customer's transactions carry
+  /// (as the simulated lifecycle stamps them), so the id leads back to them.
+  @Test func appTransactionInfoNamesTheDownloadTheTransactionsCarry() async throws {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890), signer: H.pki,
+      now: F.t(40))
+    var bought = F.transaction("9701", purchased: 30, expires: 60, token: Self.token)
+    bought.appTransactionId = "704000000000000042"
+    store.put(bought, customer: "c")
+    try await H.withLedger { ledger, _ in
+      try await H.withClient(store) { apple in
+        let download = try await apple.appTransactionInfo("9701")
+        #expect(download.payload.appTransactionId == "704000000000000042")
+        let replay = CustomerReplay(
+          ledger: ledger, client: apple, environment: .sandbox, logger: H.logger)
+        let report = try await replay.replay(.transactions(["704000000000000042"]))
+        #expect(report.transactionsFetched == 1 && report.rejected.isEmpty)
+      }
+    }
+  }
 }

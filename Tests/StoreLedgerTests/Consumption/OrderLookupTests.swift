@@ -36,16 +36,29 @@ import Testing
     store.put(
       F.transaction("7002", product: "gems", type: .consumable, purchased: 36, token: nil),
       customer: "c2")
-    try await Self.withProduction(store) { ledger, apple in
+    try await H.withLedger(environment: .production) { ledger, database in
+      try await H.withClient(store) { apple in
+        try await Self.showsPurchasesAndHolders(store, ledger, apple, database)
+      }
+    }
+  }
+
+  private static func showsPurchasesAndHolders(
+    _ store: SimulatedAppStore, _ ledger: Ledger, _ apple: AppStoreServerAPIClient,
+    _ database: TestDatabase
+  ) async throws {
+    do {
       let order = SimulatedAppStore.orderId(of: "7001")
       let report = try await ledger.lookUpOrder(order, apple: apple, at: F.t(40).date)
       #expect(report.purchases.map(\.transactionId) == ["7001"])
       #expect(report.purchases[0].newToTheLedger)
       #expect(report.accounts.map(\.appAccountToken) == [F.account(5)])
       #expect(report.accounts[0].entitlements.contains { $0.active })
-      // Asked again: nothing new is stored.
-      let again = try await ledger.lookUpOrder(order, apple: apple, at: F.t(40).date)
+      // Asked again: nothing new is stored, and the lookup itself appends nothing.
+      let before = try await Self.eventCount(database)
+      let again = try await ledger.lookUpOrder(order, apple: apple, at: F.t(41).date)
       #expect(again.purchases.allSatisfy { !$0.newToTheLedger })
+      #expect(try await Self.eventCount(database) == before)
       // A purchase no account holds is named as such.
       let unlinked = try await ledger.lookUpOrder(
         SimulatedAppStore.orderId(of: "7002"), apple: apple, at: F.t(40).date)
@@ -58,6 +71,18 @@ import Testing
         try await ledger.lookUpOrder("../x", apple: apple)
       }
       #expect(malformed?.code == .invalidRequest)
+    }
+  }
+
+  static func eventCount(_ database: TestDatabase) async throws -> Int {
+    try await database.asAdmin { client in
+      try await client.query(
+        "SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger
+      ) { rows in
+        var count = 0
+        for try await value in rows.decode(Int.self) { count = value }
+        return count
+      }
     }
   }
 

@@ -52,4 +52,61 @@ import Testing
       }
     }
   }
+
+  /// A purchase has one owner: linking one that another account holds is refused before
+  /// Apple is called, and moves only as a transfer, which sets the new token at Apple.
+  @Test func aPurchaseHeldByAnotherAccountMovesOnlyAsATransfer() async throws {
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890), signer: H.pki,
+      now: F.t(40))
+    let (owner, other) = (F.account(50), F.account(51))
+    store.put(F.transaction("5101", purchased: 35, expires: 65, token: owner), customer: "c1")
+    try await H.withLedger(
+      catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"])])
+    ) {
+      ledger, _ in
+      try await H.withClient(store) { client in
+        _ = try await ledger.ingest(signedTransaction: store.signedTransaction("5101")!)
+        let refused = await #expect(throws: LedgerError.self) {
+          try await ledger.link(
+            appAccountToken: other, originalTransactionId: "5101", at: F.t(40).date,
+            apple: client)
+        }
+        #expect(refused?.code == .purchaseHeldByAnotherAccount)
+        #expect(refused?.message.contains(owner) == false)
+        #expect(store.transaction("5101")?.appAccountToken == owner)
+        #expect(try await ledger.events(for: other).isEmpty)
+
+        let moved = try await ledger.link(
+          appAccountToken: other, originalTransactionId: "5101", at: F.t(41).date, apple: client,
+          transfer: true)
+        #expect(!moved.wasDuplicate)
+        #expect(store.transaction("5101")?.appAccountToken == other)
+        let now = F.t(42).date
+        #expect(try await ledger.entitlements(for: other, at: now).contains { $0.active })
+        #expect(try await ledger.entitlements(for: owner, at: now).allSatisfy { !$0.active })
+        // Before the transfer the purchase was the owner's, as it was then.
+        #expect(
+          try await ledger.entitlements(for: owner, at: F.t(40.5).date).contains { $0.active })
+        // Both accounts hold the transfer; the new holder's answer cites it.
+        for account in [owner, other] {
+          #expect(
+            try await ledger.events(for: account).contains { $0.streamId == "transfer:5101" })
+        }
+        let why = try await ledger.explain(entitlement: "pro", for: other, at: now)
+        #expect(why?.events.contains { $0.key == moved.idempotencyKey } == true)
+        #expect(why?.because.contains { $0.rule.contains("T1") } == true)
+        let before = try await ledger.explain(entitlement: "pro", for: other, at: F.t(40.5).date)
+        #expect(before == nil)
+        // Linking it again to its holder changes nothing; the former owner is refused now.
+        let relinked = try await ledger.link(
+          appAccountToken: other, originalTransactionId: "5101", at: F.t(43).date)
+        #expect(relinked.streamId != "transfer:5101")
+        let back = await #expect(throws: LedgerError.self) {
+          try await ledger.link(appAccountToken: owner, originalTransactionId: "5101")
+        }
+        #expect(back?.code == .purchaseHeldByAnotherAccount)
+      }
+    }
+  }
 }

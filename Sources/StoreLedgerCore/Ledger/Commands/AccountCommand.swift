@@ -27,6 +27,8 @@ public struct CommandRejection: Error, Hashable, Sendable, CustomStringConvertib
     public static let subscriptionNotActive = Code(rawValue: "subscription_not_active")
     /// The subscription has no such seat claim.
     public static let unknownSeatClaim = Code(rawValue: "unknown_seat_claim")
+    /// The command's id was used before, on this account, for a different command.
+    public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
   }
 
   public var code: Code

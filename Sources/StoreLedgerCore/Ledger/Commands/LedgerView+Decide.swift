@@ -17,8 +17,18 @@ extension LedgerView {
     guard debit.quantity > 0 else {
       return .failure(.init(.invalidCommand, "a debit spends at least one unit"))
     }
-    // Already decided under this id (a retry): the log returns the stored one by its key.
-    if state.debits[debit.id] != nil { return .success([.debit(debit)]) }
+    // Already decided under this id: a retry (the same product and quantity) gets the stored
+    // one back by its key; anything else under the same id is a mistake the caller must see.
+    if let known = state.debits[debit.id]?.debit {
+      guard known.productId == debit.productId, known.quantity == debit.quantity else {
+        return .failure(
+          .init(
+            .idempotencyKeyReused,
+            "this Idempotency-Key was used for another debit of this account (\(known.quantity) of \(known.productId)); use a new key for a new debit"
+          ))
+      }
+      return .success([.debit(debit)])
+    }
     let balance =
       consumables(at: debit.debitedAt ?? Timestamp(milliseconds: .max))
       .first { $0.appAccountToken == debit.appAccountToken && $0.productId == debit.productId }?

@@ -49,6 +49,9 @@ public struct LedgerState: Hashable, Sendable {
   public internal(set) var debits: [String: DebitRecord] = [:]
   /// By `originalTransactionId`.
   public internal(set) var links: [String: LinkRecord] = [:]
+  /// Every transfer of a purchase chain, oldest first, by `originalTransactionId`: a question
+  /// about time T reads the newest made by T.
+  public internal(set) var transfers: [String: [LinkRecord]] = [:]
   /// Developer-hosted seat claims, by `requestIdentifier`.
   public internal(set) var seatClaims: [String: SeatClaimRecord] = [:]
   /// Seat claims the App Store released (`UNCLAIM_SEATS`), by `seatClaimId`.
@@ -162,9 +165,14 @@ public struct LedgerState: Hashable, Sendable {
       if debits[debit.id].map({ record.supersedes($0) }) ?? true { debits[debit.id] = record }
     case .link(let link):
       let record = LinkRecord(
-        appAccountToken: link.appAccountToken, linkedAt: link.linkedAt, input: input)
+        appAccountToken: link.appAccountToken, linkedAt: link.linkedAt,
+        transferredFrom: link.transferredFrom, input: input)
       let id = link.originalTransactionId
       if links[id].map({ record.supersedes($0) }) ?? true { links[id] = record }
+      if link.isTransfer, transfers[id]?.contains(record) != true {
+        transfers[id, default: []].append(record)
+        transfers[id]?.sort { $1.supersedes($0) }
+      }
     case .seat(let seat) where seat.action == .reconciled:
       break  // evidence of a disagreement with Apple: it changes no claim
     case .seat(let seat):
@@ -172,6 +180,15 @@ public struct LedgerState: Hashable, Sendable {
         seat.requestIdentifier, default: SeatClaimRecord(requestIdentifier: seat.requestIdentifier)
       ].absorb(input)
     }
+  }
+
+  /// The newest transfer of the chain made by `time` (any time when nil).
+  public func transfer(ofChain originalTransactionId: String, at time: Timestamp? = nil)
+    -> LinkRecord?
+  {
+    guard let records = transfers[originalTransactionId] else { return nil }
+    guard let time else { return records.last }
+    return records.last { ($0.linkedAt?.milliseconds ?? .min) <= time.milliseconds }
   }
 
   /// One hash lookup, also for a new transaction: the record is made in place, and absorbing

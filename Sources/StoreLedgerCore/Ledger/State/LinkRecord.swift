@@ -2,6 +2,8 @@
 public struct LinkRecord: Hashable, Sendable {
   public var appAccountToken: String
   public var linkedAt: Timestamp?
+  /// The account the link moved the purchase from; nil unless it is a transfer.
+  public var transferredFrom: String?
   let input: FoldInput
 
   public var source: EventReference { input.reference }

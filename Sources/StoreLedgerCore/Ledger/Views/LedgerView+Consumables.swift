@@ -9,7 +9,7 @@ extension LedgerView {
       guard let productId = facts.productId, (facts.purchaseDate ?? time) <= time else {
         continue
       }
-      let token = accountToken(ofChain: facts.originalTransactionId, records: [record])
+      let token = accountToken(ofChain: facts.originalTransactionId, records: [record], at: time)
       let units = facts.quantity * catalog.units(of: productId)
       let key = BalanceKey(appAccountToken: token, productId: productId)
       balances[key, default: .empty(key)].purchased += units

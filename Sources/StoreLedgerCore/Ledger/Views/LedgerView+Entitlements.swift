@@ -60,6 +60,12 @@ extension LedgerView {
         rule += "; P2: a commitment plan has no grace period and retries billing for 90 days"
       }
     }
+    if let transfer = ownershipTransfer(
+      ofChain: id, records: chains[id]?.transactions ?? [], at: time)
+    {
+      rule += "; T1: the purchase was transferred to this account at \(Self.moment(transfer))"
+      events.append(transfer.source)
+    }
     return Explanation(
       subject: "subscription \(id)",
       answer: "status \(result.status.rawValue) (\(result.status.name)), \(entitled)\(reported)",
@@ -119,7 +125,8 @@ extension LedgerView {
       guard let token = view.appAccountToken, let product = view.productId else { return [] }
       let rule: EntitlementRule =
         record.facts.type == .nonRenewingSubscription ? .nonRenewing : .nonConsumable
-      let explanation = explained ? purchaseExplanation(record, view: view, rule: rule) : nil
+      let explanation =
+        explained ? purchaseExplanation(record, view: view, rule: rule, at: moment.time) : nil
       return catalog.entitlements(of: product).map {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: view.entitled,
@@ -131,15 +138,26 @@ extension LedgerView {
   }
 
   private func purchaseExplanation(
-    _ record: TransactionRecord, view: PurchaseView, rule: EntitlementRule
+    _ record: TransactionRecord, view: PurchaseView, rule: EntitlementRule, at time: Timestamp
   ) -> Explanation {
     var events = [record.source]
+    var summary = rule.summary
     if let revocation = record.revocation { events.append(revocation.source) }
     if record.revocation != nil, let standing = record.standingSource { events.append(standing) }
+    if let transfer = ownershipTransfer(
+      ofChain: record.facts.originalTransactionId, records: [record], at: time)
+    {
+      summary += "; T1: the purchase was transferred to this account at \(Self.moment(transfer))"
+      events.append(transfer.source)
+    }
     return Explanation(
       subject: "purchase \(view.transactionId)",
       answer: view.entitled ? "entitled" : "not entitled",
-      rule: rule.summary, events: events)
+      rule: summary, events: events)
+  }
+
+  private static func moment(_ transfer: LinkRecord) -> String {
+    transfer.linkedAt?.description ?? "an unknown time"
   }
 
   private func consumableGrants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {
@@ -148,7 +166,8 @@ extension LedgerView {
     for record in state.transactions.values
     where record.facts.type == .consumable && (record.facts.purchaseDate ?? time) <= time {
       guard let product = record.facts.productId else { continue }
-      let token = accountToken(ofChain: record.facts.originalTransactionId, records: [record])
+      let token = accountToken(
+        ofChain: record.facts.originalTransactionId, records: [record], at: time)
       purchases[BalanceKey(appAccountToken: token, productId: product), default: []].append(record)
     }
     var debits: [BalanceKey: [DebitRecord]] = [:]

@@ -38,23 +38,45 @@ public struct LedgerView: Sendable {
 
   // MARK: Accounts
 
-  /// The account a purchase chain belongs to: the token Apple signed into its newest
-  /// transaction that has one, else its renewal info's, else the one the backend forwarded
-  /// with a transaction, else the backend's link.
-  public func accountToken(ofChain originalTransactionId: String, records: [TransactionRecord])
-    -> String?
-  {
+  /// The account a purchase chain belongs to (at `time`; now when nil): the account it was
+  /// transferred to by then, unless Apple signed a token into its data after the transfer;
+  /// else the token Apple signed into its newest transaction that has one, else its renewal
+  /// info's, else the one the backend forwarded with a transaction, else the backend's link.
+  public func accountToken(
+    ofChain originalTransactionId: String, records: [TransactionRecord], at time: Timestamp? = nil
+  ) -> String? {
     let signed = records.filter { $0.facts.appAccountToken != nil }
       .max {
         ($0.facts.signedDate ?? .init(milliseconds: .min))
           < ($1.facts.signedDate ?? .init(milliseconds: .min))
       }
-    if let token = signed?.facts.appAccountToken { return token }
-    if let token = state.subscription(originalTransactionId)?.renewals.newest?.appAccountToken {
-      return token
+    let renewal = state.subscription(originalTransactionId)?.renewals.newest
+    if let transfer = ownershipTransfer(ofChain: originalTransactionId, records: records, at: time)
+    {
+      return transfer.appAccountToken
     }
+    if let token = signed?.facts.appAccountToken { return token }
+    if let token = renewal?.appAccountToken { return token }
     if let token = records.compactMap(\.forwardedAccountToken).max() { return token }
     return state.links[originalTransactionId]?.appAccountToken
+  }
+
+  /// The transfer that decides who holds the chain at `time`: the newest made by then, when
+  /// Apple signed no token into the chain's data after it (Apple's word, later, wins).
+  public func ownershipTransfer(
+    ofChain originalTransactionId: String, records: [TransactionRecord], at time: Timestamp? = nil
+  ) -> LinkRecord? {
+    guard let transfer = state.transfer(ofChain: originalTransactionId, at: time) else {
+      return nil
+    }
+    let moved = transfer.linkedAt?.milliseconds ?? .min
+    let signedLater = records.contains {
+      $0.facts.appAccountToken != nil && ($0.facts.signedDate?.milliseconds ?? .min) > moved
+    }
+    let renewedLater = state.subscription(originalTransactionId)?.renewals.records.contains {
+      $0.appAccountToken != nil && ($0.signedDate?.milliseconds ?? .min) > moved
+    }
+    return signedLater || renewedLater == true ? nil : transfer
   }
 
   // MARK: Subscriptions
@@ -81,7 +103,8 @@ public struct LedgerView: Sendable {
     return SubscriptionView(
       originalTransactionId: originalTransactionId, productId: result.productId,
       subscriptionGroupIdentifier: facts.subscriptionGroupIdentifier,
-      appAccountToken: accountToken(ofChain: originalTransactionId, records: chain.transactions),
+      appAccountToken: accountToken(
+        ofChain: originalTransactionId, records: chain.transactions, at: time),
       inAppOwnershipType: facts.inAppOwnershipType?.rawValue, status: result.status.rawValue,
       entitled: options.isEntitled(result.status)
         && options.entitles(in: facts.terms?.environment),
@@ -126,7 +149,8 @@ public struct LedgerView: Sendable {
     return PurchaseView(
       transactionId: facts.transactionId, originalTransactionId: facts.originalTransactionId,
       productId: facts.productId, type: facts.type?.rawValue,
-      appAccountToken: accountToken(ofChain: facts.originalTransactionId, records: [record]),
+      appAccountToken: accountToken(
+        ofChain: facts.originalTransactionId, records: [record], at: time),
       entitled: !record.isRevoked(at: time) && end.map { time < $0 } ?? true
         && options.entitles(in: facts.terms?.environment), expiresDate: end,
       environment: facts.terms?.environment?.rawValue, price: facts.terms?.price,

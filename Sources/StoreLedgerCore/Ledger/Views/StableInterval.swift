@@ -52,6 +52,10 @@ extension LedgerView {
       bounds.note(claim.claimedAt, claim.released?.occurredAt, claim.refused?.occurredAt)
     }
     for unclaim in state.seatUnclaims.values { bounds.note(unclaim.unclaimedAt) }
+    // A transfer gives its chain to another account from its moment on.
+    for transfers in state.transfers.values {
+      for transfer in transfers { bounds.note(transfer.linkedAt) }
+    }
     return StableInterval(
       from: bounds.lower.map(Timestamp.init(milliseconds:)),
       until: bounds.upper.map(Timestamp.init(milliseconds:)))

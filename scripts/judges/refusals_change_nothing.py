@@ -1,0 +1,36 @@
+"""A schemathesis check: a request the server refuses (4xx or 5xx) leaves the log as it was.
+
+Loaded with SCHEMATHESIS_HOOKS=refusals_change_nothing (this folder on PYTHONPATH) and
+STORELEDGER_JUDGE_DATABASE_URL naming the served database. Counts storeledger.events before
+each call and after each refused one."""
+import os
+import subprocess
+
+import schemathesis
+
+URL = os.environ.get("STORELEDGER_JUDGE_DATABASE_URL", "")
+_before = {}
+
+
+def _count():
+    out = subprocess.run(
+        ["psql", URL, "-Atc", "SELECT count(*) FROM storeledger.events"],
+        capture_output=True, text=True, check=True)
+    return int(out.stdout.strip())
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    _before[id(case)] = _count()
+
+
+@schemathesis.check
+def refusals_change_nothing(ctx, response, case):
+    before = _before.pop(id(case), None)
+    if before is None or response.status_code < 400:
+        return None
+    after = _count()
+    if after != before:
+        raise AssertionError(
+            f"a refused request ({response.status_code}) changed the log: {before} -> {after} events")
+    return None
