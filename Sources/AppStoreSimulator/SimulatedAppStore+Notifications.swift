@@ -93,6 +93,11 @@ extension SimulatedAppStore {
     throws(APIErrorResponse.Failure) -> NotificationHistoryResponse
   {
     let (start, end) = try request.validated()
+    if let days = app.notificationHistoryDays,
+      start.milliseconds < now.milliseconds - days * 86_400_000
+    {
+      throw .init(.startDateTooFarInPast, "startDate is more than \(days) days in the past")
+    }
     var owner: String?
     if let id = request.transactionId {
       try Self.checkIdentifier(id)

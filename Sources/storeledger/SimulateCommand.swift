@@ -77,7 +77,9 @@ struct SimulateCommand: AsyncParsableCommand {
     let store = SimulatedAppStore(
       app: SimulatedApp(
         bundleId: bundleId, appAppleId: appAppleId,
-        environment: AppStoreEnvironment(rawValue: environment)),
+        environment: AppStoreEnvironment(rawValue: environment),
+        notificationHistoryDays: SimulatedApp.applesHistoryDays(
+          AppStoreEnvironment(rawValue: environment))),
       signer: pki, now: simulation.configuration.start)
     let day = Duration.milliseconds(Int64(daySeconds * 1000))
     let deliverer = webhook.map { url in

@@ -9,6 +9,8 @@ with what the notifications said. Prints one JSON summary; exits 1 on any failur
 Usage: apple_library.py STORELEDGER_BINARY WORKDIR [--customers N] [--months N]
 """
 import argparse
+import collections
+import re
 import base64
 import http.server
 import json
@@ -116,9 +118,10 @@ def main():
         simulator.wait(timeout=10)
         for server in servers:
             server.shutdown()
+    kinds = collections.Counter(re.sub(r"\d{6,}", "#", f) for f in judge.failures)
     summary = {"judge": "app-store-server-library", "checks": judge.checks,
                "notifications": len(payloads), "failures": len(judge.failures),
-               "first": judge.failures[:20]}
+               "kinds": dict(kinds.most_common(30))}
     print(json.dumps(summary, indent=1))
     sys.exit(1 if judge.failures or not payloads else 0)
 
@@ -133,12 +136,15 @@ def run(judge, workdir, api_port, payloads):
                                      BUNDLE_ID, Environment.SANDBOX)
     client._base_url = f"http://127.0.0.1:{api_port}"
 
+    delivered_during_run = len(payloads)
     # Everything the notifications carry, verified strictly.
     seen = {}  # originalTransactionId -> newest transaction payload seen in a notification
+    decoded_notifications = []
     for signed in payloads:
         decoded = judge.attempt("notification", lambda: verifier.verify_and_decode_notification(signed))
         if decoded is None or decoded.data is None:
             continue
+        t = None
         if decoded.data.signedTransactionInfo:
             t = judge.attempt("notification transaction",
                               lambda: verifier.verify_and_decode_signed_transaction(
@@ -147,9 +153,13 @@ def run(judge, workdir, api_port, payloads):
                 previous = seen.get(t.originalTransactionId)
                 if previous is None or (t.signedDate or 0) >= (previous.signedDate or 0):
                     seen[t.originalTransactionId] = t
+        r = None
         if decoded.data.signedRenewalInfo:
-            judge.attempt("notification renewal info",
-                          lambda: verifier.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo))
+            r = judge.attempt("notification renewal info",
+                              lambda: verifier.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo))
+        decoded_notifications.append((decoded, t, r))
+
+    check_what_apple_sends(judge, decoded_notifications)
 
     # Every endpoint, as Apple's client calls it.
     chains = sorted(seen)[:40]
@@ -219,13 +229,21 @@ def run(judge, workdir, api_port, payloads):
                                          requestIdentifier=request_id, productId=product)))
         judge.attempt("Get Status of Renewal Date Extensions",
                       lambda: client.get_status_of_subscription_renewal_date_extensions(request_id, product))
-    now = int(time.time() * 1000)
-    judge.attempt("Get Notification History", lambda: client.get_notification_history(
-        None, NotificationHistoryRequest(startDate=now - 179 * 86_400_000, endDate=now)))
+        # What the calls create is delivered after the simulated run too, as Apple keeps sending.
+        deadline = time.time() + 20
+        summary = None
+        while summary is None and time.time() < deadline:
+            for signed in list(payloads[delivered_during_run:]):
+                decoded = verifier.verify_and_decode_notification(signed)
+                if decoded.rawNotificationType == "RENEWAL_EXTENSION" and decoded.rawSubtype == "SUMMARY" \
+                        and decoded.summary and decoded.summary.requestIdentifier == request_id:
+                    summary = decoded
+            time.sleep(0.2)
+        judge.check(summary is not None, "no RENEWAL_EXTENSION SUMMARY after the mass extension")
     sent = judge.attempt("Request a Test Notification", lambda: client.request_test_notification())
+    status = None
     if sent is not None:
         # Apple sends it within moments; its status is 404 until the first attempt.
-        status = None
         deadline = time.time() + 20
         while status is None and time.time() < deadline:
             try:
@@ -236,6 +254,49 @@ def run(judge, workdir, api_port, payloads):
                 time.sleep(0.2)
         judge.check(status is not None and any(a.rawSendAttemptResult == "SUCCESS" for a in status.sendAttempts or []),
                     "the TEST notification was not delivered after the simulated run")
+
+    # The simulator's clock (a simulated year, not the wall clock): the TEST notification's
+    # signature, made now, else the newest one seen.
+    now = max((d.signedDate or 0) for d, _, _ in decoded_notifications) if decoded_notifications else 0
+    if status is not None and status.signedPayload:
+        test = judge.attempt("TEST notification", lambda: verifier.verify_and_decode_notification(status.signedPayload))
+        if test is not None and test.signedDate:
+            now = test.signedDate
+    judge.attempt("Get Notification History", lambda: client.get_notification_history(
+        None, NotificationHistoryRequest(startDate=now - 29 * 86_400_000, endDate=now)))
+    # Apple keeps 30 days of Sandbox history (180 in Production) and refuses an older start.
+    try:
+        client.get_notification_history(
+            None, NotificationHistoryRequest(startDate=now - 31 * 86_400_000, endDate=now))
+        judge.check(False, "Notification History served a start 31 days back in the Sandbox")
+    except APIException as error:
+        judge.check(error.raw_api_error == 4000012,
+                    f"Notification History 31 days back: {error.http_status_code} {error.raw_api_error}, not 4000012")
+
+
+
+def check_what_apple_sends(judge, notifications):
+    """What Apple's payloads always carry, and what Apple never does."""
+    refunded = {}
+    for decoded, t, r in notifications:
+        kind = decoded.rawNotificationType
+        for payload, what in ((t, "transaction"), (r, "renewal info")):
+            if payload is None or payload.rawOfferType is None:
+                continue
+            judge.check(payload.rawOfferDiscountType is not None,
+                        f"{kind}: a {what} with offerType {payload.rawOfferType} and no offerDiscountType")
+            judge.check(payload.offerPeriod is not None,
+                        f"{kind}: a {what} with offerType {payload.rawOfferType} and no offerPeriod")
+            if payload.rawOfferType == 2:
+                judge.check(payload.offerIdentifier is not None,
+                            f"{kind}: a promotional offer's {what} with no offerIdentifier")
+        if kind == "REFUND" and t is not None:
+            previous = refunded.get(t.transactionId)
+            judge.check(previous is None, f"{t.transactionId} refunded twice ({previous}, {t.revocationDate})")
+            refunded[t.transactionId] = t.revocationDate
+        if kind == "CONSUMPTION_REQUEST" and t is not None:
+            judge.check(t.rawInAppOwnershipType != "FAMILY_SHARED",
+                        f"CONSUMPTION_REQUEST for a family-shared purchase ({t.transactionId})")
 
 
 if __name__ == "__main__":

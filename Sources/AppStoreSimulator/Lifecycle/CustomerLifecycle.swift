@@ -62,7 +62,12 @@ struct CustomerLifecycle {
     var current = transaction(
       original, original: original, product: first.id, at: start,
       expires: start + first.period, ownership: shared ? .familyShared : .purchased)
-    if random.chance(0.3) { current.offerType = .introductory }
+    if random.chance(0.3) {
+      // An introductory offer of one period at a reduced price, with every field Apple sends.
+      current.offerType = .introductory
+      current.offerDiscountType = .payAsYouGo
+      current.offerPeriod = first.isoPeriod
+    }
     var renewal = renewalInfo(original, product: first.id, at: start)
     put(current, at: start)
     truth.note(
@@ -161,7 +166,12 @@ struct CustomerLifecycle {
       newId(), original: previous.originalTransactionId!, product: product, at: time,
       expires: time + period, ownership: previous.inAppOwnershipType ?? .purchased)
     next.transactionReason = .renewal
-    next.offerType = offer
+    if let offer {
+      next.offerType = offer
+      next.offerIdentifier = renewal.offerIdentifier
+      next.offerDiscountType = renewal.offerDiscountType ?? .payAsYouGo
+      next.offerPeriod = renewal.offerPeriod ?? P.subscription(product)!.isoPeriod
+    }
     renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
     put(next, at: time)
     if product != previous.productId {
@@ -297,6 +307,8 @@ struct CustomerLifecycle {
   ) {
     renewal.offerType = .promotional
     renewal.offerIdentifier = "loyal.customer"
+    renewal.offerDiscountType = .payAsYouGo
+    renewal.offerPeriod = current.productId.flatMap(P.subscription)?.isoPeriod
     announce(&renewal, .active, .offerRedeemed, nil, about: current, at: time)
   }
 
@@ -345,7 +357,11 @@ struct CustomerLifecycle {
     -> Bool
   {
     let start = current.purchaseDate!.milliseconds
-    notify(.consumptionRequest, nil, current, .active, at: start + (time - start) / 2)
+    // Only the purchaser asks for a refund: Apple sends no CONSUMPTION_REQUEST for a
+    // family-shared transaction (its consumption endpoint refuses one, 4000185).
+    if current.inAppOwnershipType != .familyShared {
+      notify(.consumptionRequest, nil, current, .active, at: start + (time - start) / 2)
+    }
     var refunded = current
     refunded.revocationDate = Timestamp(milliseconds: time)
     refunded.revocationReason = random.chance(0.5) ? .appIssue : .other
@@ -360,15 +376,22 @@ struct CustomerLifecycle {
     return true
   }
 
+  /// A refund of the newest earlier period not refunded yet (Apple refunds a transaction once).
   private mutating func refundOlder(_ current: JWSTransactionDecodedPayload, at time: Int64) {
+    var newest: [String: JWSTransactionDecodedPayload] = [:]
+    var order: [String] = []
+    for step in steps.reversed() {
+      guard case .put(let transaction) = step.action, let id = transaction.transactionId,
+        transaction.originalTransactionId == current.originalTransactionId,
+        id != current.transactionId, newest[id] == nil
+      else { continue }
+      newest[id] = transaction
+      order.append(id)
+    }
     guard
-      let older = steps.reversed().compactMap({ step -> JWSTransactionDecodedPayload? in
-        guard case .put(let transaction) = step.action,
-          transaction.originalTransactionId == current.originalTransactionId,
-          transaction.transactionId != current.transactionId, transaction.isUpgraded != true
-        else { return nil }
-        return transaction
-      }).first
+      let older = order.lazy.compactMap({ newest[$0] }).first(where: {
+        $0.isUpgraded != true && $0.revocationDate == nil
+      })
     else { return }
     var refunded = older
     refunded.revocationDate = Timestamp(milliseconds: time)

@@ -45,6 +45,15 @@ public enum SimulatedProducts {
     public let entitlements: [String]
 
     public var period: Int64 { days * SimulationConfiguration.day }
+    /// One period as an ISO 8601 duration, as Apple writes `offerPeriod`.
+    public var isoPeriod: String {
+      switch days {
+      case 7: "P1W"
+      case 365: "P1Y"
+      case let days where days % 30 == 0: "P\(days / 30)M"
+      default: "P\(days)D"
+      }
+    }
   }
 
   /// Every subscription product, highest level first, then by duration.
