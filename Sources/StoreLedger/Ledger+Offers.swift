@@ -121,7 +121,7 @@ extension Ledger {
       allowed = true
     } else {
       throw LedgerError(
-        .invalidRequest,
+        .notFound,
         "the ledger has not seen \(productId) bought; name its subscription group (subscriptionGroupIdentifier)"
       )
     }
@@ -129,7 +129,7 @@ extension Ledger {
     if found == nil { found = try await customerTransactionId(of: token) }
     guard let customer = found else {
       throw LedgerError(
-        .invalidRequest,
+        .notFound,
         "the account has no transaction yet; give the customer's appTransactionId as transactionId")
     }
     let signature: AppStoreRequestSignature

@@ -60,7 +60,8 @@ extension Ledger {
     } catch let error as AppStoreAPIError where error.httpStatus == 404 && error.apiErrorCode == nil
     {
       throw LedgerError(
-        .appleRefused, "Apple offers Look Up Order ID in Production only; use a Production API URL")
+        .notFound,
+        "Apple offers Look Up Order ID in Production only: no order is found in the Sandbox")
     } catch {
       throw Self.appleError(error, doing: "looking up the order")
     }

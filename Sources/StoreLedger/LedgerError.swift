@@ -40,6 +40,14 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
       rawValue: "purchase_held_by_another_account")
     /// An idempotency key used before, on the same account and route, for a different request.
     public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
+
+    /// Every code, for documents that list them (the HTTP API's).
+    public static let all: [Code] = [
+      .verificationFailed, .invalidPayload, .invalidRequest, .insufficientBalance,
+      .databaseUnavailable, .databaseRejected, .notFound, .conflict, .appleRefused,
+      .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
+      .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
+    ]
   }
 
   public let code: Code

@@ -74,7 +74,11 @@ func buildRouter(
     apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)
   } else {
     SharedIngestController(apps: apps, bodyLimit: configuration.bodyLimit, metrics: metrics)
-      .register(on: router.group(), apiKeys: configuration.apiKeys)
+      .register(
+        on: router.group().add(
+          middleware: RequestValidationMiddleware<BasicRequestContext>(
+            routes: .shared, bodyLimit: configuration.bodyLimit)),
+        apiKeys: configuration.apiKeys)
     router.get("/console") { _, _ in ConsolePage.appList(apps.map(\.name)) }
   }
   return router

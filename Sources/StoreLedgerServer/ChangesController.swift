@@ -22,7 +22,8 @@ struct ChangesController: Sendable {
   struct Resend: Decodable {
     let endpoint: String
     let position: Int64?
-    let since: Date?
+    /// RFC 3339, as the document says (read in full).
+    let since: String?
   }
 
   struct Resent: Encodable {
@@ -54,7 +55,6 @@ struct ChangesController: Sendable {
     }
     group.post("/v1/changes/resend") { request, _ in
       let decoder = JSONDecoder()
-      decoder.dateDecodingStrategy = .iso8601
       var request = request
       let buffer = try await request.collectBody(upTo: 4096)
       guard let resend = try? decoder.decode(Resend.self, from: Data(buffer.readableBytesView))
@@ -65,7 +65,10 @@ struct ChangesController: Sendable {
       switch (resend.position, resend.since) {
       case (let position?, nil):
         queued = try await ledger.resendChanges(to: resend.endpoint, from: position)
-      case (nil, let since?):
+      case (nil, let text?):
+        guard let since = ISO8601Parsing.date(text) else {
+          throw APIError.invalidBody("`since` must be an RFC 3339 date-time")
+        }
         queued = try await ledger.resendChanges(to: resend.endpoint, since: since)
       default:
         throw APIError(.badRequest, "invalid_request", "give either position or since")

@@ -1,44 +1,148 @@
 import Foundation
+import StoreLedgerCore
 
-/// The methods each documented path takes, read from the served OpenAPI document: a request
-/// for a documented path with another method is answered 405 with `Allow`, not 404.
+/// The served OpenAPI document read as routes: which methods each documented path takes (a
+/// request for a documented path with another method is answered 405 with `Allow`, not 404),
+/// and what each operation's parameters and body may hold (``RequestValidationMiddleware``).
 struct DocumentedRoutes: Sendable {
+  struct Parameter: Sendable {
+    let name: String
+    /// `path`, `query` or `header`.
+    let location: String
+    let required: Bool
+    let schema: JSONValue
+  }
+
+  struct Operation: Sendable {
+    let method: String
+    let parameters: [Parameter]
+    /// The JSON body's schema, and whether a body is required.
+    let body: (schema: JSONValue, required: Bool)?
+    /// Each documented status (`"200"`, …) with its JSON body's schema (nil: not JSON).
+    let responses: [String: JSONValue?]
+  }
+
   private struct Route: Sendable {
+    let template: String
     /// A path's segments; nil where the document has a parameter (`{token}`).
     let segments: [String?]
-    let methods: [String]
+    let operations: [Operation]
   }
   private let routes: [Route]
+  let schemas: SchemaCheck
 
   static let shared = DocumentedRoutes(document: try? OpenAPIDocument.data())
 
   init(document: Data?) {
     let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
     guard let document,
-      let root = try? JSONSerialization.jsonObject(with: document) as? [String: Any],
-      let paths = root["paths"] as? [String: Any]
+      case .object(let root)? = try? JSONDecoder().decode(JSONValue.self, from: document),
+      case .object(let paths)? = root["paths"]
     else {
       routes = []
+      schemas = SchemaCheck(components: [:])
       return
     }
+    var components: [String: JSONValue] = [:]
+    var sharedParameters: [String: JSONValue] = [:]
+    if case .object(let parts)? = root["components"] {
+      if case .object(let found)? = parts["schemas"] { components = found }
+      if case .object(let found)? = parts["parameters"] { sharedParameters = found }
+    }
+    schemas = SchemaCheck(components: components)
     routes = paths.compactMap { path, item in
-      guard let item = item as? [String: Any] else { return nil }
+      guard case .object(let item) = item else { return nil }
+      let operations = methods.compactMap { method -> Operation? in
+        guard case .object(let operation)? = item[method] else { return nil }
+        return Self.operation(method.uppercased(), operation, shared: sharedParameters)
+      }
       return Route(
-        segments: Self.segments(path).map { $0.hasPrefix("{") ? nil : $0 },
-        methods: methods.filter { item[$0] != nil }.map { $0.uppercased() })
+        template: path, segments: Self.segments(path).map { $0.hasPrefix("{") ? nil : $0 },
+        operations: operations)
     }
   }
 
-  /// The methods the document lists for `path` (an app's prefix, `/apps/NAME`, removed); empty
-  /// when it documents no such path.
-  func methods(for path: String) -> [String] {
+  private static func operation(
+    _ method: String, _ operation: [String: JSONValue], shared: [String: JSONValue]
+  ) -> Operation {
+    var parameters: [Parameter] = []
+    if case .array(let listed)? = operation["parameters"] {
+      for entry in listed {
+        guard case .object(var parameter) = entry else { continue }
+        if case .string(let reference)? = parameter["$ref"],
+          case .object(let found)? = shared[String(reference.split(separator: "/").last ?? "")]
+        {
+          parameter = found
+        }
+        guard case .string(let name)? = parameter["name"],
+          case .string(let location)? = parameter["in"]
+        else { continue }
+        parameters.append(
+          Parameter(
+            name: name, location: location, required: parameter["required"] == .bool(true),
+            schema: parameter["schema"] ?? .object([:])))
+      }
+    }
+    var body: (JSONValue, Bool)?
+    if case .object(let requestBody)? = operation["requestBody"],
+      case .object(let content)? = requestBody["content"],
+      case .object(let json)? = content["application/json"], let schema = json["schema"]
+    {
+      body = (schema, requestBody["required"] == .bool(true))
+    }
+    var responses: [String: JSONValue?] = [:]
+    if case .object(let listed)? = operation["responses"] {
+      for (status, response) in listed {
+        guard case .object(let response) = response else { continue }
+        if case .object(let content)? = response["content"],
+          case .object(let json)? = content["application/json"]
+        {
+          responses[status] = json["schema"]
+        } else {
+          responses[status] = .some(nil)
+        }
+      }
+    }
+    return Operation(method: method, parameters: parameters, body: body, responses: responses)
+  }
+
+  /// The routes matching `path` (an app's prefix, `/apps/NAME`, removed), a literal segment
+  /// outranking a parameter as the router decides (`/dry-run` before `/{id}`).
+  private func matching(_ path: String) -> (route: Route, values: [String: String])? {
     var segments = Self.segments(path)
     if segments.count > 2, segments[0] == "apps" { segments.removeFirst(2) }
-    let matching = routes.filter { route in
+    let candidates = routes.filter { route in
       route.segments.count == segments.count
         && zip(route.segments, segments).allSatisfy { $0 == nil || $0 == $1 }
     }
-    return Array(Set(matching.flatMap(\.methods))).sorted()
+    guard
+      let best = candidates.min(by: {
+        $0.segments.filter { $0 == nil }.count < $1.segments.filter { $0 == nil }.count
+      })
+    else { return nil }
+    var values: [String: String] = [:]
+    for (name, value) in zip(Self.segments(best.template), segments) where name.hasPrefix("{") {
+      values[String(name.dropFirst().dropLast())] = value.removingPercentEncoding ?? value
+    }
+    return (best, values)
+  }
+
+  /// The methods the document lists for `path`; empty when it documents no such path.
+  func methods(for path: String) -> [String] {
+    (matching(path)?.route.operations.map(\.method) ?? []).sorted()
+  }
+
+  /// The documented operation for `method` and `path`, with the path's parameter values.
+  func operation(_ method: String, _ path: String) -> (Operation, [String: String])? {
+    guard let (route, values) = matching(path),
+      let operation = route.operations.first(where: { $0.method == method })
+    else { return nil }
+    return (operation, values)
+  }
+
+  /// Every documented operation, as `METHOD /path/{parameter}`.
+  var documented: [String] {
+    routes.flatMap { route in route.operations.map { "\($0.method) \(route.template)" } }.sorted()
   }
 
   private static func segments(_ path: String) -> [String] {

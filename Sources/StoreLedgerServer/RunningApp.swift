@@ -95,8 +95,12 @@ struct RunningApp: Sendable {
       base: "\(prefix)/console", cookiePath: configuration.routesByApp ? "/apps" : "/console",
       app: configuration.routesByApp ? name : nil
     ).register(on: group)
-    ingest(bodyLimit: configuration.bodyLimit).registerWebhook(on: group)
+    let validation = RequestValidationMiddleware<BasicRequestContext>(
+      routes: .shared, bodyLimit: configuration.bodyLimit)
+    ingest(bodyLimit: configuration.bodyLimit).registerWebhook(
+      on: group.group().add(middleware: validation))
     let protected = group.group().add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
+      .add(middleware: validation)
     ingest(bodyLimit: configuration.bodyLimit).registerCommands(on: protected)
     AccountController(ledger: ledger).register(on: protected)
     ConsumptionController(ledger: ledger, worker: worker).register(on: protected)

@@ -49,6 +49,13 @@ struct SimulateCommand: AsyncParsableCommand {
   var rateLimit: Double?
   @Flag(name: .customLong("exit-when-done"), help: "Stop once the last notification is out.")
   var exitWhenDone = false
+  @Option(
+    help: """
+      Days of Get Notification History served back from the simulated clock, older start \
+      dates refused with 4000012 as Apple does (Apple: 30 in the Sandbox, 180 in \
+      Production); 0 serves the whole simulated past.
+      """)
+  var historyDays: Int64 = 0
   @Flag(help: "Print progress as JSON lines (one object per simulated month and a final one).")
   var json = false
 
@@ -78,8 +85,7 @@ struct SimulateCommand: AsyncParsableCommand {
       app: SimulatedApp(
         bundleId: bundleId, appAppleId: appAppleId,
         environment: AppStoreEnvironment(rawValue: environment),
-        notificationHistoryDays: SimulatedApp.applesHistoryDays(
-          AppStoreEnvironment(rawValue: environment))),
+        notificationHistoryDays: historyDays > 0 ? historyDays : nil),
       signer: pki, now: simulation.configuration.start)
     let day = Duration.milliseconds(Int64(daySeconds * 1000))
     let deliverer = webhook.map { url in

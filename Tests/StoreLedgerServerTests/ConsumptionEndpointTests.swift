@@ -55,7 +55,7 @@ import Testing
         uri: "/v1/consumption-requests/dry-run", method: .post, headers: H.authorized,
         body: H.json(["customerConsented": true, "decline": 50]))
       #expect(badPolicy.status == .badRequest)
-      #expect(try H.errorCode(badPolicy) == "invalid_policy")
+      #expect(try H.errorCode(badPolicy) == "invalid_body")
       let dryRun = try await client.execute(
         uri: "/v1/consumption-requests/dry-run", method: .post, headers: H.authorized,
         body: H.json(["customerConsented": true]))

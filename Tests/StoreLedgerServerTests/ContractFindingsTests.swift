@@ -31,13 +31,13 @@ import Testing
 
   @Test func aLinkOfAPurchaseAnotherAccountHoldsIsRefusedUnlessItIsATransfer() async throws {
     try await H.withServer { client, database in
-      let bought = F.transaction("t-1", purchased: 0, expires: 36_500, token: Self.owner)
+      let bought = F.transaction("1001", purchased: 0, expires: 36_500, token: Self.owner)
       let stored = try await Self.post(
         client, "/v1/transactions", ["signedTransaction": try H.signed.transaction(bought)])
       #expect(stored.status == .created)
       let before = try await H.eventCount(database)
       let refused = try await Self.post(
-        client, "/v1/accounts/\(Self.other)/links", ["originalTransactionId": "t-1"])
+        client, "/v1/accounts/\(Self.other)/links", ["originalTransactionId": "1001"])
       #expect(refused.status == .conflict)
       #expect(try H.errorCode(refused) == "purchase_held_by_another_account")
       #expect(!String(buffer: refused.body).contains(Self.owner))
@@ -45,7 +45,7 @@ import Testing
 
       let moved = try await Self.post(
         client, "/v1/accounts/\(Self.other)/links",
-        ["originalTransactionId": "t-1", "transfer": true])
+        ["originalTransactionId": "1001", "transfer": true])
       #expect(moved.status == .created)
       #expect(try await H.eventCount(database) == before + 1)
       let gained = try H.value(
@@ -56,11 +56,11 @@ import Testing
       // Asking again for the same move is no second move: the account holds it already.
       let again = try await Self.post(
         client, "/v1/accounts/\(Self.other)/links",
-        ["originalTransactionId": "t-1", "transfer": true])
+        ["originalTransactionId": "1001", "transfer": true])
       #expect(again.status.code < 300)
-      #expect(try H.value(again)["streamId"] != .string("transfer:t-1"))
+      #expect(try H.value(again)["streamId"] != .string("transfer:1001"))
       let back = try await Self.post(
-        client, "/v1/accounts/\(Self.owner)/links", ["originalTransactionId": "t-1"])
+        client, "/v1/accounts/\(Self.owner)/links", ["originalTransactionId": "1001"])
       #expect(try H.errorCode(back) == "purchase_held_by_another_account")
     }
   }
@@ -93,7 +93,7 @@ import Testing
 
   @Test func instantsAreUnixMillisecondsAndRFC3339IsReadInFull() async throws {
     try await H.withServer { client, _ in
-      let bought = F.transaction("t-9", purchased: 0, expires: 60, token: Self.owner)
+      let bought = F.transaction("1009", purchased: 0, expires: 60, token: Self.owner)
       _ = try await Self.post(
         client, "/v1/transactions", ["signedTransaction": try H.signed.transaction(bought)])
       let events = try H.value(try await Self.get(client, "/v1/accounts/\(Self.owner)/events"))

@@ -50,7 +50,7 @@ import Testing
             ("not a transaction id", .get, "/v1/seats/abc", nil, .badRequest, "invalid_request"),
             (
               "a member that is not a UUID", .post, "/v1/seats/6100/claims",
-              H.json(["appAccountToken": "member-1"]), .badRequest, "invalid_request"
+              H.json(["appAccountToken": "member-1"]), .badRequest, "invalid_body"
             ),
             (
               "no credentials", .post, "/v1/seats/6100/claims",

@@ -97,7 +97,7 @@ def main():
     receive_notifications(hook_port, payloads, servers)
     simulator = subprocess.Popen(
         [args.binary, "simulate", "--customers", str(args.customers), "--months", str(args.months),
-         "--seed", "11", "--port", str(api_port), "--day-seconds", "0.002",
+         "--seed", "11", "--port", str(api_port), "--day-seconds", "0.002", "--history-days", "30",
          "--out", args.workdir, "--webhook", f"http://127.0.0.1:{hook_port}/hook", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

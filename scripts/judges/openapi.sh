@@ -5,9 +5,12 @@
 set -euo pipefail
 binary="$1"; admin="$2"; python="$3"; shift 3
 here="$(cd "$(dirname "$0")" && pwd)"
+psql_bin="${POSTGRES_BIN:-/usr/lib/postgresql/15/bin}/psql"
+[ -x "$psql_bin" ] || psql_bin="psql"
+export STORELEDGER_JUDGE_PSQL="$psql_bin"
 work=$(mktemp -d)
 db="judge_$$"
-psql "$admin" -qAtc "CREATE DATABASE $db" >/dev/null
+"$psql_bin" "$admin" -qAtc "CREATE DATABASE $db" >/dev/null
 url="${admin%/*}/$db"
 "$binary" migrate --database-url "$url" >/dev/null 2>&1
 port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -15,18 +18,24 @@ api=$(port); web=$(port)
 "$binary" simulate --customers 20 --months 2 --seed 5 --port "$api" --day-seconds 0.001 \
   --out "$work/sim" --webhook "http://127.0.0.1:$web/v1/notifications/appstore" >"$work/sim.log" 2>&1 &
 sim=$!
+for _ in $(seq 1 300); do [ -s "$work/sim/api-key.p8" ] && break; sleep 0.1; done
 "$binary" serve --database-url "$url" --bundle-id com.example.app --environments Sandbox \
   --root-certs "$work/sim/root.der" --api-keys judge-key-0123456789 --port "$web" \
   --key-id SIM5 --issuer-id 5f6e7d8c-0000-4000-8000-000000000005 --p8 "$work/sim/api-key.p8" \
   --api-url "http://127.0.0.1:$api" --log-level error >"$work/serve.log" 2>&1 &
 srv=$!
 cleanup() { kill "$sim" "$srv" 2>/dev/null || true; wait 2>/dev/null || true
-  psql "$admin" -qAtc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true; rm -rf "$work"; }
+  "$psql_bin" "$admin" -qAtc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$web/health" >/dev/null && break; sleep 0.1; done
+up=""
+for _ in $(seq 1 300); do
+  if curl -sf "http://127.0.0.1:$web/openapi.json" >/dev/null; then up=1; break; fi
+  sleep 0.1
+done
+if [ -z "$up" ]; then echo "the server did not start:" >&2; cat "$work/serve.log" >&2; exit 1; fi
 status=0
 PYTHONPATH="$here" SCHEMATHESIS_HOOKS=refusals_change_nothing STORELEDGER_JUDGE_DATABASE_URL="$url" \
-  "$(dirname "$python")/schemathesis" run "http://127.0.0.1:$web/openapi.json" \
+  "$(dirname "$python")/schemathesis" --config-file "$here/schemathesis.toml" run "http://127.0.0.1:$web/openapi.json" \
   -H "Authorization: Bearer judge-key-0123456789" --checks all --workers 1 \
   --max-examples "${JUDGE_EXAMPLES:-25}" --seed 1 "$@" || status=$?
 exit "$status"

@@ -9,12 +9,13 @@ import subprocess
 import schemathesis
 
 URL = os.environ.get("STORELEDGER_JUDGE_DATABASE_URL", "")
+PSQL = os.environ.get("STORELEDGER_JUDGE_PSQL", "psql")
 _before = {}
 
 
 def _count():
     out = subprocess.run(
-        ["psql", URL, "-Atc", "SELECT count(*) FROM storeledger.events"],
+        [PSQL, URL, "-Atc", "SELECT count(*) FROM storeledger.events"],
         capture_output=True, text=True, check=True)
     return int(out.stdout.strip())
 

@@ -3,6 +3,8 @@
 #   judges_ensure      creates or reuses it; exports JUDGES_PYTHON. Under CI=true a judge that
 #                      cannot be installed fails the run; elsewhere it is said and skipped.
 #   judge_apple BIN    Apple's verifier (strict) and API client against `BIN simulate`.
+#   judge_openapi BIN  schemathesis over `BIN serve`'s /openapi.json, every check, stateful
+#                      too; a refused request must leave the log unchanged.
 
 JUDGES_PINS="app-store-server-library==3.1.2 schemathesis==4.32.5"
 
@@ -38,4 +40,10 @@ judge_apple() {
     --customers 80 --months 12 || status=$?
   rm -rf "$work"
   return "$status"
+}
+
+judge_openapi() {
+  local binary="$1"
+  timeout --kill-after=10 900 scripts/judges/openapi.sh "$binary" \
+    "$STORELEDGER_TEST_DATABASE_URL" "$JUDGES_PYTHON"
 }

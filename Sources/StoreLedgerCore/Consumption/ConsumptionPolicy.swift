@@ -181,15 +181,12 @@ extension ConsumptionPolicy: Codable {
     try container.encode(nonRenewing, forKey: .nonRenewing)
   }
 
-  /// Bounds within 0–100 and in order.
+  /// Bounds within 0–100. Bands that overlap (grantFullBelowPercent over declineAbovePercent)
+  /// are a policy too: where they overlap, GRANT_FULL wins (it is decided first).
   public func validate() throws {
     let (low, high) = (consumables.grantFullBelowPercent, consumables.declineAbovePercent)
     guard (0...100).contains(low), (0...100).contains(high) else {
       throw ValidationError(description: "consumables: the percentages must be 0 to 100")
-    }
-    guard low <= high else {
-      throw ValidationError(
-        description: "consumables: grantFullBelowPercent must not exceed declineAbovePercent")
     }
   }
 

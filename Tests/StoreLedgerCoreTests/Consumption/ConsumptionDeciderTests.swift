@@ -148,6 +148,19 @@ struct ConsumptionPolicyTests {
     #expect(answer?.violation(for: .consumable) == nil)
   }
 
+  /// Bands that overlap are a policy too: where they overlap, GRANT_FULL wins.
+  @Test func overlappingBandsGrantFullWhereTheyOverlap() throws {
+    let json =
+      #"{"customerConsented": true, "consumables": {"grantFullBelowPercent": 60, "declineAbovePercent": 50}}"#
+    let policy = try JSONDecoder().decode(ConsumptionPolicy.self, from: Data(json.utf8))
+    for (spent, expected) in [
+      (Int32(55_000), RefundPreference.grantFull), (59_999, .grantFull), (60_000, .decline),
+    ] {
+      #expect(
+        policy.decide(Self.facts(.consumable, spent: spent)).answer?.refundPreference == expected)
+    }
+  }
+
   @Test func otherTypesUndeliveredFamilyAndConsent() {
     let subscription = Self.policy.decide(Self.facts(.autoRenewableSubscription)).answer
     #expect(subscription?.consumptionPercentage == nil)
@@ -192,7 +205,6 @@ struct ConsumptionPolicyTests {
     #expect(roundTrip == policy)
     for bad in [
       #"{"customerConsent": true}"#, #"{"undelivered": "REFUND"}"#,
-      #"{"consumables": {"grantFullBelowPercent": 60, "declineAbovePercent": 50}}"#,
       #"{"consumables": {"declineAbovePercent": 101}}"#,
     ] {
       #expect(throws: ConsumptionPolicy.ValidationError.self) {

@@ -134,7 +134,7 @@ import Testing
         let refused = await #expect(throws: LedgerError.self) {
           try await ledger.lookUpOrder(SimulatedAppStore.orderId(of: "7101"), apple: apple)
         }
-        #expect(refused?.code == .appleRefused)
+        #expect(refused?.code == .notFound)
         #expect(refused?.message.contains("Production only") == true)
       }
     }

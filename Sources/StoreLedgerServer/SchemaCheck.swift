@@ -1,0 +1,183 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+
+/// Checks a JSON value against a schema of the served OpenAPI document: the subset of JSON
+/// Schema the document uses (`type`, `enum`, `const`, `pattern`, `format` date-time and uuid,
+/// lengths, bounds, `required`, `properties`, `additionalProperties: false`, `items`, item
+/// counts, `oneOf`, `allOf` and `$ref` into the document's components). The document is the
+/// one statement of what a request may hold; the server refuses exactly what it forbids.
+struct SchemaCheck: Sendable {
+  /// The document's `components/schemas`, by name.
+  private let components: [String: JSONValue]
+
+  init(components: [String: JSONValue]) {
+    self.components = components
+  }
+
+  /// Why `value` does not fit `schema`, naming where (`at`); nil when it fits.
+  func violation(of schema: JSONValue, by value: JSONValue, at place: String) -> String? {
+    guard case .object(let rules) = schema else { return nil }
+    if case .string(let reference)? = rules["$ref"] {
+      let name = reference.split(separator: "/").last.map(String.init) ?? ""
+      guard let target = components[name] else { return nil }
+      return violation(of: target, by: value, at: place)
+    }
+    if case .array(let parts)? = rules["allOf"] {
+      for part in parts {
+        if let problem = violation(of: part, by: value, at: place) { return problem }
+      }
+    }
+    if case .array(let choices)? = rules["oneOf"] {
+      let fitting = choices.filter { violation(of: $0, by: value, at: place) == nil }.count
+      if fitting != 1 {
+        return fitting == 0
+          ? "\(place) fits none of the forms this document allows"
+          : "\(place) fits more than one of the forms this document allows"
+      }
+    }
+    if let problem = typeViolation(rules["type"], value, place) { return problem }
+    if case .array(let allowed)? = rules["enum"], !allowed.contains(value) {
+      let names = allowed.map(Self.text).joined(separator: ", ")
+      return "\(place) is one of \(names)"
+    }
+    switch value {
+    case .string(let text): return stringViolation(rules, text, place)
+    case .number(let number): return numberViolation(rules, number, place)
+    case .array(let items): return arrayViolation(rules, items, place)
+    case .object(let members): return objectViolation(rules, members, place)
+    default: return nil
+    }
+  }
+
+  private func typeViolation(_ type: JSONValue?, _ value: JSONValue, _ place: String) -> String? {
+    let allowed: [String]
+    switch type {
+    case .string(let one)?: allowed = [one]
+    case .array(let many)?:
+      allowed = many.compactMap { if case .string(let t) = $0 { t } else { nil } }
+    default: return nil
+    }
+    let fits = allowed.contains { kind in
+      switch (kind, value) {
+      case ("string", .string), ("boolean", .bool), ("null", .null), ("array", .array),
+        ("object", .object), ("number", .number):
+        true
+      case ("integer", .number(let number)): number.rounded() == number && abs(number) < 9e15
+      default: false
+      }
+    }
+    return fits ? nil : "\(place) must be \(allowed.joined(separator: " or "))"
+  }
+
+  private func stringViolation(_ rules: [String: JSONValue], _ text: String, _ place: String)
+    -> String?
+  {
+    let length = text.count
+    if case .number(let minimum)? = rules["minLength"], Double(length) < minimum {
+      return "\(place) has at least \(Int(minimum)) characters"
+    }
+    if case .number(let maximum)? = rules["maxLength"], Double(length) > maximum {
+      return "\(place) has at most \(Int(maximum)) characters"
+    }
+    if case .string(let pattern)? = rules["pattern"], !Self.matches(text, pattern) {
+      return "\(place) must match \(pattern)"
+    }
+    switch rules["format"] {
+    case .string("date-time")? where ISO8601Parsing.date(text) == nil:
+      return "\(place) must be an RFC 3339 date-time, like 2026-11-22T08:00:00Z"
+    case .string("uuid")? where UUID(uuidString: text) == nil:
+      return "\(place) must be a UUID"
+    default: return nil
+    }
+  }
+
+  private func numberViolation(_ rules: [String: JSONValue], _ number: Double, _ place: String)
+    -> String?
+  {
+    if case .number(let minimum)? = rules["minimum"], number < minimum {
+      return "\(place) must be at least \(Self.text(.number(minimum)))"
+    }
+    if case .number(let maximum)? = rules["maximum"], number > maximum {
+      return "\(place) must be at most \(Self.text(.number(maximum)))"
+    }
+    return nil
+  }
+
+  private func arrayViolation(_ rules: [String: JSONValue], _ items: [JSONValue], _ place: String)
+    -> String?
+  {
+    if case .number(let minimum)? = rules["minItems"], Double(items.count) < minimum {
+      return "\(place) holds at least \(Int(minimum)) items"
+    }
+    if case .number(let maximum)? = rules["maxItems"], Double(items.count) > maximum {
+      return "\(place) holds at most \(Int(maximum)) items"
+    }
+    if let schema = rules["items"] {
+      for (index, item) in items.enumerated() {
+        if let problem = violation(of: schema, by: item, at: "\(place)[\(index)]") {
+          return problem
+        }
+      }
+    }
+    return nil
+  }
+
+  private func objectViolation(
+    _ rules: [String: JSONValue], _ members: [String: JSONValue], _ place: String
+  ) -> String? {
+    if case .array(let required)? = rules["required"] {
+      for case .string(let name) in required where members[name] == nil {
+        return "\(place) needs `\(name)`"
+      }
+    }
+    var properties: [String: JSONValue] = [:]
+    if case .object(let declared)? = rules["properties"] { properties = declared }
+    for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+      let where_ = place == "the body" ? "`\(name)`" : "\(place).\(name)"
+      if let schema = properties[name] {
+        if let problem = violation(of: schema, by: value, at: where_) { return problem }
+      } else if rules["additionalProperties"] == .bool(false) {
+        return "\(where_) is not a member this document allows"
+      }
+    }
+    return nil
+  }
+
+  /// A parameter's text as the JSON value its schema's type reads it as (a number for
+  /// `integer` and `number`, a flag for `boolean`); as text when it is not one.
+  func value(_ text: String, as schema: JSONValue) -> JSONValue {
+    switch type(of: schema) {
+    case "integer", "number": Double(text).map(JSONValue.number) ?? .string(text)
+    case "boolean": text == "true" ? .bool(true) : text == "false" ? .bool(false) : .string(text)
+    default: .string(text)
+    }
+  }
+
+  private func type(of schema: JSONValue) -> String? {
+    guard case .object(let rules) = schema else { return nil }
+    if case .string(let reference)? = rules["$ref"] {
+      return components[reference.split(separator: "/").last.map(String.init) ?? ""]
+        .flatMap(type(of:))
+    }
+    if case .string(let type)? = rules["type"] { return type }
+    return nil
+  }
+
+  static func matches(_ text: String, _ pattern: String) -> Bool {
+    guard let expression = try? NSRegularExpression(pattern: pattern) else { return true }
+    let range = NSRange(text.startIndex..., in: text)
+    return expression.firstMatch(in: text, range: range) != nil
+  }
+
+  static func text(_ value: JSONValue) -> String {
+    switch value {
+    case .string(let text): text
+    case .number(let number) where number.rounded() == number: String(Int64(number))
+    case .number(let number): String(number)
+    case .bool(let flag): String(flag)
+    case .null: "null"
+    default: "a value"
+    }
+  }
+}
