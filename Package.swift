@@ -24,6 +24,12 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    // A client generated from the served OpenAPI document, for the test that calls the API
+    // through it (StoreLedgerOpenAPIClientTests); no product depends on these.
+    .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+    .package(
+      url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
   ],
   targets: [
     .target(name: "StoreLedgerCore"),
@@ -242,6 +248,18 @@ let package = Package(
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Hummingbird", package: "hummingbird"),
       ]
+    ),
+    .testTarget(
+      name: "StoreLedgerOpenAPIClientTests",
+      dependencies: [
+        "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "StoreLedgerTestSupport",
+        "AppStoreVerification",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ],
+      plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
     ),
     .testTarget(
       name: "StoreLedgerCLITests",
