@@ -4,6 +4,7 @@
 # for the write side). Usage: openapi.sh BINARY ADMIN_DATABASE_URL PYTHON [schemathesis args]
 set -euo pipefail
 binary="$1"; admin="$2"; python="$3"; shift 3
+python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")"
 here="$(cd "$(dirname "$0")" && pwd)"
 psql_bin="${POSTGRES_BIN:-/usr/lib/postgresql/15/bin}/psql"
 [ -x "$psql_bin" ] || psql_bin="psql"
@@ -34,7 +35,9 @@ for _ in $(seq 1 300); do
 done
 if [ -z "$up" ]; then echo "the server did not start:" >&2; cat "$work/serve.log" >&2; exit 1; fi
 status=0
-PYTHONPATH="$here" SCHEMATHESIS_HOOKS=refusals_change_nothing STORELEDGER_JUDGE_DATABASE_URL="$url" \
+# schemathesis keeps a cache in its working directory: the run's own, not the repository.
+cd "$work"
+PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 SCHEMATHESIS_HOOKS=refusals_change_nothing STORELEDGER_JUDGE_DATABASE_URL="$url" \
   "$(dirname "$python")/schemathesis" --config-file "$here/schemathesis.toml" run "http://127.0.0.1:$web/openapi.json" \
   -H "Authorization: Bearer judge-key-0123456789" --checks all --workers 1 \
   --max-examples "${JUDGE_EXAMPLES:-25}" --seed 1 "$@" || status=$?
