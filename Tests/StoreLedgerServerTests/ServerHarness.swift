@@ -68,15 +68,7 @@ enum ServerHarness {
 
   /// How many events the log holds.
   static func eventCount(_ database: TestDatabase) async throws -> Int {
-    try await database.asAdmin { client in
-      try await client.query(
-        "SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger
-      ) { rows in
-        var count = 0
-        for try await (value) in rows.decode(Int.self) { count = value }
-        return count
-      }
-    }
+    try await database.eventCount()
   }
 }
 

@@ -69,6 +69,18 @@ public struct TestDatabase: Sendable {
   }
 
   /// Runs `body` with a client connected as the superuser.
+  /// How many events the log holds.
+  public func eventCount() async throws -> Int {
+    try await asAdmin { client in
+      try await client.query("SELECT count(*) FROM storeledger.events", logger: Self.logger) {
+        rows in
+        var count = 0
+        for try await value in rows.decode(Int.self) { count = value }
+        return count
+      }
+    }
+  }
+
   public func asAdmin<Result: Sendable>(
     _ body: @Sendable (PostgresClient) async throws -> Result
   ) async throws -> Result {

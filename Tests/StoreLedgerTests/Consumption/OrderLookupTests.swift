@@ -55,10 +55,10 @@ import Testing
       #expect(report.accounts.map(\.appAccountToken) == [F.account(5)])
       #expect(report.accounts[0].entitlements.contains { $0.active })
       // Asked again: nothing new is stored, and the lookup itself appends nothing.
-      let before = try await Self.eventCount(database)
+      let before = try await database.eventCount()
       let again = try await ledger.lookUpOrder(order, apple: apple, at: F.t(41).date)
       #expect(again.purchases.allSatisfy { !$0.newToTheLedger })
-      #expect(try await Self.eventCount(database) == before)
+      #expect(try await database.eventCount() == before)
       // A purchase no account holds is named as such.
       let unlinked = try await ledger.lookUpOrder(
         SimulatedAppStore.orderId(of: "7002"), apple: apple, at: F.t(40).date)
@@ -71,18 +71,6 @@ import Testing
         try await ledger.lookUpOrder("../x", apple: apple)
       }
       #expect(malformed?.code == .invalidRequest)
-    }
-  }
-
-  static func eventCount(_ database: TestDatabase) async throws -> Int {
-    try await database.asAdmin { client in
-      try await client.query(
-        "SELECT count(*) FROM storeledger.events", logger: TestDatabase.logger
-      ) { rows in
-        var count = 0
-        for try await value in rows.decode(Int.self) { count = value }
-        return count
-      }
     }
   }
 
