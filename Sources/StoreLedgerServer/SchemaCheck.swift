@@ -63,7 +63,7 @@ struct SchemaCheck: Sendable {
       case ("string", .string), ("boolean", .bool), ("null", .null), ("array", .array),
         ("object", .object), ("number", .number):
         true
-      case ("integer", .number(let number)): number.rounded() == number && abs(number) < 9e15
+      case ("integer", .number(let number)): number.rounded() == number && number.isFinite
       default: false
       }
     }
@@ -148,7 +148,9 @@ struct SchemaCheck: Sendable {
   /// `integer` and `number`, a flag for `boolean`); as text when it is not one.
   func value(_ text: String, as schema: JSONValue) -> JSONValue {
     switch type(of: schema) {
-    case "integer", "number": Double(text).map(JSONValue.number) ?? .string(text)
+    case "integer" where Self.matches(text, "^-?[0-9]+$"):
+      Double(text).map(JSONValue.number) ?? .string(text)
+    case "number": Double(text).map(JSONValue.number) ?? .string(text)
     case "boolean": text == "true" ? .bool(true) : text == "false" ? .bool(false) : .string(text)
     default: .string(text)
     }
