@@ -14,7 +14,7 @@ extension ChangeRecord: Encodable {
     try container.encode(change.kind.rawValue, forKey: "type")
     try container.encodeIfPresent(app, forKey: "app")
     try container.encode(appAccountToken, forKey: "appAccountToken")
-    try container.encode(Self.iso(occurredAt), forKey: "occurredAt")
+    try container.encode(Self.instant(occurredAt), forKey: "occurredAt")
     var data = container.nestedContainer(keyedBy: Key.self, forKey: "data")
     try encodeData(into: &data)
     try data.encode(cause, forKey: "causedBy")
@@ -26,10 +26,10 @@ extension ChangeRecord: Encodable {
     case .entitlementGranted, .entitlementRevoked, .entitlementEndMoved:
       try data.encode(subject, forKey: "entitlement")
       if change.kind == .entitlementEndMoved {
-        try data.encode(Self.iso(old), forKey: "previousExpiresDate")
+        try data.encode(Self.instant(old), forKey: "previousExpiresDate")
       }
       if change.kind != .entitlementRevoked {
-        try data.encode(Self.iso(new), forKey: "expiresDate")
+        try data.encode(Self.instant(new), forKey: "expiresDate")
       }
     case .subscriptionStatusChanged:
       try data.encode(subject, forKey: "originalTransactionId")
@@ -37,8 +37,8 @@ extension ChangeRecord: Encodable {
       try data.encode(new.flatMap { Int($0) }, forKey: "status")
     case .renewalExtended:
       try data.encode(subject, forKey: "originalTransactionId")
-      try data.encode(Self.iso(old), forKey: "previousExpiresDate")
-      try data.encode(Self.iso(new), forKey: "expiresDate")
+      try data.encode(Self.instant(old), forKey: "previousExpiresDate")
+      try data.encode(Self.instant(new), forKey: "expiresDate")
     case .autoRenewTurnedOff, .autoRenewTurnedOn, .billingProblemStarted,
       .billingProblemResolved, .gracePeriodStarted, .gracePeriodEnded, .priceIncreasePending,
       .priceIncreaseAccepted:
@@ -53,13 +53,13 @@ extension ChangeRecord: Encodable {
       try data.encode(subject, forKey: "requestId")
       try data.encode(old, forKey: "transactionId")
       switch change.kind {
-      case .consumptionRequestPending: try data.encode(Self.iso(new), forKey: "deadline")
+      case .consumptionRequestPending: try data.encode(Self.instant(new), forKey: "deadline")
       case .consumptionRequestAnswered: try data.encode(new == "late", forKey: "late")
       default: try data.encode(new, forKey: "outcome")
       }
     case .commitmentCancelled:
       try data.encode(subject, forKey: "originalTransactionId")
-      try data.encode(Self.iso(new), forKey: "commitmentExpiresDate")
+      try data.encode(Self.instant(new), forKey: "commitmentExpiresDate")
     case .commitmentResumed:
       try data.encode(subject, forKey: "originalTransactionId")
     case .seatsChanged:
@@ -82,12 +82,12 @@ extension ChangeRecord: Encodable {
     return (try? Array(encoder.encode(self))) ?? []
   }
 
-  static func iso(_ milliseconds: String?) -> String? {
-    milliseconds.flatMap { Int64($0) }.map { iso(Timestamp(milliseconds: $0)) }
+  /// Instants as Unix milliseconds, the one form of every StoreLedger answer (Apple's own).
+  static func instant(_ milliseconds: String?) -> Int64? {
+    milliseconds.flatMap { Int64($0) }
   }
 
-  /// ISO 8601 in UTC with milliseconds: ``Timestamp``'s own text.
-  static func iso(_ time: Timestamp) -> String { time.description }
+  static func instant(_ time: Timestamp) -> Int64 { time.milliseconds }
 
   struct Key: CodingKey, ExpressibleByStringLiteral {
     var stringValue: String

@@ -264,6 +264,27 @@ public struct ChangeDelivery: Sendable, Hashable, Encodable {
   public var lastError: String?
   public var nextAttemptAt: Date
   public var deliveredAt: Date?
+
+  private enum Keys: String, CodingKey {
+    case endpoint, position, state, attempts, lastStatus, lastError, nextAttemptAt, deliveredAt
+  }
+
+  /// Instants as Unix milliseconds, as every answer writes them.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(endpoint, forKey: .endpoint)
+    try container.encode(position, forKey: .position)
+    try container.encode(state, forKey: .state)
+    try container.encode(attempts, forKey: .attempts)
+    try container.encode(lastStatus, forKey: .lastStatus)
+    try container.encode(lastError, forKey: .lastError)
+    try container.encode(Self.milliseconds(nextAttemptAt), forKey: .nextAttemptAt)
+    try container.encode(deliveredAt.map(Self.milliseconds), forKey: .deliveredAt)
+  }
+
+  static func milliseconds(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+  }
 }
 
 /// Per endpoint: deliveries accepted ever (a counter), pending ones split into retrying

@@ -232,7 +232,7 @@ import Testing
           struct Fields: Decodable {
             let requestId: String
             let transactionId: String?
-            let deadline: String?
+            let deadline: Int64?
             let late: Bool?
             let outcome: String?
           }
@@ -243,7 +243,9 @@ import Testing
         }
         #expect(bodies.map(\.requestId) == requests.map(\.change.subject))
         #expect(bodies[0].transactionId == "1001")
-        #expect(bodies[0].deadline?.hasSuffix("Z") == true)
+        // The deadline in Unix milliseconds, as every instant StoreLedger writes.
+        #expect(bodies[0].deadline != nil)
+        #expect(bodies[0].deadline == requests[0].change.new.flatMap { Int64($0) })
         #expect(bodies[1].late == false)
         #expect(bodies[3].outcome == "expired")
         let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
