@@ -52,10 +52,10 @@ struct SimulateCommand: AsyncParsableCommand {
   @Option(
     help: """
       Days of Get Notification History served back from the simulated clock, older start \
-      dates refused with 4000012 as Apple does (Apple: 30 in the Sandbox, 180 in \
+      dates refused with 4000012 (default: Apple's, 30 in the Sandbox and 180 in \
       Production); 0 serves the whole simulated past.
       """)
-  var historyDays: Int64 = 0
+  var historyDays: Int64?
   @Flag(help: "Print progress as JSON lines (one object per simulated month and a final one).")
   var json = false
 
@@ -85,7 +85,8 @@ struct SimulateCommand: AsyncParsableCommand {
       app: SimulatedApp(
         bundleId: bundleId, appAppleId: appAppleId,
         environment: AppStoreEnvironment(rawValue: environment),
-        notificationHistoryDays: historyDays > 0 ? historyDays : nil),
+        notificationHistoryDays: historyDays.map { $0 > 0 ? $0 : nil }
+          ?? SimulatedApp.applesHistoryDays(AppStoreEnvironment(rawValue: environment))),
       signer: pki, now: simulation.configuration.start)
     let day = Duration.milliseconds(Int64(daySeconds * 1000))
     let deliverer = webhook.map { url in

@@ -22,6 +22,8 @@ final class SimulatorProcess {
     process.arguments = [
       "simulate", "--customers", "25", "--months", "3", "--seed", "4", "--day-seconds", "0",
       "--port", "0", "--out", folder.path,
+      // Recovery reads the whole simulated past; Apple would keep 30 days of the Sandbox's.
+      "--history-days", "0",
     ]
     let log = Pipe()
     process.standardOutput = log

@@ -25,6 +25,8 @@ import uuid
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest
+from appstoreserverlibrary.models.DeliveryStatus import DeliveryStatus
 from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
 from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
@@ -215,6 +217,27 @@ def run(judge, workdir, api_port, payloads):
                 judge.check(decoded.appTransactionId in carried,
                             f"app transaction of {original} is {decoded.appTransactionId}; its transactions carry {sorted(carried)}")
     judge.check(bool(active), "no active subscription to extend")
+    # Finish Transaction takes a transaction the customer holds; Look Up Order ID is not served
+    # in the Sandbox (Apple's Sandbox host has no such path: 404).
+    if chains:
+        judge.attempt("Finish Transaction", lambda: client.finish_transaction(seen[chains[0]].transactionId))
+    try:
+        client.look_up_order_id("MK5TTTVWJH")
+        judge.check(False, "Look Up Order ID answered in the Sandbox")
+    except APIException as error:
+        judge.check(error.http_status_code == 404, f"Look Up Order ID in the Sandbox: {error.http_status_code}")
+    # Send Consumption Information for a refund request Apple sent (not family-shared).
+    asked = [t for d, t, _ in decoded_notifications
+             if d.rawNotificationType == "CONSUMPTION_REQUEST" and t is not None]
+    judge.check(bool(asked), "no CONSUMPTION_REQUEST to answer")
+    if asked:
+        t = asked[0]
+        consumable = t.rawType == "Consumable"
+        judge.attempt("Send Consumption Information", lambda: client.send_consumption_information(
+            t.transactionId, ConsumptionRequest(
+                customerConsented=True, sampleContentProvided=False,
+                deliveryStatus=DeliveryStatus.DELIVERED,
+                consumptionPercentage=50000 if consumable else None)))
     if active:
         original = active[0]
         judge.attempt("Set App Account Token", lambda: client.set_app_account_token(
