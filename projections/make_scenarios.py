@@ -461,7 +461,7 @@ S.append(scenario(
     {"consumables": [{"purchased": 3, "balance": 3}],
      "entitlements": [ent(GEMS, True, "3000000000006", expires=None), ent(PRO, True, O1, expires=30)]}, catalog=None))
 
-# Issue 20: products of several durations and levels in one group (level 1 = highest).
+# Products of several durations and levels in one group (level 1 = highest).
 DURATIONS = {"weekly": 7, "monthly": 30, "yearly": 365}
 LEVELS = {"pro": 1, "plus": 2, "basic": 3}
 def product_id(level, duration):

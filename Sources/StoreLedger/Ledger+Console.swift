@@ -2,7 +2,7 @@ import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-/// What the support console asks of the ledger (issue 24): read only.
+/// What the support console asks of the ledger: read only.
 extension Ledger {
   /// An account a search found, and what matched.
   public struct AccountMatch: Sendable, Hashable {

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The support console's questions (issue 24): which accounts a search names, and the numbers
+/// The support console's questions: which accounts a search names, and the numbers
 /// an on-call person looks at first. Read only.
 package enum ConsoleQueries {
   /// The accounts `query` names, each with what matched: the account token itself (any letter
