@@ -57,8 +57,8 @@ struct FoldCommand: ParsableCommand {
     let time = try requestedTime() ?? scenario.asOf
     let view = scenario.view(at: time)
     let snapshot = view.snapshot(at: time)
-    print(json ? try FoldOutput.json(snapshot) : FoldOutput.tables(snapshot), terminator: "")
-    if explain { print(FoldOutput.explanations(view, snapshot: snapshot), terminator: "") }
+    StandardStreams.out(json ? try FoldOutput.json(snapshot) : FoldOutput.tables(snapshot))
+    if explain { StandardStreams.out(FoldOutput.explanations(view, snapshot: snapshot)) }
     if check { try compare(scenario, snapshot) }
   }
 
@@ -71,7 +71,7 @@ struct FoldCommand: ParsableCommand {
       return try fail(
         code: "expectation_mismatch", message: differences.joined(separator: "\n  "))
     }
-    FileHandle.standardError.write(Data("check: matches the scenario's expect\n".utf8))
+    StandardStreams.error("check: matches the scenario's expect\n")
   }
 
   private func requestedTime() throws -> Timestamp? {
@@ -84,7 +84,7 @@ struct FoldCommand: ParsableCommand {
   }
 
   private func fail(code: String, message: String) throws {
-    FileHandle.standardError.write(Data("error: \(code): \(message)\n".utf8))
+    StandardStreams.error("error: \(code): \(message)\n")
     throw ExitCode.failure
   }
 }

@@ -60,10 +60,10 @@ struct MigrateCommand: AsyncParsableCommand {
           client in
           try await SchemaMigrator(client: client, logger: logger).migrate()
         }
-        print(render(report))
+        StandardStreams.out(render(report) + "\n")
       }
     } catch let error as EventStoreError {
-      FileHandle.standardError.write(Data("error: \(error.code): \(error.message)\n".utf8))
+      StandardStreams.error("error: \(error.code): \(error.message)\n")
       throw ExitCode.failure
     }
   }
@@ -85,10 +85,9 @@ struct MigrateCommand: AsyncParsableCommand {
   private func exitAfterDeadline(seconds: Int) {
     Task.detached {
       try await Task.sleep(for: .seconds(seconds))
-      FileHandle.standardError.write(
-        Data(
-          "error: database_unavailable: no answer from the database within \(seconds) s; check the URL and that the server is running\n"
-            .utf8))
+      StandardStreams.error(
+        "error: database_unavailable: no answer from the database within \(seconds) s; check the URL and that the server is running\n"
+      )
       Foundation.exit(1)
     }
   }

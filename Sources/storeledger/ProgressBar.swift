@@ -36,7 +36,7 @@ final class ProgressBar: Sendable {
       guard force || now - state.lastDraw >= .milliseconds(100) else { return }
       state.lastDraw = now
       state.drawn = true
-      FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
+      StandardStreams.error("\r\u{1B}[2K" + line)
     }
   }
 
@@ -44,7 +44,7 @@ final class ProgressBar: Sendable {
   func finish() {
     guard enabled else { return }
     state.withLock { state in
-      if state.drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+      if state.drawn { StandardStreams.error("\n") }
       state.drawn = false
     }
   }

@@ -171,5 +171,5 @@ struct SimulateCommand: AsyncParsableCommand {
 /// One line to standard output, written at once (also into a pipe or a log file, where
 /// `print` would buffer it).
 func say(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+  StandardStreams.out(line + "\n")
 }

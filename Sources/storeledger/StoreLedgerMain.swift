@@ -15,8 +15,7 @@ enum StoreLedgerMain {
       }
     } catch {
       if StoreLedgerCommand.exitCode(for: error) == .validationFailure {
-        FileHandle.standardError.write(
-          Data((StoreLedgerCommand.fullMessage(for: error) + "\n").utf8))
+        StandardStreams.error(StoreLedgerCommand.fullMessage(for: error) + "\n")
         exit(2)
       }
       StoreLedgerCommand.exit(withError: error)

@@ -80,7 +80,7 @@ struct VerifyCommand: ParsableCommand {
       report(code: "unreadable_input", message: error.message)
       throw ExitCode.failure
     }
-    print(try output.render(envelope: json))
+    StandardStreams.out(try output.render(envelope: json) + "\n")
   }
 
   private func makeVerifier() throws -> SignedDataVerifier {
@@ -106,11 +106,11 @@ struct VerifyCommand: ParsableCommand {
   }
 
   private func report(code: String, message: String) {
-    FileHandle.standardError.write(Data("error: \(code): \(message)\n".utf8))
+    StandardStreams.error("error: \(code): \(message)\n")
     if json {
       let object = ["error": ["code": code, "message": message]]
       if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
-        print(String(decoding: data, as: UTF8.self))
+        StandardStreams.out(String(decoding: data, as: UTF8.self) + "\n")
       }
     }
   }
