@@ -278,12 +278,8 @@ public struct ChangeDelivery: Sendable, Hashable, Encodable {
     try container.encode(attempts, forKey: .attempts)
     try container.encode(lastStatus, forKey: .lastStatus)
     try container.encode(lastError, forKey: .lastError)
-    try container.encode(Self.milliseconds(nextAttemptAt), forKey: .nextAttemptAt)
-    try container.encode(deliveredAt.map(Self.milliseconds), forKey: .deliveredAt)
-  }
-
-  static func milliseconds(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    try container.encode(EventStore.milliseconds(nextAttemptAt), forKey: .nextAttemptAt)
+    try container.encode(deliveredAt.map(EventStore.milliseconds), forKey: .deliveredAt)
   }
 }
 
