@@ -52,11 +52,18 @@ extension Ledger {
   /// lists them folds the same rows instead of reading them again. A refund request's events
   /// are listed, not folded.
   public func view(folding recorded: [RecordedEvent]) throws(LedgerError) -> LedgerView {
+    let explainer = try explainer(folding: recorded)
+    return LedgerView(
+      LedgerState.fold(explainer.events), catalog: explainer.catalog, options: explainer.options)
+  }
+
+  /// The explainer of an account whose events were already read (``events(for:)``).
+  public func explainer(folding recorded: [RecordedEvent]) throws(LedgerError) -> AccountExplainer {
     do {
       let events = try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }
         .map(EventCodec.event)
-      return LedgerView(
-        LedgerState.fold(events), catalog: configuration.catalog, options: configuration.options)
+      return AccountExplainer(
+        events: events, catalog: configuration.catalog, options: configuration.options)
     } catch {
       throw Self.mapped(error)
     }

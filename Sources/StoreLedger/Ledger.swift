@@ -391,12 +391,42 @@ public struct Ledger: Sendable {
     }
   }
 
+  /// Why the account has (or lacks) `entitlement` at `time`, from the events known by then:
+  /// signed at or before `time` and, with `knownAt`, recorded by StoreLedger by `knownAt`.
+  /// An entitlement nothing granted by then is answered "never held" (the default).
   public func explain(
     entitlement: String, for appAccountToken: String, at time: Date = Date(),
+    knownAt: Date? = nil, consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> Explanation {
+    try await explainer(for: appAccountToken, consistency: consistency).explain(
+      entitlement: entitlement, for: try Self.canonical(appAccountToken), at: Timestamp(time),
+      knownAt: knownAt.map(Timestamp.init))
+  }
+
+  /// Every entitlement of the catalog, and any other the account held, explained at `time`.
+  public func explanations(
+    for appAccountToken: String, at time: Date = Date(), knownAt: Date? = nil,
     consistency: ReadConsistency = .readYourWrites
-  ) async throws(LedgerError) -> Explanation? {
-    let appAccountToken = try Self.canonical(appAccountToken)
-    return try await view(for: appAccountToken, consistency: consistency).explainEntitlement(
-      entitlement, for: appAccountToken, at: Timestamp(time))
+  ) async throws(LedgerError) -> [Explanation] {
+    try await explainer(for: appAccountToken, consistency: consistency).explainAll(
+      for: try Self.canonical(appAccountToken), at: Timestamp(time),
+      knownAt: knownAt.map(Timestamp.init))
+  }
+
+  /// The account's events, ready to be explained at any moment.
+  public func explainer(
+    for appAccountToken: String, consistency: ReadConsistency = .readYourWrites
+  ) async throws(LedgerError) -> AccountExplainer {
+    let token = try Self.canonical(appAccountToken)
+    do {
+      let logger = self.logger
+      let events = try await reading(token, consistency) { client in
+        try await AccountEvents.read(token, on: client, logger: logger)
+      }.value
+      return AccountExplainer(
+        events: events, catalog: configuration.catalog, options: configuration.options)
+    } catch {
+      throw Self.mapped(error)
+    }
   }
 }

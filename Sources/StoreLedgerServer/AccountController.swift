@@ -74,12 +74,16 @@ struct AccountController: Sendable {
     group.get("/v1/accounts/{token}/entitlements/{entitlement}/explanation") { request, context in
       let token = try Self.token(context)
       let entitlement = try context.parameters.require("entitlement")
-      guard
-        let explanation = try await ledger.explain(
-          entitlement: entitlement, for: token, at: try Self.time(request),
-          consistency: try Self.consistency(request))
-      else {
-        throw APIError(.notFound, "not_found", "the account has no such entitlement")
+      let explanation = try await ledger.explain(
+        entitlement: entitlement, for: token, at: try Self.time(request),
+        knownAt: try Self.time(request, "knownAt"), consistency: try Self.consistency(request))
+      let named = ledger.configuration.catalog.products.values.contains {
+        ($0.entitlements ?? []).contains(entitlement)
+      }
+      if explanation.answer == "never held", !named {
+        throw APIError(
+          .notFound, "not_found",
+          "the account never held this entitlement and the catalog names no such entitlement")
       }
       return try JSONBody.response(explanation)
     }
@@ -157,10 +161,15 @@ struct AccountController: Sendable {
   }
 
   static func time(_ request: Request) throws -> Date {
-    guard let text = request.uri.queryParameters.get("at") else { return Date() }
+    try time(request, "at") ?? Date()
+  }
+
+  /// The query parameter `name` as a date-time, nil when absent.
+  static func time(_ request: Request, _ name: String) throws -> Date? {
+    guard let text = request.uri.queryParameters.get(name) else { return nil }
     guard let date = ISO8601Parsing.date(text) else {
       throw APIError.invalidRequest(
-        "`at` must be an RFC 3339 date-time, like 2026-11-22T08:00:00Z or 2026-11-22T09:00:00+01:00"
+        "`\(name)` must be an RFC 3339 date-time, like 2026-11-22T08:00:00Z or 2026-11-22T09:00:00+01:00"
       )
     }
     return date

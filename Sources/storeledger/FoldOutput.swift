@@ -41,7 +41,8 @@ enum FoldOutput {
   {
     var text = "\(indent)\(explanation.subject)"
     if let account { text += " of \(account)" }
-    text += ": \(explanation.answer)\n\(indent)  rule \(explanation.rule)\n"
+    text += ": \(explanation.answer)\n\(indent)  \(explanation.sentence)\n"
+    text += "\(indent)  rule \(explanation.rule)\n"
     for event in explanation.events {
       let what = event.notification.map { "\(event.eventType) \($0)" } ?? event.eventType
       text += "\(indent)  - \(what), signed \(time(event.signedDate))"

@@ -210,7 +210,9 @@ import Testing
           "· SUBSCRIBED/INITIAL_BUY signed 2026-01-01T00:00:00Z, transaction 4000"))
       let missing = try CommandLineRunner.run(
         ["explain", "00000000-0000-4000-8000-0000000000c1", "platinum"] + options)
-      #expect(missing.status == 1 && missing.standardError.contains("has no platinum"))
+      #expect(
+        missing.status == 1 && missing.standardError.contains("has no platinum"),
+        "\(missing.standardError)")
 
       let debit =
         ["debit", "00000000-0000-4000-8000-0000000000c1", "gems.100", "30", "--key", "order-1"]

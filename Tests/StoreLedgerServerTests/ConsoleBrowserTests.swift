@@ -178,7 +178,8 @@ import Testing
         #expect(band[3].contains(names[Int(band[0]) ?? 0] ?? "?"), "readable without colour")
       }
     }
-    // The explanation is explain's: the rule the API gives for each entitlement.
+    // The explanation is explain's: the sentence and rule the API gives for each entitlement.
+    let all = try await browser.evaluate("document.body.textContent") as? String ?? ""
     let entitlements = try H.value(
       try await client.execute(
         uri: "/v1/accounts/\(token)/entitlements?at=\(time.date.formatted(.iso8601))",
@@ -190,7 +191,9 @@ import Testing
           uri:
             "/v1/accounts/\(token)/entitlements/\(name)/explanation?at=\(time.date.formatted(.iso8601))",
           method: .get, headers: H.authorized))
-      if case .string(let rule)? = explained["rule"] { #expect(text.contains("rule \(rule)")) }
+      // The sentence shows; the rule waits behind its disclosure.
+      if case .string(let sentence)? = explained["sentence"] { #expect(text.contains(sentence)) }
+      if case .string(let rule)? = explained["rule"] { #expect(all.contains("rule \(rule)")) }
     }
     #expect(text.contains("Events") && text.contains("Claims and signature"))
     try await browser.screenshot(to: screenshots.appendingPathComponent("account.png"))

@@ -120,7 +120,7 @@ import Testing
       #expect(entitlements.map(\.active) == [true])
       let explanation = try await ledger.explain(
         entitlement: "pro", for: "00000000-0000-4000-8000-000000000007", at: Self.now)
-      #expect(explanation?.rule.hasPrefix("E1") == true)
+      #expect(explanation.rule.hasPrefix("E1"))
     }
   }
 

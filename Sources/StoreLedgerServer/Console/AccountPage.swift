@@ -9,6 +9,8 @@ struct AccountPage {
   let time: Timestamp
   let now: Timestamp
   let view: LedgerView
+  /// Explains the page's moment from the events signed by then.
+  let explainer: AccountExplainer
   let snapshot: LedgerSnapshot
   let events: [StoredEvent]
   let requests: [ConsumptionRequestReport]
@@ -16,26 +18,27 @@ struct AccountPage {
   /// Each change's deliveries to the change webhooks, by position.
   let deliveries: [Int64: [ChangeDelivery]]
 
-  /// The explanation of each entitlement and subscription at the page's moment.
-  var explanations: [String: Explanation] {
+  /// Every entitlement of the catalog (and any other the account held), explained at the
+  /// page's moment.
+  var entitlementExplanations: [Explanation] { explainer.explainAll(for: token, at: time) }
+
+  /// The explanation of each subscription at the page's moment, by `originalTransactionId`.
+  var subscriptionExplanations: [String: Explanation] {
     var explained: [String: Explanation] = [:]
-    for entitlement in snapshot.entitlements {
-      explained["entitlement \(entitlement.entitlement)"] = view.explainEntitlement(
-        entitlement.entitlement, for: token, at: time)
-    }
     for subscription in snapshot.subscriptions {
-      explained["subscription \(subscription.originalTransactionId)"] = view.explainSubscription(
+      explained[subscription.originalTransactionId] = explainer.explainSubscription(
         subscription.originalTransactionId, at: time)
     }
     return explained
   }
 
   func render(into html: inout HTML, page: ConsolePage) {
-    let explained = explanations
-    let deciding = Set(explained.values.flatMap(Self.keys))
+    let entitled = entitlementExplanations
+    let statuses = subscriptionExplanations
+    let deciding = Set((entitled + statuses.values).flatMap(Self.keys))
     picker(into: &html, page: page)
-    entitlements(into: &html, explained: explained)
-    subscriptions(into: &html, explained: explained)
+    entitlements(into: &html, explained: entitled)
+    subscriptions(into: &html, explained: statuses)
     purchases(into: &html)
     balances(into: &html)
     revocations(into: &html)
@@ -45,7 +48,8 @@ struct AccountPage {
   }
 
   private static func keys(_ explanation: Explanation) -> [String] {
-    explanation.events.compactMap(\.key) + explanation.because.flatMap(keys)
+    (explanation.events + explanation.signedLater).compactMap(\.key)
+      + explanation.because.flatMap(keys)
   }
 
   private func picker(into html: inout HTML, page: ConsolePage) {
@@ -69,26 +73,33 @@ struct AccountPage {
     }
   }
 
-  private func entitlements(into html: inout HTML, explained: [String: Explanation]) {
+  private func entitlements(into html: inout HTML, explained: [Explanation]) {
     guard
       section(
-        &html, "entitlements", "Entitlements", empty: snapshot.entitlements.isEmpty,
-        "No entitlement at this moment.")
+        &html, "entitlements", "Entitlements", empty: explained.isEmpty,
+        "The catalog names no entitlement and the account held none by this moment.")
     else { return }
+    let views = Dictionary(
+      snapshot.entitlements.map { ($0.entitlement, $0) }, uniquingKeysWith: { first, _ in first })
     html.table(
-      caption: "Entitlements and why",
+      caption: "Every entitlement of the catalog, and why",
       headers: ["Entitlement", "In force", "Until", "Environment", "Why"],
-      rows: snapshot.entitlements
-    ) { html, entitlement in
-      html.cell(entitlement.entitlement)
-      html.element("td") { html in yesNo(&html, entitlement.active) }
-      html.cell(entitlement.expiresDate.map(Self.instant) ?? "no end")
-      html.cell(entitlement.environment ?? "—")
+      rows: explained
+    ) { html, explanation in
+      let name = String(explanation.subject.dropFirst("entitlement ".count))
+      let entitlement = views[name]
+      html.cell(name)
       html.element("td") { html in
-        if let explanation = explained["entitlement \(entitlement.entitlement)"] {
-          Self.explanation(explanation, into: &html)
+        if let entitlement {
+          yesNo(&html, entitlement.active)
+        } else {
+          html.element("span", ["class": "never"], text: "never held")
         }
       }
+      html.cell(
+        entitlement.map { $0.expiresDate.map(Self.instant) ?? ($0.active ? "no end" : "—") } ?? "—")
+      html.cell(entitlement?.environment ?? "—")
+      html.element("td") { html in Self.explanation(explanation, into: &html) }
     }
   }
 
@@ -116,7 +127,7 @@ struct AccountPage {
             + ".")
       }
       timeline(of: subscription.originalTransactionId, index: index).svg(into: &html)
-      if let explanation = explained["subscription \(subscription.originalTransactionId)"] {
+      if let explanation = explained[subscription.originalTransactionId] {
         html.element("details") { html in
           html.element("summary", text: "Why status \(subscription.status)")
           Self.explanation(explanation, into: &html)
@@ -331,26 +342,42 @@ struct AccountPage {
     html.element("span", ["class": value ? "yes" : "no"], text: value ? "yes" : "no")
   }
 
+  /// The sentence first, for support; the rule, Apple's constants and the events behind a
+  /// disclosure, for engineers. Each source's events are listed once, under that source.
   static func explanation(_ explanation: Explanation, into html: inout HTML) {
     html.element("div", ["class": "explanation"]) { html in
-      html.element("p") { html in
-        html.element("strong", text: "\(explanation.subject): \(explanation.answer)")
-        html.element("br")
-        html.text("rule \(explanation.rule)")
+      html.element("p", ["class": "sentence"], text: explanation.sentence)
+      html.element("details") { html in
+        html.element("summary", text: "Rule and events")
+        evidence(explanation, into: &html)
       }
-      if !explanation.events.isEmpty {
+    }
+  }
+
+  private static func evidence(_ explanation: Explanation, into html: inout HTML) {
+    html.element("p") { html in
+      html.element("strong", text: "\(explanation.subject): \(explanation.answer)")
+      html.element("br")
+      html.text("rule \(explanation.rule)")
+    }
+    if explanation.because.isEmpty {
+      let cited =
+        explanation.events.map { ($0, "") }
+        + explanation.signedLater.map { ($0, " — signed after this moment") }
+        + explanation.corroborating.map { ($0, " — the same transaction again") }
+      if !cited.isEmpty {
         html.element("ul") { html in
-          for event in explanation.events {
+          for (event, note) in cited {
             html.element(
               "li",
               text: "\(event.notification ?? event.eventType) signed "
                 + (event.signedDate.map(instant) ?? "unsigned")
-                + (event.transactionId.map { ", transaction \($0)" } ?? ""))
+                + (event.transactionId.map { ", transaction \($0)" } ?? "") + note)
           }
         }
       }
-      for source in explanation.because { self.explanation(source, into: &html) }
     }
+    for source in explanation.because { evidence(source, into: &html) }
   }
 
   static func name(of event: StoredEvent) -> String {

@@ -192,12 +192,15 @@ struct ConsoleController: Sendable {
         "No such account", "The ledger holds no event of \(canonical).", status: .notFound,
         query: token)
     }
-    let view = try ledger.view(folding: recorded)
+    let explainer = try ledger.explainer(folding: recorded)
+    let view = LedgerView(
+      LedgerState.fold(explainer.events), catalog: explainer.catalog, options: explainer.options)
     let requests = try await refundRequests(in: events)
     let changes = try await ledger.changes(limit: 200, account: canonical)
     let deliveries = try await ledger.changeDeliveries(ofPositions: changes.map(\.position))
     let accountPage = AccountPage(
       token: canonical, time: Timestamp(time), now: Timestamp(now), view: view,
+      explainer: explainer,
       snapshot: view.snapshot(at: Timestamp(time)).part(for: canonical), events: events,
       requests: requests, changes: changes,
       deliveries: Dictionary(grouping: deliveries, by: \.position))

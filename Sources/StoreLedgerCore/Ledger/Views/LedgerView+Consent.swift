@@ -44,6 +44,8 @@ extension LedgerView {
         ended.explanation = Explanation(
           subject: original.subject,
           answer: "not entitled: consent for download \(download) was withdrawn",
+          sentence:
+            "Consent was withdrawn on \(ExplanationWording.day(rescinded)) for the download this purchase belongs to; the rescinded-consent policy ends its access from then (\(original.sentence))",
           rule: EntitlementRule.consentRescinded.summary,
           events: original.events + [record.source])
       }

@@ -13,7 +13,9 @@ extension LedgerView {
     decidingGrants(in: moment).map(\.view)
   }
 
-  /// Why `entitlement` of the account is (in)active at `time`; nil when nothing ever granted it.
+  /// Why `entitlement` of the account is (in)active at `time`; nil when nothing had granted it
+  /// by then. The view answers from every event it folded: to cite none signed after `time`,
+  /// fold only what was known by then (``AccountExplainer``).
   public func explainEntitlement(
     _ entitlement: String, for appAccountToken: String, at time: Timestamp
   ) -> Explanation? {
@@ -21,10 +23,25 @@ extension LedgerView {
       $0.appAccountToken == appAccountToken && $0.entitlement == entitlement
     }
     guard let deciding = grants.max(by: { $1.decides(over: $0) }) else { return nil }
+    let answer = deciding.active ? "active" : "inactive"
+    let because = deciding.explanation?.sentence ?? ""
     return Explanation(
-      subject: "entitlement \(entitlement)", answer: deciding.active ? "active" : "inactive",
+      subject: "entitlement \(entitlement)", answer: answer,
+      sentence: deciding.active
+        ? "\(entitlement) is active: \(because)" : "\(entitlement) is not active: \(because)",
       rule: deciding.rule.summary, events: deciding.explanation?.events ?? [],
       because: grants.sorted { $0.decides(over: $1) }.compactMap(\.explanation))
+  }
+
+  /// The answer for an entitlement nothing had granted the account by `time`: the default.
+  public static func neverHeld(_ entitlement: String, at time: Timestamp) -> Explanation {
+    Explanation(
+      subject: "entitlement \(entitlement)", answer: "never held",
+      sentence:
+        "\(entitlement) was never held by \(ExplanationWording.day(time)): nothing in the account's log grants it by then",
+      rule:
+        "E0: an entitlement that no subscription, purchase, balance or seat of the account granted by T is never held (the default answer, decided by no event)",
+      events: [])
   }
 
   /// Why the subscription has its status at `time`; nil when it had not begun.
@@ -38,13 +55,27 @@ extension LedgerView {
   private func explanation(
     of result: SubscriptionChain.Evaluation, for id: String, at time: Timestamp
   ) -> Explanation {
-    let entitled = options.isEntitled(result.status) ? "entitled" : "not entitled"
+    let isEntitled = options.isEntitled(result.status)
+    let entitled = isEntitled ? "entitled" : "not entitled"
     let reported =
       result.reported.map {
         " as the App Store reported at \($0.signedDate?.description ?? "an unknown time")"
       } ?? ""
     var rule = result.rule.summary
     var events = result.events
+    if result.reported == nil, result.current.isSeatAddition, let chain = chains[id] {
+      // Seats added mid-period are transactions of the same period: together they decide it.
+      let end = result.current.facts.expiresDate
+      events += chain.transactions.filter {
+        $0.facts.expiresDate == end && ($0.facts.purchaseDate ?? time) <= time
+      }.map(\.source)
+    }
+    let inForce = result.rule == .active ? chains[id]?.renewals.inForce(at: time) : nil
+    if let inForce { events.append(inForce.source) }
+    var sentence = ExplanationWording.subscription(
+      result, renewal: inForce, entitled: isEntitled,
+      retryLimit: result.current.isCommitment
+        ? SubscriptionChain.commitmentRetryLimit : SubscriptionChain.billingRetryLimit)
     if result.current.isCommitment, result.reported == nil {
       // A commitment plan: its own rules say why a cancellation ends nothing yet, and why
       // billing problems have no grace and a longer retry.
@@ -52,8 +83,11 @@ extension LedgerView {
       if let plan = BillingPlanView(result.current.facts, renewal: renewal?.facts),
         plan.cancelledInsideCommitment
       {
+        let end = plan.commitmentExpiresDate?.description ?? "the commitment's end"
         rule +=
-          "; P1: cancelled inside its 12-month commitment, the remaining months are billed and entitle until \(plan.commitmentExpiresDate?.description ?? "the commitment's end")"
+          "; P1: cancelled inside its 12-month commitment, the remaining months are billed and entitle until \(end)"
+        sentence +=
+          "; the customer cancelled inside a 12-month commitment, so the remaining months are billed and entitle until \(ExplanationWording.day(plan.commitmentExpiresDate))"
         if let source = renewal?.source { events.append(source) }
       }
       if result.rule == .billingRetry || result.rule == .expired {
@@ -64,12 +98,14 @@ extension LedgerView {
       ofChain: id, records: chains[id]?.transactions ?? [], at: time)
     {
       rule += "; T1: the purchase was transferred to this account at \(Self.moment(transfer))"
+      sentence +=
+        "; the purchase was moved to this account on \(ExplanationWording.day(transfer.linkedAt))"
       events.append(transfer.source)
     }
     return Explanation(
       subject: "subscription \(id)",
       answer: "status \(result.status.rawValue) (\(result.status.name)), \(entitled)\(reported)",
-      rule: rule, events: events)
+      sentence: sentence, rule: rule, events: events)
   }
 
   private func decidingGrants(in moment: LedgerMoment) -> [EntitlementGrant] {
@@ -142,17 +178,20 @@ extension LedgerView {
   ) -> Explanation {
     var events = [record.source]
     var summary = rule.summary
+    var sentence = ExplanationWording.purchase(record, entitled: view.entitled, at: time)
     if let revocation = record.revocation { events.append(revocation.source) }
     if record.revocation != nil, let standing = record.standingSource { events.append(standing) }
     if let transfer = ownershipTransfer(
       ofChain: record.facts.originalTransactionId, records: [record], at: time)
     {
       summary += "; T1: the purchase was transferred to this account at \(Self.moment(transfer))"
+      sentence +=
+        "; the purchase was moved to this account on \(ExplanationWording.day(transfer.linkedAt))"
       events.append(transfer.source)
     }
     return Explanation(
       subject: "purchase \(view.transactionId)",
-      answer: view.entitled ? "entitled" : "not entitled",
+      answer: view.entitled ? "entitled" : "not entitled", sentence: sentence,
       rule: summary, events: events)
   }
 
@@ -182,7 +221,8 @@ extension LedgerView {
       let records = purchases[key] ?? []
       let latest = records.min(by: Self.newestPurchaseFirst)
       let explanation =
-        explained ? Self.balanceExplanation(balance, records: records, debits: debits[key]) : nil
+        explained
+        ? Self.balanceExplanation(balance, records: records, debits: debits[key], at: time) : nil
       return catalog.entitlements(of: balance.productId).map {
         EntitlementGrant(
           appAccountToken: token, entitlement: $0, active: balance.balance > 0, expiresDate: nil,
@@ -193,16 +233,21 @@ extension LedgerView {
     }
   }
 
+  /// The purchases, refunds and debits that make up the balance at `time`: a refund is cited
+  /// only when it took units back by then.
   private static func balanceExplanation(
-    _ balance: ConsumableView, records: [TransactionRecord], debits: [DebitRecord]?
+    _ balance: ConsumableView, records: [TransactionRecord], debits: [DebitRecord]?,
+    at time: Timestamp
   ) -> Explanation {
-    Explanation(
+    let refunds = records.compactMap(\.revocation).filter { ($0.date ?? time) <= time }
+    return Explanation(
       subject: "balance of \(balance.productId)",
       answer:
         "\(balance.balance) = \(balance.purchased) purchased − \(balance.refunded) refunded − \(balance.debited) debited",
+      sentence: ExplanationWording.balance(
+        balance, purchases: records.count, debits: debits?.count ?? 0),
       rule: EntitlementRule.consumable.summary,
-      events: records.map(\.source) + records.compactMap { $0.revocation?.source }
-        + (debits ?? []).map(\.source))
+      events: records.map(\.source) + refunds.map(\.source) + (debits ?? []).map(\.source))
   }
 }
 

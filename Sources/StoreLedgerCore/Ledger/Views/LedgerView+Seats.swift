@@ -120,26 +120,38 @@ extension LedgerView {
     let chain = subscription.chain.originalTransactionId
     var events = claim.claimSources
     var answer: String
+    var sentence: String
+    let product = subscription.view.productId ?? "the group subscription"
     if holds {
       events += subscription.result.events
       answer =
         active
         ? "entitled: the claim holds and subscription \(chain) is entitled"
         : "not entitled: the claim holds but subscription \(chain) is not entitled (status \(subscription.view.status))"
+      let status = SubscriptionStatus(rawValue: subscription.view.status).name
+      sentence =
+        active
+        ? "The customer holds a seat of \(product), which is \(status)"
+        : "The customer holds a seat of \(product), but it is \(status), so the seat gives no access"
     } else if let release = claim.releaseSource,
       let releasedAt = claim.released?.occurredAt,
       unclaimedAt(claim).map({ releasedAt <= $0 }) ?? true
     {
       events.append(release)
       answer = "not entitled: the seat claim was released by the backend (Unclaim Seat)"
+      sentence =
+        "The seat of \(product) was given back on \(ExplanationWording.day(releasedAt)) (released by this backend)"
     } else if let unclaim = state.seatUnclaims[seatClaimId] {
       events.append(unclaim.source)
       answer = "not entitled: the App Store released the seat claim (UNCLAIM_SEATS)"
+      sentence =
+        "The App Store took the seat of \(product) back on \(ExplanationWording.day(unclaim.unclaimedAt))"
     } else {
       answer = "not entitled"
+      sentence = "The seat of \(product) gives no access"
     }
     return Explanation(
       subject: "seat claim \(seatClaimId) of subscription \(chain)", answer: answer,
-      rule: EntitlementRule.seat.summary, events: events)
+      sentence: sentence, rule: EntitlementRule.seat.summary, events: events)
   }
 }
