@@ -86,6 +86,7 @@ let package = Package(
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
         "AppStoreServerAPI",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

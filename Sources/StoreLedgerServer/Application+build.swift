@@ -59,7 +59,7 @@ func buildRouter(
     logger: logger
   )
   .register(on: router)
-  let sessions = ConsoleSessions()
+  let sessions = ConsoleSessions(apiKeys: configuration.apiKeys)
   guard configuration.routesByApp else {
     apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)
     return router

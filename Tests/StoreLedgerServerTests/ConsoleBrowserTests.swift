@@ -51,6 +51,8 @@ import Testing
           == "\(try await Self.accountCount(client, simulation))")
       try await browser.screenshot(to: Self.screenshots.appendingPathComponent("overview.png"))
       try await Self.signOut(browser, base: base)
+      try await Self.deepLinkSurvivesSignIn(browser, base: base, token: token, time: time)
+      try await Self.signOut(browser, base: base)
       #expect(try await H.eventCount(database) == stored, "the console changes nothing")
     }
   }
@@ -102,7 +104,7 @@ import Testing
 
   static func signIn(_ browser: HeadlessChromium, base: String) async throws {
     try await browser.open("\(base)/console")
-    #expect(try await browser.url().hasSuffix("/console/sign-in"), "a page needs a session")
+    #expect(try await browser.url().contains("/console/sign-in?next="), "a page needs a session")
     for key in ["sk-wrong-key", H.apiKey] {
       _ = try await browser.evaluate("document.getElementById('key').focus()")
       try await browser.type(key)
@@ -112,7 +114,8 @@ import Testing
       #expect(!url.contains(key), "no key in the URL")
       #expect(!(try await browser.html()).contains(key), "no key in the page")
       if key != H.apiKey {
-        #expect(try await browser.text().contains("That key was not accepted"))
+        let text = try await browser.text()
+        #expect(text.contains("That key was not accepted"), "\(text)")
         #expect(url.hasSuffix("/console/sign-in"))
       }
     }
@@ -258,6 +261,24 @@ import Testing
     try await browser.waitForLoad()
     #expect(try await browser.url().hasSuffix("/console/sign-in"))
     try await browser.open("\(base)/console")
-    #expect(try await browser.url().hasSuffix("/console/sign-in"), "signed out")
+    #expect(try await browser.url().contains("/console/sign-in?next="), "signed out")
+  }
+
+  /// A link to a customer at a moment, pasted into a ticket, opened signed out: sign-in, then
+  /// the customer at that moment, not the overview.
+  static func deepLinkSurvivesSignIn(
+    _ browser: HeadlessChromium, base: String, token: String, time: Timestamp
+  ) async throws {
+    let moment = String(time.date.formatted(.iso8601).dropLast())
+    let link = "/console/accounts/\(token)?at=\(moment)"
+    try await browser.open(base + link)
+    #expect(try await browser.url().contains("/console/sign-in?next="))
+    _ = try await browser.evaluate("document.getElementById('key').focus()")
+    try await browser.type(H.apiKey)
+    try await browser.press("Enter", code: 13)
+    try await browser.waitForLoad()
+    #expect(try await browser.url() == base + link)
+    let text = try await browser.text()
+    #expect(text.contains("Account \(token), as of \(time.date.formatted(.iso8601))"))
   }
 }

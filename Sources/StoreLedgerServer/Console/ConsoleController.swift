@@ -25,9 +25,17 @@ struct ConsoleController: Sendable {
     group.get(RouterPath("/console")) { request, _ in
       try await signedIn(request) { try await overview() }
     }
-    group.get(RouterPath("/console/sign-in")) { _, _ in signInPage(refused: false) }
-    group.post(RouterPath("/console/sign-in")) { request, _ in try await signIn(request) }
-    group.post(RouterPath("/console/sign-out")) { request, _ in signOut(request) }
+    group.get(RouterPath("/console/sign-in")) { request, _ in
+      signInPage(refused: false, next: request.uri.queryParameters.get("next").map { "\($0)" })
+    }
+    group.post(RouterPath("/console/sign-in")) { request, _ in
+      guard Self.isSameOrigin(request) else { return crossOriginRefused() }
+      return try await signIn(request)
+    }
+    group.post(RouterPath("/console/sign-out")) { request, _ in
+      guard Self.isSameOrigin(request) else { return crossOriginRefused() }
+      return signOut(request)
+    }
     group.get(RouterPath("/console/search")) { request, _ in
       try await signedIn(request) { try await search(request.uri.queryParameters.get("q") ?? "") }
     }
@@ -58,12 +66,50 @@ struct ConsoleController: Sendable {
     -> Response
   {
     guard let token = session(of: request), sessions.isOpen(token) else {
-      return ConsolePage.redirect(to: "\(base)/sign-in")
+      // The page asked for comes back after sign-in: a link pasted into a ticket opens it.
+      var destination = request.uri.path
+      if let query = request.uri.query, !query.isEmpty { destination += "?" + query }
+      let next = destination.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+      return ConsolePage.redirect(to: "\(base)/sign-in?next=\(next)")
     }
     return try await page()
   }
 
-  private func signInPage(refused: Bool) -> Response {
+  /// A console page to return to after sign-in: a path of this console, nothing else (no
+  /// other site, no scheme, no `//host`).
+  func destination(_ next: String?) -> String? {
+    guard let next, next == base || next.hasPrefix(base + "/") || next.hasPrefix(base + "?"),
+      !next.hasPrefix("//"), !next.contains("\\"),
+      !next.unicodeScalars.contains(where: { $0.value < 0x20 })
+    else { return nil }
+    return next
+  }
+
+  /// A form may only be posted from a page of this server: browsers say where a request comes
+  /// from (`Sec-Fetch-Site`, `Origin`); one from another site is refused. Tools that send
+  /// neither header (curl) are not browsers and carry no ambient cookie to abuse.
+  static func isSameOrigin(_ request: Request) -> Bool {
+    // Browsers of the last years say it outright; the pages' no-referrer policy makes their
+    // Origin "null", so Sec-Fetch-Site decides when it is there.
+    if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
+      return site == "same-origin" || site == "none"
+    }
+    guard let origin = request.headers[HTTPField.Name("Origin")!] else { return true }
+    guard let host = request.headers[HTTPField.Name("Host")!] ?? request.head.authority,
+      let url = URL(string: origin), let originHost = url.host
+    else { return false }
+    let originAuthority = originHost + (url.port.map { ":\($0)" } ?? "")
+    return originAuthority.lowercased() == host.lowercased()
+  }
+
+  private func crossOriginRefused() -> Response {
+    message(
+      "Refused",
+      "A console form can only be sent from the console itself. Open the console and "
+        + "try again.", status: .forbidden)
+  }
+
+  private func signInPage(refused: Bool, next: String? = nil) -> Response {
     let document = page.document(title: "Sign in", signedIn: false) { html in
       if refused {
         html.element(
@@ -71,6 +117,9 @@ struct ConsoleController: Sendable {
           text: "That key was not accepted. Use one of the server's API keys.")
       }
       html.element("form", ["method": "post", "action": "\(base)/sign-in"]) { html in
+        if let next = destination(next) {
+          html.void("input", ["type": "hidden", "name": "next", "value": next])
+        }
         html.element("p") { html in
           html.element("label", ["for": "key"], text: "API key ")
           html.void(
@@ -92,15 +141,21 @@ struct ConsoleController: Sendable {
 
   private func signIn(_ request: Request) async throws -> Response {
     let body = try await request.body.collect(upTo: 4096)
-    let key = Self.formValue("key", in: String(buffer: body)) ?? ""
+    let form = String(buffer: body)
+    // A key pasted with a space or a line break around it is the same key.
+    let key = (Self.formValue("key", in: form) ?? "").trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    let next = Self.formValue("next", in: form)
     guard APIKeyMiddleware<BasicRequestContext>.isKnown(Array(key.utf8), among: apiKeys) else {
-      return signInPage(refused: true)
+      return signInPage(refused: true, next: next)
     }
     let token = sessions.open()
     let secure = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "; Secure" : ""
+    // Lax: a link followed from a ticket or a chat carries the session; a form posted from
+    // another site does not (and is refused anyway, isSameOrigin).
     return ConsolePage.redirect(
-      to: base,
-      cookie: "\(ConsoleSessions.cookie)=\(token); Path=\(cookiePath); HttpOnly; SameSite=Strict; "
+      to: destination(next) ?? base,
+      cookie: "\(ConsoleSessions.cookie)=\(token); Path=\(cookiePath); HttpOnly; SameSite=Lax; "
         + "Max-Age=\(Int(sessions.lifetime.components.seconds))\(secure)")
   }
 
@@ -108,7 +163,7 @@ struct ConsoleController: Sendable {
     if let token = session(of: request) { sessions.close(token) }
     return ConsolePage.redirect(
       to: "\(base)/sign-in",
-      cookie: "\(ConsoleSessions.cookie)=; Path=\(cookiePath); HttpOnly; SameSite=Strict; Max-Age=0"
+      cookie: "\(ConsoleSessions.cookie)=; Path=\(cookiePath); HttpOnly; SameSite=Lax; Max-Age=0"
     )
   }
 

@@ -1,44 +1,79 @@
+import Crypto
 import Foundation
 import Synchronization
 
-/// The console's signed-in sessions: a random token (the cookie's value) and when it expires.
-/// In memory: a restart signs everyone out. The API key itself is never kept.
+/// The console's signed-in sessions, as signed tokens: `<expiry>.<nonce>.<mac>`, the MAC an
+/// HMAC-SHA256 under a key derived from the server's API keys. Nothing is kept per session, so
+/// a session outlives a restart and every server with the same keys accepts it; changing the
+/// keys signs everyone out. Sign-out forgets the token on the server that signed it out (and
+/// the browser forgets the cookie); another server honours it until it expires. The API key
+/// itself is never kept.
 final class ConsoleSessions: Sendable {
   static let cookie = "storeledger_console"
   let lifetime: Duration
-  private let sessions = Mutex([String: ContinuousClock.Instant]())
+  private let key: SymmetricKey
+  /// Tokens signed out here, by their expiry (dropped once expired).
+  private let closed = Mutex([String: Int64]())
 
-  init(lifetime: Duration = .seconds(8 * 3600)) {
+  init(apiKeys: Set<String>, lifetime: Duration = .seconds(8 * 3600)) {
     self.lifetime = lifetime
+    var material = Data("storeledger console sessions v1".utf8)
+    for apiKey in apiKeys.sorted() {
+      material.append(0)
+      material.append(contentsOf: Array(apiKey.utf8))
+    }
+    key = SymmetricKey(data: SHA256.hash(data: material))
   }
 
-  /// A new session's token: 32 random bytes, hex.
-  func open() -> String {
+  /// A new session's token, valid for `lifetime` from `now`.
+  func open(now: Date = Date()) -> String {
     var generator = SystemRandomNumberGenerator()
-    let token = (0..<32).map { _ in
-      String(format: "%02x", UInt8.random(in: 0...255, using: &generator))
-    }
-    .joined()
-    let now = ContinuousClock.now
-    sessions.withLock { sessions in
-      if sessions.count > 10_000 { sessions = sessions.filter { $0.value > now } }
-      sessions[token] = now + lifetime
-    }
-    return token
+    let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let expiry = Int64(now.timeIntervalSince1970) + lifetime.components.seconds
+    let body = "\(expiry).\(Self.hex(nonce))"
+    return body + "." + mac(body)
   }
 
-  func isOpen(_ token: String) -> Bool {
-    sessions.withLock { sessions in
-      guard let expiry = sessions[token] else { return false }
-      guard expiry > .now else {
-        sessions[token] = nil
-        return false
-      }
-      return true
+  func isOpen(_ token: String, now: Date = Date()) -> Bool {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let expiry = Int64(parts[0]), parts[1].count == 32,
+      expiry > Int64(now.timeIntervalSince1970)
+    else { return false }
+    let body = "\(parts[0]).\(parts[1])"
+    guard
+      let given = Self.bytes(String(parts[2])),
+      HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Data(body.utf8), using: key)
+    else { return false }
+    return closed.withLock { $0[token] == nil }
+  }
+
+  func close(_ token: String, now: Date = Date()) {
+    guard isOpen(token, now: now), let expiry = Int64(token.prefix { $0 != "." }) else { return }
+    let seconds = Int64(now.timeIntervalSince1970)
+    closed.withLock { closed in
+      if closed.count > 10_000 { closed = closed.filter { $0.value > seconds } }
+      closed[token] = expiry
     }
   }
 
-  func close(_ token: String) {
-    sessions.withLock { _ = $0.removeValue(forKey: token) }
+  private func mac(_ body: String) -> String {
+    Self.hex(Array(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
+  }
+
+  private static func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
+  }
+
+  private static func bytes(_ hex: String) -> [UInt8]? {
+    guard hex.count == 64 else { return nil }
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+      bytes.append(byte)
+      index = next
+    }
+    return bytes
   }
 }
