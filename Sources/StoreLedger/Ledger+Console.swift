@@ -69,6 +69,26 @@ extension Ledger {
     }
   }
 
+  /// A page of the account's changes, newest first (page 0 is the newest `size`), and how
+  /// many changes the account has in all.
+  public func newestChanges(of appAccountToken: String, page: Int, size: Int)
+    async throws(LedgerError) -> (changes: [ChangeRecord], total: Int)
+  {
+    let token = try Self.canonical(appAccountToken)
+    guard page >= 0, (1...1000).contains(size) else {
+      throw LedgerError(.invalidRequest, "a page is 0 or more and holds 1 to 1000 changes")
+    }
+    let logger = self.logger
+    do {
+      return try await reading(token, .readYourWrites) { client in
+        try await ChangeFeed.newest(
+          account: token, offset: page * size, limit: size, on: client, logger: logger)
+      }.value
+    } catch {
+      throw Self.mapped(error)
+    }
+  }
+
   /// The overview at `now` (notifications counted over the 24 hours before it).
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
     let logger = self.logger

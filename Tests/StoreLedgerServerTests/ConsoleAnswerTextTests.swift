@@ -21,3 +21,13 @@ import Testing
       .hasPrefix("no consent, delivery "))
   }
 }
+
+@Suite struct ConsoleNumberTests {
+  @Test func countsHaveThousandsSeparators() {
+    #expect(AccountPage.count(0) == "0")
+    #expect(AccountPage.count(999) == "999")
+    #expect(AccountPage.count(1_000) == "1,000")
+    #expect(AccountPage.count(1_234_567) == "1,234,567")
+    #expect(AccountPage.count(-45_000) == "-45,000")
+  }
+}

@@ -199,6 +199,11 @@ import Testing
       if case .string(let rule)? = explained["rule"] { #expect(all.contains("rule \(rule)")) }
     }
     #expect(text.contains("Events") && text.contains("Claims and signature"))
+    // Every timeline marks the moment asked about, and the present.
+    let marked = try await browser.evaluate(
+      "[...document.querySelectorAll('svg.timeline')].filter(t => t.querySelector('.marker.moment') && t.querySelector('.marker.now')).length"
+    )
+    #expect((marked as? Int ?? 0) == subscriptions.count, "\(marked as Any)")
     try await browser.screenshot(to: screenshots.appendingPathComponent("account.png"))
     let svg = try await browser.evaluate("document.querySelector('svg.timeline').outerHTML")
     try Data((svg as? String ?? "").utf8).write(

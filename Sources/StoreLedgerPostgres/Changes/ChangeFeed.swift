@@ -87,6 +87,27 @@ package enum ChangeFeed {
     return try await client.query(query, logger: logger, reading: decode)
   }
 
+  /// A page of the account's changes, newest first, and how many it has in all.
+  package static func newest(
+    account: String, offset: Int, limit: Int, on client: PostgresClient, logger: Logger
+  ) async throws -> (records: [ChangeRecord], total: Int) {
+    let records = try await client.query(
+      """
+      SELECT \(unescaped: columns) FROM storeledger.changes
+      WHERE app_account_token = \(account)
+      ORDER BY ordinal DESC OFFSET \(offset) LIMIT \(limit)
+      """, logger: logger, reading: decode)
+    let total = try await client.query(
+      "SELECT count(*) FROM storeledger.changes WHERE app_account_token = \(account)",
+      logger: logger
+    ) { rows in
+      var total: Int64 = 0
+      for try await value in rows.decode(Int64.self) { total = value }
+      return Int(total)
+    }
+    return (records, total)
+  }
+
   /// Every change of each of `accounts`, each account's in order: one statement for a page of
   /// accounts (the audit's).
   package static func read(accounts: [String], on client: PostgresClient, logger: Logger)

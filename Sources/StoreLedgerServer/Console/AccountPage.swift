@@ -14,7 +14,14 @@ struct AccountPage {
   let snapshot: LedgerSnapshot
   let events: [StoredEvent]
   let requests: [ConsumptionRequestReport]
+  /// One page of the account's changes, newest first.
   let changes: [ChangeRecord]
+  /// How many changes the account has in all.
+  let changesTotal: Int
+  /// The pages shown (from 0, newest first) of the events and of the changes.
+  let eventsPage: Int
+  let changesPage: Int
+  static let pageSize = 50
   /// Each change's deliveries to the change webhooks, by position.
   let deliveries: [Int64: [ChangeDelivery]]
 
@@ -43,8 +50,8 @@ struct AccountPage {
     balances(into: &html)
     revocations(into: &html)
     refundRequests(into: &html)
-    changeFeed(into: &html)
-    eventList(into: &html, deciding: deciding)
+    changeFeed(into: &html, page: page)
+    eventList(into: &html, deciding: deciding, page: page)
   }
 
   private static func keys(_ explanation: Explanation) -> [String] {
@@ -158,10 +165,12 @@ struct AccountPage {
           + "\(Self.instant(from)) to \(record.facts.expiresDate.map(Self.instant) ?? "no end")"
       )
     }
+    let endWithNow = Timestamp(milliseconds: max(end.milliseconds, now.milliseconds + 86_400_000))
     return SubscriptionTimeline(
       id: index, originalTransactionId: chain,
-      bands: SubscriptionTimeline.bands(of: chain, in: view, from: start, to: end),
-      periods: periods, marks: marks(of: chain, records: records), start: start, end: end)
+      bands: SubscriptionTimeline.bands(of: chain, in: view, from: start, to: endWithNow),
+      periods: periods, marks: marks(of: chain, records: records), start: start, end: endWithNow,
+      moment: time, now: now)
   }
 
   private func marks(of chain: String, records: [TransactionRecord]) -> [SubscriptionTimeline.Mark]
@@ -217,10 +226,10 @@ struct AccountPage {
       rows: snapshot.consumables
     ) { html, balance in
       html.cell(balance.productId)
-      html.cell("\(balance.purchased)")
-      html.cell("\(balance.refunded)")
-      html.cell("\(balance.debited)")
-      html.cell("\(balance.balance)")
+      html.cell(Self.count(balance.purchased))
+      html.cell(Self.count(balance.refunded))
+      html.cell(Self.count(balance.debited))
+      html.cell(Self.count(balance.balance))
     }
     let debits = events.filter { $0.eventType == ConsumableDebited.eventType }
     guard !debits.isEmpty else { return }
@@ -230,7 +239,7 @@ struct AccountPage {
       let debit = event.facts?["debit"]
       html.cell(debit?["id"]?.string ?? event.idempotencyKey)
       html.cell(debit?["productId"]?.string ?? "—")
-      html.cell(debit?["quantity"]?.number.map { "\(Int64($0))" } ?? "—")
+      html.cell(debit?["quantity"]?.number.map { Self.count(Int64($0)) } ?? "—")
       html.cell(Self.instant(Timestamp(event.appleSignedAt ?? event.recordedAt)))
     }
   }
@@ -274,57 +283,143 @@ struct AccountPage {
       html.cell(request.requestId)
       html.cell(request.transactionId)
       html.cell(request.state.rawValue + (request.late ? " (late)" : ""))
-      html.cell(Self.instant(request.requestedAt))
+      html.cell(
+        Self.instant(request.requestedAt)
+          + (request.requestedAt > time ? " (after this moment)" : ""))
       html.cell(request.answer.map(Self.answer) ?? "—")
       html.cell(request.answeredAt.map(Self.instant) ?? "—")
-      html.cell(request.appleDecision?.notificationType ?? "—")
+      // What Apple decided after the page's moment is not shown as known then.
+      if let decision = request.appleDecision, (decision.signedDate ?? now) <= time {
+        html.cell(decision.notificationType)
+      } else {
+        html.cell(request.appleDecision == nil ? "—" : "— (decided after this moment)")
+      }
     }
   }
 
-  private func changeFeed(into html: inout HTML) {
+  private func changeFeed(into html: inout HTML, page: ConsolePage) {
     guard
       section(
-        &html, "changes", "Changes told to the backend", empty: changes.isEmpty,
+        &html, "changes", "Changes told to the backend", empty: changesTotal == 0,
         "No change derived for this account yet.")
     else { return }
     html.table(
-      caption: "The account's change feed (newest last)",
-      headers: ["Position", "Change", "About", "When", "Delivered"], rows: changes
+      caption: "The account's change feed, newest first (\(Self.count(changesTotal)) in all)",
+      headers: ["Position", "When (UTC)", "Change", "About", "Old → new", "Delivered"],
+      rows: changes
     ) { html, change in
-      html.cell("\(change.position)")
+      html.cell(Self.count(change.position))
+      html.cell(Self.instant(change.occurredAt))
       html.cell(change.change.kind.rawValue)
       html.cell(change.change.subject)
-      html.cell(Self.instant(change.occurredAt))
+      html.cell(Self.oldToNew(change.change))
       html.cell(Self.delivery(deliveries[change.position] ?? []))
+    }
+    pager(
+      into: &html, page: page, name: "changes", current: changesPage, total: changesTotal,
+      anchor: "changes")
+  }
+
+  static func oldToNew(_ change: AccountChange) -> String {
+    switch (change.old, change.new) {
+    case (nil, nil): "—"
+    case (let old?, nil): "\(old) → —"
+    case (nil, let new?): "— → \(new)"
+    case (let old?, let new?): "\(old) → \(new)"
     }
   }
 
-  private func eventList(into html: inout HTML, deciding: Set<String>) {
+  /// The account's events by when they happened (Apple's signature, or the backend's time
+  /// for its commands), newest first, a page at a time; claims and signature open on demand.
+  private func eventList(into html: inout HTML, deciding: Set<String>, page: ConsolePage) {
     html.element("h2", ["id": "events"], text: "Events")
+    let facts = Dictionary(
+      explainer.events.compactMap { event in event.key.map { ($0, event.body) } },
+      uniquingKeysWith: { first, _ in first })
+    let ordered = events.sorted {
+      ($0.appleSignedAt ?? $0.recordedAt, $0.recordedAt, $0.idempotencyKey)
+        > ($1.appleSignedAt ?? $1.recordedAt, $1.recordedAt, $1.idempotencyKey)
+    }
+    let shown = ordered.dropFirst(eventsPage * Self.pageSize).prefix(Self.pageSize)
+    let decides = time == now ? "Decides now" : "Decides at this moment"
     html.table(
-      caption: "Every event of the account, as stored",
-      headers: ["Event", "Source", "Apple signed", "Stored", "Decides now", "Evidence"],
-      rows: events.sorted { $0.recordedAt < $1.recordedAt }
+      caption: "Every event of the account, newest first (\(Self.count(events.count)) in all)",
+      headers: [
+        "Happened (UTC)", "Event", "Product", "Transaction", "Source", "Stored (UTC)", decides,
+        "Evidence",
+      ],
+      rows: Array(shown)
     ) { html, event in
+      let body = facts[event.idempotencyKey]
+      let happened = Timestamp(event.appleSignedAt ?? event.recordedAt)
+      html.cell(Self.instant(happened) + (happened > time ? " (after this moment)" : ""))
       html.cell(Self.name(of: event))
+      html.cell(Self.product(of: body) ?? "—")
+      html.cell(body?.transactionFacts?.transactionId ?? "—")
       html.cell(event.source ?? "—")
-      html.cell(event.appleSignedAt.map { Self.instant(Timestamp($0)) } ?? "—")
       html.cell(Self.instant(Timestamp(event.recordedAt)))
       html.cell(deciding.contains(event.idempotencyKey) ? "yes" : "no")
       html.element("td") { html in
-        html.element("details") { html in
-          html.element("summary", text: "Claims and signature")
-          html.element(
-            "p",
-            text: "Stream \(event.streamId) v\(event.streamVersion), key \(event.idempotencyKey)")
-          html.element("pre", text: Self.pretty(event.payload))
-          if let signed = event.signed {
-            html.element("p", text: "The original JWS, as Apple signed it:")
-            html.element("pre", ["class": "jws"], text: signed)
-          }
-        }
+        let key =
+          event.idempotencyKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        html.element(
+          "a", ["href": "\(page.base)/accounts/\(token)/evidence?key=\(key)"],
+          text: "Claims and signature")
       }
     }
+    pager(
+      into: &html, page: page, name: "events", current: eventsPage, total: events.count,
+      anchor: "events")
+  }
+
+  private static func product(of body: LedgerEvent.Body?) -> String? {
+    guard let body else { return nil }
+    if case .debit(let debit) = body { return debit.productId }
+    return body.transactionFacts?.productId ?? body.renewalFacts?.productId
+  }
+
+  /// Links to the newer and older pages of a list, keeping the moment and the other list's page.
+  private func pager(
+    into html: inout HTML, page: ConsolePage, name: String, current: Int, total: Int,
+    anchor: String
+  ) {
+    let pages = max(1, (total + Self.pageSize - 1) / Self.pageSize)
+    guard pages > 1 else { return }
+    func link(_ target: Int) -> String {
+      var query = [
+        "events=\(name == "events" ? target : eventsPage)",
+        "changes=\(name == "changes" ? target : changesPage)",
+      ]
+      if time != now { query.insert("at=\(String(Self.instant(time).dropLast()))", at: 0) }
+      return "\(page.base)/accounts/\(token)?\(query.joined(separator: "&"))#\(anchor)"
+    }
+    html.element("p", ["class": "pager"]) { html in
+      if current > 0 { html.element("a", ["href": link(current - 1)], text: "← Newer") }
+      html.text(" Page \(Self.count(current + 1)) of \(Self.count(pages)) ")
+      if current + 1 < pages { html.element("a", ["href": link(current + 1)], text: "Older →") }
+    }
+  }
+
+  /// The claims StoreLedger read and the JWS as Apple signed it, of one event.
+  static func evidence(of event: StoredEvent, into html: inout HTML) {
+    html.element(
+      "p", text: "Stream \(event.streamId) v\(event.streamVersion), key \(event.idempotencyKey)")
+    html.element("pre", text: Self.pretty(event.payload))
+    if let signed = event.signed {
+      html.element("p", text: "The original JWS, as Apple signed it:")
+      html.element("pre", ["class": "jws"], text: signed)
+    }
+  }
+
+  /// A count with thousands separators: 12,345.
+  static func count<Number: BinaryInteger>(_ number: Number) -> String {
+    let digits = String(number.magnitude)
+    var grouped = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
+      grouped.append(digit)
+    }
+    return (number < 0 ? "-" : "") + grouped
   }
 
   // MARK: Pieces

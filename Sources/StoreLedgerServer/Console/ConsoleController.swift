@@ -44,8 +44,17 @@ struct ConsoleController: Sendable {
     }
     group.get(RouterPath("/console/accounts/{token}")) { request, context in
       try await signedIn(request) {
-        try await account(
-          try context.parameters.require("token"), at: request.uri.queryParameters.get("at"))
+        let query = request.uri.queryParameters
+        return try await account(
+          try context.parameters.require("token"), at: query.get("at"),
+          eventsPage: Self.page(query.get("events")), changesPage: Self.page(query.get("changes")))
+      }
+    }
+    group.get(RouterPath("/console/accounts/{token}/evidence")) { request, context in
+      try await signedIn(request) {
+        try await evidence(
+          try context.parameters.require("token"),
+          key: request.uri.queryParameters.get("key").map { "\($0)" } ?? "")
       }
     }
   }
@@ -229,7 +238,38 @@ struct ConsoleController: Sendable {
       }, status: status)
   }
 
-  private func account(_ token: String, at: String?) async throws -> Response {
+  /// A page number from the query: 0 when absent or not a number.
+  static func page(_ text: String?) -> Int {
+    text.flatMap { Int($0) }.map { max(0, min($0, 1_000_000)) } ?? 0
+  }
+
+  /// One event's claims and signature, on its own page (the account page links to it).
+  private func evidence(_ token: String, key: String) async throws -> Response {
+    guard let canonical = AppAccountToken.canonical(token) else {
+      return message(
+        "Not an account", "An appAccountToken is a UUID, such as \(AppAccountToken.example).",
+        status: .badRequest, query: token)
+    }
+    let events = try await ledger.events(for: canonical).map(StoredEvent.init)
+    guard let event = events.first(where: { $0.idempotencyKey == key }) else {
+      return message(
+        "No such event", "The account \(canonical) holds no event with that key.",
+        status: .notFound, query: canonical)
+    }
+    let document = page.document(title: AccountPage.name(of: event), query: canonical) { html in
+      html.element("p") { html in
+        html.text("Of ")
+        html.element("a", ["href": "\(base)/accounts/\(canonical)"], text: canonical)
+        html.text(".")
+      }
+      AccountPage.evidence(of: event, into: &html)
+    }
+    return ConsolePage.response(document)
+  }
+
+  private func account(_ token: String, at: String?, eventsPage: Int, changesPage: Int)
+    async throws -> Response
+  {
     let now = Date()
     guard let time = Self.time(at, default: now) else {
       return message(
@@ -251,13 +291,15 @@ struct ConsoleController: Sendable {
     let view = LedgerView(
       LedgerState.fold(explainer.events), catalog: explainer.catalog, options: explainer.options)
     let requests = try await refundRequests(in: events)
-    let changes = try await ledger.changes(limit: 200, account: canonical)
+    let (changes, changesTotal) = try await ledger.newestChanges(
+      of: canonical, page: changesPage, size: AccountPage.pageSize)
     let deliveries = try await ledger.changeDeliveries(ofPositions: changes.map(\.position))
     let accountPage = AccountPage(
       token: canonical, time: Timestamp(time), now: Timestamp(now), view: view,
       explainer: explainer,
       snapshot: view.snapshot(at: Timestamp(time)).part(for: canonical), events: events,
-      requests: requests, changes: changes,
+      requests: requests, changes: changes, changesTotal: changesTotal, eventsPage: eventsPage,
+      changesPage: changesPage,
       deliveries: Dictionary(grouping: deliveries, by: \.position))
     let document = page.document(title: "Customer \(canonical)", query: canonical) { html in
       accountPage.render(into: &html, page: page)

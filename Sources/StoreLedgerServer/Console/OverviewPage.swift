@@ -14,17 +14,18 @@ struct OverviewPage {
 
   func render(into html: inout HTML) {
     html.element("div", ["class": "cards"]) { html in
-      card(&html, "Accounts", "\(overview.accounts)")
-      card(&html, "Notifications, last 24 h", "\(overview.notificationsLast24Hours)")
-      card(&html, "Verification failures, last 24 h", "\(recent.verificationFailures)")
-      card(&html, "Webhook errors, last 24 h", "\(recent.webhookErrors)")
+      card(&html, "Accounts", AccountPage.count(overview.accounts))
+      card(&html, "Notifications, last 24 h", AccountPage.count(overview.notificationsLast24Hours))
+      card(
+        &html, "Verification failures, last 24 h", AccountPage.count(recent.verificationFailures))
+      card(&html, "Webhook errors, last 24 h", AccountPage.count(recent.webhookErrors))
       card(
         &html, "Projector lag",
         recent.projector.map { String(format: "%.1f s", $0.lagSeconds) } ?? "not run here")
-      card(&html, "Refund requests waiting", "\(overview.consumption.pending)")
+      card(&html, "Refund requests waiting", AccountPage.count(overview.consumption.pending))
       card(
         &html, "Change deliveries failing",
-        "\(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead })")
+        AccountPage.count(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead }))
       let unrouted = notUnderstood.filter { $0.isUnrouted && $0.routedTo == nil }.count
       let shown =
         notUnderstood.count == Self.notUnderstoodShown
@@ -65,7 +66,7 @@ struct OverviewPage {
       rows: Array(1...5), id: "statuses"
     ) { html, status in
       html.cell("\(status) \(SubscriptionTimeline.names[Int32(status)] ?? "")")
-      html.cell("\(overview.subscriptionsByStatus[status] ?? 0)")
+      html.cell(AccountPage.count(overview.subscriptionsByStatus[status] ?? 0))
     }
   }
 
@@ -80,7 +81,7 @@ struct OverviewPage {
       rows: overview.entitlementsInForce.sorted { $0.key < $1.key }
     ) { html, entitlement in
       html.cell(entitlement.key)
-      html.cell("\(entitlement.value)")
+      html.cell(AccountPage.count(entitlement.value))
     }
   }
 
@@ -95,10 +96,10 @@ struct OverviewPage {
       rows: overview.changeDeliveries
     ) { html, endpoint in
       html.cell(endpoint.endpoint)
-      html.cell("\(endpoint.delivered)")
-      html.cell("\(endpoint.waiting + endpoint.unqueued)")
-      html.cell("\(endpoint.retrying)")
-      html.cell("\(endpoint.dead)")
+      html.cell(AccountPage.count(endpoint.delivered))
+      html.cell(AccountPage.count(endpoint.waiting + endpoint.unqueued))
+      html.cell(AccountPage.count(endpoint.retrying))
+      html.cell(AccountPage.count(endpoint.dead))
       html.cell(String(format: "%.0f s", endpoint.lagSeconds))
     }
   }

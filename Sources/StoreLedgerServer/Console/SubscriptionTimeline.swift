@@ -26,6 +26,9 @@ struct SubscriptionTimeline {
   let marks: [Mark]
   let start: Timestamp
   let end: Timestamp
+  /// The page's moment and the present, each drawn as a labelled line (one when they agree).
+  var moment: Timestamp? = nil
+  var now: Timestamp? = nil
 
   static let names: [Int32: String] = [
     1: "Active", 2: "Expired", 3: "Billing retry", 4: "Grace period", 5: "Revoked",
@@ -86,7 +89,31 @@ struct SubscriptionTimeline {
       html.element("text", ["x": "\(Self.margin)", "y": "78", "class": "lane"], text: "periods")
       for (index, period) in periods.enumerated() { draw(period, row: index % 2, into: &html) }
       for mark in marks { draw(mark, into: &html) }
+      if let now, now != moment { line(at: now, label: "now", kind: "now", into: &html) }
+      if let moment { line(at: moment, label: "this moment", kind: "moment", into: &html) }
       axis(into: &html)
+    }
+  }
+
+  /// A vertical line across the bands at `time`, named for screen readers and hover.
+  private func line(at time: Timestamp, label: String, kind: String, into html: inout HTML) {
+    guard time >= start, time <= end else { return }
+    let at = Self.number(x(time))
+    html.element(
+      "g",
+      [
+        "class": "marker \(kind)", "role": "img", "tabindex": "0",
+        "aria-label": "\(label), \(Self.instant(time))",
+      ]
+    ) { html in
+      html.element("title", text: "\(label), \(Self.instant(time))")
+      html.shape(
+        "line",
+        [
+          "x1": at, "x2": at, "y1": "2", "y2": "128", "stroke": kind == "now" ? "#555" : "#000",
+          "stroke-width": "2", "stroke-dasharray": kind == "now" ? "4 3" : "none",
+        ])
+      html.element("text", ["x": at, "y": "140", "class": "marker-label"], text: label)
     }
   }
 
