@@ -211,6 +211,12 @@ extension Ledger {
       if error.code == .databaseUnavailable || error.code == .hookFailed {
         return LedgerError(.databaseUnavailable, error.message)
       }
+      if error.sqlState == "42501" {
+        return LedgerError(
+          .databasePermissionDenied,
+          "the database role may not do this: the schema is changed by its owner (storeledger "
+            + "migrate with the owner role); the writer role reads and appends")
+      }
       return LedgerError(.databaseRejected, error.message)
     }
     return LedgerError(.databaseUnavailable, "the database failed")

@@ -41,12 +41,17 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// An idempotency key used before, on the same account and route, for a different request.
     public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
 
+    /// The database role may not do what was asked (SQLSTATE 42501): the schema belongs to
+    /// the owner role, which `migrate` uses; the writer serves.
+    public static let databasePermissionDenied = Code(rawValue: "database_permission_denied")
+
     /// Every code, for documents that list them (the HTTP API's).
     public static let all: [Code] = [
       .verificationFailed, .invalidPayload, .invalidRequest, .insufficientBalance,
       .databaseUnavailable, .databaseRejected, .notFound, .conflict, .appleRefused,
       .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
+      .databasePermissionDenied,
     ]
   }
 

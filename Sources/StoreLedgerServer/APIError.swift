@@ -76,6 +76,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     case .invalidRequest: self.init(.badRequest, "invalid_request", error.message)
     case .insufficientBalance: self.init(.conflict, "insufficient_balance", error.message)
     case .databaseUnavailable: self.init(.serviceUnavailable, "database_unavailable", error.message)
+    case .databasePermissionDenied:
+      // The deployment's roles are wrong, not the request: unavailable until an operator fixes it.
+      self.init(.serviceUnavailable, "database_permission_denied", error.message)
     case .notFound: self.init(.notFound, "not_found", error.message)
     case .conflict: self.init(.conflict, "conflict", error.message)
     case .appleRefused:

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// A failure of the work itself (exit 1), with a message that says what to do next.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -22,6 +24,37 @@ struct CommandFailure: Error, CustomStringConvertible {
       default: ""
       }
     description = hint.isEmpty ? "\(error)" : "\(error)\n  → \(hint)"
+  }
+}
+
+extension CommandFailure {
+  /// A database that cannot be used, by cause, with the next step.
+  init(_ problem: DatabaseProblem) {
+    description = "\(problem.code): \(problem.message)"
+  }
+}
+
+/// Opens one connection before a command's work: a closed port, a wrong password, a missing
+/// database or an unreachable host are said at once and by name, not after the pool's retries
+/// as "no answer in time".
+enum DatabaseCheck {
+  static func require(_ url: DatabaseURL) async throws {
+    var logger = Logger(label: "storeledger.database-check")
+    logger.logLevel = .critical
+    if let problem = await DatabaseProblem.diagnose(url, logger: logger) {
+      throw CommandFailure(problem)
+    }
+  }
+
+  /// The error of a command's work, with the role named when the database refused it for
+  /// want of a privilege.
+  static func failure(_ error: LedgerError, url: DatabaseURL) -> CommandFailure {
+    if error.code == .databasePermissionDenied,
+      let problem = DatabaseProblem.classify(sqlState: "42501", url: url)
+    {
+      return CommandFailure(problem)
+    }
+    return CommandFailure(error)
   }
 }
 

@@ -213,6 +213,7 @@ struct LedgerOptions: ParsableArguments {
     var logger = Logger(label: label)
     logger.logLevel = .warning
     let quiet = logger
+    try await DatabaseCheck.require(url)
     do {
       return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
         try await Self.withReplicas(replicaURLs, of: client, settings, logger: quiet) {
@@ -224,7 +225,7 @@ struct LedgerOptions: ParsableArguments {
         }
       }
     } catch let error as LedgerError {
-      throw CommandFailure(error)
+      throw DatabaseCheck.failure(error, url: url)
     }
   }
 

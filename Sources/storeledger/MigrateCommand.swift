@@ -56,6 +56,7 @@ struct MigrateCommand: AsyncParsableCommand {
     poolLogger.logLevel = .error
     do {
       for url in try databases(base: url) {
+        try await DatabaseCheck.require(url)
         let report = try await PostgresClient.withRunningClient(url, logger: poolLogger) {
           client in
           try await SchemaMigrator(client: client, logger: logger).migrate()
@@ -63,7 +64,13 @@ struct MigrateCommand: AsyncParsableCommand {
         StandardStreams.out(render(report) + "\n")
       }
     } catch let error as EventStoreError {
-      StandardStreams.error("error: \(error.code): \(error.message)\n")
+      if let sqlState = error.sqlState,
+        let problem = DatabaseProblem.classify(sqlState: sqlState, url: url)
+      {
+        StandardStreams.error("error: \(problem)\n")
+      } else {
+        StandardStreams.error("error: \(error.code): \(error.message)\n")
+      }
       throw ExitCode.failure
     }
   }

@@ -100,7 +100,9 @@ struct ServeCommand: AsyncParsableCommand {
   var noProjector = false
 
   func run() async throws {
-    let configuration = try serverConfiguration(ProcessInfo.processInfo.environment)
+    let environment = ProcessInfo.processInfo.environment
+    let configuration = try serverConfiguration(environment)
+    for url in try databaseURLs(environment) { try await DatabaseCheck.require(url) }
     let application = try buildApplication(configuration: configuration)
     try await application.runService()
   }
@@ -123,6 +125,16 @@ struct ServeCommand: AsyncParsableCommand {
       routesByApp: routesByApp, apiKeys: Set(keys), migrateOnStart: migrate,
       runsProjector: !noProjector,
       logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info)
+  }
+
+  /// The database of each served app.
+  func databaseURLs(_ environment: [String: String]) throws -> [DatabaseURL] {
+    guard let file = try ledger.appsFile(environment) else {
+      return [try ledger.databaseURL(environment)]
+    }
+    let chosen = try ledger.app.map { [try file.app(named: $0)] } ?? file.apps
+    let base = try ledger.serverURL(environment)
+    return try chosen.map { try AppsFile.databaseURL(of: $0, base: base) }
   }
 
   /// The app of the flags, or every app of the apps file (only `--app`'s when given).

@@ -52,6 +52,9 @@ postgres_start() {
     cat "$POSTGRES_DIR/initdb.log" >&2
     return 1
   }
+  # One role must give a password, as production roles do: the tests of a wrong password
+  # (DatabaseProblemTests) sign in as it. Every other role is trusted on loopback.
+  postgres_as_owner sh -c "{ echo 'host all storeledger_password_test 127.0.0.1/32 scram-sha-256'; cat '$POSTGRES_DIR/data/pg_hba.conf'; } > '$POSTGRES_DIR/data/pg_hba.new' && mv '$POSTGRES_DIR/data/pg_hba.new' '$POSTGRES_DIR/data/pg_hba.conf'"
   postgres_as_owner "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=300 ${POSTGRES_EXTRA_OPTIONS:-}" \
     start >/dev/null || {

@@ -90,7 +90,7 @@ package enum ChangeFeed {
   /// A page of the account's changes, newest first, and how many it has in all.
   package static func newest(
     account: String, offset: Int, limit: Int, on client: PostgresClient, logger: Logger
-  ) async throws -> (records: [ChangeRecord], total: Int) {
+  ) async throws -> (changes: [ChangeRecord], total: Int) {
     let records = try await client.query(
       """
       SELECT \(unescaped: columns) FROM storeledger.changes
