@@ -78,7 +78,8 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
     if let psql = error as? PSQLError {
       if let state = psql.serverInfo?[.sqlState] {
         // PostgreSQL's own words for a role it does not know (they quote no data).
-        let unknownRole = psql.serverInfo?[.message]?.contains("does not exist") == true
+        let unknownRole =
+          state == "28000" && psql.serverInfo?[.message]?.contains("does not exist") == true
         return classify(sqlState: unknownRole ? "28000/role" : state, url: url)
       }
       if psql.code == .connectionError || psql.code == .serverClosedConnection,
