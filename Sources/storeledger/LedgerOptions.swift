@@ -144,36 +144,178 @@ struct LedgerOptions: ParsableArguments {
   }
 
   func ledgerConfiguration(_ environment: [String: String]) throws -> LedgerConfiguration {
+    try ledgerConfiguration(environment, recorded: nil)
+  }
+
+  /// The app's configuration: the apps file's app, else what the database records, each
+  /// setting given by a flag (or its variable) checked against it. A flag that contradicts the
+  /// record is refused with both values, so a wrong `--bundle-id` never answers for another app.
+  func ledgerConfiguration(_ environment: [String: String], recorded: RecordedAppConfiguration?)
+    throws -> LedgerConfiguration
+  {
     if let app = try selectedApp(environment) {
       return try ledgerConfiguration(for: app, environment)
     }
-    guard let bundle = Self.setting(bundleId, "STORELEDGER_BUNDLE_ID", environment) else {
-      throw ValidationError("give --bundle-id or set STORELEDGER_BUNDLE_ID")
+    let given = try givenConfiguration(environment)
+    if let recorded { try Self.refuseContradictions(given, recorded) }
+    guard let bundle = given.bundleId ?? recorded?.bundleId else {
+      throw ValidationError(
+        Self.appNotGiven + ", or record the app in the database once: "
+          + "storeledger migrate --bundle-id … --app-apple-id … --catalog …")
     }
-    let appleId = try Self.setting(
-      appAppleId.map(String.init), "STORELEDGER_APP_APPLE_ID", environment
+    let roots = given.rootCertificates ?? recorded?.rootCertificates
+    return LedgerConfiguration(
+      bundleId: bundle, appAppleId: given.appAppleId ?? recorded?.appAppleId,
+      environments: (given.environments ?? recorded?.environments ?? ["Production", "Sandbox"])
+        .map(AppStoreEnvironment.init(rawValue:)),
+      trustedRoots: try roots.map { try TrustedRoots(derEncoded: $0) } ?? .apple,
+      catalog: try given.catalog ?? recorded?.catalogJSON.map(Self.recordedCatalog) ?? .empty,
+      options: ProjectionOptions(
+        sandboxEntitles: given.sandboxEntitles ?? recorded?.sandboxEntitles ?? true,
+        rescindedConsentEndsEntitlements: given.rescindedConsentEndsEntitlements
+          ?? recorded?.rescindedConsentEndsEntitlements ?? false))
+  }
+
+  static let appNotGiven = "give --bundle-id (or STORELEDGER_BUNDLE_ID)"
+
+  /// What the flags (or their variables) say; nil for each one not given.
+  struct GivenConfiguration {
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environments: [String]?
+    var catalog: ProductCatalog?
+    var catalogJSON: String?
+    var rootCertificates: [[UInt8]]?
+    var sandboxEntitles: Bool?
+    var rescindedConsentEndsEntitlements: Bool?
+  }
+
+  func givenConfiguration(_ environment: [String: String]) throws -> GivenConfiguration {
+    try Self.givenConfiguration(
+      AppFlags(
+        bundleId: bundleId, appAppleId: appAppleId, environments: environments,
+        rootCertificates: rootCertificates, catalog: catalog, sandboxEntitles: sandboxEntitles,
+        rescindedConsentEndsEntitlements: rescindedConsentEndsEntitlements), environment)
+  }
+
+  /// The app's flags as given on a command line (nil: not given).
+  struct AppFlags {
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environments: String?
+    var rootCertificates: String?
+    var catalog: String?
+    var sandboxEntitles: String?
+    var rescindedConsentEndsEntitlements: String?
+  }
+
+  static func givenConfiguration(_ flags: AppFlags, _ environment: [String: String]) throws
+    -> GivenConfiguration
+  {
+    let appleId = try setting(
+      flags.appAppleId.map(String.init), "STORELEDGER_APP_APPLE_ID", environment
     ).map {
       guard let id = Int64($0) else { throw ValidationError("the app Apple id must be a number") }
       return id
     }
-    return LedgerConfiguration(
-      bundleId: bundle, appAppleId: appleId,
-      environments: Self.list(
-        Self.setting(environments, "STORELEDGER_ENVIRONMENTS", environment)
-          ?? "Production,Sandbox"
-      ).map(AppStoreEnvironment.init(rawValue:)),
-      trustedRoots: try RootCertificates.load(
-        Self.list(Self.setting(rootCertificates, "STORELEDGER_ROOT_CERTS", environment))),
-      catalog: try Self.setting(catalog, "STORELEDGER_CATALOG", environment).map(Self.catalog)
-        ?? .empty,
-      options: ProjectionOptions(
-        sandboxEntitles: try Self.yesOrNo(
-          Self.setting(sandboxEntitles, "STORELEDGER_SANDBOX_ENTITLES", environment),
-          name: "--sandbox-entitles") ?? true,
-        rescindedConsentEndsEntitlements: try Self.yesOrNo(
-          Self.setting(
-            rescindedConsentEndsEntitlements, "STORELEDGER_RESCINDED_CONSENT_ENDS_ENTITLEMENTS",
-            environment), name: "--rescinded-consent-ends-entitlements") ?? false))
+    let catalogPath = setting(flags.catalog, "STORELEDGER_CATALOG", environment)
+    let catalogJSON = try catalogPath.map {
+      String(decoding: try InputReader.bytes($0), as: UTF8.self)
+    }
+    let roots = list(setting(flags.rootCertificates, "STORELEDGER_ROOT_CERTS", environment))
+    return GivenConfiguration(
+      bundleId: setting(flags.bundleId, "STORELEDGER_BUNDLE_ID", environment),
+      appAppleId: appleId,
+      environments: setting(flags.environments, "STORELEDGER_ENVIRONMENTS", environment).map {
+        list($0)
+      },
+      catalog: try catalogPath.map(catalog), catalogJSON: catalogJSON,
+      rootCertificates: roots.isEmpty ? nil : try RootCertificates.der(roots),
+      sandboxEntitles: try yesOrNo(
+        setting(flags.sandboxEntitles, "STORELEDGER_SANDBOX_ENTITLES", environment),
+        name: "--sandbox-entitles"),
+      rescindedConsentEndsEntitlements: try yesOrNo(
+        setting(
+          flags.rescindedConsentEndsEntitlements,
+          "STORELEDGER_RESCINDED_CONSENT_ENDS_ENTITLEMENTS", environment),
+        name: "--rescinded-consent-ends-entitlements"))
+  }
+
+  /// The configuration `migrate` or `serve` records: the flags', complete.
+  func recordable(_ environment: [String: String], by command: String) throws
+    -> RecordedAppConfiguration?
+  {
+    try Self.recordable(try givenConfiguration(environment), by: command)
+  }
+
+  static func recordable(_ given: GivenConfiguration, by command: String)
+    -> RecordedAppConfiguration?
+  {
+    guard let bundle = given.bundleId else { return nil }
+    return RecordedAppConfiguration(
+      bundleId: bundle, appAppleId: given.appAppleId,
+      environments: given.environments ?? ["Production", "Sandbox"],
+      catalogJSON: given.catalogJSON, rootCertificates: given.rootCertificates,
+      sandboxEntitles: given.sandboxEntitles ?? true,
+      rescindedConsentEndsEntitlements: given.rescindedConsentEndsEntitlements ?? false,
+      recordedBy: command)
+  }
+
+  /// Refuses a flag that says otherwise than the database, naming both values.
+  static func refuseContradictions(
+    _ given: GivenConfiguration, _ recorded: RecordedAppConfiguration
+  )
+    throws
+  {
+    let by =
+      "the database records (\(recorded.recordedBy)"
+      + (recorded.recordedAt.map { ", \($0.formatted(.iso8601))" } ?? "") + ")"
+    func refuse(_ flag: String, _ mine: String, _ theirs: String) -> CommandFailure {
+      CommandFailure(
+        "\(flag) \(mine) contradicts \(theirs), which \(by); leave the flag out to use the "
+          + "database's, or change the record with storeledger migrate \(flag) …")
+    }
+    if let bundle = given.bundleId, bundle != recorded.bundleId {
+      throw refuse("--bundle-id", bundle, recorded.bundleId)
+    }
+    if let id = given.appAppleId, id != recorded.appAppleId {
+      throw refuse("--app-apple-id", "\(id)", recorded.appAppleId.map(String.init) ?? "none")
+    }
+    if let environments = given.environments, Set(environments) != Set(recorded.environments) {
+      throw refuse(
+        "--environments", environments.joined(separator: ","),
+        recorded.environments.joined(separator: ","))
+    }
+    if let catalog = given.catalog {
+      let theirs = try recorded.catalogJSON.map(Self.recordedCatalog) ?? .empty
+      if catalog != theirs {
+        throw refuse("--catalog", "(the file's products)", "another catalog")
+      }
+    }
+    if let roots = given.rootCertificates, Set(roots) != Set(recorded.rootCertificates ?? []) {
+      throw refuse("--root-certs", "(the files' certificates)", "other root certificates")
+    }
+    if let value = given.sandboxEntitles, value != recorded.sandboxEntitles {
+      throw refuse(
+        "--sandbox-entitles", value ? "yes" : "no", recorded.sandboxEntitles ? "yes" : "no")
+    }
+    if let value = given.rescindedConsentEndsEntitlements,
+      value != recorded.rescindedConsentEndsEntitlements
+    {
+      throw refuse(
+        "--rescinded-consent-ends-entitlements", value ? "yes" : "no",
+        recorded.rescindedConsentEndsEntitlements ? "yes" : "no")
+    }
+  }
+
+  static func recordedCatalog(_ json: String) throws -> ProductCatalog {
+    do {
+      let catalog = try JSONDecoder().decode(ProductCatalog.self, from: Data(json.utf8))
+      try catalog.validate()
+      return catalog
+    } catch {
+      throw ValidationError("the catalog the database records is not a product catalog: \(error)")
+    }
   }
 
   /// An app of the apps file; the root certificates are the deployment's.
@@ -206,7 +348,6 @@ struct LedgerOptions: ParsableArguments {
   ) async throws -> Result {
     let environment = ProcessInfo.processInfo.environment
     let url = try databaseURL(environment)
-    let configuration = try ledgerConfiguration(environment)
     let replicaURLs = try readReplicaURLs(
       environment, primary: url, app: try selectedApp(environment))
     let settings = try replicaSettings(environment)
@@ -216,7 +357,9 @@ struct LedgerOptions: ParsableArguments {
     try await DatabaseCheck.require(url)
     do {
       return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
-        try await Self.withReplicas(replicaURLs, of: client, settings, logger: quiet) {
+        let recorded = try await RecordedAppConfiguration.read(on: client, logger: quiet)
+        let configuration = try ledgerConfiguration(environment, recorded: recorded)
+        return try await Self.withReplicas(replicaURLs, of: client, settings, logger: quiet) {
           replicas in
           try await body(
             try Ledger(

@@ -15,8 +15,7 @@ struct RebuildCommand: AsyncParsableCommand {
 
       Examples:
         storeledger rebuild \\
-          --database-url postgres://storeledger_writer@127.0.0.1/app \\
-          --bundle-id com.example.app --catalog catalog.json
+          --database-url postgres://storeledger_writer@127.0.0.1/app
         storeledger rebuild --list --database-url …
         storeledger rebuild --compare 1 \\
           --database-url …   # accounts whose view changed

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
@@ -101,17 +102,45 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     let environment = ProcessInfo.processInfo.environment
-    let configuration = try serverConfiguration(environment)
-    for url in try databaseURLs(environment) { try await DatabaseCheck.require(url) }
+    let urls = try databaseURLs(environment)
+    // Every setting is checked before the database is: a usage error is said as one. Only
+    // the app may be missing here, when the database records it.
+    do {
+      _ = try serverConfiguration(environment)
+    } catch let error as ValidationError
+      where error.message.hasPrefix(LedgerOptions.appNotGiven)
+    {}
+    for url in urls { try await DatabaseCheck.require(url) }
+    // One app: what its database records decides, the flags are checked against it, and the
+    // first server records the flags' app for the commands that come after.
+    var recorded: RecordedAppConfiguration?
+    if try ledger.appsFile(environment) == nil, let url = urls.first {
+      var logger = Logger(label: "storeledger.serve")
+      logger.logLevel = .warning
+      let quiet = logger
+      let flags = try ledger.recordable(environment, by: "serve")
+      recorded = try await PostgresClient.withRunningClient(url, logger: quiet) {
+        client -> RecordedAppConfiguration? in
+        if let found = try await RecordedAppConfiguration.read(on: client, logger: quiet) {
+          return found
+        }
+        // A schema not migrated yet has no table to record in; the next start records.
+        if let flags { _ = try? await flags.recordIfAbsent(on: client, logger: quiet) }
+        return nil
+      }
+    }
+    let configuration = try serverConfiguration(environment, recorded: recorded)
     let application = try buildApplication(configuration: configuration)
     try await application.runService()
   }
 
-  func serverConfiguration(_ environment: [String: String]) throws -> ServerConfiguration {
+  func serverConfiguration(
+    _ environment: [String: String], recorded: RecordedAppConfiguration? = nil
+  ) throws -> ServerConfiguration {
     func setting(_ flag: String?, _ variable: String) -> String? {
       LedgerOptions.setting(flag, variable, environment)
     }
-    let (apps, routesByApp) = try servedApps(environment)
+    let (apps, routesByApp) = try servedApps(environment, recorded: recorded)
     let keys = LedgerOptions.list(setting(apiKeys, "STORELEDGER_API_KEYS"))
     guard !keys.isEmpty else {
       throw ValidationError("give --api-keys or set STORELEDGER_API_KEYS (comma list of keys)")
@@ -138,9 +167,11 @@ struct ServeCommand: AsyncParsableCommand {
   }
 
   /// The app of the flags, or every app of the apps file (only `--app`'s when given).
-  func servedApps(_ environment: [String: String]) throws -> ([ServedApp], Bool) {
+  func servedApps(
+    _ environment: [String: String], recorded: RecordedAppConfiguration? = nil
+  ) throws -> ([ServedApp], Bool) {
     guard let file = try ledger.appsFile(environment) else {
-      let configuration = try ledger.ledgerConfiguration(environment)
+      let configuration = try ledger.ledgerConfiguration(environment, recorded: recorded)
       return (
         [
           try servedApp(

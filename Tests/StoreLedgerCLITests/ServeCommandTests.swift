@@ -34,6 +34,12 @@ import Testing
         "http://127.0.0.1:\(port)/v1/accounts/00000000-0000-4000-8000-00000000000a/entitlements",
         bearer: "k-2")
       #expect(allowed.status == 200)
+      // The first server recorded its app: the commands after it need no app flags.
+      let recorded = try await database.asWriter { client in
+        try await RecordedAppConfiguration.read(on: client, logger: TestDatabase.logger)
+      }
+      #expect(recorded?.bundleId == "com.example.app" && recorded?.environments == ["Sandbox"])
+      #expect(recorded?.recordedBy == "serve")
       process.terminate()
       process.waitUntilExit()
       #expect(process.terminationStatus == 0)
@@ -41,10 +47,22 @@ import Testing
     }
   }
 
-  @Test func missingSettingsAreUsageErrors() throws {
-    let result = try CommandLineRunner.run(["serve", "--database-url", "postgres://x@127.0.0.1/db"])
+  /// A missing setting is a usage error, said before the database is tried; the app may be
+  /// left out only when the database records it.
+  @Test func missingSettingsAreUsageErrors() async throws {
+    let result = try CommandLineRunner.run([
+      "serve", "--database-url", "postgres://x@127.0.0.1/db", "--bundle-id", "com.example.app",
+    ])
     #expect(result.status == 2)
-    #expect(result.standardError.contains("STORELEDGER_BUNDLE_ID"))
+    #expect(result.standardError.contains("STORELEDGER_API_KEYS"))
+    try await TestDatabase.withMigrated { database in
+      let unrecorded = try CommandLineRunner.run([
+        "serve", "--database-url", database.writerURL.description, "--api-keys", "k-1",
+      ])
+      #expect(unrecorded.status == 2)
+      #expect(unrecorded.standardError.contains("STORELEDGER_BUNDLE_ID"))
+      #expect(unrecorded.standardError.contains("storeledger migrate --bundle-id"))
+    }
   }
 
   /// Change webhooks (a URL that is not http(s), a webhook without its secret, from flags or

@@ -6,1720 +6,1746 @@ extension SchemaMigration {
     SchemaMigration(
       version: 1, name: "roles_and_schema",
       sql: #"""
--- Roles and the storeledger schema.
---
--- storeledger_owner  owns every object; the only role that may run the (future) erasure
---                    procedure. NOLOGIN: operators SET ROLE to it deliberately.
--- storeledger_writer the engine's role: SELECT and INSERT on events, nothing more.
--- storeledger_reader dashboards, audits and replicas: SELECT only.
--- Roles are global to the cluster, so several databases may run this migration; a role that
--- already exists is kept as it is.
+        -- Roles and the storeledger schema.
+        --
+        -- storeledger_owner  owns every object; the only role that may run the (future) erasure
+        --                    procedure. NOLOGIN: operators SET ROLE to it deliberately.
+        -- storeledger_writer the engine's role: SELECT and INSERT on events, nothing more.
+        -- storeledger_reader dashboards, audits and replicas: SELECT only.
+        -- Roles are global to the cluster, so several databases may run this migration; a role that
+        -- already exists is kept as it is.
 
-DO $$
-BEGIN
-  CREATE ROLE storeledger_owner NOLOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END
-$$;
+        DO $$
+        BEGIN
+          CREATE ROLE storeledger_owner NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END
+        $$;
 
-DO $$
-BEGIN
-  CREATE ROLE storeledger_writer LOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END
-$$;
+        DO $$
+        BEGIN
+          CREATE ROLE storeledger_writer LOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END
+        $$;
 
-DO $$
-BEGIN
-  CREATE ROLE storeledger_reader LOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END
-$$;
+        DO $$
+        BEGIN
+          CREATE ROLE storeledger_reader LOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END
+        $$;
 
-CREATE SCHEMA storeledger AUTHORIZATION storeledger_owner;
-GRANT USAGE ON SCHEMA storeledger TO storeledger_writer, storeledger_reader;
+        CREATE SCHEMA storeledger AUTHORIZATION storeledger_owner;
+        GRANT USAGE ON SCHEMA storeledger TO storeledger_writer, storeledger_reader;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 2, name: "events",
       sql: #"""
--- The event log: one append-only table.
---
--- Feed order is (tx_id, seq): tx_id is the appending transaction's id, assigned at its first
--- write, after the per-stream advisory lock; seq orders rows inside it. Readers stop at
--- pg_snapshot_xmin(pg_current_snapshot()), below which no transaction is still running, so a
--- late commit is never skipped.
---
--- Every row carries a per-stream hash chain: hash = sha256(prev_hash || canonical row content),
--- prev_hash of a stream's first event being 32 zero bytes. storeledger.event_digest defines the
--- canonical content once, for the append and for the check.
+        -- The event log: one append-only table.
+        --
+        -- Feed order is (tx_id, seq): tx_id is the appending transaction's id, assigned at its first
+        -- write, after the per-stream advisory lock; seq orders rows inside it. Readers stop at
+        -- pg_snapshot_xmin(pg_current_snapshot()), below which no transaction is still running, so a
+        -- late commit is never skipped.
+        --
+        -- Every row carries a per-stream hash chain: hash = sha256(prev_hash || canonical row content),
+        -- prev_hash of a stream's first event being 32 zero bytes. storeledger.event_digest defines the
+        -- canonical content once, for the append and for the check.
 
-CREATE TABLE storeledger.events (
-  stream_id        text        NOT NULL CHECK (stream_id <> ''),
-  stream_version   bigint      NOT NULL CHECK (stream_version > 0),
-  tx_id            xid8        NOT NULL DEFAULT pg_current_xact_id(),
-  seq              bigint      NOT NULL GENERATED ALWAYS AS IDENTITY,
-  event_id         uuid        NOT NULL,
-  idempotency_key  text        NOT NULL CHECK (idempotency_key <> ''),
-  event_type       text        NOT NULL CHECK (event_type ~ '^[A-Za-z][A-Za-z0-9_.]*\.v[0-9]+$'),
-  environment      text,
-  apple_signed_at  timestamptz,
-  recorded_at      timestamptz NOT NULL,
-  payload          jsonb       NOT NULL,
-  raw_signed       text,
-  metadata         jsonb       NOT NULL DEFAULT '{}',
-  prev_hash        bytea       NOT NULL CHECK (octet_length(prev_hash) = 32),
-  hash             bytea       NOT NULL CHECK (octet_length(hash) = 32),
-  PRIMARY KEY (stream_id, stream_version),
-  UNIQUE (idempotency_key),
-  UNIQUE (event_id)
-);
+        CREATE TABLE storeledger.events (
+          stream_id        text        NOT NULL CHECK (stream_id <> ''),
+          stream_version   bigint      NOT NULL CHECK (stream_version > 0),
+          tx_id            xid8        NOT NULL DEFAULT pg_current_xact_id(),
+          seq              bigint      NOT NULL GENERATED ALWAYS AS IDENTITY,
+          event_id         uuid        NOT NULL,
+          idempotency_key  text        NOT NULL CHECK (idempotency_key <> ''),
+          event_type       text        NOT NULL CHECK (event_type ~ '^[A-Za-z][A-Za-z0-9_.]*\.v[0-9]+$'),
+          environment      text,
+          apple_signed_at  timestamptz,
+          recorded_at      timestamptz NOT NULL,
+          payload          jsonb       NOT NULL,
+          raw_signed       text,
+          metadata         jsonb       NOT NULL DEFAULT '{}',
+          prev_hash        bytea       NOT NULL CHECK (octet_length(prev_hash) = 32),
+          hash             bytea       NOT NULL CHECK (octet_length(hash) = 32),
+          PRIMARY KEY (stream_id, stream_version),
+          UNIQUE (idempotency_key),
+          UNIQUE (event_id)
+        );
 
-CREATE UNIQUE INDEX events_feed_order ON storeledger.events (tx_id, seq);
+        CREATE UNIQUE INDEX events_feed_order ON storeledger.events (tx_id, seq);
 
-ALTER TABLE storeledger.events OWNER TO storeledger_owner;
-GRANT SELECT, INSERT ON storeledger.events TO storeledger_writer;
-GRANT SELECT ON storeledger.events TO storeledger_reader;
+        ALTER TABLE storeledger.events OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT ON storeledger.events TO storeledger_writer;
+        GRANT SELECT ON storeledger.events TO storeledger_reader;
 
--- One field of the canonical encoding: its length in bytes, a colon, the text; ~ for NULL.
-CREATE FUNCTION storeledger.digest_field(value text) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN value IS NULL THEN '~' ELSE octet_length(value)::text || ':' || value END;
+        -- One field of the canonical encoding: its length in bytes, a colon, the text; ~ for NULL.
+        CREATE FUNCTION storeledger.digest_field(value text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN CASE WHEN value IS NULL THEN '~' ELSE octet_length(value)::text || ':' || value END;
 
--- Times enter the digest as whole microseconds since 1970, independent of the session's TimeZone.
-CREATE FUNCTION storeledger.digest_time(value timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN storeledger.digest_field(
-  (extract(epoch FROM value AT TIME ZONE 'UTC') * 1000000)::bigint::text);
+        -- Times enter the digest as whole microseconds since 1970, independent of the session's TimeZone.
+        CREATE FUNCTION storeledger.digest_time(value timestamptz) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN storeledger.digest_field(
+          (extract(epoch FROM value AT TIME ZONE 'UTC') * 1000000)::bigint::text);
 
-CREATE FUNCTION storeledger.event_digest(
-  prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
-  event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
-  payload jsonb, raw_signed text, metadata jsonb
-) RETURNS bytea
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN sha256(prev_hash || convert_to(
-  storeledger.digest_field(stream_id)
-  || storeledger.digest_field(stream_version::text)
-  || storeledger.digest_field(event_id::text)
-  || storeledger.digest_field(idempotency_key)
-  || storeledger.digest_field(event_type)
-  || storeledger.digest_field(environment)
-  || storeledger.digest_time(apple_signed_at)
-  || storeledger.digest_time(recorded_at)
-  || storeledger.digest_field(payload::text)
-  || storeledger.digest_field(raw_signed)
-  || storeledger.digest_field(metadata::text),
-  'UTF8'));
+        CREATE FUNCTION storeledger.event_digest(
+          prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
+          event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
+          payload jsonb, raw_signed text, metadata jsonb
+        ) RETURNS bytea
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN sha256(prev_hash || convert_to(
+          storeledger.digest_field(stream_id)
+          || storeledger.digest_field(stream_version::text)
+          || storeledger.digest_field(event_id::text)
+          || storeledger.digest_field(idempotency_key)
+          || storeledger.digest_field(event_type)
+          || storeledger.digest_field(environment)
+          || storeledger.digest_time(apple_signed_at)
+          || storeledger.digest_time(recorded_at)
+          || storeledger.digest_field(payload::text)
+          || storeledger.digest_field(raw_signed)
+          || storeledger.digest_field(metadata::text),
+          'UTF8'));
 
-ALTER FUNCTION storeledger.digest_field(text) OWNER TO storeledger_owner;
-ALTER FUNCTION storeledger.digest_time(timestamptz) OWNER TO storeledger_owner;
-ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
-  timestamptz, jsonb, text, jsonb) OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.digest_field(text) OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.digest_time(timestamptz) OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
+          timestamptz, jsonb, text, jsonb) OWNER TO storeledger_owner;
 
--- Immutability: whoever has the privilege still cannot change or remove an event. Only the
--- owner can disable these triggers, which the hash chain then makes visible.
-CREATE FUNCTION storeledger.reject_event_change() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
-    USING ERRCODE = 'SL001';
-END
-$$;
-ALTER FUNCTION storeledger.reject_event_change() OWNER TO storeledger_owner;
+        -- Immutability: whoever has the privilege still cannot change or remove an event. Only the
+        -- owner can disable these triggers, which the hash chain then makes visible.
+        CREATE FUNCTION storeledger.reject_event_change() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
+            USING ERRCODE = 'SL001';
+        END
+        $$;
+        ALTER FUNCTION storeledger.reject_event_change() OWNER TO storeledger_owner;
 
-CREATE TRIGGER events_reject_update_delete
-  BEFORE UPDATE OR DELETE ON storeledger.events
-  FOR EACH ROW EXECUTE FUNCTION storeledger.reject_event_change();
+        CREATE TRIGGER events_reject_update_delete
+          BEFORE UPDATE OR DELETE ON storeledger.events
+          FOR EACH ROW EXECUTE FUNCTION storeledger.reject_event_change();
 
-CREATE TRIGGER events_reject_truncate
-  BEFORE TRUNCATE ON storeledger.events
-  FOR EACH STATEMENT EXECUTE FUNCTION storeledger.reject_event_change();
+        CREATE TRIGGER events_reject_truncate
+          BEFORE TRUNCATE ON storeledger.events
+          FOR EACH STATEMENT EXECUTE FUNCTION storeledger.reject_event_change();
 
--- A wake-up hint for feed readers; never the delivery mechanism.
-CREATE FUNCTION storeledger.notify_appended() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_notify('storeledger_events', '');
-  RETURN NULL;
-END
-$$;
-ALTER FUNCTION storeledger.notify_appended() OWNER TO storeledger_owner;
+        -- A wake-up hint for feed readers; never the delivery mechanism.
+        CREATE FUNCTION storeledger.notify_appended() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM pg_notify('storeledger_events', '');
+          RETURN NULL;
+        END
+        $$;
+        ALTER FUNCTION storeledger.notify_appended() OWNER TO storeledger_owner;
 
-CREATE TRIGGER events_notify_appended
-  AFTER INSERT ON storeledger.events
-  FOR EACH STATEMENT EXECUTE FUNCTION storeledger.notify_appended();
+        CREATE TRIGGER events_notify_appended
+          AFTER INSERT ON storeledger.events
+          FOR EACH STATEMENT EXECUTE FUNCTION storeledger.notify_appended();
 
-"""#),
+        """#),
     SchemaMigration(
       version: 3, name: "checkpoints",
       sql: #"""
--- Where each feed consumer (projector) has got to, moved by compare-and-swap.
+        -- Where each feed consumer (projector) has got to, moved by compare-and-swap.
 
-CREATE TABLE storeledger.checkpoints (
-  name        text        PRIMARY KEY CHECK (name <> ''),
-  tx_id       xid8        NOT NULL,
-  seq         bigint      NOT NULL,
-  updated_at  timestamptz NOT NULL DEFAULT now()
-);
+        CREATE TABLE storeledger.checkpoints (
+          name        text        PRIMARY KEY CHECK (name <> ''),
+          tx_id       xid8        NOT NULL,
+          seq         bigint      NOT NULL,
+          updated_at  timestamptz NOT NULL DEFAULT now()
+        );
 
-ALTER TABLE storeledger.checkpoints OWNER TO storeledger_owner;
-GRANT SELECT, INSERT, UPDATE ON storeledger.checkpoints TO storeledger_writer;
-GRANT SELECT ON storeledger.checkpoints TO storeledger_reader;
+        ALTER TABLE storeledger.checkpoints OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT, UPDATE ON storeledger.checkpoints TO storeledger_writer;
+        GRANT SELECT ON storeledger.checkpoints TO storeledger_reader;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 4, name: "append_function",
       sql: #"""
--- The append path as one server-side function, so that an append without a hook is a single
--- round trip and a single implicit transaction, and its statements are planned once per session.
---
--- storeledger.append_events(stream, expected kind, expected version, per-event arrays) takes the
--- stream's advisory lock, returns the events whose keys are already stored (stored_before), and
--- inserts the others with the next versions and their hash chain. Errors:
---   SL002  an idempotency key is already used by another stream
---   SL003  the stream is not at the expected version (DETAIL: the stream's version)
--- Events with a stored key are never written again, and when every key is stored the expected
--- version is not checked: a retried append succeeds with the original positions.
---
--- The statement-level NOTIFY trigger of 0002 goes: NOTIFY takes a database-wide lock from
--- pre-commit until the commit has been flushed, which serialised every appending transaction.
--- Wake-ups are now sent by the engine after commit (see EventStore.AppendAnnouncer).
+        -- The append path as one server-side function, so that an append without a hook is a single
+        -- round trip and a single implicit transaction, and its statements are planned once per session.
+        --
+        -- storeledger.append_events(stream, expected kind, expected version, per-event arrays) takes the
+        -- stream's advisory lock, returns the events whose keys are already stored (stored_before), and
+        -- inserts the others with the next versions and their hash chain. Errors:
+        --   SL002  an idempotency key is already used by another stream
+        --   SL003  the stream is not at the expected version (DETAIL: the stream's version)
+        -- Events with a stored key are never written again, and when every key is stored the expected
+        -- version is not checked: a retried append succeeds with the original positions.
+        --
+        -- The statement-level NOTIFY trigger of 0002 goes: NOTIFY takes a database-wide lock from
+        -- pre-commit until the commit has been flushed, which serialised every appending transaction.
+        -- Wake-ups are now sent by the engine after commit (see EventStore.AppendAnnouncer).
 
--- storeledger.event_digest is redefined with the same output as one PL/pgSQL expression: as
--- SQL functions calling SQL functions it was not inlined, and every transaction planned twelve
--- function bodies again (a quarter of an append's server time). PL/pgSQL keeps its plan for
--- the session.
+        -- storeledger.event_digest is redefined with the same output as one PL/pgSQL expression: as
+        -- SQL functions calling SQL functions it was not inlined, and every transaction planned twelve
+        -- function bodies again (a quarter of an append's server time). PL/pgSQL keeps its plan for
+        -- the session.
 
-DROP TRIGGER events_notify_appended ON storeledger.events;
-DROP FUNCTION storeledger.notify_appended();
+        DROP TRIGGER events_notify_appended ON storeledger.events;
+        DROP FUNCTION storeledger.notify_appended();
 
-CREATE OR REPLACE FUNCTION storeledger.event_digest(
-  prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
-  event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
-  payload jsonb, raw_signed text, metadata jsonb
-) RETURNS bytea
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-BEGIN
-RETURN sha256(prev_hash || convert_to(
-  coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
-  || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
-  || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
-  || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
-  || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
-  || coalesce(octet_length(environment)::text || ':' || environment, '~')
-  || coalesce(
-       octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-       || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-       '~')
-  || coalesce(
-       octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-       || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-       '~')
-  || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
-  || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
-  || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~'),
-  'UTF8'));
-END
-$$;
+        CREATE OR REPLACE FUNCTION storeledger.event_digest(
+          prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
+          event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
+          payload jsonb, raw_signed text, metadata jsonb
+        ) RETURNS bytea
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+        BEGIN
+        RETURN sha256(prev_hash || convert_to(
+          coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
+          || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
+          || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
+          || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
+          || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
+          || coalesce(octet_length(environment)::text || ':' || environment, '~')
+          || coalesce(
+               octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+               || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+               '~')
+          || coalesce(
+               octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+               || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+               '~')
+          || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
+          || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
+          || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~'),
+          'UTF8'));
+        END
+        $$;
 
-DROP FUNCTION storeledger.digest_time(timestamptz);
-DROP FUNCTION storeledger.digest_field(text);
+        DROP FUNCTION storeledger.digest_time(timestamptz);
+        DROP FUNCTION storeledger.digest_field(text);
 
-CREATE FUNCTION storeledger.append_events(
-  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[]
-) RETURNS TABLE (
-  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-  fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
-  stored_count bigint;
-  stored_keys text[];
-  head_version bigint;
-  head_hash bytea;
-  previous bytea[] := '{}';
-  hashes bytea[] := '{}';
-  signed_at timestamptz[] := '{}';
-  positions int[] := '{}';
-  recorded timestamptz := statement_timestamp();
-  i int;
-BEGIN
-  PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
-  -- One statement, after the lock: how many keys are stored, and the stream's head.
-  SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
-  FROM (SELECT count(*) AS stored FROM storeledger.events e
-        WHERE e.idempotency_key = ANY(p_keys)) AS s
-  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                     WHERE e.stream_id = p_stream_id
-                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
-  head_version := coalesce(head_version, 0);
-  head_hash := coalesce(head_hash, zero_hash);
+        CREATE FUNCTION storeledger.append_events(
+          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[]
+        ) RETURNS TABLE (
+          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql AS $$
+        #variable_conflict use_column
+        DECLARE
+          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+          fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
+          stored_count bigint;
+          stored_keys text[];
+          head_version bigint;
+          head_hash bytea;
+          previous bytea[] := '{}';
+          hashes bytea[] := '{}';
+          signed_at timestamptz[] := '{}';
+          positions int[] := '{}';
+          recorded timestamptz := statement_timestamp();
+          i int;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
+          -- One statement, after the lock: how many keys are stored, and the stream's head.
+          SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
+          FROM (SELECT count(*) AS stored FROM storeledger.events e
+                WHERE e.idempotency_key = ANY(p_keys)) AS s
+          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                             WHERE e.stream_id = p_stream_id
+                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+          head_version := coalesce(head_version, 0);
+          head_hash := coalesce(head_hash, zero_hash);
 
-  IF stored_count > 0 THEN
-    IF EXISTS (SELECT 1 FROM storeledger.events e
-               WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
-      RAISE EXCEPTION 'an idempotency key is already used by another stream'
-        USING ERRCODE = 'SL002';
-    END IF;
-    RETURN QUERY
-      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-             true
-      FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
-    IF stored_count = cardinality(p_keys) THEN
-      RETURN;
-    END IF;
-    -- Array work only, so the planner never considers a join against the whole log.
-    stored_keys := ARRAY(
-      SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
-    fresh := ARRAY(
-      SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
-      WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
-  END IF;
+          IF stored_count > 0 THEN
+            IF EXISTS (SELECT 1 FROM storeledger.events e
+                       WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
+              RAISE EXCEPTION 'an idempotency key is already used by another stream'
+                USING ERRCODE = 'SL002';
+            END IF;
+            RETURN QUERY
+              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+                     true
+              FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+            IF stored_count = cardinality(p_keys) THEN
+              RETURN;
+            END IF;
+            -- Array work only, so the planner never considers a join against the whole log.
+            stored_keys := ARRAY(
+              SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
+            fresh := ARRAY(
+              SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
+              WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
+          END IF;
 
-  IF NOT (p_expected = 'any'
-          OR (p_expected = 'no_stream' AND head_version = 0)
-          OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
-    RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
-      DETAIL = head_version::text;
-  END IF;
+          IF NOT (p_expected = 'any'
+                  OR (p_expected = 'no_stream' AND head_version = 0)
+                  OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
+            RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
+              DETAIL = head_version::text;
+          END IF;
 
-  FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
-    i := coalesce(fresh[n], n);
-    positions[n] := i;
-    signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
-                         ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
-    previous[n] := head_hash;
-    head_hash := storeledger.event_digest(
-      head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
-      NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
-      NULLIF(p_raw_signed[i], ''), p_metadata[i]);
-    hashes[n] := head_hash;
-  END LOOP;
+          FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
+            i := coalesce(fresh[n], n);
+            positions[n] := i;
+            signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
+                                 ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
+            previous[n] := head_hash;
+            head_hash := storeledger.event_digest(
+              head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
+              NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
+              NULLIF(p_raw_signed[i], ''), p_metadata[i]);
+            hashes[n] := head_hash;
+          END LOOP;
 
-  RETURN QUERY
-    INSERT INTO storeledger.events AS e (
-      stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-      apple_signed_at, recorded_at, payload, raw_signed, metadata, prev_hash, hash)
-    SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
-           NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
-           NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], previous[f.n], hashes[f.n]
-    FROM unnest(positions) WITH ORDINALITY AS f(i, n)
-    ORDER BY f.n
-    RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-              false;
-END
-$$;
+          RETURN QUERY
+            INSERT INTO storeledger.events AS e (
+              stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+              apple_signed_at, recorded_at, payload, raw_signed, metadata, prev_hash, hash)
+            SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
+                   NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
+                   NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], previous[f.n], hashes[f.n]
+            FROM unnest(positions) WITH ORDINALITY AS f(i, n)
+            ORDER BY f.n
+            RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+                      false;
+        END
+        $$;
 
-ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-  bigint[], jsonb[], text[], jsonb[]) OWNER TO storeledger_owner;
-REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-  text[], bigint[], jsonb[], text[], jsonb[]) FROM PUBLIC;
--- Every statement above finds its rows through an index whatever the arguments, so one generic
--- plan per session serves all calls instead of planning each. Sequential scans are off inside
--- the function: a plan made while the log was small (a new database, before autovacuum's
--- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
-ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-  bigint[], jsonb[], text[], jsonb[])
-  SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
-GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-  text[], bigint[], jsonb[], text[], jsonb[]) TO storeledger_writer;
+        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+          bigint[], jsonb[], text[], jsonb[]) OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+          text[], bigint[], jsonb[], text[], jsonb[]) FROM PUBLIC;
+        -- Every statement above finds its rows through an index whatever the arguments, so one generic
+        -- plan per session serves all calls instead of planning each. Sequential scans are off inside
+        -- the function: a plan made while the log was small (a new database, before autovacuum's
+        -- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
+        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+          bigint[], jsonb[], text[], jsonb[])
+          SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
+        GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+          text[], bigint[], jsonb[], text[], jsonb[]) TO storeledger_writer;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 5, name: "account_streams",
       sql: #"""
--- Which streams hold an account's events: written in the same transaction as the event that
--- names the account (a signed appAccountToken, a forwarded one, a link), so a query for the
--- account reads its own writes. Rebuildable from the log.
+        -- Which streams hold an account's events: written in the same transaction as the event that
+        -- names the account (a signed appAccountToken, a forwarded one, a link), so a query for the
+        -- account reads its own writes. Rebuildable from the log.
 
-CREATE TABLE storeledger.account_streams (
-  app_account_token  text        NOT NULL CHECK (app_account_token <> ''),
-  stream_id          text        NOT NULL CHECK (stream_id <> ''),
-  first_seen_at      timestamptz NOT NULL DEFAULT statement_timestamp(),
-  PRIMARY KEY (app_account_token, stream_id)
-);
+        CREATE TABLE storeledger.account_streams (
+          app_account_token  text        NOT NULL CHECK (app_account_token <> ''),
+          stream_id          text        NOT NULL CHECK (stream_id <> ''),
+          first_seen_at      timestamptz NOT NULL DEFAULT statement_timestamp(),
+          PRIMARY KEY (app_account_token, stream_id)
+        );
 
-ALTER TABLE storeledger.account_streams OWNER TO storeledger_owner;
-GRANT SELECT, INSERT ON storeledger.account_streams TO storeledger_writer;
-GRANT SELECT ON storeledger.account_streams TO storeledger_reader;
+        ALTER TABLE storeledger.account_streams OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT ON storeledger.account_streams TO storeledger_writer;
+        GRANT SELECT ON storeledger.account_streams TO storeledger_reader;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 6, name: "append_and_index",
       sql: #"""
--- An append and its account index entries in one statement: an ingest that names accounts is
--- one round trip and one implicit transaction instead of BEGIN, append, index, COMMIT.
---
--- storeledger.append_events_indexed(… as append_events …, tokens, streams) appends like
--- append_events, then links every token to every given stream in storeledger.account_streams.
--- Index entries are facts that never change, so one already present is kept as it is.
+        -- An append and its account index entries in one statement: an ingest that names accounts is
+        -- one round trip and one implicit transaction instead of BEGIN, append, index, COMMIT.
+        --
+        -- storeledger.append_events_indexed(… as append_events …, tokens, streams) appends like
+        -- append_events, then links every token to every given stream in storeledger.account_streams.
+        -- Index entries are facts that never change, so one already present is kept as it is.
 
-CREATE FUNCTION storeledger.append_events_indexed(
-  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-  p_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-BEGIN
-  RETURN QUERY SELECT * FROM storeledger.append_events(
-    p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-    p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata);
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT token, stream
-  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-END
-$$;
+        CREATE FUNCTION storeledger.append_events_indexed(
+          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+          p_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        BEGIN
+          RETURN QUERY SELECT * FROM storeledger.append_events(
+            p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+            p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata);
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT token, stream
+          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+        END
+        $$;
 
-ALTER FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[]
-) OWNER TO storeledger_owner;
-REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[]
-) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[]
-) TO storeledger_writer;
+        ALTER FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[]
+        ) OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[]
+        ) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[]
+        ) TO storeledger_writer;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 7, name: "account_views",
       sql: #"""
--- The per-account read model: what each account is entitled to, its subscriptions and its
--- consumable balances, as last projected from the log, and the span of time that answer holds
--- for (answers change with time only at instants the evidence names: an expiry, the end of a
--- grace period, a revocation date). Derived data: it can always be rebuilt from the log.
---
--- Read-your-writes: every append that names an account bumps its `changes` in the append's own
--- transaction; a view is current only while `projected_changes = changes`. Readers fold the
--- log themselves when it is not, so an answer never lags an ingest that has returned.
+        -- The per-account read model: what each account is entitled to, its subscriptions and its
+        -- consumable balances, as last projected from the log, and the span of time that answer holds
+        -- for (answers change with time only at instants the evidence names: an expiry, the end of a
+        -- grace period, a revocation date). Derived data: it can always be rebuilt from the log.
+        --
+        -- Read-your-writes: every append that names an account bumps its `changes` in the append's own
+        -- transaction; a view is current only while `projected_changes = changes`. Readers fold the
+        -- log themselves when it is not, so an answer never lags an ingest that has returned.
 
-CREATE TABLE storeledger.account_views (
-  app_account_token  text        PRIMARY KEY CHECK (app_account_token <> ''),
-  -- Appends that named the account (duplicates excluded).
-  changes            bigint      NOT NULL DEFAULT 0 CHECK (changes >= 0),
-  -- The `changes` the stored view includes; -1 before the first projection.
-  projected_changes  bigint      NOT NULL DEFAULT -1,
-  -- Which rules and catalog computed the view: a view from other ones is not current.
-  projection         text,
-  view               jsonb,
-  -- The stable interval of the view, Unix milliseconds: from (included) until (excluded);
-  -- null is unbounded.
-  stable_from_ms     bigint,
-  stable_until_ms    bigint,
-  projected_at       timestamptz,
-  CHECK (projected_changes <= changes)
-);
+        CREATE TABLE storeledger.account_views (
+          app_account_token  text        PRIMARY KEY CHECK (app_account_token <> ''),
+          -- Appends that named the account (duplicates excluded).
+          changes            bigint      NOT NULL DEFAULT 0 CHECK (changes >= 0),
+          -- The `changes` the stored view includes; -1 before the first projection.
+          projected_changes  bigint      NOT NULL DEFAULT -1,
+          -- Which rules and catalog computed the view: a view from other ones is not current.
+          projection         text,
+          view               jsonb,
+          -- The stable interval of the view, Unix milliseconds: from (included) until (excluded);
+          -- null is unbounded.
+          stable_from_ms     bigint,
+          stable_until_ms    bigint,
+          projected_at       timestamptz,
+          CHECK (projected_changes <= changes)
+        );
 
-CREATE INDEX account_views_stable_until ON storeledger.account_views (stable_until_ms)
-  WHERE stable_until_ms IS NOT NULL;
--- The projector asks which accounts a stream belongs to.
-CREATE INDEX account_streams_stream ON storeledger.account_streams (stream_id);
+        CREATE INDEX account_views_stable_until ON storeledger.account_views (stable_until_ms)
+          WHERE stable_until_ms IS NOT NULL;
+        -- The projector asks which accounts a stream belongs to.
+        CREATE INDEX account_streams_stream ON storeledger.account_streams (stream_id);
 
-ALTER TABLE storeledger.account_views OWNER TO storeledger_owner;
-GRANT SELECT, INSERT, UPDATE ON storeledger.account_views TO storeledger_writer;
-GRANT SELECT ON storeledger.account_views TO storeledger_reader;
+        ALTER TABLE storeledger.account_views OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT, UPDATE ON storeledger.account_views TO storeledger_writer;
+        GRANT SELECT ON storeledger.account_views TO storeledger_reader;
 
--- Accounts indexed before this migration start out not projected.
-INSERT INTO storeledger.account_views (app_account_token, changes)
-SELECT DISTINCT app_account_token, 1 FROM storeledger.account_streams;
+        -- Accounts indexed before this migration start out not projected.
+        INSERT INTO storeledger.account_views (app_account_token, changes)
+        SELECT DISTINCT app_account_token, 1 FROM storeledger.account_streams;
 
--- The indexed append now also bumps `changes` of every account it names, when it stored
--- something (a duplicate changes nothing, so it leaves the views current).
-CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
-  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-  p_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-DECLARE
-  v_stored_something boolean := false;
-BEGIN
-  FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-    SELECT * FROM storeledger.append_events(
-      p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-      p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata)
-  LOOP
-    v_stored_something := v_stored_something OR NOT stored_before;
-    RETURN NEXT;
-  END LOOP;
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT token, stream
-  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  IF v_stored_something THEN
-    -- In token order, so two appends naming the same accounts lock their rows alike.
-    INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-    SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
-    ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
-  END IF;
-END
-$$;
+        -- The indexed append now also bumps `changes` of every account it names, when it stored
+        -- something (a duplicate changes nothing, so it leaves the views current).
+        CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
+          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+          p_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        DECLARE
+          v_stored_something boolean := false;
+        BEGIN
+          FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+            SELECT * FROM storeledger.append_events(
+              p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+              p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata)
+          LOOP
+            v_stored_something := v_stored_something OR NOT stored_before;
+            RETURN NEXT;
+          END LOOP;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT token, stream
+          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          IF v_stored_something THEN
+            -- In token order, so two appends naming the same accounts lock their rows alike.
+            INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+            SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
+            ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+          END IF;
+        END
+        $$;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 8, name: "append_batch",
       sql: #"""
--- Group commit: single-event appends to many streams in one transaction, so concurrent
--- ingests (webhook calls arriving together) share one commit and one WAL flush instead of
--- paying for one each.
---
--- storeledger.append_batch(per-item arrays, index pairs) appends item i (one event) to stream
--- p_streams[i] exactly as append_events_indexed would with expected version "any", and returns
--- its row with `item` = i. Locks are taken in one global order so that batches and single
--- appends never deadlock: streams in stream-id order, then index entries in (token, stream)
--- order, then account views in token order. Any error fails the whole batch (the caller then
--- appends the items one by one, so only the faulty one fails).
---
--- Index entries: p_index_items[k] names the item whose stream p_index_streams[k] the account
--- p_index_tokens[k] is linked to; items that stored something bump `changes` of every account
--- among their entries.
+        -- Group commit: single-event appends to many streams in one transaction, so concurrent
+        -- ingests (webhook calls arriving together) share one commit and one WAL flush instead of
+        -- paying for one each.
+        --
+        -- storeledger.append_batch(per-item arrays, index pairs) appends item i (one event) to stream
+        -- p_streams[i] exactly as append_events_indexed would with expected version "any", and returns
+        -- its row with `item` = i. Locks are taken in one global order so that batches and single
+        -- appends never deadlock: streams in stream-id order, then index entries in (token, stream)
+        -- order, then account views in token order. Any error fails the whole batch (the caller then
+        -- appends the items one by one, so only the faulty one fails).
+        --
+        -- Index entries: p_index_items[k] names the item whose stream p_index_streams[k] the account
+        -- p_index_tokens[k] is linked to; items that stored something bump `changes` of every account
+        -- among their entries.
 
-CREATE FUNCTION storeledger.append_batch(
-  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-  p_index_items int[], p_index_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-DECLARE
-  v_item int;
-  v_stored int[] := '{}';
-BEGIN
-  FOR v_item IN
-    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-    ORDER BY s.stream, s.ord
-  LOOP
-    FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-      SELECT * FROM storeledger.append_events(
-        p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
-        ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
-        ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]])
-    LOOP
-      item := v_item;
-      IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
-      RETURN NEXT;
-    END LOOP;
-  END LOOP;
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT DISTINCT e.token, e.stream
-  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-  ORDER BY e.token, e.stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-  SELECT changed.token, count(*)
-  FROM (
-    SELECT DISTINCT e.item, e.token
-    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-    WHERE e.item = ANY(v_stored)
-  ) AS changed
-  GROUP BY changed.token ORDER BY changed.token
-  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-END
-$$;
+        CREATE FUNCTION storeledger.append_batch(
+          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+          p_index_items int[], p_index_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        DECLARE
+          v_item int;
+          v_stored int[] := '{}';
+        BEGIN
+          FOR v_item IN
+            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+            ORDER BY s.stream, s.ord
+          LOOP
+            FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+              SELECT * FROM storeledger.append_events(
+                p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
+                ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
+                ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]])
+            LOOP
+              item := v_item;
+              IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
+              RETURN NEXT;
+            END LOOP;
+          END LOOP;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT DISTINCT e.token, e.stream
+          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+          ORDER BY e.token, e.stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+          SELECT changed.token, count(*)
+          FROM (
+            SELECT DISTINCT e.item, e.token
+            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+            WHERE e.item = ANY(v_stored)
+          ) AS changed
+          GROUP BY changed.token ORDER BY changed.token
+          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+        END
+        $$;
 
-ALTER FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-  text[]
-) OWNER TO storeledger_owner;
-REVOKE ALL ON FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-  text[]
-) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-  text[]
-) TO storeledger_writer;
+        ALTER FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+          text[]
+        ) OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+          text[]
+        ) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+          text[]
+        ) TO storeledger_writer;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 9, name: "raw_signed_uncompressed",
       sql: #"""
--- The original JWS is base64url text, which pglz barely compresses (about a quarter) at a
--- high CPU price: compressing it was 4 % of the machine's time under webhook load. Stored out
--- of line, uncompressed. Existing rows keep their form; only new rows are affected.
+        -- The original JWS is base64url text, which pglz barely compresses (about a quarter) at a
+        -- high CPU price: compressing it was 4 % of the machine's time under webhook load. Stored out
+        -- of line, uncompressed. Existing rows keep their form; only new rows are affected.
 
-ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET STORAGE EXTERNAL;
+        ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET STORAGE EXTERNAL;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 10, name: "account_views_versions",
       sql: #"""
--- Versioned rebuilds of the per-account read model.
---
--- A rebuild projects every account from the log into a fresh table, account_views_v<N>, while
--- the live one keeps answering; then one transaction switches: the live table is renamed
--- account_views_v<M> (kept for comparison until dropped) and the new one becomes
--- storeledger.account_views. Every statement names the live table by that name, so the
--- appends' function and prepared queries are planned again against the new table.
---
--- The functions run as the owner (they create, rename and drop tables) and take only a version
--- number; table names are composed here, never by the caller.
+        -- Versioned rebuilds of the per-account read model.
+        --
+        -- A rebuild projects every account from the log into a fresh table, account_views_v<N>, while
+        -- the live one keeps answering; then one transaction switches: the live table is renamed
+        -- account_views_v<M> (kept for comparison until dropped) and the new one becomes
+        -- storeledger.account_views. Every statement names the live table by that name, so the
+        -- appends' function and prepared queries are planned again against the new table.
+        --
+        -- The functions run as the owner (they create, rename and drop tables) and take only a version
+        -- number; table names are composed here, never by the caller.
 
-CREATE TABLE storeledger.account_views_versions (
-  version      integer     PRIMARY KEY CHECK (version > 0),
-  -- building: being filled; live: storeledger.account_views; retired: kept as
-  -- account_views_v<version>; dropped or abandoned: its table is gone.
-  state        text        NOT NULL
-    CHECK (state IN ('building', 'live', 'retired', 'dropped', 'abandoned')),
-  projection   text,
-  accounts     bigint,
-  created_at   timestamptz NOT NULL DEFAULT now(),
-  switched_at  timestamptz,
-  retired_at   timestamptz
-);
-CREATE UNIQUE INDEX account_views_versions_one_live ON storeledger.account_views_versions (state)
-  WHERE state = 'live';
+        CREATE TABLE storeledger.account_views_versions (
+          version      integer     PRIMARY KEY CHECK (version > 0),
+          -- building: being filled; live: storeledger.account_views; retired: kept as
+          -- account_views_v<version>; dropped or abandoned: its table is gone.
+          state        text        NOT NULL
+            CHECK (state IN ('building', 'live', 'retired', 'dropped', 'abandoned')),
+          projection   text,
+          accounts     bigint,
+          created_at   timestamptz NOT NULL DEFAULT now(),
+          switched_at  timestamptz,
+          retired_at   timestamptz
+        );
+        CREATE UNIQUE INDEX account_views_versions_one_live ON storeledger.account_views_versions (state)
+          WHERE state = 'live';
 
-ALTER TABLE storeledger.account_views_versions OWNER TO storeledger_owner;
-GRANT SELECT ON storeledger.account_views_versions TO storeledger_writer, storeledger_reader;
+        ALTER TABLE storeledger.account_views_versions OWNER TO storeledger_owner;
+        GRANT SELECT ON storeledger.account_views_versions TO storeledger_writer, storeledger_reader;
 
-INSERT INTO storeledger.account_views_versions (version, state, switched_at)
-VALUES (1, 'live', now());
+        INSERT INTO storeledger.account_views_versions (version, state, switched_at)
+        VALUES (1, 'live', now());
 
--- Refuses a version that is not in p_state (SQLSTATE p_code), so callers get a clear error.
-CREATE FUNCTION storeledger.require_account_views_version(
-  p_version integer, p_state text, p_code text
-) RETURNS void
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  PERFORM 1 FROM storeledger.account_views_versions
-  WHERE version = p_version AND state = p_state;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'account views version % is not %', p_version,
-      CASE p_state WHEN 'building' THEN 'being built' ELSE p_state END
-      USING ERRCODE = p_code;
-  END IF;
-END
-$$;
-ALTER FUNCTION storeledger.require_account_views_version(integer, text, text)
-  OWNER TO storeledger_owner;
+        -- Refuses a version that is not in p_state (SQLSTATE p_code), so callers get a clear error.
+        CREATE FUNCTION storeledger.require_account_views_version(
+          p_version integer, p_state text, p_code text
+        ) RETURNS void
+        LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+          PERFORM 1 FROM storeledger.account_views_versions
+          WHERE version = p_version AND state = p_state;
+          IF NOT FOUND THEN
+            RAISE EXCEPTION 'account views version % is not %', p_version,
+              CASE p_state WHEN 'building' THEN 'being built' ELSE p_state END
+              USING ERRCODE = p_code;
+          END IF;
+        END
+        $$;
+        ALTER FUNCTION storeledger.require_account_views_version(integer, text, text)
+          OWNER TO storeledger_owner;
 
--- Starts a rebuild: abandons (drops) any unfinished one, creates an empty table shaped like
--- the live one, and returns its version.
-CREATE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_version integer;
-  v_stale integer;
-BEGIN
-  LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
-  FOR v_stale IN
-    SELECT version FROM storeledger.account_views_versions WHERE state = 'building'
-  LOOP
-    EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || v_stale);
-    UPDATE storeledger.account_views_versions SET state = 'abandoned', retired_at = now()
-    WHERE version = v_stale;
-  END LOOP;
-  SELECT max(version) + 1 INTO v_version FROM storeledger.account_views_versions;
-  EXECUTE format(
-    'CREATE TABLE storeledger.%I (LIKE storeledger.account_views INCLUDING DEFAULTS '
-    'INCLUDING CONSTRAINTS INCLUDING INDEXES)', 'account_views_v' || v_version);
-  EXECUTE format('GRANT SELECT, INSERT, UPDATE ON storeledger.%I TO storeledger_writer',
-    'account_views_v' || v_version);
-  EXECUTE format('GRANT SELECT ON storeledger.%I TO storeledger_reader',
-    'account_views_v' || v_version);
-  INSERT INTO storeledger.account_views_versions (version, state) VALUES (v_version, 'building');
-  RETURN v_version;
-END
-$$;
+        -- Starts a rebuild: abandons (drops) any unfinished one, creates an empty table shaped like
+        -- the live one, and returns its version.
+        CREATE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          v_version integer;
+          v_stale integer;
+        BEGIN
+          LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
+          FOR v_stale IN
+            SELECT version FROM storeledger.account_views_versions WHERE state = 'building'
+          LOOP
+            EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || v_stale);
+            UPDATE storeledger.account_views_versions SET state = 'abandoned', retired_at = now()
+            WHERE version = v_stale;
+          END LOOP;
+          SELECT max(version) + 1 INTO v_version FROM storeledger.account_views_versions;
+          EXECUTE format(
+            'CREATE TABLE storeledger.%I (LIKE storeledger.account_views INCLUDING DEFAULTS '
+            'INCLUDING CONSTRAINTS INCLUDING INDEXES)', 'account_views_v' || v_version);
+          EXECUTE format('GRANT SELECT, INSERT, UPDATE ON storeledger.%I TO storeledger_writer',
+            'account_views_v' || v_version);
+          EXECUTE format('GRANT SELECT ON storeledger.%I TO storeledger_reader',
+            'account_views_v' || v_version);
+          INSERT INTO storeledger.account_views_versions (version, state) VALUES (v_version, 'building');
+          RETURN v_version;
+        END
+        $$;
 
--- Stores rebuilt views into the building table of p_version (one row per account).
-CREATE FUNCTION storeledger.store_rebuilt_account_views(
-  p_version integer, p_projection text, p_tokens text[], p_changes bigint[], p_views text[],
-  p_from_ms bigint[], p_until_ms bigint[]
-) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_count bigint;
-BEGIN
-  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
-  EXECUTE format(
-    'INSERT INTO storeledger.%I AS v (app_account_token, changes, projected_changes, projection,'
-    ' view, stable_from_ms, stable_until_ms, projected_at)'
-    ' SELECT t, c, c, $1, w::jsonb, f, u, now()'
-    ' FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])'
-    '   AS x(t, c, w, f, u)'
-    ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes,'
-    '   projected_changes = excluded.projected_changes, projection = excluded.projection,'
-    '   view = excluded.view, stable_from_ms = excluded.stable_from_ms,'
-    '   stable_until_ms = excluded.stable_until_ms, projected_at = excluded.projected_at',
-    'account_views_v' || p_version)
-  USING p_projection, p_tokens, p_changes, p_views, p_from_ms, p_until_ms;
-  GET DIAGNOSTICS v_count = ROW_COUNT;
-  RETURN v_count;
-END
-$$;
+        -- Stores rebuilt views into the building table of p_version (one row per account).
+        CREATE FUNCTION storeledger.store_rebuilt_account_views(
+          p_version integer, p_projection text, p_tokens text[], p_changes bigint[], p_views text[],
+          p_from_ms bigint[], p_until_ms bigint[]
+        ) RETURNS bigint
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          v_count bigint;
+        BEGIN
+          PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
+          EXECUTE format(
+            'INSERT INTO storeledger.%I AS v (app_account_token, changes, projected_changes, projection,'
+            ' view, stable_from_ms, stable_until_ms, projected_at)'
+            ' SELECT t, c, c, $1, w::jsonb, f, u, now()'
+            ' FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])'
+            '   AS x(t, c, w, f, u)'
+            ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes,'
+            '   projected_changes = excluded.projected_changes, projection = excluded.projection,'
+            '   view = excluded.view, stable_from_ms = excluded.stable_from_ms,'
+            '   stable_until_ms = excluded.stable_until_ms, projected_at = excluded.projected_at',
+            'account_views_v' || p_version)
+          USING p_projection, p_tokens, p_changes, p_views, p_from_ms, p_until_ms;
+          GET DIAGNOSTICS v_count = ROW_COUNT;
+          RETURN v_count;
+        END
+        $$;
 
--- Makes version p_version live in one transaction. Appends wait on the live table's lock for
--- its duration; queries keep reading. Every account's `changes` is carried over from the live
--- table, so an account appended to while the rebuild ran is not current in the new table
--- (readers fold it themselves) until projected again: the function returns those accounts.
-CREATE FUNCTION storeledger.switch_account_views(p_version integer)
-RETURNS TABLE (app_account_token text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_new text := 'account_views_v' || p_version;
-  v_live integer;
-BEGIN
-  LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
-  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
-  SELECT version INTO v_live FROM storeledger.account_views_versions WHERE state = 'live';
-  LOCK TABLE storeledger.account_views IN EXCLUSIVE MODE;
-  EXECUTE format(
-    'INSERT INTO storeledger.%I AS n (app_account_token, changes)'
-    ' SELECT l.app_account_token, l.changes FROM storeledger.account_views l'
-    ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes'
-    ' WHERE n.changes <> excluded.changes', v_new);
-  EXECUTE format('ALTER TABLE storeledger.account_views RENAME TO %I', 'account_views_v' || v_live);
-  EXECUTE format('ALTER TABLE storeledger.%I RENAME TO account_views', v_new);
-  UPDATE storeledger.account_views_versions SET state = 'retired', retired_at = now()
-  WHERE version = v_live;
-  UPDATE storeledger.account_views_versions
-  SET state = 'live', switched_at = now(),
-    accounts = (SELECT count(*) FROM storeledger.account_views),
-    projection = (SELECT min(v.projection) FROM storeledger.account_views v)
-  WHERE version = p_version;
-  RETURN QUERY
-    SELECT v.app_account_token FROM storeledger.account_views v
-    WHERE v.projected_changes <> v.changes ORDER BY 1;
-END
-$$;
+        -- Makes version p_version live in one transaction. Appends wait on the live table's lock for
+        -- its duration; queries keep reading. Every account's `changes` is carried over from the live
+        -- table, so an account appended to while the rebuild ran is not current in the new table
+        -- (readers fold it themselves) until projected again: the function returns those accounts.
+        CREATE FUNCTION storeledger.switch_account_views(p_version integer)
+        RETURNS TABLE (app_account_token text)
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          v_new text := 'account_views_v' || p_version;
+          v_live integer;
+        BEGIN
+          LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
+          PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
+          SELECT version INTO v_live FROM storeledger.account_views_versions WHERE state = 'live';
+          LOCK TABLE storeledger.account_views IN EXCLUSIVE MODE;
+          EXECUTE format(
+            'INSERT INTO storeledger.%I AS n (app_account_token, changes)'
+            ' SELECT l.app_account_token, l.changes FROM storeledger.account_views l'
+            ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes'
+            ' WHERE n.changes <> excluded.changes', v_new);
+          EXECUTE format('ALTER TABLE storeledger.account_views RENAME TO %I', 'account_views_v' || v_live);
+          EXECUTE format('ALTER TABLE storeledger.%I RENAME TO account_views', v_new);
+          UPDATE storeledger.account_views_versions SET state = 'retired', retired_at = now()
+          WHERE version = v_live;
+          UPDATE storeledger.account_views_versions
+          SET state = 'live', switched_at = now(),
+            accounts = (SELECT count(*) FROM storeledger.account_views),
+            projection = (SELECT min(v.projection) FROM storeledger.account_views v)
+          WHERE version = p_version;
+          RETURN QUERY
+            SELECT v.app_account_token FROM storeledger.account_views v
+            WHERE v.projected_changes <> v.changes ORDER BY 1;
+        END
+        $$;
 
--- Drops a retired version's table.
-CREATE FUNCTION storeledger.drop_account_views_version(p_version integer) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
-  EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || p_version);
-  UPDATE storeledger.account_views_versions SET state = 'dropped' WHERE version = p_version;
-END
-$$;
+        -- Drops a retired version's table.
+        CREATE FUNCTION storeledger.drop_account_views_version(p_version integer) RETURNS void
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+          PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
+          EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || p_version);
+          UPDATE storeledger.account_views_versions SET state = 'dropped' WHERE version = p_version;
+        END
+        $$;
 
--- Accounts whose view differs between the live table and a retired version's (the time each
--- was projected aside), for comparing a rebuild with what it replaced.
-CREATE FUNCTION storeledger.account_views_differences(p_version integer)
-RETURNS TABLE (app_account_token text, live jsonb, retired jsonb)
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
-  RETURN QUERY EXECUTE format(
-    'SELECT coalesce(l.app_account_token, r.app_account_token), l.view, r.view'
-    ' FROM storeledger.account_views l FULL JOIN storeledger.%I r'
-    '   ON r.app_account_token = l.app_account_token'
-    ' WHERE l.view IS DISTINCT FROM r.view ORDER BY 1', 'account_views_v' || p_version);
-END
-$$;
-ALTER FUNCTION storeledger.account_views_differences(integer) OWNER TO storeledger_owner;
+        -- Accounts whose view differs between the live table and a retired version's (the time each
+        -- was projected aside), for comparing a rebuild with what it replaced.
+        CREATE FUNCTION storeledger.account_views_differences(p_version integer)
+        RETURNS TABLE (app_account_token text, live jsonb, retired jsonb)
+        LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+          PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
+          RETURN QUERY EXECUTE format(
+            'SELECT coalesce(l.app_account_token, r.app_account_token), l.view, r.view'
+            ' FROM storeledger.account_views l FULL JOIN storeledger.%I r'
+            '   ON r.app_account_token = l.app_account_token'
+            ' WHERE l.view IS DISTINCT FROM r.view ORDER BY 1', 'account_views_v' || p_version);
+        END
+        $$;
+        ALTER FUNCTION storeledger.account_views_differences(integer) OWNER TO storeledger_owner;
 
-ALTER FUNCTION storeledger.begin_account_views_rebuild() OWNER TO storeledger_owner;
-ALTER FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[],
-  bigint[], bigint[]) OWNER TO storeledger_owner;
-ALTER FUNCTION storeledger.switch_account_views(integer) OWNER TO storeledger_owner;
-ALTER FUNCTION storeledger.drop_account_views_version(integer) OWNER TO storeledger_owner;
-REVOKE EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
-  storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
-    bigint[]),
-  storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
-  FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
-  storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
-    bigint[]),
-  storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
-  TO storeledger_writer;
+        ALTER FUNCTION storeledger.begin_account_views_rebuild() OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[],
+          bigint[], bigint[]) OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.switch_account_views(integer) OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.drop_account_views_version(integer) OWNER TO storeledger_owner;
+        REVOKE EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
+          storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
+            bigint[]),
+          storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
+          FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
+          storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
+            bigint[]),
+          storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
+          TO storeledger_writer;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 11, name: "account_tokens_lower_case",
       sql: #"""
--- An appAccountToken is a UUID and compares without regard to case (reference §8.1): Apple
--- writes it in lower case, Swift's UUID().uuidString in upper case. From this version on every
--- token is stored in its canonical lower-case form; tokens indexed before are folded into it,
--- so a customer split in two by case becomes one account again.
+        -- An appAccountToken is a UUID and compares without regard to case (reference §8.1): Apple
+        -- writes it in lower case, Swift's UUID().uuidString in upper case. From this version on every
+        -- token is stored in its canonical lower-case form; tokens indexed before are folded into it,
+        -- so a customer split in two by case becomes one account again.
 
-INSERT INTO storeledger.account_streams (app_account_token, stream_id, first_seen_at)
-SELECT lower(app_account_token), stream_id, first_seen_at
-FROM storeledger.account_streams
-WHERE app_account_token <> lower(app_account_token)
-ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+        INSERT INTO storeledger.account_streams (app_account_token, stream_id, first_seen_at)
+        SELECT lower(app_account_token), stream_id, first_seen_at
+        FROM storeledger.account_streams
+        WHERE app_account_token <> lower(app_account_token)
+        ON CONFLICT (app_account_token, stream_id) DO NOTHING;
 
-DELETE FROM storeledger.account_streams WHERE app_account_token <> lower(app_account_token);
+        DELETE FROM storeledger.account_streams WHERE app_account_token <> lower(app_account_token);
 
--- The merged account's stored view no longer covers all its streams: it is projected anew.
-INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-SELECT DISTINCT lower(app_account_token), 1
-FROM storeledger.account_views
-WHERE app_account_token <> lower(app_account_token)
-ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+        -- The merged account's stored view no longer covers all its streams: it is projected anew.
+        INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+        SELECT DISTINCT lower(app_account_token), 1
+        FROM storeledger.account_views
+        WHERE app_account_token <> lower(app_account_token)
+        ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
 
-DELETE FROM storeledger.account_views WHERE app_account_token <> lower(app_account_token);
+        DELETE FROM storeledger.account_views WHERE app_account_token <> lower(app_account_token);
 
-"""#),
+        """#),
     SchemaMigration(
       version: 12, name: "facts_and_claims",
       sql: #"""
--- Facts and their evidence (issue 21): a row's `payload` is now the event as the reducers need
--- it (small, versioned facts: event types appstore.*.v2), and Apple's verified claims, from
--- which the facts were made, sit beside it in the new column `claims` (NULL for the backend's
--- commands). Rows written before keep their form: their payload is the claims and their event
--- type appstore.*.v1; the engine reads them through its upcaster.
---
--- The hash chain covers `claims` from now on. A row without claims hashes exactly as before,
--- so every stored hash stays valid: the digest appends the claims only when there are some.
--- The append functions take the claims as one more array (text, '' for none).
+        -- Facts and their evidence (issue 21): a row's `payload` is now the event as the reducers need
+        -- it (small, versioned facts: event types appstore.*.v2), and Apple's verified claims, from
+        -- which the facts were made, sit beside it in the new column `claims` (NULL for the backend's
+        -- commands). Rows written before keep their form: their payload is the claims and their event
+        -- type appstore.*.v1; the engine reads them through its upcaster.
+        --
+        -- The hash chain covers `claims` from now on. A row without claims hashes exactly as before,
+        -- so every stored hash stays valid: the digest appends the claims only when there are some.
+        -- The append functions take the claims as one more array (text, '' for none).
 
-ALTER TABLE storeledger.events ADD COLUMN claims jsonb;
+        ALTER TABLE storeledger.events ADD COLUMN claims jsonb;
 
-CREATE FUNCTION storeledger.event_digest(
-  prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
-  event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
-  payload jsonb, raw_signed text, metadata jsonb, claims jsonb
-) RETURNS bytea
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-BEGIN
-RETURN sha256(prev_hash || convert_to(
-  coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
-  || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
-  || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
-  || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
-  || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
-  || coalesce(octet_length(environment)::text || ':' || environment, '~')
-  || coalesce(
-       octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-       || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-       '~')
-  || coalesce(
-       octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-       || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-       '~')
-  || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
-  || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
-  || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~')
-  || coalesce('claims' || octet_length(claims::text)::text || ':' || claims::text, ''),
-  'UTF8'));
-END
-$$;
-ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
-  timestamptz, jsonb, text, jsonb, jsonb) OWNER TO storeledger_owner;
+        CREATE FUNCTION storeledger.event_digest(
+          prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
+          event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
+          payload jsonb, raw_signed text, metadata jsonb, claims jsonb
+        ) RETURNS bytea
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+        BEGIN
+        RETURN sha256(prev_hash || convert_to(
+          coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
+          || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
+          || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
+          || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
+          || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
+          || coalesce(octet_length(environment)::text || ':' || environment, '~')
+          || coalesce(
+               octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+               || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+               '~')
+          || coalesce(
+               octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+               || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+               '~')
+          || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
+          || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
+          || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~')
+          || coalesce('claims' || octet_length(claims::text)::text || ':' || claims::text, ''),
+          'UTF8'));
+        END
+        $$;
+        ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
+          timestamptz, jsonb, text, jsonb, jsonb) OWNER TO storeledger_owner;
 
-DROP FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-  text[]);
-DROP FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[]);
-DROP FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-  bigint[], jsonb[], text[], jsonb[]);
+        DROP FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+          text[]);
+        DROP FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[]);
+        DROP FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+          bigint[], jsonb[], text[], jsonb[]);
 
-CREATE FUNCTION storeledger.append_events(
-  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[]
-) RETURNS TABLE (
-  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-  fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
-  stored_count bigint;
-  stored_keys text[];
-  head_version bigint;
-  head_hash bytea;
-  previous bytea[] := '{}';
-  hashes bytea[] := '{}';
-  signed_at timestamptz[] := '{}';
-  positions int[] := '{}';
-  recorded timestamptz := statement_timestamp();
-  i int;
-BEGIN
-  PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
-  -- One statement, after the lock: how many keys are stored, and the stream's head.
-  SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
-  FROM (SELECT count(*) AS stored FROM storeledger.events e
-        WHERE e.idempotency_key = ANY(p_keys)) AS s
-  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                     WHERE e.stream_id = p_stream_id
-                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
-  head_version := coalesce(head_version, 0);
-  head_hash := coalesce(head_hash, zero_hash);
+        CREATE FUNCTION storeledger.append_events(
+          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[]
+        ) RETURNS TABLE (
+          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql AS $$
+        #variable_conflict use_column
+        DECLARE
+          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+          fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
+          stored_count bigint;
+          stored_keys text[];
+          head_version bigint;
+          head_hash bytea;
+          previous bytea[] := '{}';
+          hashes bytea[] := '{}';
+          signed_at timestamptz[] := '{}';
+          positions int[] := '{}';
+          recorded timestamptz := statement_timestamp();
+          i int;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
+          -- One statement, after the lock: how many keys are stored, and the stream's head.
+          SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
+          FROM (SELECT count(*) AS stored FROM storeledger.events e
+                WHERE e.idempotency_key = ANY(p_keys)) AS s
+          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                             WHERE e.stream_id = p_stream_id
+                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+          head_version := coalesce(head_version, 0);
+          head_hash := coalesce(head_hash, zero_hash);
 
-  IF stored_count > 0 THEN
-    IF EXISTS (SELECT 1 FROM storeledger.events e
-               WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
-      RAISE EXCEPTION 'an idempotency key is already used by another stream'
-        USING ERRCODE = 'SL002';
-    END IF;
-    RETURN QUERY
-      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-             true
-      FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
-    IF stored_count = cardinality(p_keys) THEN
-      RETURN;
-    END IF;
-    -- Array work only, so the planner never considers a join against the whole log.
-    stored_keys := ARRAY(
-      SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
-    fresh := ARRAY(
-      SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
-      WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
-  END IF;
+          IF stored_count > 0 THEN
+            IF EXISTS (SELECT 1 FROM storeledger.events e
+                       WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
+              RAISE EXCEPTION 'an idempotency key is already used by another stream'
+                USING ERRCODE = 'SL002';
+            END IF;
+            RETURN QUERY
+              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+                     true
+              FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+            IF stored_count = cardinality(p_keys) THEN
+              RETURN;
+            END IF;
+            -- Array work only, so the planner never considers a join against the whole log.
+            stored_keys := ARRAY(
+              SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
+            fresh := ARRAY(
+              SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
+              WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
+          END IF;
 
-  IF NOT (p_expected = 'any'
-          OR (p_expected = 'no_stream' AND head_version = 0)
-          OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
-    RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
-      DETAIL = head_version::text;
-  END IF;
+          IF NOT (p_expected = 'any'
+                  OR (p_expected = 'no_stream' AND head_version = 0)
+                  OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
+            RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
+              DETAIL = head_version::text;
+          END IF;
 
-  FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
-    i := coalesce(fresh[n], n);
-    positions[n] := i;
-    signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
-                         ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
-    previous[n] := head_hash;
-    head_hash := storeledger.event_digest(
-      head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
-      NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
-      NULLIF(p_raw_signed[i], ''), p_metadata[i], NULLIF(p_claims[i], '')::jsonb);
-    hashes[n] := head_hash;
-  END LOOP;
+          FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
+            i := coalesce(fresh[n], n);
+            positions[n] := i;
+            signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
+                                 ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
+            previous[n] := head_hash;
+            head_hash := storeledger.event_digest(
+              head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
+              NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
+              NULLIF(p_raw_signed[i], ''), p_metadata[i], NULLIF(p_claims[i], '')::jsonb);
+            hashes[n] := head_hash;
+          END LOOP;
 
-  RETURN QUERY
-    INSERT INTO storeledger.events AS e (
-      stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-      apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
-    SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
-           NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
-           NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], NULLIF(p_claims[f.i], '')::jsonb,
-           previous[f.n], hashes[f.n]
-    FROM unnest(positions) WITH ORDINALITY AS f(i, n)
-    ORDER BY f.n
-    RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-              false;
-END
-$$;
+          RETURN QUERY
+            INSERT INTO storeledger.events AS e (
+              stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+              apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
+            SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
+                   NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
+                   NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], NULLIF(p_claims[f.i], '')::jsonb,
+                   previous[f.n], hashes[f.n]
+            FROM unnest(positions) WITH ORDINALITY AS f(i, n)
+            ORDER BY f.n
+            RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+                      false;
+        END
+        $$;
 
-ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-  bigint[], jsonb[], text[], jsonb[], text[]) OWNER TO storeledger_owner;
-REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-  text[], bigint[], jsonb[], text[], jsonb[], text[]) FROM PUBLIC;
--- Every statement above finds its rows through an index whatever the arguments, so one generic
--- plan per session serves all calls instead of planning each. Sequential scans are off inside
--- the function: a plan made while the log was small (a new database, before autovacuum's
--- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
-ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-  bigint[], jsonb[], text[], jsonb[], text[])
-  SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
-GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-  text[], bigint[], jsonb[], text[], jsonb[], text[]) TO storeledger_writer;
+        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+          bigint[], jsonb[], text[], jsonb[], text[]) OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+          text[], bigint[], jsonb[], text[], jsonb[], text[]) FROM PUBLIC;
+        -- Every statement above finds its rows through an index whatever the arguments, so one generic
+        -- plan per session serves all calls instead of planning each. Sequential scans are off inside
+        -- the function: a plan made while the log was small (a new database, before autovacuum's
+        -- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
+        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+          bigint[], jsonb[], text[], jsonb[], text[])
+          SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
+        GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+          text[], bigint[], jsonb[], text[], jsonb[], text[]) TO storeledger_writer;
 
-CREATE FUNCTION storeledger.append_events_indexed(
-  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
-  p_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-DECLARE
-  v_stored_something boolean := false;
-BEGIN
-  FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-    SELECT * FROM storeledger.append_events(
-      p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-      p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
-  LOOP
-    v_stored_something := v_stored_something OR NOT stored_before;
-    RETURN NEXT;
-  END LOOP;
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT token, stream
-  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  IF v_stored_something THEN
-    -- In token order, so two appends naming the same accounts lock their rows alike.
-    INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-    SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
-    ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
-  END IF;
-END
-$$;
+        CREATE FUNCTION storeledger.append_events_indexed(
+          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
+          p_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        DECLARE
+          v_stored_something boolean := false;
+        BEGIN
+          FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+            SELECT * FROM storeledger.append_events(
+              p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+              p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
+          LOOP
+            v_stored_something := v_stored_something OR NOT stored_before;
+            RETURN NEXT;
+          END LOOP;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT token, stream
+          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          IF v_stored_something THEN
+            -- In token order, so two appends naming the same accounts lock their rows alike.
+            INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+            SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
+            ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+          END IF;
+        END
+        $$;
 
-ALTER FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[], text[]
-) OWNER TO storeledger_owner;
-REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[], text[]
-) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
-  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-  text[], text[]
-) TO storeledger_writer;
+        ALTER FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[], text[]
+        ) OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[], text[]
+        ) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
+          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+          text[], text[]
+        ) TO storeledger_writer;
 
-CREATE FUNCTION storeledger.append_batch(
-  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-  p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-DECLARE
-  v_item int;
-  v_stored int[] := '{}';
-BEGIN
-  FOR v_item IN
-    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-    ORDER BY s.stream, s.ord
-  LOOP
-    FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-      SELECT * FROM storeledger.append_events(
-        p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
-        ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
-        ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]],
-        ARRAY[p_claims[v_item]])
-    LOOP
-      item := v_item;
-      IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
-      RETURN NEXT;
-    END LOOP;
-  END LOOP;
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT DISTINCT e.token, e.stream
-  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-  ORDER BY e.token, e.stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-  SELECT changed.token, count(*)
-  FROM (
-    SELECT DISTINCT e.item, e.token
-    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-    WHERE e.item = ANY(v_stored)
-  ) AS changed
-  GROUP BY changed.token ORDER BY changed.token
-  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-END
-$$;
+        CREATE FUNCTION storeledger.append_batch(
+          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+          p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        DECLARE
+          v_item int;
+          v_stored int[] := '{}';
+        BEGIN
+          FOR v_item IN
+            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+            ORDER BY s.stream, s.ord
+          LOOP
+            FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+              SELECT * FROM storeledger.append_events(
+                p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
+                ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
+                ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]],
+                ARRAY[p_claims[v_item]])
+            LOOP
+              item := v_item;
+              IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
+              RETURN NEXT;
+            END LOOP;
+          END LOOP;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT DISTINCT e.token, e.stream
+          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+          ORDER BY e.token, e.stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+          SELECT changed.token, count(*)
+          FROM (
+            SELECT DISTINCT e.item, e.token
+            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+            WHERE e.item = ANY(v_stored)
+          ) AS changed
+          GROUP BY changed.token ORDER BY changed.token
+          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+        END
+        $$;
 
-ALTER FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
-  text[], text[]
-) OWNER TO storeledger_owner;
-REVOKE ALL ON FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
-  text[], text[]
-) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storeledger.append_batch(
-  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
-  text[], text[]
-) TO storeledger_writer;
+        ALTER FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
+          text[], text[]
+        ) OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
+          text[], text[]
+        ) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION storeledger.append_batch(
+          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
+          text[], text[]
+        ) TO storeledger_writer;
 
-DROP FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
-  timestamptz, jsonb, text, jsonb);
+        DROP FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
+          timestamptz, jsonb, text, jsonb);
 
-"""#),
+        """#),
     SchemaMigration(
       version: 13, name: "append_batch_in_one_insert",
       sql: #"""
--- Group commit in one pass (issue 21). append_batch called append_events once per item: per
--- item a function call, a head lookup and a one-row INSERT, about three times what the row
--- itself costs to store. It now locks every stream of the batch, reads their heads and the
--- keys stored before in one statement each, chains the new rows' hashes, and writes them all
--- with one INSERT. Each item still behaves as its own append with expected version "any":
--- a key stored before (or earlier in the same batch) answers with that event and
--- stored_before; a key used by another stream fails the whole batch (SL002); each stream's
--- new events take its next versions in item order and chain from its head; the feed sees
--- them in (stream, item) order, as before.
+        -- Group commit in one pass (issue 21). append_batch called append_events once per item: per
+        -- item a function call, a head lookup and a one-row INSERT, about three times what the row
+        -- itself costs to store. It now locks every stream of the batch, reads their heads and the
+        -- keys stored before in one statement each, chains the new rows' hashes, and writes them all
+        -- with one INSERT. Each item still behaves as its own append with expected version "any":
+        -- a key stored before (or earlier in the same batch) answers with that event and
+        -- stored_before; a key used by another stream fails the whole batch (SL002); each stream's
+        -- new events take its next versions in item order and chain from its head; the feed sees
+        -- them in (stream, item) order, as before.
 
-CREATE OR REPLACE FUNCTION storeledger.append_batch(
-  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-  p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-#variable_conflict use_column
-DECLARE
-  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-  recorded timestamptz := statement_timestamp();
-  head_streams text[];
-  head_versions bigint[];
-  head_hashes bytea[];
-  stored_keys text[];
-  stored_streams text[];
-  written_keys text[] := '{}';
-  written_streams text[] := '{}';
-  w_items int[] := '{}';
-  w_versions bigint[] := '{}';
-  w_signed timestamptz[] := '{}';
-  w_previous bytea[] := '{}';
-  w_hashes bytea[] := '{}';
-  v_item int;
-  v_stream text;
-  v_head int;
-  v_at int;
-BEGIN
-  -- Streams in one order for every batch, so two batches never wait on each other in turn.
-  PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
-  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
+        CREATE OR REPLACE FUNCTION storeledger.append_batch(
+          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+          p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        #variable_conflict use_column
+        DECLARE
+          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+          recorded timestamptz := statement_timestamp();
+          head_streams text[];
+          head_versions bigint[];
+          head_hashes bytea[];
+          stored_keys text[];
+          stored_streams text[];
+          written_keys text[] := '{}';
+          written_streams text[] := '{}';
+          w_items int[] := '{}';
+          w_versions bigint[] := '{}';
+          w_signed timestamptz[] := '{}';
+          w_previous bytea[] := '{}';
+          w_hashes bytea[] := '{}';
+          v_item int;
+          v_stream text;
+          v_head int;
+          v_at int;
+        BEGIN
+          -- Streams in one order for every batch, so two batches never wait on each other in turn.
+          PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
+          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
 
-  SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
-         array_agg(coalesce(h.hash, zero_hash))
-  INTO head_streams, head_versions, head_hashes
-  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
-  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                     WHERE e.stream_id = s.stream
-                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+          SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
+                 array_agg(coalesce(h.hash, zero_hash))
+          INTO head_streams, head_versions, head_hashes
+          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
+          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                             WHERE e.stream_id = s.stream
+                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
 
-  SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
-  INTO stored_keys, stored_streams
-  FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+          SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
+          INTO stored_keys, stored_streams
+          FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
 
-  FOR v_item IN
-    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-    ORDER BY s.stream, s.ord
-  LOOP
-    v_stream := p_streams[v_item];
-    v_at := array_position(stored_keys, p_keys[v_item]);
-    IF v_at IS NULL THEN
-      v_at := array_position(written_keys, p_keys[v_item]);
-      IF v_at IS NULL THEN
-        v_head := array_position(head_streams, v_stream);
-        head_versions[v_head] := head_versions[v_head] + 1;
-        w_items := w_items || v_item;
-        w_versions := w_versions || head_versions[v_head];
-        w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
-          ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
-        w_previous := w_previous || head_hashes[v_head];
-        head_hashes[v_head] := storeledger.event_digest(
-          head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
-          p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
-          w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
-          NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
-          NULLIF(p_claims[v_item], '')::jsonb);
-        w_hashes := w_hashes || head_hashes[v_head];
-        written_keys := written_keys || p_keys[v_item];
-        written_streams := written_streams || v_stream;
-        CONTINUE;
-      END IF;
-      IF written_streams[v_at] <> v_stream THEN
-        RAISE EXCEPTION 'an idempotency key is already used by another stream'
-          USING ERRCODE = 'SL002';
-      END IF;
-    ELSIF stored_streams[v_at] <> v_stream THEN
-      RAISE EXCEPTION 'an idempotency key is already used by another stream'
-        USING ERRCODE = 'SL002';
-    END IF;
-  END LOOP;
+          FOR v_item IN
+            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+            ORDER BY s.stream, s.ord
+          LOOP
+            v_stream := p_streams[v_item];
+            v_at := array_position(stored_keys, p_keys[v_item]);
+            IF v_at IS NULL THEN
+              v_at := array_position(written_keys, p_keys[v_item]);
+              IF v_at IS NULL THEN
+                v_head := array_position(head_streams, v_stream);
+                head_versions[v_head] := head_versions[v_head] + 1;
+                w_items := w_items || v_item;
+                w_versions := w_versions || head_versions[v_head];
+                w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
+                  ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
+                w_previous := w_previous || head_hashes[v_head];
+                head_hashes[v_head] := storeledger.event_digest(
+                  head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
+                  p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
+                  w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
+                  NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
+                  NULLIF(p_claims[v_item], '')::jsonb);
+                w_hashes := w_hashes || head_hashes[v_head];
+                written_keys := written_keys || p_keys[v_item];
+                written_streams := written_streams || v_stream;
+                CONTINUE;
+              END IF;
+              IF written_streams[v_at] <> v_stream THEN
+                RAISE EXCEPTION 'an idempotency key is already used by another stream'
+                  USING ERRCODE = 'SL002';
+              END IF;
+            ELSIF stored_streams[v_at] <> v_stream THEN
+              RAISE EXCEPTION 'an idempotency key is already used by another stream'
+                USING ERRCODE = 'SL002';
+            END IF;
+          END LOOP;
 
-  RETURN QUERY
-    WITH written AS (
-      INSERT INTO storeledger.events AS e (
-        stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-        apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
-      SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
-             NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
-             NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
-             w_previous[w.n], w_hashes[w.n]
-      FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
-      ORDER BY w.n
-      RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-    ), found AS (
-      SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
-      FROM written w
-      UNION ALL
-      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-      FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
-    )
-    SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
-           f.recorded_at, NOT (k.item::int = ANY(w_items))
-    FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
-    JOIN found f ON f.idempotency_key = k.key;
+          RETURN QUERY
+            WITH written AS (
+              INSERT INTO storeledger.events AS e (
+                stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+                apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
+              SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
+                     NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
+                     NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
+                     w_previous[w.n], w_hashes[w.n]
+              FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
+              ORDER BY w.n
+              RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+            ), found AS (
+              SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
+              FROM written w
+              UNION ALL
+              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+              FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
+            )
+            SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
+                   f.recorded_at, NOT (k.item::int = ANY(w_items))
+            FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
+            JOIN found f ON f.idempotency_key = k.key;
 
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT DISTINCT e.token, e.stream
-  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-  ORDER BY e.token, e.stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-  SELECT changed.token, count(*)
-  FROM (
-    SELECT DISTINCT e.item, e.token
-    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-    WHERE e.item = ANY(w_items)
-  ) AS changed
-  GROUP BY changed.token ORDER BY changed.token
-  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-END
-$$;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT DISTINCT e.token, e.stream
+          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+          ORDER BY e.token, e.stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+          SELECT changed.token, count(*)
+          FROM (
+            SELECT DISTINCT e.item, e.token
+            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+            WHERE e.item = ANY(w_items)
+          ) AS changed
+          GROUP BY changed.token ORDER BY changed.token
+          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+        END
+        $$;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 14, name: "consumption_requests",
       sql: #"""
--- Refund requests. Each CONSUMPTION_REQUEST Apple sends opens a stream
--- `consumption:<env>:<notificationUUID>` whose events (ledger.consumption_*.v1) record the
--- answers StoreLedger sent and what became of them. This table indexes those streams for the
--- workers that answer them and for people who look at them: one row per request, its state
--- and when a worker should next look at it. Derived data, kept by a trigger in the appending
--- transaction (so it never disagrees with the log), and rebuilt from the log by
--- storeledger.rebuild_consumption_requests().
+        -- Refund requests. Each CONSUMPTION_REQUEST Apple sends opens a stream
+        -- `consumption:<env>:<notificationUUID>` whose events (ledger.consumption_*.v1) record the
+        -- answers StoreLedger sent and what became of them. This table indexes those streams for the
+        -- workers that answer them and for people who look at them: one row per request, its state
+        -- and when a worker should next look at it. Derived data, kept by a trigger in the appending
+        -- transaction (so it never disagrees with the log), and rebuilt from the log by
+        -- storeledger.rebuild_consumption_requests().
 
-CREATE TABLE storeledger.consumption_requests (
-  stream_id                text    PRIMARY KEY,
-  request_id               text    NOT NULL,
-  environment              text    NOT NULL,
-  transaction_id           text    NOT NULL,
-  original_transaction_id  text    NOT NULL,
-  product_id               text,
-  -- pending, sending, answered, expired, failed or skipped (ConsumptionRequest.Phase).
-  state                    text    NOT NULL,
-  requested_at_ms          bigint  NOT NULL,
-  deadline_ms              bigint  NOT NULL,
-  -- When a worker should look at the request next; null once it is over.
-  due_at_ms                bigint,
-  answered_at_ms           bigint,
-  answered_late            boolean NOT NULL DEFAULT false,
-  -- The stream's version the row reflects: a claim appends with exactly this version expected.
-  version                  bigint  NOT NULL
-);
+        CREATE TABLE storeledger.consumption_requests (
+          stream_id                text    PRIMARY KEY,
+          request_id               text    NOT NULL,
+          environment              text    NOT NULL,
+          transaction_id           text    NOT NULL,
+          original_transaction_id  text    NOT NULL,
+          product_id               text,
+          -- pending, sending, answered, expired, failed or skipped (ConsumptionRequest.Phase).
+          state                    text    NOT NULL,
+          requested_at_ms          bigint  NOT NULL,
+          deadline_ms              bigint  NOT NULL,
+          -- When a worker should look at the request next; null once it is over.
+          due_at_ms                bigint,
+          answered_at_ms           bigint,
+          answered_late            boolean NOT NULL DEFAULT false,
+          -- The stream's version the row reflects: a claim appends with exactly this version expected.
+          version                  bigint  NOT NULL
+        );
 
-CREATE INDEX consumption_requests_due ON storeledger.consumption_requests (due_at_ms)
-  WHERE due_at_ms IS NOT NULL;
-CREATE INDEX consumption_requests_listing
-  ON storeledger.consumption_requests (state, requested_at_ms DESC);
-CREATE INDEX consumption_requests_transaction
-  ON storeledger.consumption_requests (transaction_id);
+        CREATE INDEX consumption_requests_due ON storeledger.consumption_requests (due_at_ms)
+          WHERE due_at_ms IS NOT NULL;
+        CREATE INDEX consumption_requests_listing
+          ON storeledger.consumption_requests (state, requested_at_ms DESC);
+        CREATE INDEX consumption_requests_transaction
+          ON storeledger.consumption_requests (transaction_id);
 
-ALTER TABLE storeledger.consumption_requests OWNER TO storeledger_owner;
-GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.consumption_requests TO storeledger_writer;
-GRANT SELECT ON storeledger.consumption_requests TO storeledger_reader;
+        ALTER TABLE storeledger.consumption_requests OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.consumption_requests TO storeledger_writer;
+        GRANT SELECT ON storeledger.consumption_requests TO storeledger_reader;
 
--- One event's effect on its request's row.
-CREATE FUNCTION storeledger.index_consumption_event(
-  p_stream_id text, p_version bigint, p_payload jsonb
-) RETURNS void
-LANGUAGE sql AS $$
-  INSERT INTO storeledger.consumption_requests AS r (
-    stream_id, request_id, environment, transaction_id, original_transaction_id, product_id,
-    state, requested_at_ms, deadline_ms, due_at_ms, version)
-  SELECT p_stream_id, o->>'requestId', o->>'environment', o->>'transactionId',
-    o->>'originalTransactionId', o->>'productId', p_payload->>'state',
-    (o->>'requestedAt')::bigint, (o->>'deadline')::bigint, (p_payload->>'dueAt')::bigint,
-    p_version
-  FROM (SELECT p_payload->'requested' AS o) opened
-  WHERE o IS NOT NULL
-  ON CONFLICT (stream_id) DO NOTHING;
+        -- One event's effect on its request's row.
+        CREATE FUNCTION storeledger.index_consumption_event(
+          p_stream_id text, p_version bigint, p_payload jsonb
+        ) RETURNS void
+        LANGUAGE sql AS $$
+          INSERT INTO storeledger.consumption_requests AS r (
+            stream_id, request_id, environment, transaction_id, original_transaction_id, product_id,
+            state, requested_at_ms, deadline_ms, due_at_ms, version)
+          SELECT p_stream_id, o->>'requestId', o->>'environment', o->>'transactionId',
+            o->>'originalTransactionId', o->>'productId', p_payload->>'state',
+            (o->>'requestedAt')::bigint, (o->>'deadline')::bigint, (p_payload->>'dueAt')::bigint,
+            p_version
+          FROM (SELECT p_payload->'requested' AS o) opened
+          WHERE o IS NOT NULL
+          ON CONFLICT (stream_id) DO NOTHING;
 
-  UPDATE storeledger.consumption_requests
-  SET state = p_payload->>'state', due_at_ms = (p_payload->>'dueAt')::bigint,
-      version = p_version,
-      answered_at_ms = coalesce((p_payload->'answered'->>'at')::bigint, answered_at_ms),
-      answered_late = answered_late OR coalesce((p_payload->'answered'->>'late')::boolean, false)
-  WHERE stream_id = p_stream_id AND version < p_version;
-$$;
+          UPDATE storeledger.consumption_requests
+          SET state = p_payload->>'state', due_at_ms = (p_payload->>'dueAt')::bigint,
+              version = p_version,
+              answered_at_ms = coalesce((p_payload->'answered'->>'at')::bigint, answered_at_ms),
+              answered_late = answered_late OR coalesce((p_payload->'answered'->>'late')::boolean, false)
+          WHERE stream_id = p_stream_id AND version < p_version;
+        $$;
 
-CREATE FUNCTION storeledger.index_consumption_trigger() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM storeledger.index_consumption_event(NEW.stream_id, NEW.stream_version, NEW.payload);
-  RETURN NULL;
-END
-$$;
+        CREATE FUNCTION storeledger.index_consumption_trigger() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM storeledger.index_consumption_event(NEW.stream_id, NEW.stream_version, NEW.payload);
+          RETURN NULL;
+        END
+        $$;
 
-CREATE TRIGGER events_index_consumption AFTER INSERT ON storeledger.events
-  FOR EACH ROW WHEN (NEW.event_type LIKE 'ledger.consumption\_%')
-  EXECUTE FUNCTION storeledger.index_consumption_trigger();
+        CREATE TRIGGER events_index_consumption AFTER INSERT ON storeledger.events
+          FOR EACH ROW WHEN (NEW.event_type LIKE 'ledger.consumption\_%')
+          EXECUTE FUNCTION storeledger.index_consumption_trigger();
 
--- The index again from the log (after a restore, or to check it).
-CREATE FUNCTION storeledger.rebuild_consumption_requests() RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-  event record;
-  indexed bigint := 0;
-BEGIN
-  DELETE FROM storeledger.consumption_requests;
-  FOR event IN
-    SELECT stream_id, stream_version, payload FROM storeledger.events
-    WHERE event_type LIKE 'ledger.consumption\_%' ORDER BY stream_id, stream_version
-  LOOP
-    PERFORM storeledger.index_consumption_event(
-      event.stream_id, event.stream_version, event.payload);
-    indexed := indexed + 1;
-  END LOOP;
-  RETURN indexed;
-END
-$$;
+        -- The index again from the log (after a restore, or to check it).
+        CREATE FUNCTION storeledger.rebuild_consumption_requests() RETURNS bigint
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          event record;
+          indexed bigint := 0;
+        BEGIN
+          DELETE FROM storeledger.consumption_requests;
+          FOR event IN
+            SELECT stream_id, stream_version, payload FROM storeledger.events
+            WHERE event_type LIKE 'ledger.consumption\_%' ORDER BY stream_id, stream_version
+          LOOP
+            PERFORM storeledger.index_consumption_event(
+              event.stream_id, event.stream_version, event.payload);
+            indexed := indexed + 1;
+          END LOOP;
+          RETURN indexed;
+        END
+        $$;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 15, name: "app_transactions",
       sql: #"""
--- Which purchase chains each app download (`appTransactionId`, one per Apple Account per app)
--- was seen with, and the account token Apple signed into them when there was one. A chain
--- signed without a token joins the account that holds its appTransactionId: StoreLedger
--- appends the link, as the backend would (`ledger.account_linked.v1`, source
--- "app-transaction-id"). Derived data, written at ingest.
+        -- Which purchase chains each app download (`appTransactionId`, one per Apple Account per app)
+        -- was seen with, and the account token Apple signed into them when there was one. A chain
+        -- signed without a token joins the account that holds its appTransactionId: StoreLedger
+        -- appends the link, as the backend would (`ledger.account_linked.v1`, source
+        -- "app-transaction-id"). Derived data, written at ingest.
 
-CREATE TABLE storeledger.app_transactions (
-  environment              text NOT NULL,
-  app_transaction_id       text NOT NULL,
-  original_transaction_id  text NOT NULL,
-  app_account_token        text,
-  PRIMARY KEY (environment, app_transaction_id, original_transaction_id)
-);
+        CREATE TABLE storeledger.app_transactions (
+          environment              text NOT NULL,
+          app_transaction_id       text NOT NULL,
+          original_transaction_id  text NOT NULL,
+          app_account_token        text,
+          PRIMARY KEY (environment, app_transaction_id, original_transaction_id)
+        );
 
-ALTER TABLE storeledger.app_transactions OWNER TO storeledger_owner;
-GRANT SELECT, INSERT, UPDATE ON storeledger.app_transactions TO storeledger_writer;
-GRANT SELECT ON storeledger.app_transactions TO storeledger_reader;
+        ALTER TABLE storeledger.app_transactions OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT, UPDATE ON storeledger.app_transactions TO storeledger_writer;
+        GRANT SELECT ON storeledger.app_transactions TO storeledger_reader;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 16, name: "changes",
       sql: #"""
--- The change feed (issue 23): every change of an account's derived state, with a global,
--- gap-free position, and its delivery to the backend's webhook endpoints.
---
--- Changes are derived data (projections/changes.md): the account projector compares each
--- account's projection before and after each of its events, and at each instant its answers
--- change by the clock, and appends what differs here. Positions are gap-free and commit in
--- order: they are taken from one counter row that every appending transaction updates (so a
--- transaction that rolls back gives its positions back, and the next one waits for it).
+        -- The change feed (issue 23): every change of an account's derived state, with a global,
+        -- gap-free position, and its delivery to the backend's webhook endpoints.
+        --
+        -- Changes are derived data (projections/changes.md): the account projector compares each
+        -- account's projection before and after each of its events, and at each instant its answers
+        -- change by the clock, and appends what differs here. Positions are gap-free and commit in
+        -- order: they are taken from one counter row that every appending transaction updates (so a
+        -- transaction that rolls back gives its positions back, and the next one waits for it).
 
--- When a stream joined an account: events of the stream older than that are taken into the
--- account's changes at the join, not at their own place in the feed (so the changes of an
--- account are derived in an order that only ever grows at its end). Rows from before this
--- migration have none: they count as joined from the start.
-ALTER TABLE storeledger.account_streams ADD COLUMN joined_tx xid8;
-ALTER TABLE storeledger.account_streams ALTER COLUMN joined_tx SET DEFAULT pg_current_xact_id();
+        -- When a stream joined an account: events of the stream older than that are taken into the
+        -- account's changes at the join, not at their own place in the feed (so the changes of an
+        -- account are derived in an order that only ever grows at its end). Rows from before this
+        -- migration have none: they count as joined from the start.
+        ALTER TABLE storeledger.account_streams ADD COLUMN joined_tx xid8;
+        ALTER TABLE storeledger.account_streams ALTER COLUMN joined_tx SET DEFAULT pg_current_xact_id();
 
--- How far each account's changes are derived: the number of its events taken (in derivation
--- order), the number of changes appended (the next change's ordinal), the instant of the last
--- step, and when the clock next changes its answers. `version` moves on every update, so two
--- projectors deriving one account at once cannot both append. Kept apart from the views
--- (which a rebuild replaces): the changes are a feed with promised positions, never rebuilt.
-CREATE TABLE storeledger.change_derivations (
-  app_account_token  text    PRIMARY KEY,
-  version            bigint  NOT NULL CHECK (version > 0),
-  derived_events     bigint  NOT NULL CHECK (derived_events >= 0),
-  derived_changes    bigint  NOT NULL CHECK (derived_changes >= 0),
-  derived_ms         bigint,
-  due_ms             bigint
-);
+        -- How far each account's changes are derived: the number of its events taken (in derivation
+        -- order), the number of changes appended (the next change's ordinal), the instant of the last
+        -- step, and when the clock next changes its answers. `version` moves on every update, so two
+        -- projectors deriving one account at once cannot both append. Kept apart from the views
+        -- (which a rebuild replaces): the changes are a feed with promised positions, never rebuilt.
+        CREATE TABLE storeledger.change_derivations (
+          app_account_token  text    PRIMARY KEY,
+          version            bigint  NOT NULL CHECK (version > 0),
+          derived_events     bigint  NOT NULL CHECK (derived_events >= 0),
+          derived_changes    bigint  NOT NULL CHECK (derived_changes >= 0),
+          derived_ms         bigint,
+          due_ms             bigint
+        );
 
-CREATE INDEX change_derivations_due ON storeledger.change_derivations (due_ms)
-  WHERE due_ms IS NOT NULL;
+        CREATE INDEX change_derivations_due ON storeledger.change_derivations (due_ms)
+          WHERE due_ms IS NOT NULL;
 
-CREATE TABLE storeledger.changes (
-  position           bigint      PRIMARY KEY CHECK (position > 0),
-  change_id          uuid        NOT NULL UNIQUE,
-  app_account_token  text        NOT NULL,
-  -- The change's place among its account's changes, from 0.
-  ordinal            bigint      NOT NULL CHECK (ordinal >= 0),
-  change_type        text        NOT NULL,
-  -- What the change is about (an entitlement, an originalTransactionId, a transactionId, a
-  -- product) and its old and new values, as AccountChange holds them.
-  subject            text        NOT NULL,
-  old_value          text,
-  new_value          text,
-  occurred_at_ms     bigint      NOT NULL,
-  -- The idempotency key of the event that caused it; null when the clock did.
-  cause              text,
-  recorded_at        timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (app_account_token, ordinal)
-);
+        CREATE TABLE storeledger.changes (
+          position           bigint      PRIMARY KEY CHECK (position > 0),
+          change_id          uuid        NOT NULL UNIQUE,
+          app_account_token  text        NOT NULL,
+          -- The change's place among its account's changes, from 0.
+          ordinal            bigint      NOT NULL CHECK (ordinal >= 0),
+          change_type        text        NOT NULL,
+          -- What the change is about (an entitlement, an originalTransactionId, a transactionId, a
+          -- product) and its old and new values, as AccountChange holds them.
+          subject            text        NOT NULL,
+          old_value          text,
+          new_value          text,
+          occurred_at_ms     bigint      NOT NULL,
+          -- The idempotency key of the event that caused it; null when the clock did.
+          cause              text,
+          recorded_at        timestamptz NOT NULL DEFAULT now(),
+          UNIQUE (app_account_token, ordinal)
+        );
 
-CREATE INDEX changes_recorded_at ON storeledger.changes (recorded_at);
+        CREATE INDEX changes_recorded_at ON storeledger.changes (recorded_at);
 
-CREATE TABLE storeledger.change_feed_head (
-  only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-  position  bigint  NOT NULL CHECK (position >= 0)
-);
-INSERT INTO storeledger.change_feed_head (position) VALUES (0);
+        CREATE TABLE storeledger.change_feed_head (
+          only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+          position  bigint  NOT NULL CHECK (position >= 0)
+        );
+        INSERT INTO storeledger.change_feed_head (position) VALUES (0);
 
--- Appends the changes of several accounts and moves their derivation markers, in one
--- statement: an account whose derivation `version` is no longer the expected one (another
--- projector derived it first) is left out with its changes. Returns the accounts moved.
--- Arrays cannot carry nulls from the client: '' and the smallest bigint stand for them.
-CREATE FUNCTION storeledger.append_changes(
-  p_tokens text[], p_versions bigint[], p_events bigint[], p_counts bigint[], p_instants bigint[],
-  p_due bigint[],
-  c_tokens text[], c_ordinals bigint[], c_ids uuid[], c_types text[], c_subjects text[],
-  c_old text[], c_new text[], c_occurred bigint[], c_causes text[]
-) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  moved text[];
-  base bigint;
-  wanted bigint;
-BEGIN
-  WITH upserted AS (
-    INSERT INTO storeledger.change_derivations AS d (app_account_token, version, derived_events,
-      derived_changes, derived_ms, due_ms)
-    SELECT u.token, u.version + 1, u.events, u.changes,
-      NULLIF(u.instant, -9223372036854775808), NULLIF(u.due, -9223372036854775808)
-    FROM unnest(p_tokens, p_versions, p_events, p_counts, p_instants, p_due)
-      AS u(token, version, events, changes, instant, due)
-    ORDER BY u.token
-    ON CONFLICT (app_account_token) DO UPDATE SET version = excluded.version,
-      derived_events = excluded.derived_events, derived_changes = excluded.derived_changes,
-      derived_ms = excluded.derived_ms, due_ms = excluded.due_ms
-    WHERE d.version = excluded.version - 1
-    RETURNING d.app_account_token
-  )
-  SELECT coalesce(array_agg(app_account_token), '{}') INTO moved FROM upserted;
+        -- Appends the changes of several accounts and moves their derivation markers, in one
+        -- statement: an account whose derivation `version` is no longer the expected one (another
+        -- projector derived it first) is left out with its changes. Returns the accounts moved.
+        -- Arrays cannot carry nulls from the client: '' and the smallest bigint stand for them.
+        CREATE FUNCTION storeledger.append_changes(
+          p_tokens text[], p_versions bigint[], p_events bigint[], p_counts bigint[], p_instants bigint[],
+          p_due bigint[],
+          c_tokens text[], c_ordinals bigint[], c_ids uuid[], c_types text[], c_subjects text[],
+          c_old text[], c_new text[], c_occurred bigint[], c_causes text[]
+        ) RETURNS SETOF text
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          moved text[];
+          base bigint;
+          wanted bigint;
+        BEGIN
+          WITH upserted AS (
+            INSERT INTO storeledger.change_derivations AS d (app_account_token, version, derived_events,
+              derived_changes, derived_ms, due_ms)
+            SELECT u.token, u.version + 1, u.events, u.changes,
+              NULLIF(u.instant, -9223372036854775808), NULLIF(u.due, -9223372036854775808)
+            FROM unnest(p_tokens, p_versions, p_events, p_counts, p_instants, p_due)
+              AS u(token, version, events, changes, instant, due)
+            ORDER BY u.token
+            ON CONFLICT (app_account_token) DO UPDATE SET version = excluded.version,
+              derived_events = excluded.derived_events, derived_changes = excluded.derived_changes,
+              derived_ms = excluded.derived_ms, due_ms = excluded.due_ms
+            WHERE d.version = excluded.version - 1
+            RETURNING d.app_account_token
+          )
+          SELECT coalesce(array_agg(app_account_token), '{}') INTO moved FROM upserted;
 
-  SELECT count(*) INTO wanted FROM unnest(c_tokens) AS c(token) WHERE c.token = ANY(moved);
-  IF wanted > 0 THEN
-    UPDATE storeledger.change_feed_head SET position = position + wanted
-    RETURNING position - wanted INTO base;
-    INSERT INTO storeledger.changes (position, change_id, app_account_token, ordinal, change_type,
-      subject, old_value, new_value, occurred_at_ms, cause)
-    SELECT base + row_number() OVER (ORDER BY c.occurred, c.token, c.ordinal), c.id, c.token,
-      c.ordinal, c.type, c.subject, NULLIF(c.old, ''), NULLIF(c.new, ''), c.occurred,
-      NULLIF(c.cause, '')
-    FROM unnest(c_tokens, c_ordinals, c_ids, c_types, c_subjects, c_old, c_new, c_occurred,
-      c_causes) AS c(token, ordinal, id, type, subject, old, new, occurred, cause)
-    WHERE c.token = ANY(moved);
-  END IF;
-  RETURN QUERY SELECT unnest(moved);
-END
-$$;
+          SELECT count(*) INTO wanted FROM unnest(c_tokens) AS c(token) WHERE c.token = ANY(moved);
+          IF wanted > 0 THEN
+            UPDATE storeledger.change_feed_head SET position = position + wanted
+            RETURNING position - wanted INTO base;
+            INSERT INTO storeledger.changes (position, change_id, app_account_token, ordinal, change_type,
+              subject, old_value, new_value, occurred_at_ms, cause)
+            SELECT base + row_number() OVER (ORDER BY c.occurred, c.token, c.ordinal), c.id, c.token,
+              c.ordinal, c.type, c.subject, NULLIF(c.old, ''), NULLIF(c.new, ''), c.occurred,
+              NULLIF(c.cause, '')
+            FROM unnest(c_tokens, c_ordinals, c_ids, c_types, c_subjects, c_old, c_new, c_occurred,
+              c_causes) AS c(token, ordinal, id, type, subject, old, new, occurred, cause)
+            WHERE c.token = ANY(moved);
+          END IF;
+          RETURN QUERY SELECT unnest(moved);
+        END
+        $$;
 
--- Webhook endpoints that receive the changes, by a key made from their URL (its host and
--- path: never its query or credentials). `enqueued_through`: the position up to which
--- deliveries were queued; a new endpoint starts at the feed's head.
-CREATE TABLE storeledger.change_endpoints (
-  endpoint          text        PRIMARY KEY,
-  enqueued_through  bigint      NOT NULL,
-  -- Deliveries the receiver accepted, ever (a counter: delivered rows leave the log).
-  delivered_total   bigint      NOT NULL DEFAULT 0,
-  created_at        timestamptz NOT NULL DEFAULT now()
-);
+        -- Webhook endpoints that receive the changes, by a key made from their URL (its host and
+        -- path: never its query or credentials). `enqueued_through`: the position up to which
+        -- deliveries were queued; a new endpoint starts at the feed's head.
+        CREATE TABLE storeledger.change_endpoints (
+          endpoint          text        PRIMARY KEY,
+          enqueued_through  bigint      NOT NULL,
+          -- Deliveries the receiver accepted, ever (a counter: delivered rows leave the log).
+          delivered_total   bigint      NOT NULL DEFAULT 0,
+          created_at        timestamptz NOT NULL DEFAULT now()
+        );
 
--- The delivery log: one row per endpoint and change. `pending` until the receiver answered
--- 2xx (`delivered`) or retries ran out (`dead`). A claim leases the row so that servers
--- running delivery side by side do not send it twice; a crash between sending and recording
--- sends it again after the lease (receivers dedupe by the change's id).
-CREATE TABLE storeledger.change_deliveries (
-  endpoint           text        NOT NULL,
-  position           bigint      NOT NULL,
-  app_account_token  text        NOT NULL,
-  state              text        NOT NULL DEFAULT 'pending'
-                                 CHECK (state IN ('pending', 'delivered', 'dead')),
-  attempts           integer     NOT NULL DEFAULT 0,
-  next_attempt_at    timestamptz NOT NULL DEFAULT now(),
-  leased_until       timestamptz,
-  first_attempt_at   timestamptz,
-  last_attempt_at    timestamptz,
-  last_status        integer,
-  last_error         text,
-  delivered_at       timestamptz,
-  PRIMARY KEY (endpoint, position)
-);
+        -- The delivery log: one row per endpoint and change. `pending` until the receiver answered
+        -- 2xx (`delivered`) or retries ran out (`dead`). A claim leases the row so that servers
+        -- running delivery side by side do not send it twice; a crash between sending and recording
+        -- sends it again after the lease (receivers dedupe by the change's id).
+        CREATE TABLE storeledger.change_deliveries (
+          endpoint           text        NOT NULL,
+          position           bigint      NOT NULL,
+          app_account_token  text        NOT NULL,
+          state              text        NOT NULL DEFAULT 'pending'
+                                         CHECK (state IN ('pending', 'delivered', 'dead')),
+          attempts           integer     NOT NULL DEFAULT 0,
+          next_attempt_at    timestamptz NOT NULL DEFAULT now(),
+          leased_until       timestamptz,
+          first_attempt_at   timestamptz,
+          last_attempt_at    timestamptz,
+          last_status        integer,
+          last_error         text,
+          delivered_at       timestamptz,
+          PRIMARY KEY (endpoint, position)
+        );
 
-CREATE INDEX change_deliveries_pending ON storeledger.change_deliveries (endpoint, position)
-  WHERE state = 'pending';
-CREATE INDEX change_deliveries_dead ON storeledger.change_deliveries (endpoint, position)
-  WHERE state = 'dead';
-CREATE INDEX change_deliveries_pending_account
-  ON storeledger.change_deliveries (endpoint, app_account_token, position)
-  WHERE state = 'pending';
+        CREATE INDEX change_deliveries_pending ON storeledger.change_deliveries (endpoint, position)
+          WHERE state = 'pending';
+        CREATE INDEX change_deliveries_dead ON storeledger.change_deliveries (endpoint, position)
+          WHERE state = 'dead';
+        CREATE INDEX change_deliveries_pending_account
+          ON storeledger.change_deliveries (endpoint, app_account_token, position)
+          WHERE state = 'pending';
 
-ALTER TABLE storeledger.change_derivations OWNER TO storeledger_owner;
-ALTER TABLE storeledger.changes OWNER TO storeledger_owner;
-ALTER TABLE storeledger.change_feed_head OWNER TO storeledger_owner;
-ALTER TABLE storeledger.change_endpoints OWNER TO storeledger_owner;
-ALTER TABLE storeledger.change_deliveries OWNER TO storeledger_owner;
-ALTER FUNCTION storeledger.append_changes(text[], bigint[], bigint[], bigint[], bigint[],
-  bigint[], text[], bigint[], uuid[], text[], text[], text[], text[], bigint[], text[])
-  OWNER TO storeledger_owner;
-GRANT SELECT, INSERT, UPDATE ON storeledger.change_derivations TO storeledger_writer;
-GRANT SELECT, INSERT ON storeledger.changes TO storeledger_writer;
-GRANT SELECT, UPDATE ON storeledger.change_feed_head TO storeledger_writer;
-GRANT SELECT, INSERT, UPDATE ON storeledger.change_endpoints TO storeledger_writer;
-GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.change_deliveries TO storeledger_writer;
-GRANT SELECT ON storeledger.change_derivations, storeledger.changes, storeledger.change_feed_head, storeledger.change_endpoints,
-  storeledger.change_deliveries TO storeledger_reader;
+        ALTER TABLE storeledger.change_derivations OWNER TO storeledger_owner;
+        ALTER TABLE storeledger.changes OWNER TO storeledger_owner;
+        ALTER TABLE storeledger.change_feed_head OWNER TO storeledger_owner;
+        ALTER TABLE storeledger.change_endpoints OWNER TO storeledger_owner;
+        ALTER TABLE storeledger.change_deliveries OWNER TO storeledger_owner;
+        ALTER FUNCTION storeledger.append_changes(text[], bigint[], bigint[], bigint[], bigint[],
+          bigint[], text[], bigint[], uuid[], text[], text[], text[], text[], bigint[], text[])
+          OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT, UPDATE ON storeledger.change_derivations TO storeledger_writer;
+        GRANT SELECT, INSERT ON storeledger.changes TO storeledger_writer;
+        GRANT SELECT, UPDATE ON storeledger.change_feed_head TO storeledger_writer;
+        GRANT SELECT, INSERT, UPDATE ON storeledger.change_endpoints TO storeledger_writer;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.change_deliveries TO storeledger_writer;
+        GRANT SELECT ON storeledger.change_derivations, storeledger.changes, storeledger.change_feed_head, storeledger.change_endpoints,
+          storeledger.change_deliveries TO storeledger_reader;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 17, name: "transaction_search",
       sql: #"""
--- The support console (issue 24) finds an account by any transactionId its events hold, not
--- only by the originalTransactionId its streams are named after: an index on the transaction
--- id of Apple's events, read from their facts (event types appstore.*.v2 and .v3) or, for rows
--- of .v1, from the claims they hold as their payload.
+        -- The support console (issue 24) finds an account by any transactionId its events hold, not
+        -- only by the originalTransactionId its streams are named after: an index on the transaction
+        -- id of Apple's events, read from their facts (event types appstore.*.v2 and .v3) or, for rows
+        -- of .v1, from the claims they hold as their payload.
 
-CREATE FUNCTION storeledger.event_transaction_id(payload jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(
-    payload #>> '{notification,transaction,transactionId}',
-    payload #>> '{transaction,transaction,transactionId}',
-    payload #>> '{status,transaction,transactionId}',
-    payload #>> '{transaction,transactionId}',
-    payload #>> '{notification,data,signedTransactionInfo,transactionId}')
-$$;
-ALTER FUNCTION storeledger.event_transaction_id(jsonb) OWNER TO storeledger_owner;
+        CREATE FUNCTION storeledger.event_transaction_id(payload jsonb) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+          SELECT coalesce(
+            payload #>> '{notification,transaction,transactionId}',
+            payload #>> '{transaction,transaction,transactionId}',
+            payload #>> '{status,transaction,transactionId}',
+            payload #>> '{transaction,transactionId}',
+            payload #>> '{notification,data,signedTransactionInfo,transactionId}')
+        $$;
+        ALTER FUNCTION storeledger.event_transaction_id(jsonb) OWNER TO storeledger_owner;
 
-CREATE INDEX events_transaction_id ON storeledger.events (storeledger.event_transaction_id(payload))
-  WHERE event_type LIKE 'appstore.%';
+        CREATE INDEX events_transaction_id ON storeledger.events (storeledger.event_transaction_id(payload))
+          WHERE event_type LIKE 'appstore.%';
 
-"""#),
+        """#),
     SchemaMigration(
       version: 18, name: "raw_signed_lz4",
       sql: #"""
--- Apple's signed originals are the log's largest column: a notification's JWS nests the
--- transaction's and the renewal info's, each carrying the same three-certificate chain, about
--- 19 KB in all. pglz (the default) finds no repeats within its 4 KB window and stores them
--- whole; lz4's 64 KB window finds the repeated chains: 11.7 KB instead of 18.9 KB for Apple's
--- real DID_RENEW (measured, docs/scaling.md). Only new rows are compressed this way; the text,
--- and so every hash, is unchanged. A server built without lz4 keeps pglz.
-DO $$
-BEGIN
-  ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET COMPRESSION lz4;
-EXCEPTION WHEN feature_not_supported THEN
-  RAISE NOTICE 'PostgreSQL was built without lz4: raw_signed stays compressed by pglz';
-END
-$$;
+        -- Apple's signed originals are the log's largest column: a notification's JWS nests the
+        -- transaction's and the renewal info's, each carrying the same three-certificate chain, about
+        -- 19 KB in all. pglz (the default) finds no repeats within its 4 KB window and stores them
+        -- whole; lz4's 64 KB window finds the repeated chains: 11.7 KB instead of 18.9 KB for Apple's
+        -- real DID_RENEW (measured, docs/scaling.md). Only new rows are compressed this way; the text,
+        -- and so every hash, is unchanged. A server built without lz4 keeps pglz.
+        DO $$
+        BEGIN
+          ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET COMPRESSION lz4;
+        EXCEPTION WHEN feature_not_supported THEN
+          RAISE NOTICE 'PostgreSQL was built without lz4: raw_signed stays compressed by pglz';
+        END
+        $$;
 
-"""#),
+        """#),
     SchemaMigration(
       version: 19, name: "chain_writes_count_for_every_holder",
       sql: #"""
--- A write to a purchase chain counts for every account holding the chain, not only for the
--- accounts its event names. Apple's notifications about a purchase made without an
--- appAccountToken, and linked to an account afterwards (a link, or an app transaction's
--- account), name no account: a refund of such a purchase moved no account's `changes`, so the
--- account's stored view still looked current and answered from before the refund until the
--- projector came by. Both append functions now count the write, in the same statement as
--- before, for the accounts named and for every account already indexed under the stream
--- (account_streams_stream); a write to a stream no account holds costs one index probe more.
--- Same signatures and results: servers of the previous release call them unchanged.
+        -- A write to a purchase chain counts for every account holding the chain, not only for the
+        -- accounts its event names. Apple's notifications about a purchase made without an
+        -- appAccountToken, and linked to an account afterwards (a link, or an app transaction's
+        -- account), name no account: a refund of such a purchase moved no account's `changes`, so the
+        -- account's stored view still looked current and answered from before the refund until the
+        -- projector came by. Both append functions now count the write, in the same statement as
+        -- before, for the accounts named and for every account already indexed under the stream
+        -- (account_streams_stream); a write to a stream no account holds costs one index probe more.
+        -- Same signatures and results: servers of the previous release call them unchanged.
 
-CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
-  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
-  p_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-DECLARE
-  v_stored_something boolean := false;
-BEGIN
-  FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-    SELECT * FROM storeledger.append_events(
-      p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-      p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
-  LOOP
-    v_stored_something := v_stored_something OR NOT stored_before;
-    RETURN NEXT;
-  END LOOP;
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT token, stream
-  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  IF v_stored_something THEN
-    -- The accounts named and every account holding the stream, in token order, so two
-    -- appends counting the same accounts lock their rows alike.
-    INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-    SELECT counted.token, 1
-    FROM (
-      SELECT token FROM unnest(p_tokens) AS token
-      UNION
-      SELECT s.app_account_token FROM storeledger.account_streams s
-      WHERE s.stream_id = p_stream_id
-    ) AS counted
-    ORDER BY counted.token
-    ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
-  END IF;
-END
-$$;
+        CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
+          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
+          p_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        DECLARE
+          v_stored_something boolean := false;
+        BEGIN
+          FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+            SELECT * FROM storeledger.append_events(
+              p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+              p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
+          LOOP
+            v_stored_something := v_stored_something OR NOT stored_before;
+            RETURN NEXT;
+          END LOOP;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT token, stream
+          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          IF v_stored_something THEN
+            -- The accounts named and every account holding the stream, in token order, so two
+            -- appends counting the same accounts lock their rows alike.
+            INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+            SELECT counted.token, 1
+            FROM (
+              SELECT token FROM unnest(p_tokens) AS token
+              UNION
+              SELECT s.app_account_token FROM storeledger.account_streams s
+              WHERE s.stream_id = p_stream_id
+            ) AS counted
+            ORDER BY counted.token
+            ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+          END IF;
+        END
+        $$;
 
-CREATE OR REPLACE FUNCTION storeledger.append_batch(
-  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-  p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
-) RETURNS TABLE (
-  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-  recorded_at timestamptz, stored_before boolean
-)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-AS $$
-#variable_conflict use_column
-DECLARE
-  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-  recorded timestamptz := statement_timestamp();
-  head_streams text[];
-  head_versions bigint[];
-  head_hashes bytea[];
-  stored_keys text[];
-  stored_streams text[];
-  written_keys text[] := '{}';
-  written_streams text[] := '{}';
-  w_items int[] := '{}';
-  w_versions bigint[] := '{}';
-  w_signed timestamptz[] := '{}';
-  w_previous bytea[] := '{}';
-  w_hashes bytea[] := '{}';
-  v_item int;
-  v_stream text;
-  v_head int;
-  v_at int;
-BEGIN
-  -- Streams in one order for every batch, so two batches never wait on each other in turn.
-  PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
-  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
+        CREATE OR REPLACE FUNCTION storeledger.append_batch(
+          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+          p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
+        ) RETURNS TABLE (
+          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+          recorded_at timestamptz, stored_before boolean
+        )
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+        AS $$
+        #variable_conflict use_column
+        DECLARE
+          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+          recorded timestamptz := statement_timestamp();
+          head_streams text[];
+          head_versions bigint[];
+          head_hashes bytea[];
+          stored_keys text[];
+          stored_streams text[];
+          written_keys text[] := '{}';
+          written_streams text[] := '{}';
+          w_items int[] := '{}';
+          w_versions bigint[] := '{}';
+          w_signed timestamptz[] := '{}';
+          w_previous bytea[] := '{}';
+          w_hashes bytea[] := '{}';
+          v_item int;
+          v_stream text;
+          v_head int;
+          v_at int;
+        BEGIN
+          -- Streams in one order for every batch, so two batches never wait on each other in turn.
+          PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
+          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
 
-  SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
-         array_agg(coalesce(h.hash, zero_hash))
-  INTO head_streams, head_versions, head_hashes
-  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
-  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                     WHERE e.stream_id = s.stream
-                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+          SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
+                 array_agg(coalesce(h.hash, zero_hash))
+          INTO head_streams, head_versions, head_hashes
+          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
+          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                             WHERE e.stream_id = s.stream
+                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
 
-  SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
-  INTO stored_keys, stored_streams
-  FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+          SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
+          INTO stored_keys, stored_streams
+          FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
 
-  FOR v_item IN
-    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-    ORDER BY s.stream, s.ord
-  LOOP
-    v_stream := p_streams[v_item];
-    v_at := array_position(stored_keys, p_keys[v_item]);
-    IF v_at IS NULL THEN
-      v_at := array_position(written_keys, p_keys[v_item]);
-      IF v_at IS NULL THEN
-        v_head := array_position(head_streams, v_stream);
-        head_versions[v_head] := head_versions[v_head] + 1;
-        w_items := w_items || v_item;
-        w_versions := w_versions || head_versions[v_head];
-        w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
-          ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
-        w_previous := w_previous || head_hashes[v_head];
-        head_hashes[v_head] := storeledger.event_digest(
-          head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
-          p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
-          w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
-          NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
-          NULLIF(p_claims[v_item], '')::jsonb);
-        w_hashes := w_hashes || head_hashes[v_head];
-        written_keys := written_keys || p_keys[v_item];
-        written_streams := written_streams || v_stream;
-        CONTINUE;
-      END IF;
-      IF written_streams[v_at] <> v_stream THEN
-        RAISE EXCEPTION 'an idempotency key is already used by another stream'
-          USING ERRCODE = 'SL002';
-      END IF;
-    ELSIF stored_streams[v_at] <> v_stream THEN
-      RAISE EXCEPTION 'an idempotency key is already used by another stream'
-        USING ERRCODE = 'SL002';
-    END IF;
-  END LOOP;
+          FOR v_item IN
+            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+            ORDER BY s.stream, s.ord
+          LOOP
+            v_stream := p_streams[v_item];
+            v_at := array_position(stored_keys, p_keys[v_item]);
+            IF v_at IS NULL THEN
+              v_at := array_position(written_keys, p_keys[v_item]);
+              IF v_at IS NULL THEN
+                v_head := array_position(head_streams, v_stream);
+                head_versions[v_head] := head_versions[v_head] + 1;
+                w_items := w_items || v_item;
+                w_versions := w_versions || head_versions[v_head];
+                w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
+                  ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
+                w_previous := w_previous || head_hashes[v_head];
+                head_hashes[v_head] := storeledger.event_digest(
+                  head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
+                  p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
+                  w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
+                  NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
+                  NULLIF(p_claims[v_item], '')::jsonb);
+                w_hashes := w_hashes || head_hashes[v_head];
+                written_keys := written_keys || p_keys[v_item];
+                written_streams := written_streams || v_stream;
+                CONTINUE;
+              END IF;
+              IF written_streams[v_at] <> v_stream THEN
+                RAISE EXCEPTION 'an idempotency key is already used by another stream'
+                  USING ERRCODE = 'SL002';
+              END IF;
+            ELSIF stored_streams[v_at] <> v_stream THEN
+              RAISE EXCEPTION 'an idempotency key is already used by another stream'
+                USING ERRCODE = 'SL002';
+            END IF;
+          END LOOP;
 
-  RETURN QUERY
-    WITH written AS (
-      INSERT INTO storeledger.events AS e (
-        stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-        apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
-      SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
-             NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
-             NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
-             w_previous[w.n], w_hashes[w.n]
-      FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
-      ORDER BY w.n
-      RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-    ), found AS (
-      SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
-      FROM written w
-      UNION ALL
-      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-      FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
-    )
-    SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
-           f.recorded_at, NOT (k.item::int = ANY(w_items))
-    FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
-    JOIN found f ON f.idempotency_key = k.key;
+          RETURN QUERY
+            WITH written AS (
+              INSERT INTO storeledger.events AS e (
+                stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+                apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
+              SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
+                     NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
+                     NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
+                     w_previous[w.n], w_hashes[w.n]
+              FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
+              ORDER BY w.n
+              RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+            ), found AS (
+              SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
+              FROM written w
+              UNION ALL
+              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+              FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
+            )
+            SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
+                   f.recorded_at, NOT (k.item::int = ANY(w_items))
+            FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
+            JOIN found f ON f.idempotency_key = k.key;
 
-  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-  SELECT DISTINCT e.token, e.stream
-  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-  ORDER BY e.token, e.stream
-  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-  -- Each written item counts once for the accounts it names and for every account holding its
-  -- stream, in token order.
-  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-  SELECT changed.token, count(*)
-  FROM (
-    SELECT e.item, e.token
-    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-    WHERE e.item = ANY(w_items)
-    UNION
-    SELECT w.item, s.app_account_token
-    FROM unnest(w_items) AS w(item)
-    JOIN storeledger.account_streams s ON s.stream_id = p_streams[w.item]
-  ) AS changed
-  GROUP BY changed.token ORDER BY changed.token
-  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-END
-$$;
+          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+          SELECT DISTINCT e.token, e.stream
+          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+          ORDER BY e.token, e.stream
+          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+          -- Each written item counts once for the accounts it names and for every account holding its
+          -- stream, in token order.
+          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+          SELECT changed.token, count(*)
+          FROM (
+            SELECT e.item, e.token
+            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+            WHERE e.item = ANY(w_items)
+            UNION
+            SELECT w.item, s.app_account_token
+            FROM unnest(w_items) AS w(item)
+            JOIN storeledger.account_streams s ON s.stream_id = p_streams[w.item]
+          ) AS changed
+          GROUP BY changed.token ORDER BY changed.token
+          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+        END
+        $$;
 
-"""#),
+        """#),
+    SchemaMigration(
+      version: 20, name: "app_configuration",
+      sql: #"""
+        -- The app this database serves, as `storeledger migrate` (or the first `serve`) was told:
+        -- every command reads it, so `storeledger entitlements TOKEN --database-url URL` answers for
+        -- the right app, with its catalog, without flags; a flag that contradicts it is refused.
+        -- One row. Root certificates are the base64 DER of the roots given (public certificates); null means
+        -- Apple's roots.
+        CREATE TABLE storeledger.app_configuration (
+          singleton                            boolean     PRIMARY KEY DEFAULT true CHECK (singleton),
+          bundle_id                            text        NOT NULL CHECK (bundle_id <> ''),
+          app_apple_id                         bigint,
+          environments                         text[]      NOT NULL,
+          catalog                              jsonb,
+          root_certificates                    text[],
+          sandbox_entitles                     boolean     NOT NULL,
+          rescinded_consent_ends_entitlements  boolean     NOT NULL,
+          recorded_by                          text        NOT NULL,
+          recorded_at                          timestamptz NOT NULL DEFAULT now()
+        );
+
+        ALTER TABLE storeledger.app_configuration OWNER TO storeledger_owner;
+        GRANT SELECT, INSERT ON storeledger.app_configuration TO storeledger_writer;
+        GRANT SELECT ON storeledger.app_configuration TO storeledger_reader;
+
+        """#),
   ]
 }

@@ -13,8 +13,7 @@ struct DebitCommand: AsyncParsableCommand {
 
       Examples:
         storeledger debit 9f1c2b7e-… gems.100 25 --key order-8812 \\
-          --database-url postgres://… \\
-          --bundle-id com.example.app --catalog catalog.json
+          --database-url postgres://…
       """)
 
   @Argument(help: "The appAccountToken.") var token: String

@@ -12,8 +12,7 @@ struct EntitlementsCommand: AsyncParsableCommand {
       an ingest that has returned is always reflected.
 
       Examples:
-        storeledger entitlements 9f1c2b7e-… --database-url postgres://… \\
-          --bundle-id com.example.app
+        storeledger entitlements 9f1c2b7e-… --database-url postgres://…
         storeledger entitlements 9f1c2b7e-… --at 2026-03-15T00:00:00Z --json …
       """)
 

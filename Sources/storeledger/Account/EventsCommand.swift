@@ -14,8 +14,7 @@ struct EventsCommand: AsyncParsableCommand {
       the original JWS.
 
       Examples:
-        storeledger events 9f1c2b7e-… --database-url postgres://… \\
-          --bundle-id com.example.app
+        storeledger events 9f1c2b7e-… --database-url postgres://…
         storeledger events 9f1c2b7e-… \\
           --json … | jq '.[].payload.notification.notificationType'
       """)

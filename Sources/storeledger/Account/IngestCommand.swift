@@ -15,8 +15,7 @@ struct IngestCommand: AsyncParsableCommand {
       data again stores nothing new.
 
       Examples:
-        storeledger ingest notification.json --database-url postgres://… \\
-          --bundle-id com.example.app
+        storeledger ingest notification.json --database-url postgres://…
         pbpaste | storeledger ingest - --account 9f1c2b7e-… --json …
       """)
 

@@ -17,8 +17,7 @@ struct NotUnderstoodCommand: AsyncParsableCommand {
       now read (rebuild and replay do the same).
 
       Examples:
-        storeledger not-understood --database-url postgres://… \\
-          --bundle-id com.example.app
+        storeledger not-understood --database-url postgres://…
         storeledger not-understood --reexamine --json … \\
           | jq '.notifications[].notificationType'
       """)

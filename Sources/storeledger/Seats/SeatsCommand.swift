@@ -76,7 +76,7 @@ struct SeatsShowCommand: AsyncParsableCommand {
     commandName: "show", abstract: "A group subscription's seats and every claim.",
     discussion: """
       Example:
-        storeledger seats show 2000000123456789 --database-url … --bundle-id …
+        storeledger seats show 2000000123456789 --database-url …
       """)
 
   @OptionGroup var ledger: LedgerOptions

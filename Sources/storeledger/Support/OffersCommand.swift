@@ -14,7 +14,7 @@ struct OffersCommand: AsyncParsableCommand {
       newest renewal info names, and what it paid under which offers before.
 
       Examples:
-        storeledger offers 7e3c…  --database-url … --bundle-id com.example.app
+        storeledger offers 7e3c…  --database-url …
         storeledger offers 7e3c… --sign SPRING50 --product com.example.pro.monthly \\
           --key-id 2X9R4HXF34 --issuer-id 57246542-… --p8 key.p8
         storeledger offers 7e3c… --sign SPRING50 \\
