@@ -26,7 +26,8 @@ struct MigrateCommand: AsyncParsableCommand {
       Examples:
         storeledger migrate \\
           --database-url postgres://postgres@127.0.0.1:5432/storeledger \\
-          --bundle-id com.example.app --app-apple-id 1234567890 --catalog catalog.json
+          --bundle-id com.example.app --app-apple-id 1234567890 \\
+          --catalog catalog.json
         storeledger migrate --database-url postgres://postgres@127.0.0.1/postgres \\
           --apps apps.json
         DATABASE_URL=postgres://admin:secret@db:5432/app storeledger migrate --json
