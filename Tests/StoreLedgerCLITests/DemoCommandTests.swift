@@ -118,6 +118,22 @@ import Testing
         contentType: "application/x-www-form-urlencoded")
       #expect(posted.status == 200)
       #expect(String(decoding: posted.body, as: UTF8.self).contains("Subscriptions by status"))
+      // The hint works as printed: the binary's absolute path, and the URL alone.
+      #expect(lines.text.contains("\(CommandLineRunner.executable.path) entitlements TOKEN"))
+      let token = try await database.asAdmin { client in
+        try await client.query(
+          "SELECT app_account_token FROM storeledger.account_views ORDER BY 1 LIMIT 1",
+          logger: TestDatabase.logger
+        ) { rows in
+          var token = ""
+          for try await value in rows.decode(String.self) { token = value }
+          return token
+        }
+      }
+      let asked = try CommandLineRunner.run(
+        ["entitlements", token, "--database-url", database.writerURL.description])
+      #expect(asked.status == 0, "\(asked.standardError)")
+      #expect(asked.standardOutput.contains("entitlement"), "\(asked.standardOutput)")
       process.interrupt()
       process.waitUntilExit()
       #expect(process.terminationStatus == 0)
@@ -134,9 +150,27 @@ import Testing
         "--json", "--database-url", database.adminURL.description, "--directory", folder.path,
       ])
       #expect(result.status == 0, "\(result.standardError)")
+      #expect(!result.standardError.contains(" error "), "a run that succeeded logs no error")
       let summary = try JSONDecoder().decode(Summary.self, from: Data(result.standardOutput.utf8))
       // Customers migrated from their receipts are accounts too.
-      let truth = try Self.truth(customers: 50, seed: 11, migrated: Set(summary.migratedCustomers))
+      // The simulated year ends at the start of today (UTC): nothing is signed in the future.
+      let day = SimulationConfiguration.day
+      let today = Int64(Date().timeIntervalSince1970 * 1000) / day * day
+      #expect(summary.asOf == today || summary.asOf == today - day, "ended \(summary.asOf)")
+      let future = try await database.asAdmin { client in
+        try await client.query(
+          "SELECT count(*) FROM storeledger.events WHERE apple_signed_at > now()",
+          logger: TestDatabase.logger
+        ) { rows in
+          var count: Int64 = -1
+          for try await value in rows.decode(Int64.self) { count = value }
+          return count
+        }
+      }
+      #expect(future == 0, "no event signed in the future")
+      let truth = try Self.truth(
+        customers: 50, seed: 11, migrated: Set(summary.migratedCustomers),
+        start: Timestamp(milliseconds: summary.asOf - 12 * SimulationConfiguration.period))
       #expect(summary.migratedReceipts == summary.migratedCustomers.count)
       #expect(summary.migratedReceipts > 0)
       #expect(summary.checks.webhookCheckPassed && summary.checks.offersSigned == 1)
@@ -231,11 +265,13 @@ import Testing
 
   /// The simulator's own answers for the accounts the demo can see (customers with a token),
   /// at the simulation's end.
-  static func truth(customers: Int, seed: UInt64, migrated: Set<String> = []) throws -> (
+  static func truth(
+    customers: Int, seed: UInt64, migrated: Set<String> = [], start: Timestamp
+  ) throws -> (
     end: Timestamp, statuses: [String: Int], accounts: Int, gemUnits: Int64
   ) {
     let simulation = Simulation(
-      SimulationConfiguration(customers: customers, months: 12, seed: seed))
+      SimulationConfiguration(customers: customers, months: 12, seed: seed, start: start))
     let store = SimulatedAppStore(
       app: SimulatedApp(bundleId: "com.example.app", appAppleId: 1_234_567_890),
       signer: try TestPKI(), now: simulation.configuration.start)

@@ -109,7 +109,14 @@ struct DemoCommand: AsyncParsableCommand {
   private func serving(_ cluster: EmbeddedPostgres?, _ database: DatabaseURL)
     -> @Sendable (DemoSummary, String, String) -> Void
   {
-    let (json, help) = (json, cluster.map { connectionHelp($0, database) })
+    let help =
+      cluster.map { connectionHelp($0, database) }
+        ?? """
+        Ask it as a backend would (the demo recorded its app in the database, so the URL is all
+        a command needs; TOKEN is any appAccountToken of the console):
+          \(Self.executable) entitlements TOKEN --database-url 'the URL given to the demo'
+        """
+    let json = json
     return { summary, console, key in
       say(json ? (try? CommandJSON.string(summary)) ?? "" : summary.text())
       say(
@@ -118,7 +125,7 @@ struct DemoCommand: AsyncParsableCommand {
           \(console)
           sign in with the API key \(key)
         """)
-      if let help { say(help) }
+      say(help)
     }
   }
 
@@ -159,6 +166,13 @@ struct DemoCommand: AsyncParsableCommand {
     cluster?.stop(removing: !keep)
   }
 
+  /// This binary's absolute path: a hint that works as printed, whatever the PATH and the
+  /// directory it is pasted in.
+  static var executable: String {
+    let path = Bundle.main.executablePath ?? CommandLine.arguments[0]
+    return URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
+
   private func connectionHelp(_ cluster: EmbeddedPostgres, _ database: DatabaseURL) -> String {
     let url = "postgres://postgres@127.0.0.1:\(cluster.port)/storeledger_demo"
     let stop =
@@ -169,8 +183,10 @@ struct DemoCommand: AsyncParsableCommand {
         psql '\(url)'
           SELECT event_type, count(*) FROM storeledger.events GROUP BY 1 ORDER BY 2 DESC;
           SELECT app_account_token, view->'entitlements' FROM storeledger.account_views LIMIT 5;
-        storeledger entitlements TOKEN --database-url '\(url)' --bundle-id \(DemoRun.bundleId) \\
-          --environments Sandbox --root-certs \(directory)/root.der --catalog \(directory)/catalog.json
+      Ask it as a backend would (the demo recorded its app in the database, so the URL is all
+      a command needs; TOKEN is any appAccountToken of the console):
+        \(Self.executable) entitlements TOKEN --database-url '\(url)'
+        \(Self.executable) explain TOKEN --database-url '\(url)'
       Stop it:
         \(stop)
       """

@@ -52,17 +52,23 @@ struct DemoRun: Sendable {
   func run() async throws -> DemoSummary? {
     let pki = try TestPKI()
     try write(pki: pki)
+    try await record(pki: pki)
     let privateKey = P256.Signing.PrivateKey()
     let apiKey = APIKey(
       keyId: "DEMO\(settings.seed)", issuerId: UUID().uuidString.lowercased(),
       bundleId: Self.bundleId, privateKey: privateKey)
-    let bearer = (0..<3).map { _ in UUID().uuidString.lowercased() }.joined()
+    // Short enough to type: 80 random bits.
+    let bearer =
+      "demo-"
+      + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+      .prefix(20)
     let ledgerConfiguration = LedgerConfiguration(
       bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.sandbox],
       trustedRoots: pki.trustedRoots, catalog: DemoCatalog.catalog)
     let simulation = Simulation(
       SimulationConfiguration(
-        customers: settings.customers, months: settings.months, seed: settings.seed))
+        customers: settings.customers, months: settings.months, seed: settings.seed,
+        start: Self.start(months: settings.months)))
     let store = SimulatedAppStore(
       app: SimulatedApp(bundleId: Self.bundleId, appAppleId: Self.appAppleId),
       signer: pki, now: simulation.configuration.start)
@@ -97,6 +103,30 @@ struct DemoRun: Sendable {
 }
 
 extension DemoRun {
+  /// The simulated months end at the start of today (UTC): everything the App Store signs is
+  /// in the past, and the console and the commands, which answer at the present, see the
+  /// year as it ended.
+  static func start(months: Int, now: Date = Date()) -> Timestamp {
+    let day = SimulationConfiguration.day
+    let today = Int64(now.timeIntervalSince1970 * 1000) / day * day
+    return Timestamp(milliseconds: today - Int64(months) * SimulationConfiguration.period)
+  }
+
+  /// The demo's app, recorded in its database: `storeledger entitlements TOKEN
+  /// --database-url URL` then answers with the demo's catalog, roots and environment.
+  private func record(pki: TestPKI) async throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let catalog = String(decoding: try encoder.encode(DemoCatalog.catalog), as: UTF8.self)
+    let recorded = RecordedAppConfiguration(
+      bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: ["Sandbox"],
+      catalogJSON: catalog, rootCertificates: [pki.rootDER], sandboxEntitles: true,
+      rescindedConsentEndsEntitlements: false, recordedBy: "demo")
+    try await PostgresClient.withRunningClient(database, logger: Self.silent) { client in
+      try await recorded.replace(on: client, logger: Self.silent)
+    }
+  }
+
   private func write(pki: TestPKI) throws {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     try Data(pki.rootDER).write(to: URL(fileURLWithPath: directory + "/root.der"))

@@ -244,8 +244,9 @@ struct DemoSummary: Codable, Sendable {
       Queries            \(rate(queries)) entitlement queries over HTTP
       Refund requests    \(consumption.received) received, \(consumption.answered) answered \
       (\(consumption.late) late, \(consumption.expired) expired, \(consumption.failed) failed); \
-      Apple refunded \(consumption.refunded) and declined \(consumption.declined) \
-      (\(consumption.simulatedYear) more, sent in the simulated months, expired unanswered)
+      Apple refunded \(consumption.refunded) and declined \(consumption.declined); \
+      \(consumption.simulatedYear) more were asked in the simulated months, before the worker \
+      ran, and their 12 hours had passed: not answerable, so not counted as missed
       Write side         \(migratedReceipts) customers migrated from receipts; \
       \(extensions.succeeded) renewal dates extended (\(extensions.failed) not eligible, \
       summary \(extensions.summariesStored > 0 ? "stored" : "missing")); order lookup: \

@@ -59,7 +59,8 @@ struct DemoWorkflow: Service {
     // The backend that learns what changed: a receiver, and the ledger delivering to it.
     let receiver = DemoChangeReceiver()
     let logger = self.logger
-    let receiving = Task { try await receiver.serve(logger: logger) }
+    // Stopped by cancellation when the demo ends: its server's farewell is not an error.
+    let receiving = Task { try await receiver.serve(logger: DemoRun.silent) }
     defer { receiving.cancel() }
     let endpoint = try ChangeEndpoint(
       url: try await receiver.url(), secret: DemoChangeReceiver.secret)
@@ -216,7 +217,9 @@ struct DemoWorkflow: Service {
       requested: 1, succeeded: result.renewalExtension.succeededCount ?? 0,
       failed: result.renewalExtension.failedCount ?? 0,
       summariesStored: result.renewalExtension.summaryStored == true ? 1 : 0)
-    summary.orderLookups = .init(asked: 1, answer: result.orderLookup)
+    // A lookup the Sandbox cannot answer was not made: it is said, not counted.
+    summary.orderLookups = .init(
+      asked: result.orderLookup.hasPrefix("skipped") ? 0 : 1, answer: result.orderLookup)
     summary.checks = .init(
       webhookCheckPassed: result.webhookCheck.passed,
       offerEligibilityChecked: result.offersChecked, offersSigned: result.offerSigned ? 1 : 0)
@@ -224,7 +227,9 @@ struct DemoWorkflow: Service {
       "write side", seconds,
       "\(summary.migratedReceipts) customers migrated from receipts "
         + "(\(result.receipts.failed) failed), \(summary.extensions.succeeded) renewal dates "
-        + "extended, 1 order lookup, webhook check "
+        + "extended, order lookup "
+        + (result.orderLookup.hasPrefix("skipped") ? "skipped (Sandbox)" : "done")
+        + ", webhook check "
         + (result.webhookCheck.passed ? "passed" : "failed") + ", \(result.offersChecked) "
         + "accounts' offers read", into: &summary)
   }
