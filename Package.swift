@@ -24,6 +24,8 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    // For the Vapor embedding example only (Examples/VaporExample); no product depends on it.
+    .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     // A client generated from the served OpenAPI document, for the test that calls the API
     // through it (StoreLedgerOpenAPIClientTests); no product depends on these.
     .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
@@ -123,6 +125,22 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Examples/EmbeddingExample"),
+    .executableTarget(
+      name: "ReadmeExample",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Examples/ReadmeExample"),
+    .executableTarget(
+      name: "VaporExample",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres",
+        .product(name: "Vapor", package: "vapor"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ],
+      path: "Examples/VaporExample"),
     .executableTarget(
       name: "VerificationBenchmark",
       dependencies: [

@@ -33,13 +33,6 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     "internal_error", "invalid_policy",
   ]
 
-  /// Apple's 400-class errors that say what the purchase is, not what the request got wrong:
-  /// family-shared, not the original transaction, not a group with developer-hosted seats,
-  /// no seat left, the claim released.
-  static let refusedForTheState: Set<Int64> = [
-    4_000_185, 4_000_187, 4_000_950, 4_000_951, 4_000_952,
-  ]
-
   static let unauthorized = APIError(
     .unauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
   static let notFound = APIError(.notFound, "not_found", "no such endpoint")
@@ -63,53 +56,20 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     APIError(.badRequest, "invalid_request", message)
   }
 
-  /// The ledger's refusals as HTTP: signed data that does not verify (signature, chain,
-  /// identity, environment) is unauthorized; what the state does not allow is 404 or 409.
+  /// The ledger's errors as HTTP, by the library's own mapping (`LedgerError.httpStatus`):
+  /// signed data that does not verify is unauthorized (what is not shaped like a JWS is
+  /// refused by the document's pattern, 400, before it gets here); what the state does not
+  /// allow is 404 or 409.
   init(_ error: LedgerError) {
-    switch error.code {
-    case .verificationFailed:
-      // What is not shaped like a JWS is refused by the document's pattern (400) before it
-      // gets here; what is shaped like one and does not decode or verify is unauthorized.
-      self.init(
-        .unauthorized, "verification_failed", error.message, reason: error.verificationCode)
-    case .invalidPayload: self.init(.badRequest, "invalid_payload", error.message)
-    case .invalidRequest: self.init(.badRequest, "invalid_request", error.message)
-    case .insufficientBalance: self.init(.conflict, "insufficient_balance", error.message)
-    case .databaseUnavailable: self.init(.serviceUnavailable, "database_unavailable", error.message)
-    case .databasePermissionDenied:
-      // The deployment's roles are wrong, not the request: unavailable until an operator fixes it.
-      self.init(.serviceUnavailable, "database_permission_denied", error.message)
-    case .notFound: self.init(.notFound, "not_found", error.message)
-    case .conflict: self.init(.conflict, "conflict", error.message)
-    case .appleRefused:
-      // As Apple's own status says: 404 for what Apple does not know, 409 for what the
-      // purchase's state does not allow, 422 for what Apple found invalid.
-      let code = error.appleErrorCode ?? 0
-      let status: HTTPResponse.Status =
-        switch code {
-        case 4_040_000..<4_050_000: .notFound
-        case 4_030_000..<4_040_000: .conflict
-        case _ where Self.refusedForTheState.contains(code): .conflict
-        default: .unprocessableContent
-        }
-      self.init(
-        status, "apple_refused", error.message, reason: error.appleErrorCode.map(String.init))
-    case .appleUnavailable:
-      self.init(
-        .badGateway, "apple_unavailable", error.message,
-        reason: error.appleErrorCode.map(String.init))
-    case .notConfigured: self.init(.notImplemented, "not_configured", error.message)
-    // A position the feed has not reached: the caller follows another feed (a restored
-    // database), not a malformed request.
-    case .positionBeyondFeed: self.init(.conflict, "position_beyond_feed", error.message)
-    case .notDeveloperHosted: self.init(.conflict, "not_developer_hosted", error.message)
-    case .subscriptionNotActive: self.init(.conflict, "subscription_not_active", error.message)
-    case .purchaseHeldByAnotherAccount:
-      self.init(.conflict, "purchase_held_by_another_account", error.message)
-    case .idempotencyKeyReused:
-      self.init(.unprocessableContent, "idempotency_key_reused", error.message)
-    default: self.init(.internalServerError, error.code.rawValue, error.message)
-    }
+    let reason: String? =
+      switch error.code {
+      case .verificationFailed: error.verificationCode
+      case .appleRefused, .appleUnavailable: error.appleErrorCode.map(String.init)
+      default: nil
+      }
+    self.init(
+      HTTPResponse.Status(code: error.httpStatus), error.code.rawValue, error.message,
+      reason: reason)
   }
 
   /// Hummingbird's own errors (body too large, no route, bad method).

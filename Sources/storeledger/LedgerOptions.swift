@@ -245,7 +245,7 @@ struct LedgerOptions: ParsableArguments {
   func recordable(_ environment: [String: String], by command: String) throws
     -> RecordedAppConfiguration?
   {
-    try Self.recordable(try givenConfiguration(environment), by: command)
+    Self.recordable(try givenConfiguration(environment), by: command)
   }
 
   static func recordable(_ given: GivenConfiguration, by command: String)

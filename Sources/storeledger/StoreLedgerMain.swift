@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StoreLedger
 
 /// Entry point. Usage errors exit with 2 (ArgumentParser's default is 64), failures of the
 /// work itself with 1, success with 0.
@@ -31,6 +32,7 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       Exit codes: 0 success, 1 the work failed (for example data that does not verify), \
       2 usage error.
       """,
+    version: StoreLedgerVersion.current,
     subcommands: [
       DemoCommand.self, EntitlementsCommand.self, EventsCommand.self, ExplainCommand.self,
       IngestCommand.self, DebitCommand.self, VerifyCommand.self, MigrateCommand.self,
