@@ -19,15 +19,6 @@ enum RootCertificates {
 
   static func load(_ paths: [String]) throws -> TrustedRoots {
     guard !paths.isEmpty else { return .apple }
-    var der: [[UInt8]] = []
-    for path in paths {
-      let bytes = try InputReader.bytes(path)
-      if let text = String(bytes: bytes, encoding: .utf8), text.contains("-----BEGIN") {
-        der.append(contentsOf: try TrustedRoots.derCertificates(pemEncoded: text))
-      } else {
-        der.append(bytes)
-      }
-    }
-    return try TrustedRoots(derEncoded: der)
+    return try TrustedRoots(derEncoded: try der(paths))
   }
 }

@@ -97,7 +97,7 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
       return refused(address)
     }
     if let io = error as? IOError, io.errnoCode == ECONNREFUSED { return refused(address) }
-    if error is ChannelError, case .connectTimeout = error as! ChannelError {
+    if let channel = error as? ChannelError, case .connectTimeout = channel {
       return classify(TimeoutError(limit: .seconds(5)), url: url)
     }
     return nil
