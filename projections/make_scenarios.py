@@ -923,6 +923,12 @@ S.append(changes(
      ch("consent.rescinded", APP_TX, 5, new="ends_entitlements")],
     rescindedConsentEndsEntitlements=True))
 
+S.append(scenario(
+    "purchase-transferred", "Rule T1: a subscription Apple signed with A's token, transferred by the backend to B (a link with transferredFrom), belongs to B from the transfer on, since Apple signed no token into it after.", 10,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30, token=A), ri(O1, 0), 1),
+     {"link": {"appAccountToken": B, "originalTransactionId": O1, "linkedAt": t(1), "transferredFrom": A}}],
+    {"subscriptions": [sub(O1, 1, True, appAccountToken=B)], "entitlements": [ent("pro", True, O1, token=B)]}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()
