@@ -189,8 +189,15 @@ extension Ledger {
     guard let replicas else {
       return ReadReplicas.Answer(value: try await withDatabase { try await body(client) })
     }
-    return try await withDatabase {
-      try await replicas.read(account: account, consistency: consistency, body)
+    do {
+      return try await withDatabase {
+        try await replicas.read(account: account, consistency: consistency, body)
+      }
+    } catch is TimeoutError {
+      // The replica path used the whole time (a replica replaying slowly, a wait configured
+      // as long as the timeout): the primary answers, in its own time, rather than an error
+      // reaching the caller.
+      return ReadReplicas.Answer(value: try await withDatabase { try await body(client) })
     }
   }
 

@@ -89,7 +89,8 @@ import Testing
             #expect(ConnectionCloseWatch.shared.waiterCount(on: connection) == 0)
             let backend = pid
             async let killed: Void = {
-              try await Task.sleep(for: .milliseconds(300))
+              // Once the backend is inside pg_sleep (not after a guessed delay), end it.
+              try await Self.waitUntilRunning("pg_sleep", backend: backend, database)
               _ = try await database.asAdmin { admin in
                 try await admin.execute(
                   "SELECT pg_terminate_backend(\(backend), 10000)", logger: TestDatabase.logger)
@@ -102,6 +103,29 @@ import Testing
           }
         }
       }
+    }
+  }
+
+  /// Waits until the backend `pid` runs a statement containing `text` (pg_stat_activity).
+  static func waitUntilRunning(_ text: String, backend pid: Int32, _ database: TestDatabase)
+    async throws
+  {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+      let running = try await database.asAdmin { admin in
+        try await admin.query(
+          """
+          SELECT count(*) FROM pg_stat_activity
+          WHERE pid = \(pid) AND state = 'active' AND position(\(text) in query) > 0
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var count: Int64 = 0
+          for try await value in rows.decode(Int64.self) { count = value }
+          return count
+        }
+      }
+      if running > 0 { return }
+      try await Task.sleep(for: .milliseconds(10))
     }
   }
 }

@@ -48,8 +48,10 @@ import Testing
 
   @Test(arguments: seeds) func activeWithoutNewEventsExpiresExactlyAtExpiresDate(seed: UInt64) {
     let view = LedgerView(LedgerState.fold(SyntheticLifecycles.events(customers: 40, seed: seed)))
+    var checked = 0
     for subscription in view.subscriptions(at: LedgerFixtures.t(0)) where subscription.status == 1 {
       guard let expires = subscription.expiresDate?.milliseconds else { continue }
+      checked += 1
       let later = view.subscription(
         subscription.originalTransactionId, at: Timestamp(milliseconds: expires))
       let current = later?.transactionId == subscription.transactionId
@@ -60,5 +62,7 @@ import Testing
         subscription.originalTransactionId, at: Timestamp(milliseconds: expires - 1))
       #expect(justBefore?.status == 1 || justBefore?.status == 5)
     }
+    // A seed with no active subscription at day 0 would check nothing and pass.
+    #expect(checked > 0, "seed \(seed): no active subscription to check")
   }
 }

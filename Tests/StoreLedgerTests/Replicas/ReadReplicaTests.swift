@@ -22,14 +22,16 @@ struct ReadReplicaTests {
     let database: TestDatabase
   }
 
-  static func configuration() -> LedgerConfiguration {
+  static func configuration(timeout: Duration = .seconds(10)) -> LedgerConfiguration {
     LedgerConfiguration(
       bundleId: "com.example.app", environments: [.sandbox],
-      trustedRoots: AccountViewTests.pki.trustedRoots, catalog: AccountViewTests.catalog)
+      trustedRoots: AccountViewTests.pki.trustedRoots, catalog: AccountViewTests.catalog,
+      databaseTimeout: timeout)
   }
 
   func withReplica(
-    _ settings: ReadReplicas.Settings, _ body: @Sendable (Setup) async throws -> Void
+    _ settings: ReadReplicas.Settings, timeout: Duration = .seconds(10),
+    _ body: @Sendable (Setup) async throws -> Void
   ) async throws {
     try await TestDatabase.withMigrated { database in
       let url = try await TestReplica.url(of: database)
@@ -41,7 +43,7 @@ struct ReadReplicaTests {
           try await body(
             Setup(
               ledger: try Ledger(
-                client: client, configuration: Self.configuration(),
+                client: client, configuration: Self.configuration(timeout: timeout),
                 logger: TestDatabase.logger, replicas: replicas),
               replicas: replicas,
               replicaOnly: try Ledger(
@@ -88,6 +90,25 @@ struct ReadReplicaTests {
     }
   }
 
+  /// A replica wait configured longer than the database timeout: a read of a write the
+  /// paused replica lacks is answered by the primary when the time is up, not refused.
+  @Test func aWaitLongerThanTheTimeoutStillGetsTheAnswer() async throws {
+    try await withReplica(.init(maximumWait: .seconds(30)), timeout: .seconds(1)) { setup in
+      try await Self.renew(setup.ledger, 0)
+      try await TestReplica.waitUntilReplayed(setup.database)
+      try await TestReplica.pauseReplay()
+      do {
+        try await Self.renew(setup.ledger, 1)
+        let answer = try await setup.ledger.entitlements(for: Self.token, at: Self.during(1))
+        #expect(Self.holds(answer, period: 1))
+      } catch {
+        try await TestReplica.resumeReplay()
+        throw error
+      }
+      try await TestReplica.resumeReplay()
+    }
+  }
+
   /// A replica that stopped replaying still answers, from the past; a read of an account this
   /// process just wrote waits its bounded time and is answered by the primary, right.
   @Test func aReplicaBehindTheWriteLeavesTheReadToThePrimary() async throws {
@@ -129,9 +150,14 @@ struct ReadReplicaTests {
       try await TestReplica.pauseReplay()
       do {
         try await Self.renew(setup.ledger, 1)
-        await setup.replicas.probe()
-        try await Task.sleep(for: .milliseconds(400))
-        await setup.replicas.probe()
+        // The replica falls behind as the primary's clock runs past the allowed lag: probe
+        // until it is taken out (or 30 s pass), rather than after a guessed delay.
+        let deadline = ContinuousClock.now + .seconds(30)
+        repeat {
+          await setup.replicas.probe()
+          if !setup.replicas.statuses[0].inRotation { break }
+          try await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
         let out = setup.replicas.statuses[0]
         #expect(!out.inRotation)
         #expect(out.reason?.contains("behind") == true)
