@@ -52,9 +52,7 @@ extension Ledger {
   /// lists them folds the same rows instead of reading them again. A refund request's events
   /// are listed, not folded.
   public func view(folding recorded: [RecordedEvent]) throws(LedgerError) -> LedgerView {
-    let explainer = try explainer(folding: recorded)
-    return LedgerView(
-      LedgerState.fold(explainer.events), catalog: explainer.catalog, options: explainer.options)
+    try explainer(folding: recorded).view
   }
 
   /// The explainer of an account whose events were already read (``events(for:)``).

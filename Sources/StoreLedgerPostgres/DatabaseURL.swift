@@ -47,13 +47,15 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
   /// compiled some of them on every execution once the tables grew (a fifth of the server's
   /// time under webhook load went to LLVM).
   public var clientConfiguration: PostgresClient.Configuration {
-    let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
     var configuration = PostgresClient.Configuration(
       host: host, port: port, username: username, password: password, database: database,
-      tls: loopback ? .disable : .prefer(.clientDefault))
+      tls: isLoopback ? .disable : .prefer(.clientDefault))
     configuration.options.additionalStartupParameters = [("jit", "off")]
     return configuration
   }
+
+  /// Whether the server is this machine (TLS is off then).
+  public var isLoopback: Bool { ["127.0.0.1", "localhost", "::1"].contains(host) }
 
   /// `host:port/database`: names a server in logs and metric labels (no user, no password).
   public var address: String { "\(host):\(port)/\(database ?? "")" }

@@ -77,10 +77,9 @@ struct AccountController: Sendable {
       let explanation = try await ledger.explain(
         entitlement: entitlement, for: token, at: try Self.time(request),
         knownAt: try Self.time(request, "knownAt"), consistency: try Self.consistency(request))
-      let named = ledger.configuration.catalog.products.values.contains {
-        ($0.entitlements ?? []).contains(entitlement)
-      }
-      if explanation.answer == "never held", !named {
+      if explanation.answer == "never held",
+        !ledger.configuration.catalog.entitlementNames.contains(entitlement)
+      {
         throw APIError(
           .notFound, "not_found",
           "the account never held this entitlement and the catalog names no such entitlement")

@@ -41,9 +41,9 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
   public static func diagnose(
     _ url: DatabaseURL, timeout: Duration = .seconds(5), logger: Logger
   ) async -> DatabaseProblem? {
-    let loopback = ["127.0.0.1", "localhost", "::1"].contains(url.host)
     // As the pool does: TLS off on loopback, preferred elsewhere.
-    let context = loopback ? nil : try? NIOSSLContext(configuration: .makeClientConfiguration())
+    let context =
+      url.isLoopback ? nil : try? NIOSSLContext(configuration: .makeClientConfiguration())
     var settings = PostgresConnection.Configuration(
       host: url.host, port: url.port, username: url.username, password: url.password,
       database: url.database, tls: context.map { .prefer($0) } ?? .disable)

@@ -288,8 +288,7 @@ struct ConsoleController: Sendable {
         query: token)
     }
     let explainer = try ledger.explainer(folding: recorded)
-    let view = LedgerView(
-      LedgerState.fold(explainer.events), catalog: explainer.catalog, options: explainer.options)
+    let view = explainer.view
     let requests = try await refundRequests(in: events)
     let (changes, changesTotal) = try await ledger.newestChanges(
       of: canonical, page: changesPage, size: AccountPage.pageSize)

@@ -38,9 +38,7 @@ struct ExplainCommand: AsyncParsableCommand {
     let known = try knownAt.map { try RecoverCommand.time($0, "--known-at") }
     let (token, entitlement) = (token, entitlement)
     let (explanations, named) = try await ledger.withLedger("storeledger.explain") { ledger, _ in
-      let named = ledger.configuration.catalog.products.values.contains {
-        ($0.entitlements ?? []).contains(entitlement ?? "")
-      }
+      let named = entitlement.map(ledger.configuration.catalog.entitlementNames.contains) ?? false
       guard let entitlement else {
         return (try await ledger.explanations(for: token, at: time, knownAt: known), named)
       }

@@ -76,6 +76,11 @@ public struct ProductCatalog: Hashable, Sendable, Codable {
 
   public static let empty = ProductCatalog()
 
+  /// Every entitlement name the catalog's products grant.
+  public var entitlementNames: Set<String> {
+    Set(products.values.flatMap { $0.entitlements ?? [] })
+  }
+
   public func entitlements(of productId: String) -> [String] {
     products[productId]?.entitlements ?? [productId]
   }

@@ -15,6 +15,11 @@ public struct AccountExplainer: Sendable {
     self.options = options
   }
 
+  /// The view of every event (what the account's other answers fold).
+  public var view: LedgerView {
+    LedgerView(LedgerState.fold(events), catalog: catalog, options: options)
+  }
+
   /// Why `entitlement` is (in)active for the account at `time`, or the default "never held".
   public func explain(
     entitlement: String, for appAccountToken: String, at time: Timestamp,
@@ -29,7 +34,7 @@ public struct AccountExplainer: Sendable {
     for appAccountToken: String, at time: Timestamp, knownAt: Timestamp? = nil
   ) -> [Explanation] {
     let moment = Moment(self, at: time, knownAt: knownAt)
-    var names = Set(catalog.products.values.flatMap { $0.entitlements ?? [] })
+    var names = catalog.entitlementNames
     names.formUnion(moment.all.entitlements(for: appAccountToken, at: time).map(\.entitlement))
     return names.sorted().map { moment.explain($0, for: appAccountToken) }
   }

@@ -1,24 +1,9 @@
 /// The plain-language sentences of explanations: what a support agent can read to a customer.
 /// Days are ISO dates in UTC; the rule codes and Apple's constants stay in `Explanation.rule`.
 enum ExplanationWording {
-  /// `2026-04-17`, in UTC.
+  /// `2026-04-17`, in UTC: the date of the timestamp's ISO 8601 form.
   static func day(_ time: Timestamp?) -> String {
-    guard let time else { return "an unknown day" }
-    let days =
-      time.milliseconds >= 0
-      ? time.milliseconds / 86_400_000 : (time.milliseconds - 86_399_999) / 86_400_000
-    // Days since 1970-01-01 to a civil date (proleptic Gregorian), in integer arithmetic.
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(year)-\(two(month))-\(two(dayOfMonth))"
+    time.map { String($0.description.prefix(10)) } ?? "an unknown day"
   }
 
   /// A subscription's status at `time`, from the rule that decided it.
