@@ -134,6 +134,15 @@ let package = Package(
       ],
       path: "Examples/ReadmeExample"),
     .executableTarget(
+      name: "DocSnippets",
+      dependencies: [
+        "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "AppStoreServerAPI",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Examples/DocSnippets"),
+    .executableTarget(
       name: "VaporExample",
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres",

@@ -7,8 +7,9 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 
-/// GET entitlements for random accounts among many, next to an endpoint that does not touch
-/// the database (/metrics) under the same load.
+/// GET entitlements for random accounts among many, next to its ceiling: the same request
+/// without its key, answered 401 by the same stack (router, middleware, the account route's
+/// path) before anything reads the database, under the same load.
 struct QueryMeasurement {
   let run: ServerBenchmarkRun
   let load: LoadClient
@@ -32,11 +33,14 @@ struct QueryMeasurement {
       "GET entitlements at \(accounts) accounts, \(clients) clients: "
         + "\(rate(get.latencies.count, get.seconds)), p50 \(milliseconds(percentile(get.latencies, 0.5))), "
         + "p99 \(milliseconds(percentile(get.latencies, 0.99))), non-200: \(get.failures)")
-    let ceiling = try await load.timed(for: duration, workers: clients) { [load] _ in
-      try await load.send(.GET, "/metrics")
+    let ceiling = try await load.timed(for: duration, workers: clients) { [load] index in
+      let account = (index &* 2_654_435_761) % accounts
+      let status = try await load.send(
+        .GET, "/v1/accounts/\(LedgerFixtures.account(account))/entitlements")
+      return status == 401 ? 200 : status
     }
     print(
-      "ceiling: GET /metrics (no database), \(clients) clients: "
+      "ceiling: the same GET without a key, 401 (no database), \(clients) clients: "
         + "\(rate(ceiling.latencies.count, ceiling.seconds)), p99 \(milliseconds(percentile(ceiling.latencies, 0.99)))"
     )
     if WrkLoad.isAvailable { try measureWithWrk(accounts: accounts) }
@@ -110,9 +114,11 @@ struct QueryMeasurement {
       "wrk: GET entitlements at \(accounts) accounts, \(run.options.clients) connections: "
         + String(format: "%.0f/s", get.requestsPerSecond)
         + ", p50 \(get.p50), p99 \(get.p99), non-2xx: \(get.non2xx)")
-    let ceiling = try wrk.get("/metrics", bearer: nil, seconds: seconds)
+    let ceiling = try wrk.get(
+      "/v1/accounts/00000000-0000-4000-8000-{n}/entitlements", spread: accounts, bearer: nil,
+      seconds: seconds)
     print(
-      "wrk ceiling: GET /metrics (no database): "
+      "wrk ceiling: the same GET without a key, 401 (no database): "
         + String(format: "%.0f/s", ceiling.requestsPerSecond) + ", p99 \(ceiling.p99)")
     print(
       String(

@@ -277,7 +277,7 @@ public final class AppStoreServerAPIClient: Sendable {
 
   /// The bearer token, minted again when less than a minute of it is left.
   private func token() throws -> String {
-    let now = Date()
+    let now = configuration.now()
     if let cached = cachedToken.withLock({ $0 }), cached.expiresAt.timeIntervalSince(now) > 60 {
       return cached.token
     }

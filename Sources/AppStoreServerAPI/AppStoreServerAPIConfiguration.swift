@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the client sends requests, with which key, and how patiently.
 public struct AppStoreServerAPIConfiguration: Sendable {
   public static let production = "https://api.storekit.apple.com"
@@ -16,11 +18,13 @@ public struct AppStoreServerAPIConfiguration: Sendable {
   public var maximumWait: Duration
   /// Lifetime of the bearer tokens it mints; each is reused until a minute before it ends.
   public var tokenLifetime: Int64
+  /// The wall clock tokens are minted and reused by (the system's; a test passes its own).
+  public var now: @Sendable () -> Date
 
   public init(
     baseURL: String, key: APIKey, timeout: Duration = .seconds(30), maximumAttempts: Int = 4,
     initialBackoff: Duration = .milliseconds(250), maximumWait: Duration = .seconds(60),
-    tokenLifetime: Int64 = 300
+    tokenLifetime: Int64 = 300, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     self.key = key
@@ -29,5 +33,6 @@ public struct AppStoreServerAPIConfiguration: Sendable {
     self.initialBackoff = initialBackoff
     self.maximumWait = maximumWait
     self.tokenLifetime = tokenLifetime
+    self.now = now
   }
 }

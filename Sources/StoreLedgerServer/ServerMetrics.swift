@@ -78,9 +78,11 @@ public final class ServerMetrics: Sendable {
     let labels = state.withLock { $0.labelsApps }
     var consumption: [(String, ConsumptionMetrics)] = []
     var changes: [(String, [ChangeDeliveryCounts], Int64)] = []
+    var waiting: [(String, Int)] = []
     for (name, app) in apps {
       guard let ledger = app.ledger else { continue }
       let label = labels ? name : nil
+      waiting.append((Self.appLabel(label), ledger.changeFeedReadersWaiting))
       if let metrics = try? await withTimeout(
         .seconds(2), { try await ledger.consumptionMetrics() })
       {
@@ -96,6 +98,13 @@ public final class ServerMetrics: Sendable {
     }
     if !consumption.isEmpty { text += Self.consumptionFamilies(consumption) }
     if !changes.isEmpty { text += Self.changeFamilies(changes) }
+    if !waiting.isEmpty {
+      let family = "storeledger_change_feed_readers_waiting"
+      text +=
+        "# HELP \(family) Readers of the change feed waiting for the next change (long polls, "
+        + "and the deliverer between rounds).\n# TYPE \(family) gauge\n"
+      for (app, count) in waiting { text += "\(family)\(Self.braced(app)) \(count)\n" }
+    }
     return text
   }
 

@@ -33,14 +33,22 @@ import Testing
     }
   }
 
-  static func client(_ url: String, timeout: Duration = .seconds(5), lifetime: Int64 = 300)
-    throws -> AppStoreServerAPIClient
-  {
+  static func client(
+    _ url: String, timeout: Duration = .seconds(5), lifetime: Int64 = 300,
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) throws -> AppStoreServerAPIClient {
     AppStoreServerAPIClient(
       configuration: AppStoreServerAPIConfiguration(
         baseURL: url, key: H.apiKey, timeout: timeout, maximumAttempts: 2,
-        initialBackoff: .milliseconds(10), tokenLifetime: lifetime),
+        initialBackoff: .milliseconds(10), tokenLifetime: lifetime, now: now),
       verifier: try H.verifier(), logger: H.logger)
+  }
+
+  /// A wall clock that stands still until the test moves it.
+  final class Clock: Sendable {
+    private let seconds = Mutex<Double>(1_800_000_000)
+    var now: Date { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
+    func advance(_ by: Double) { seconds.withLock { $0 += by } }
   }
 
   @Test func aSlowAnswerTimesOutAfterEveryAttempt() async throws {
@@ -64,15 +72,23 @@ import Testing
 
   @Test func tokensAreReusedUntilAMinuteBeforeTheyEnd() async throws {
     try await Self.withServer(delay: .zero) { url, tokens in
-      let reusing = try Self.client(url)
-      for _ in 0..<3 { _ = try? await reusing.transactionInfo("1") }
+      let clock = Clock()
+      let reusing = try Self.client(url, now: { clock.now })
+      // A 300-second token serves for 239 s, and is minted again when 60 s or less are left.
+      for step in [0.0, 100, 139] {
+        clock.advance(step)
+        _ = try? await reusing.transactionInfo("1")
+      }
       #expect(Set(tokens.withLock { $0 }).count == 1)
+      clock.advance(1)
+      _ = try? await reusing.transactionInfo("1")
+      #expect(Set(tokens.withLock { $0 }).count == 2)
       tokens.withLock { $0 = [] }
       // A 60-second token is never more than a minute from its end: one per call.
-      let minting = try Self.client(url, lifetime: 60)
+      let minting = try Self.client(url, lifetime: 60, now: { clock.now })
       for _ in 0..<3 {
         _ = try? await minting.transactionInfo("1")
-        try await Task.sleep(for: .milliseconds(1100))
+        clock.advance(1)
       }
       #expect(Set(tokens.withLock { $0 }).count == 3)
     }

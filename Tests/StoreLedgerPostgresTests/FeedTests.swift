@@ -138,7 +138,8 @@ import Testing
       }
       return nil
     }
-    try await Task.sleep(for: .milliseconds(200))
+    // The append comes once the feed has read everything and waits: only a wake-up ends that.
+    while signal.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
     try await append()
     return try await withThrowingTaskGroup(of: String?.self) { group in
       group.addTask { try await consumer.value }

@@ -214,7 +214,10 @@ import Testing
       let started = ContinuousClock.now
       async let polled = client.execute(
         uri: "/v1/changes?after=0&wait=20", method: .get, headers: H.authorized)
-      try await Task.sleep(for: .milliseconds(300))
+      // The change comes once the poll has read the empty feed and waits.
+      while try await Self.readersWaiting(client) == 0 {
+        try await Task.sleep(for: .milliseconds(10))
+      }
       let stored = try await client.execute(
         uri: "/v1/notifications/appstore", method: .post,
         body: H.webhookBody(
@@ -265,6 +268,15 @@ import Testing
         uri: "/v1/changes?after=0&limit=1000", method: .get, headers: H.authorized))
     guard case .number(let last)? = page["next"] else { return 0 }
     return last
+  }
+
+  /// The change feed's readers waiting now, as `/metrics` reports them.
+  static func readersWaiting(_ client: some TestClientProtocol) async throws -> Int {
+    let metrics = try await client.execute(uri: "/metrics", method: .get)
+    let line = String(buffer: metrics.body).split(separator: "\n").first {
+      $0.hasPrefix("storeledger_change_feed_readers_waiting ")
+    }
+    return (line?.split(separator: " ").last).flatMap { Int($0) } ?? 0
   }
 
   static func all(_ ledger: Ledger) async throws -> [ChangeRecord] {

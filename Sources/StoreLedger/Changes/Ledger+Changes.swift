@@ -60,6 +60,10 @@ extension Ledger {
     }
   }
 
+  /// How many readers wait for the next change now (long polls, and this process's deliverer
+  /// between rounds).
+  public var changeFeedReadersWaiting: Int { changesAppended.waiting }
+
   /// `records` with the configured app's name (a server of several apps).
   func named(_ records: [ChangeRecord]) -> [ChangeRecord] {
     guard let app = configuration.app else { return records }

@@ -20,6 +20,9 @@ public final class WakeUpSignal: Sendable {
   /// Counts the signals so far.
   public var generation: UInt64 { state.withLock { $0.generation } }
 
+  /// How many readers are waiting now (a reader that waits has read everything before it).
+  public var waiting: Int { state.withLock { $0.waiters.count } }
+
   /// Wakes everyone waiting now.
   public func signal() {
     let waiters = state.withLock { state in
@@ -34,32 +37,38 @@ public final class WakeUpSignal: Sendable {
   /// given, false after `timeout` or on cancellation, whichever is first.
   @discardableResult
   public func wait(after generation: UInt64? = nil, timeout: Duration) async -> Bool {
+    // The timer is a child task, so no work outlives the wait.
+    await withTaskGroup(of: Bool.self) { group in
+      group.addTask { await self.signalled(after: generation) }
+      group.addTask {
+        try? await Task.sleep(for: timeout)
+        return false
+      }
+      let first = await group.next() ?? false
+      group.cancelAll()
+      return first
+    }
+  }
+
+  /// Returns true at a signal after `generation`, false when the task is cancelled.
+  private func signalled(after generation: UInt64?) async -> Bool {
     let id = state.withLock { state in
       defer { state.nextId += 1 }
       return state.nextId
     }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let signalled = state.withLock { state in
+        let answer: Bool? = state.withLock { state in
           if let generation, state.generation > generation { return true }
+          // A cancellation before this point found no waiter to resume.
+          if Task.isCancelled { return false }
           state.waiters[id] = continuation
-          return false
+          return nil
         }
-        if signalled {
-          continuation.resume(returning: true)
-          return
-        }
-        Task { [weak self] in
-          try? await Task.sleep(for: timeout)
-          self?.resume(id, signalled: false)
-        }
+        if let answer { continuation.resume(returning: answer) }
       }
     } onCancel: {
-      resume(id, signalled: false)
+      state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
     }
-  }
-
-  private func resume(_ id: UInt64, signalled: Bool) {
-    state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: signalled)
   }
 }
