@@ -33,8 +33,8 @@ struct ReplicaMeasurement {
     let services = ServiceGroup(
       configuration: .init(
         services: [
-          try buildApplication(configuration: primaryOnly),
-          try buildApplication(configuration: withReplica),
+          try buildApplication(configuration: primaryOnly, logger: run.logger),
+          try buildApplication(configuration: withReplica, logger: run.logger),
         ],
         gracefulShutdownSignals: [], logger: run.logger))
     let serving = Task { try await services.run() }
@@ -67,7 +67,7 @@ struct ReplicaMeasurement {
       ledger: run.ledgerConfiguration)
     return ServerConfiguration(
       host: "127.0.0.1", port: port, apps: [app], routesByApp: false,
-      apiKeys: [ServerBenchmarkRun.apiKey], logLevel: .error)
+      apiKeys: [ServerBenchmarkRun.apiKey])
   }
 
   /// Fresh notifications for new customers (accounts disjoint from every other phase).

@@ -41,7 +41,7 @@ struct ServerBenchmarkRun {
     postgres.options.maximumConnections = 40
     return ServerConfiguration(
       host: "127.0.0.1", port: options.port, database: postgres,
-      ledger: ledgerConfiguration, apiKeys: [Self.apiKey], logLevel: .error)
+      ledger: ledgerConfiguration, apiKeys: [Self.apiKey])
   }
 
   var ledgerConfiguration: LedgerConfiguration {
@@ -52,7 +52,7 @@ struct ServerBenchmarkRun {
   }
 
   private func measure(on database: BenchmarkDatabase) async throws {
-    let application = try buildApplication(configuration: configuration(database))
+    let application = try buildApplication(configuration: configuration(database), logger: logger)
     let services = ServiceGroup(
       configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
     let server = Task { try await services.run() }

@@ -98,9 +98,7 @@ struct ProjectorService: Service {
 
 // The schema's owner migrates; the writer serves.
 if let owner = environment["MIGRATION_DATABASE_URL"] {
-  try await PostgresClient.withRunningClient(try DatabaseURL(owner), logger: logger) { client in
-    _ = try await SchemaMigrator(client: client, logger: logger).migrate()
-  }
+  _ = try await SchemaMigrator.migrate(try DatabaseURL(owner), logger: logger)
 }
 
 let port = Int(environment["PORT"] ?? "") ?? 8080

@@ -53,9 +53,7 @@ let ledger = try Ledger(
 
 // The schema's owner migrates; the writer serves.
 if let owner = environment["MIGRATION_DATABASE_URL"] {
-  try await PostgresClient.withRunningClient(try DatabaseURL(owner), logger: logger) { client in
-    _ = try await SchemaMigrator(client: client, logger: logger).migrate()
-  }
+  _ = try await SchemaMigrator.migrate(try DatabaseURL(owner), logger: logger)
 }
 
 let env = try Environment.detect()

@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// What Look Up Order ID found, with what the ledger makes of it.
 public struct OrderReport: Sendable, Encodable {

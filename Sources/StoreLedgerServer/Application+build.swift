@@ -10,17 +10,12 @@ import StoreLedgerPostgres
 
 /// The server: one application for `storeledger serve` and for the tests. Each app's
 /// PostgreSQL pool, account projector, refund worker and change deliverer run as services of
-/// the application, so they start and stop with it. `onServerRunning` learns the port it
+/// the application, so they start and stop with it; they all log to `logger`. `onServerRunning` learns the port it
 /// listens on (useful with port 0).
 public func buildApplication(
-  configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
+  configuration: ServerConfiguration, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
   onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
-  let logger = {
-    var logger = Logger(label: "storeledger.server")
-    logger.logLevel = configuration.logLevel
-    return logger
-  }()
   if configuration.routesByApp { metrics.labelApps() }
   let apps = try configuration.apps.map {
     try RunningApp($0, configuration: configuration, metrics: metrics, logger: logger)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StoreLedger
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 /// The change feed for pull consumers (`GET /v1/changes`, a long poll with `wait=`), and

@@ -27,13 +27,12 @@ public struct ServerConfiguration: Sendable {
   /// Runs the account projector in this process. Several servers may each run one (they
   /// share the checkpoint); queries are correct without any, only slower.
   public var runsProjector: Bool
-  public var logLevel: Logger.Level
 
   /// One app, configured by flags: served at `/v1/…` as it always was.
   public init(
     host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
     ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
-    migrateOnStart: Bool = false, runsProjector: Bool = true, logLevel: Logger.Level = .info,
+    migrateOnStart: Bool = false, runsProjector: Bool = true,
     appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil,
     changeDelivery: ChangeDeliveryConfiguration? = nil
   ) {
@@ -42,15 +41,14 @@ public struct ServerConfiguration: Sendable {
       consumption: consumption, changeDelivery: changeDelivery)
     self.init(
       host: host, port: port, apps: [app], routesByApp: false, apiKeys: apiKeys,
-      bodyLimit: bodyLimit, migrateOnStart: migrateOnStart, runsProjector: runsProjector,
-      logLevel: logLevel)
+      bodyLimit: bodyLimit, migrateOnStart: migrateOnStart, runsProjector: runsProjector)
   }
 
   /// Several apps (from an apps file, `routesByApp`), or one.
   public init(
     host: String = "127.0.0.1", port: Int = 8080, apps: [ServedApp], routesByApp: Bool = true,
     apiKeys: Set<String>, bodyLimit: Int = 256 * 1024, migrateOnStart: Bool = false,
-    runsProjector: Bool = true, logLevel: Logger.Level = .info
+    runsProjector: Bool = true
   ) {
     self.host = host
     self.port = port
@@ -60,7 +58,6 @@ public struct ServerConfiguration: Sendable {
     self.bodyLimit = bodyLimit
     self.migrateOnStart = migrateOnStart
     self.runsProjector = runsProjector
-    self.logLevel = logLevel
   }
 
   /// The first app's (with one app: the app's) settings.

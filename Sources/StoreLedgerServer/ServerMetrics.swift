@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 import StoreLedgerPostgres
 import Synchronization
 

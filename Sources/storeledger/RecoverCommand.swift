@@ -6,7 +6,6 @@ import Logging
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 struct RecoverCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -6,7 +6,6 @@ import Logging
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 struct ReplayCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -130,8 +130,18 @@ struct ServeCommand: AsyncParsableCommand {
       }
     }
     let configuration = try serverConfiguration(environment, recorded: recorded)
-    let application = try buildApplication(configuration: configuration)
+    let application = try buildApplication(
+      configuration: configuration, logger: serverLogger(environment))
     try await application.runService()
+  }
+
+  /// The server's logger, at `--log-level` (`LOG_LEVEL`), info when neither is given.
+  func serverLogger(_ environment: [String: String]) -> Logger {
+    var logger = Logger(label: "storeledger.server")
+    logger.logLevel =
+      LedgerOptions.setting(logLevel, "LOG_LEVEL", environment)
+      .flatMap(Logger.Level.init(rawValue:)) ?? .info
+    return logger
   }
 
   func serverConfiguration(
@@ -152,8 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
     return ServerConfiguration(
       host: setting(host, "STORELEDGER_HOST") ?? "127.0.0.1", port: portNumber, apps: apps,
       routesByApp: routesByApp, apiKeys: Set(keys), migrateOnStart: migrate,
-      runsProjector: !noProjector,
-      logLevel: setting(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info)
+      runsProjector: !noProjector)
   }
 
   /// The database of each served app.

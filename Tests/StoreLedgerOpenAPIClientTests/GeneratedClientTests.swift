@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import StoreLedger
@@ -18,6 +19,11 @@ import Testing
   static let pki = try! TestPKI()
   static let signed = SignedFixtures(pki: pki)
   static let apiKey = "sk-generated-0123456789"
+  static let logger: Logger = {
+    var logger = Logger(label: "test.generated-client")
+    logger.logLevel = .critical
+    return logger
+  }()
   static let owner = "00000000-0000-4000-8000-00000000c0de"
   static let other = "00000000-0000-4000-8000-00000000beef"
 
@@ -46,8 +52,8 @@ import Testing
             "pro.monthly": .init(entitlements: ["pro"]),
             "gems.100": .init(entitlements: ["gems"], units: 100),
           ])),
-        apiKeys: [Self.apiKey], logLevel: .critical)
-      let application = try buildApplication(configuration: configuration)
+        apiKeys: [Self.apiKey])
+      let application = try buildApplication(configuration: configuration, logger: Self.logger)
       try await application.test(.live) { testClient in
         let port = try #require(testClient.port)
         let client = Client(

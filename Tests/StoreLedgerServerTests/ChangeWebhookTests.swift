@@ -106,7 +106,8 @@ import Testing
         delivery.retryFor = .seconds(2)
         configuration.changeDelivery = delivery
         let ledgerConfiguration = configuration.ledger
-        let application = try buildApplication(configuration: configuration)
+        let application = try buildApplication(
+          configuration: configuration, logger: ServerHarness.logger)
         try await application.test(.ahc(.http)) { client in
           let url = "http://127.0.0.1:\(try #require(client.port))/v1/notifications/appstore"
           await NotificationDeliverer(

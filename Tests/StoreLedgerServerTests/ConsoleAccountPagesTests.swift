@@ -16,7 +16,8 @@ import Testing
 
   @Test func eventsAndChangesArePagedNewestFirstWithTheirTotals() async throws {
     try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(configuration: H.configuration(database))
+      let application = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         let token = "00000000-0000-4000-8000-000000000001"
         let gems = F.transaction(

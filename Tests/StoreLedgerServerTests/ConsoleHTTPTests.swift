@@ -30,7 +30,8 @@ import Testing
 
   @Test func sessionsGuardEveryPageAndEndAtSignOut() async throws {
     try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(configuration: H.configuration(database))
+      let application = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         let anonymous = try await client.execute(uri: "/console", method: .get)
         #expect(anonymous.status == .seeOther)
@@ -59,7 +60,8 @@ import Testing
 
   @Test func badInputGetsAClearPageAndTypedTextIsEscaped() async throws {
     try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(configuration: H.configuration(database))
+      let application = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         let posted = try await client.execute(
           uri: "/v1/notifications/appstore", method: .post,
@@ -114,7 +116,8 @@ import Testing
   /// back after sign-in, but never another site; a pasted key's spaces are ignored.
   @Test func sessionsSurviveARestartAndFormsComeOnlyFromTheConsole() async throws {
     try await TestDatabase.withMigrated { database in
-      let first = try buildApplication(configuration: H.configuration(database))
+      let first = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       let cookie: String = try await first.test(.router) { client in
         let answer = try await client.execute(
           uri: "/console/sign-in", method: .post, headers: Self.form,
@@ -147,7 +150,8 @@ import Testing
         return cookie
       }
       // Another server (or this one restarted) with the same keys.
-      let second = try buildApplication(configuration: H.configuration(database))
+      let second = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       try await second.test(.router) { client in
         let overview = try await client.execute(
           uri: "/console", method: .get, headers: [.cookie: cookie])

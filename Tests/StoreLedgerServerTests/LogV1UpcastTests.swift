@@ -112,7 +112,7 @@ import Testing
       let application = try buildApplication(
         configuration: ServerConfiguration(
           database: database.writerURL.clientConfiguration, ledger: configuration,
-          apiKeys: [ServerHarness.apiKey], logLevel: .critical))
+          apiKeys: [ServerHarness.apiKey]), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         for answer in answers {
           for (resource, expected) in [

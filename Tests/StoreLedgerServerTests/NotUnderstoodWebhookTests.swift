@@ -25,7 +25,8 @@ import Testing
 
   @Test func anInventedNotificationIsAnswered200StoredOnceListedAndCounted() async throws {
     try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(configuration: H.configuration(database))
+      let application = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         try await Self.play(client, database)
       }

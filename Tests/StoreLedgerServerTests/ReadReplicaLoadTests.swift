@@ -40,14 +40,14 @@ struct ReadReplicaLoadTests {
       readReplicas: [ServedApp.ReplicaDatabase(replica)], replicaSettings: settings,
       ledger: H.configuration(database).apps[0].ledger)
     return ServerConfiguration(
-      apps: [app], routesByApp: false, apiKeys: [H.apiKey], logLevel: .critical)
+      apps: [app], routesByApp: false, apiKeys: [H.apiKey])
   }
 
   @Test func readYourWritesHoldsWhileTheReplicaStopsAndStarts() async throws {
     try await TestDatabase.withMigrated { database in
       let replica = try await TestReplica.url(of: database)
       let application = try buildApplication(
-        configuration: Self.configuration(database, replica: replica))
+        configuration: Self.configuration(database, replica: replica), logger: ServerHarness.logger)
       try await application.test(.ahc(.http)) { client in
         let tally = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in

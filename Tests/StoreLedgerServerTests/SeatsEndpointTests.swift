@@ -25,7 +25,8 @@ import Testing
 
   @Test func seatsAreShownAndBadRequestsAreRefusedClearly() async throws {
     try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(configuration: H.configuration(database))
+      let application = try buildApplication(
+        configuration: H.configuration(database), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         let stored = try await client.execute(
           uri: "/v1/transactions", method: .post, headers: H.authorized,

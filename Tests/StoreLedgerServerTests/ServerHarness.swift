@@ -16,6 +16,12 @@ enum ServerHarness {
   static let pki = try! TestPKI()
   static let signed = SignedFixtures(pki: pki)
   static let apiKey = "sk-test-0123456789"
+  /// The servers' logger: quiet but for what stops a test.
+  static let logger: Logger = {
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .critical
+    return logger
+  }()
   static let catalog = ProductCatalog(products: [
     "pro.monthly": .init(entitlements: ["pro"]),
     "gems.100": .init(entitlements: ["gems"], units: 100),
@@ -29,7 +35,7 @@ enum ServerHarness {
       ledger: LedgerConfiguration(
         bundleId: SignedFixtures.bundleId, environments: [.sandbox],
         trustedRoots: pki.trustedRoots, catalog: catalog, databaseTimeout: databaseTimeout),
-      apiKeys: [apiKey], bodyLimit: bodyLimit, logLevel: .critical)
+      apiKeys: [apiKey], bodyLimit: bodyLimit)
   }
 
   /// Runs `body` against a live server (AsyncHTTPClient over loopback) on a new database.
@@ -39,7 +45,8 @@ enum ServerHarness {
   ) async throws {
     try await TestDatabase.withMigrated { database in
       let application = try buildApplication(
-        configuration: configuration(database, databaseTimeout: databaseTimeout))
+        configuration: configuration(database, databaseTimeout: databaseTimeout),
+        logger: ServerHarness.logger)
       try await application.test(.ahc(.http)) { client in try await body(client, database) }
     }
   }

@@ -37,8 +37,9 @@ import Testing
           apps: [
             app("pro", bundle: SignedFixtures.bundleId, product: "pro.monthly", pro),
             app("lite", bundle: liteBundle, product: "lite.monthly", lite),
-          ], apiKeys: [H.apiKey], logLevel: .critical)
-        let application = try buildApplication(configuration: configuration)
+          ], apiKeys: [H.apiKey])
+        let application = try buildApplication(
+          configuration: configuration, logger: ServerHarness.logger)
         try await application.test(.ahc(.http)) { client in try await body(client, pro, lite) }
       }
     }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 /// Delivers the change feed to the configured webhook endpoints: signed POSTs, in order per

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension ChangeRecord: Encodable {
   /// The one JSON shape of a change, for webhooks, `GET /v1/changes` and the CLI:

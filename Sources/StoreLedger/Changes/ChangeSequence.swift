@@ -1,4 +1,4 @@
-import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// The change feed as an `AsyncSequence`: every change after a position, in order, waiting
 /// for new ones when it has given all there are. It never ends by itself; cancel the task

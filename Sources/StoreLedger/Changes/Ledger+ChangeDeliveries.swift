@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 extension Ledger {

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Rebuilds customers from the App Store: Get Transaction History v2 (ascending, from the
 /// revision the last run stored) and Get All Subscription Statuses (current renewal infos),

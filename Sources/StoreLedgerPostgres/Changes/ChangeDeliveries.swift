@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 /// The statements of webhook delivery (`storeledger.change_endpoints`,
 /// `storeledger.change_deliveries`, schema/0016).
@@ -281,18 +282,4 @@ public struct ChangeDelivery: Sendable, Hashable, Encodable {
     try container.encode(EventStore.milliseconds(nextAttemptAt), forKey: .nextAttemptAt)
     try container.encode(deliveredAt.map(EventStore.milliseconds), forKey: .deliveredAt)
   }
-}
-
-/// Per endpoint: deliveries accepted ever (a counter), pending ones split into retrying
-/// (tried at least once) and waiting, dead ones, and the age of its oldest pending change.
-/// Read through partial indexes: the delivered rows are never scanned.
-public struct ChangeDeliveryCounts: Sendable, Hashable, Encodable {
-  public var endpoint: String
-  public var delivered: Int
-  public var retrying: Int
-  public var waiting: Int
-  public var dead: Int
-  public var lagSeconds: Double
-  /// Changes after the endpoint's `enqueued_through`, not queued yet.
-  public var unqueued: Int
 }

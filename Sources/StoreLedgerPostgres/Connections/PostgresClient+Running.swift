@@ -4,7 +4,7 @@ import PostgresNIO
 extension PostgresClient {
   /// Runs `body` with a client for `url` whose connection pool runs for exactly as long; for
   /// command-line tools and tests. Long-lived servers run the client as a Service instead.
-  public static func withRunningClient<Result: Sendable>(
+  package static func withRunningClient<Result: Sendable>(
     _ url: DatabaseURL, logger: Logger,
     _ body: @Sendable (PostgresClient) async throws -> Result
   ) async throws -> Result {
@@ -12,7 +12,7 @@ extension PostgresClient {
   }
 
   /// The same with a configuration of the caller's (pool size, timeouts).
-  public static func withRunningClient<Result: Sendable>(
+  package static func withRunningClient<Result: Sendable>(
     _ configuration: PostgresClient.Configuration, logger: Logger,
     _ body: @Sendable (PostgresClient) async throws -> Result
   ) async throws -> Result {

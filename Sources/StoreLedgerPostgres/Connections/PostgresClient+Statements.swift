@@ -9,7 +9,7 @@ extension PostgresClient {
   /// fails after its row description arrived but before the caller began reading (an exception
   /// raised inside a function, a version conflict) never hands its connection back. Each such
   /// failure shrinks the pool by one, and the pool's shutdown then waits forever.
-  public func query<Result: Sendable>(
+  package func query<Result: Sendable>(
     _ query: PostgresQuery, logger: Logger,
     reading read: @escaping @Sendable (PostgresRowSequence) async throws -> Result
   ) async throws -> Result {
@@ -20,7 +20,7 @@ extension PostgresClient {
 
   /// Runs `query` and returns how many rows it produced.
   @discardableResult
-  public func execute(_ query: PostgresQuery, logger: Logger) async throws -> Int {
+  package func execute(_ query: PostgresQuery, logger: Logger) async throws -> Int {
     try await self.query(query, logger: logger, reading: PostgresConnection.count)
   }
 
@@ -28,7 +28,7 @@ extension PostgresClient {
   /// back and rethrows `body`'s error unchanged. Unlike PostgresNIO's `withTransaction`, it
   /// never waits forever on a connection the server has closed (the server has then rolled
   /// the transaction back itself).
-  public func inTransaction<Result: Sendable>(
+  package func inTransaction<Result: Sendable>(
     logger: Logger, _ body: (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     try await withConnection { connection in

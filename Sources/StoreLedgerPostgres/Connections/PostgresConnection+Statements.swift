@@ -17,7 +17,7 @@ extension PostgresConnection {
   /// happens whenever the server ends a session between two statements (a restart, an
   /// administrator's `pg_terminate_backend`, a FATAL during the previous statement), for
   /// example for the `ROLLBACK` after a failed statement in a transaction.
-  public func query<Result: Sendable>(
+  package func query<Result: Sendable>(
     _ query: PostgresQuery, logger: Logger,
     reading read: @escaping @Sendable (PostgresRowSequence) async throws -> Result
   ) async throws -> Result {
@@ -29,7 +29,7 @@ extension PostgresConnection {
   /// Runs `body`, which sends statements on this connection (a prepared statement, say) and
   /// reads their rows to the end, failing with ``ConnectionClosedError`` when the connection
   /// is or becomes closed first (see ``query(_:logger:reading:)``).
-  public func failingOnClose<Result: Sendable>(
+  package func failingOnClose<Result: Sendable>(
     _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     guard !isClosed else { throw ConnectionClosedError() }
@@ -53,7 +53,7 @@ extension PostgresConnection {
 
   /// Runs `query` and returns how many rows it produced.
   @discardableResult
-  public func execute(_ query: PostgresQuery, logger: Logger) async throws -> Int {
+  package func execute(_ query: PostgresQuery, logger: Logger) async throws -> Int {
     try await self.query(query, logger: logger, reading: Self.count)
   }
 

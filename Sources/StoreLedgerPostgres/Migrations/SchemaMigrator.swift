@@ -28,6 +28,14 @@ public struct SchemaMigrator: Sendable {
     self.migrations = migrations.sorted { $0.version < $1.version }
   }
 
+  /// Migrates the database at `url` on a connection pool of its own that runs for exactly as
+  /// long (a server's own pool, running as a Service, uses ``migrate()``).
+  public static func migrate(_ url: DatabaseURL, logger: Logger) async throws -> Report {
+    try await PostgresClient.withRunningClient(url, logger: logger) { client in
+      try await SchemaMigrator(client: client, logger: logger).migrate()
+    }
+  }
+
   public func migrate() async throws(EventStoreError) -> Report {
     do {
       return try await client.inTransaction(logger: logger) { connection in

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 import Synchronization
 
 /// Streaming replicas that answer reads beside the primary, with read-your-writes.

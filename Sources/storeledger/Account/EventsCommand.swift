@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import StoreLedger
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 struct EventsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

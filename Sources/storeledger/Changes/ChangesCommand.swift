@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 /// `storeledger changes …`: the change feed, its webhook deliveries, and resending them.

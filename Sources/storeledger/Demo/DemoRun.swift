@@ -76,8 +76,8 @@ struct DemoRun: Sendable {
     let server = try buildApplication(
       configuration: ServerConfiguration(
         host: "127.0.0.1", port: 0, database: database.clientConfiguration,
-        ledger: ledgerConfiguration, apiKeys: [bearer], logLevel: .critical),
-      onServerRunning: { port in ports.set(server: port) })
+        ledger: ledgerConfiguration, apiKeys: [bearer]),
+      logger: Self.silent, onServerRunning: { port in ports.set(server: port) })
     let simulator = buildSimulatorApplication(
       store: store,
       configuration: SimulatorConfiguration(

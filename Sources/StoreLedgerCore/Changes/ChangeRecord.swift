@@ -1,5 +1,4 @@
 import Foundation
-import StoreLedgerCore
 
 /// One stored change of the feed (`storeledger.changes`): an ``AccountChange`` with its global
 /// position, its id (the same whenever the log is derived again), its place among its
@@ -31,10 +30,4 @@ public struct ChangeRecord: Sendable, Hashable {
   }
 
   public var appAccountToken: String { change.appAccountToken ?? "" }
-
-  /// The id of the `ordinal`th change of an account: a function of the two, so a receiver
-  /// that dedupes by id also dedupes a change derived again.
-  public static func id(account: String, ordinal: Int64) -> UUID {
-    NameBasedUUID.make(name: "change:\(account):\(ordinal)")
-  }
 }
