@@ -5,8 +5,18 @@ import StoreLedgerPostgres
 /// commit): at most `maximumInFlight` batches run at once, and whatever arrives meanwhile
 /// waits for the next one, so a lone append goes out at once and a burst of them shares one
 /// commit. Every caller is answered after its batch has committed.
+///
+/// The batches run in the callers' own tasks, never in tasks of the committer's: a caller that
+/// finds a batch free leads one (its own item and what is waiting); a leader that finishes
+/// while items wait hands the next batch to the first of their callers.
 actor GroupCommitter {
-  typealias Waiter = CheckedContinuation<AppendResult, any Error>
+  /// What a waiting caller is told: its item's outcome, or that it leads the next batch.
+  private enum Turn: Sendable {
+    case answered(AppendResult)
+    case lead
+  }
+  private typealias Waiter = CheckedContinuation<Turn, any Error>
+  private typealias Entry = (item: BatchAppend, waiter: Waiter?)
 
   let store: EventStore
   let maximumBatch: Int
@@ -28,32 +38,43 @@ actor GroupCommitter {
   }
 
   func append(_ item: BatchAppend) async throws -> AppendResult {
-    try await withCheckedThrowingContinuation { waiter in
-      pending.append((item, waiter))
-      startBatches()
-    }
-  }
-
-  private func startBatches() {
-    while inFlight < maximumInFlight, !pending.isEmpty {
-      let batch = Array(pending.prefix(maximumBatch))
-      pending.removeFirst(batch.count)
+    guard inFlight >= maximumInFlight else {
       inFlight += 1
-      Task { await self.run(batch) }
+      return try await lead(item)
+    }
+    let turn = try await withCheckedThrowingContinuation { waiter in
+      pending.append((item, waiter))
+    }
+    switch turn {
+    case .answered(let result): return result
+    // The leader before kept the batch counted in flight for this caller.
+    case .lead: return try await lead(item)
     }
   }
 
-  private func run(_ batch: [(item: BatchAppend, waiter: Waiter)]) async {
-    let (items, store) = (batch.map(\.item), self.store)
+  /// Commits `item` with what waits (up to a batch), answers the others, hands the next
+  /// batch on, and returns `item`'s outcome. The caller has counted the batch in flight.
+  private func lead(_ item: BatchAppend) async throws -> AppendResult {
+    let others = Array(pending.prefix(maximumBatch - 1))
+    pending.removeFirst(others.count)
+    let batch: [Entry] = [(item, nil)] + others.map { ($0.item, $0.waiter) }
+    let (items, store, timeout) = (batch.map(\.item), self.store, self.timeout)
     let outcomes: [Result<AppendResult, any Error>]
     do {
       outcomes = try await withTimeout(timeout) { await Self.commit(items, store: store) }
     } catch {
       outcomes = items.map { _ in .failure(error) }
     }
-    for (entry, outcome) in zip(batch, outcomes) { entry.waiter.resume(with: outcome) }
-    inFlight -= 1
-    startBatches()
+    for (entry, outcome) in zip(batch.dropFirst(), outcomes.dropFirst()) {
+      entry.waiter?.resume(with: outcome.map(Turn.answered))
+    }
+    // The batch slot passes to the first waiting caller, or is freed.
+    if pending.isEmpty {
+      inFlight -= 1
+    } else {
+      pending.removeFirst().waiter.resume(returning: .lead)
+    }
+    return try outcomes[0].get()
   }
 
   /// One transaction for the batch. When the database refuses it (a faulty item), each half
