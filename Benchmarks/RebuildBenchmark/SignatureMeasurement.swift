@@ -38,7 +38,7 @@ struct SignatureMeasurement {
       let ledger = try Ledger(client: client, configuration: configuration, logger: logger)
       for payload in signed { _ = try await ledger.ingest(notification: payload) }
       func rate(_ concurrency: Int) async throws -> Double {
-        let report = try await ledger.audit(concurrency: concurrency)
+        let report = try await LedgerMaintenance(ledger: ledger).audit(concurrency: concurrency)
         precondition(report.signaturesVerified == signed.count, "\(report.problems.prefix(2))")
         return Double(report.signaturesVerified) / report.signatureSeconds
       }

@@ -95,7 +95,7 @@ do {
         try await ReadMeasurement.tableRows(on: client, logger: logger)
       }
       PeakMemory.reset()
-      let rebuilt = try await ledger.rebuildAccountViews()
+      let rebuilt = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
       print(
         "\(round)      rebuild (\(rebuilt.accounts) accounts) \(rebuilt.events)   "
           + "\(Figures.rate(rebuilt.events, rebuilt.seconds))   \(Figures.megabytes())")
@@ -103,7 +103,8 @@ do {
       let ratio = (Double(rebuilt.events) / rebuilt.seconds) / (Double(read) / readSeconds)
       ratios.append(ratio)
       print(String(format: "       rebuild ÷ read of the same rows: %.2f", ratio))
-      try await ledger.dropAccountViewsVersion(rebuilt.replacedVersion ?? 0)
+      try await LedgerMaintenance(ledger: ledger).dropAccountViewsVersion(
+        rebuilt.replacedVersion ?? 0)
     }
     let sorted = ratios.sorted()
     print(

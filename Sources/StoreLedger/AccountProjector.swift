@@ -82,7 +82,7 @@ public struct AccountProjector: Sendable {
         if projected == 0, try await sweep(now: now) == 0 { return total }
       }
     } catch {
-      throw Ledger.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -107,7 +107,8 @@ public struct AccountProjector: Sendable {
         // Not following the feed now: the cache must not answer until it is again.
         ledger.viewCache?.noteFeed(following: false)
         logger.warning(
-          "account projector failed; retrying", metadata: ["error": "\(Ledger.mapped(error).code)"])
+          "account projector failed; retrying",
+          metadata: ["error": "\(LedgerStorage.mapped(error).code)"])
         try? await Task.sleep(for: .seconds(1))
         continue
       }
@@ -122,7 +123,7 @@ public struct AccountProjector: Sendable {
   /// Reads the next events of the feed, projects the accounts their streams belong to, and
   /// moves the checkpoint past them; returns how many events that was.
   func projectNextBatch(now: Date) async throws -> Int {
-    let store = ledger.store
+    let store = ledger.storage.store
     let start = try await position()
     let entries = try await store.readFeedEntries(after: start ?? .beginning, limit: batchSize)
     guard let first = entries.first, let last = entries.last else {
@@ -132,8 +133,8 @@ public struct AccountProjector: Sendable {
     }
     counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
     let streams = Array(Set(entries.map(\.streamId))).sorted()
-    let (client, logger) = (ledger.client, ledger.logger)
-    let accounts = try await ledger.withDatabase {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let accounts = try await ledger.storage.bounded {
       try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger)
     }
     try await refresh(accounts, now: now)
@@ -151,7 +152,7 @@ public struct AccountProjector: Sendable {
   /// has none yet.
   private func position() async throws -> FeedPosition? {
     if let position = counters.value.position { return position }
-    let stored = try await ledger.store.checkpoint(Self.checkpointName)
+    let stored = try await ledger.storage.store.checkpoint(Self.checkpointName)
     counters.update {
       $0.persisted = .some(stored)
       $0.persistedAt = .now
@@ -166,7 +167,7 @@ public struct AccountProjector: Sendable {
     let state = counters.value
     guard let position = state.position, let persisted = state.persisted, persisted != position
     else { return }
-    let store = ledger.store
+    let store = ledger.storage.store
     do {
       try await store.moveCheckpoint(Self.checkpointName, from: persisted, to: position)
       counters.update {
@@ -187,10 +188,12 @@ public struct AccountProjector: Sendable {
   /// Projects again the views that ended by `now` or were computed by other rules; returns
   /// how many.
   func sweep(now: Date) async throws -> Int {
-    let (client, logger, projection) = (ledger.client, ledger.logger, ledger.projection)
+    let (client, logger, projection) = (
+      ledger.storage.client, ledger.storage.logger, ledger.projection
+    )
     let scansForeign = !counters.value.foreignViewsReplaced
     let settled = Ledger.changeHorizon(at: now)
-    let (ended, foreign) = try await ledger.withDatabase {
+    let (ended, foreign) = try await ledger.storage.bounded {
       let ended =
         try await AccountViews.expired(at: Timestamp(now), limit: 500, on: client, logger: logger)
         + ChangeFeed.due(at: settled, limit: 500, on: client, logger: logger)

@@ -20,12 +20,12 @@ extension Ledger {
     let epoch = viewCache?.readBegins() ?? 0
     let stored: ReadReplicas.Answer<AccountViewSlice?>
     do {
-      let logger = self.logger
-      stored = try await reading(appAccountToken, consistency) { client in
+      let logger = storage.logger
+      stored = try await storage.reading(appAccountToken, consistency) { client in
         try await AccountViewSlice.readWhole(of: appAccountToken, on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     if let slice = stored.value, let summary = slice.summary(at: instant, projection: projection) {
       if stored.replica == nil {
@@ -69,12 +69,12 @@ extension Ledger {
     let epoch = viewCache?.readBegins() ?? 0
     let stored: AccountViewSlice?
     do {
-      let logger = self.logger
-      stored = try await reading(appAccountToken, consistency) { client in
+      let logger = storage.logger
+      stored = try await storage.reading(appAccountToken, consistency) { client in
         try await AccountViewSlice.read(part, of: appAccountToken, on: client, logger: logger)
       }.value
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     if let stored, stored.isCurrent(at: instant, projection: projection), let json = stored.json {
       return json
@@ -89,9 +89,9 @@ extension Ledger {
   @discardableResult
   func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
     guard !tokens.isEmpty else { return 0 }
-    let (client, logger, projection) = (self.client, self.logger, self.projection)
+    let (client, logger, projection) = (storage.client, storage.logger, self.projection)
     let epoch = viewCache?.readBegins() ?? 0
-    let accounts = try await withDatabase {
+    let accounts = try await storage.bounded {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
     let instant = Timestamp(now)
@@ -105,7 +105,7 @@ extension Ledger {
         state: derivation.state ?? LedgerState.fold(account.events), at: instant)
     }
     let projected = views
-    _ = try await withDatabase {
+    _ = try await storage.bounded {
       try await AccountViews.store(projected, projection: projection, on: client, logger: logger)
     }
     viewCache?.store(

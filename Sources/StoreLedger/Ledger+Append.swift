@@ -15,10 +15,10 @@ extension Ledger {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty }.map(AppAccountToken.normalized)))
       .sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
-    let (store, committer) = (self.store, self.committer)
+    let (store, committer) = (storage.store, self.committer)
     do {
       let index = StreamIndex(keys: tokens, streams: streams)
-      let (result, holders) = try await withDatabase {
+      let (result, holders) = try await storage.bounded {
         let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
         if let companion {
           let both = try await store.appendBatch([item, companion])
@@ -34,7 +34,7 @@ extension Ledger {
       if !result.wasDuplicate { changed(Array(Set(tokens + holders)).sorted()) }
       return Ingested(result)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -50,10 +50,10 @@ extension Ledger {
     let index = StreamIndex(
       keys: Array(Set([token] + others)).sorted(), streams: Array(Set([stream] + extra)).sorted())
     let (store, logger, catalog, options) = (
-      self.store, self.logger, configuration.catalog, configuration.options
+      storage.store, storage.logger, configuration.catalog, configuration.options
     )
     do {
-      let result = try await withDatabase {
+      let result = try await storage.bounded {
         try await store.append(to: stream, indexing: index) { connection in
           let events = try await AccountEvents.read(token, on: connection, logger: logger)
           let view = LedgerView(LedgerState.fold(events), catalog: catalog, options: options)
@@ -65,7 +65,7 @@ extension Ledger {
       if !result.wasDuplicate { changed(Array(Set([token] + others + result.holders)).sorted()) }
       return Ingested(result)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -175,58 +175,8 @@ extension Ledger {
   /// note it before the cache lets go of the old views, so no read that begins after this can
   /// be answered from before the write.
   func changed(_ tokens: [String]) {
-    replicas?.noteWrite(to: tokens)
+    storage.replicas?.noteWrite(to: tokens)
     viewCache?.invalidate(tokens)
-  }
-
-  /// `body` on a replica when one may answer it (``ReadReplicas``), else on the primary, under
-  /// the configured database timeout; `account` is the account the read is about, if any.
-  func reading<Value: Sendable>(
-    _ account: String?, _ consistency: ReadConsistency,
-    _ body: @escaping @Sendable (PostgresClient) async throws -> Value
-  ) async throws -> ReadReplicas.Answer<Value> {
-    let client = self.client
-    guard let replicas else {
-      return ReadReplicas.Answer(value: try await withDatabase { try await body(client) })
-    }
-    do {
-      return try await withDatabase {
-        try await replicas.read(account: account, consistency: consistency, body)
-      }
-    } catch is TimeoutError {
-      // The replica path used the whole time (a replica replaying slowly, a wait configured
-      // as long as the timeout): the primary answers, in its own time, rather than an error
-      // reaching the caller.
-      return ReadReplicas.Answer(value: try await withDatabase { try await body(client) })
-    }
-  }
-
-  /// `body` under the configured database timeout.
-  func withDatabase<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
-    async throws -> Result
-  {
-    try await withTimeout(configuration.databaseTimeout, body)
-  }
-
-  static func mapped(_ error: any Error) -> LedgerError {
-    if let error = error as? LedgerError { return error }
-    if error is TimeoutError {
-      return LedgerError(.databaseUnavailable, "the database did not answer in time")
-    }
-    if let error = error as? EventStoreError {
-      if error.code == .hookFailed, let inner = error.underlying as? LedgerError { return inner }
-      if error.code == .databaseUnavailable || error.code == .hookFailed {
-        return LedgerError(.databaseUnavailable, error.message)
-      }
-      if error.sqlState == "42501" {
-        return LedgerError(
-          .databasePermissionDenied,
-          "the database role may not do this: the schema is changed by its owner (storeledger "
-            + "migrate with the owner role); the writer role reads and appends")
-      }
-      return LedgerError(.databaseRejected, error.message)
-    }
-    return LedgerError(.databaseUnavailable, "the database failed")
   }
 }
 

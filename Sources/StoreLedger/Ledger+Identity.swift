@@ -56,12 +56,12 @@ extension Ledger {
       return
     }
     do {
-      let (client, logger) = (self.client, self.logger)
+      let (client, logger) = (storage.client, storage.logger)
       let row = (sighting.environment, sighting.appTransactionId, sighting.chain, sighting.token)
       // Read before the index: a sighting queued or being written now is seen here, one
       // written before this moment is in the index read next, so none falls between the two.
       let waiting = identities.pendingTokens(sighting.environment, sighting.appTransactionId)
-      let seen = try await database {
+      let seen = try await storage.run {
         try await AppTransactionIndex.note([row], on: client, logger: logger)
       }
       let holders = Set(seen.compactMap(\.token)).union(waiting)
@@ -70,7 +70,7 @@ extension Ledger {
       }
       identities.insert(sighting.key)
     } catch {
-      logger.warning(
+      storage.logger.warning(
         "an app download could not be matched to its account", metadata: ["code": "\(error.code)"])
     }
   }
@@ -87,17 +87,17 @@ extension Ledger {
     guard let identities else { return }
     while let batch = identities.takeBatch(endingFlush: endingFlush) {
       do {
-        let (client, logger) = (self.client, self.logger)
+        let (client, logger) = (storage.client, storage.logger)
         let rows = batch.map { ($0.environment, $0.appTransactionId, $0.chain, $0.token) }
         // Before the index is read (see join): this batch and every other not yet written.
         let waiting = identities.waitingTokens()
-        let stored = try await database {
+        let stored = try await storage.run {
           try await AppTransactionIndex.note(rows, on: client, logger: logger)
         }
         try await linkTokenless(stored, waiting: waiting)
         for sighting in batch { identities.insert(sighting.key) }
       } catch {
-        logger.warning(
+        storage.logger.warning(
           "app downloads could not be matched to their accounts",
           metadata: ["code": "\(error.code)", "count": "\(batch.count)"])
       }
@@ -127,8 +127,8 @@ extension Ledger {
     async throws(LedgerError)
   {
     let stream = "sub:\(environment):\(chain)"
-    let (client, logger) = (self.client, self.logger)
-    let holders = try await database {
+    let (client, logger) = (storage.client, storage.logger)
+    let holders = try await storage.run {
       try await AppTransactionIndex.accounts(indexing: stream, on: client, logger: logger)
     }
     guard holders.isEmpty else { return }
@@ -236,15 +236,15 @@ extension Ledger {
   {
     await flushIdentities()
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? ""
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (storage.client, storage.logger)
     do {
-      return try await withDatabase {
+      return try await storage.bounded {
         try await AppTransactionIndex.accounts(
           holdingDownload: appTransactionId, environment: environment, on: client,
           logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 }

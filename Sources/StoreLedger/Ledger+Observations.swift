@@ -11,12 +11,12 @@ extension Ledger {
     in stream: String,
     _ repeated: @Sendable (NewestObservations) -> Int?
   ) async throws(LedgerError) -> Ingested? {
-    let store = self.store
+    let store = storage.store
     let recorded: [RecordedEvent]
     do {
-      recorded = try await withDatabase { try await store.readStreams([stream]) }
+      recorded = try await storage.bounded { try await store.readStreams([stream]) }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     let claims: [AppleClaims?]
     do {

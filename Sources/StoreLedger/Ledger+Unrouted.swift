@@ -43,7 +43,7 @@ extension Ledger {
     ingested.unrouted = true
     ingested.understood = false
     if !ingested.wasDuplicate {
-      logger.notice(
+      storage.logger.notice(
         "stored a verified notification that names no app as unrouted evidence",
         metadata: [
           "notificationType": "\(verified.payload.notificationType?.rawValue ?? "none")",
@@ -62,16 +62,16 @@ extension Ledger {
     guard limit > 0 else {
       throw LedgerError(.invalidRequest, "limit must be a positive number of notifications")
     }
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (storage.client, storage.logger)
     do {
-      return try await withDatabase {
+      return try await storage.bounded {
         try await NotUnderstoodQueries.list(
           knownTypes: NotificationType.knownValues.map(\.rawValue),
           knownBodies: ResponseBodyV2DecodedPayload.knownBodyObjects, limit: limit,
           on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -98,14 +98,14 @@ extension Ledger {
   /// Reads every unrouted notification again with this release's decoder and routes those
   /// whose app it can now read (verifying them again as any notification). Idempotent.
   public func reexamineUnrouted() async throws(LedgerError) -> Reexamination {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (storage.client, storage.logger)
     let payloads: [String]
     do {
-      payloads = try await withDatabase {
+      payloads = try await storage.bounded {
         try await NotUnderstoodQueries.unroutedPayloads(on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     var result = Reexamination()
     for payload in payloads {

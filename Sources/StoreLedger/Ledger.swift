@@ -15,9 +15,8 @@ import StoreLedgerPostgres
 /// kept by ``AccountProjector``) when its view is current, else fold the account's streams
 /// from the log: the answers never lag the log.
 public struct Ledger: Sendable {
-  let store: EventStore
-  let client: PostgresClient
-  let logger: Logger
+  /// The log, the views and the replicas, as every part of the ledger reaches them.
+  package let storage: LedgerStorage
   public let configuration: LedgerConfiguration
   let verifiers: [SignedDataVerifier]
   /// The same, judging certificates at the current time: for data just fetched from Apple.
@@ -35,9 +34,6 @@ public struct Ledger: Sendable {
   let identities: IdentityCache?
   /// Signalled after this process appended changes to the feed: wakes its change readers.
   let changesAppended = WakeUpSignal()
-  /// Streaming replicas that answer account queries, the console and the change feed's
-  /// reads; nil: the primary answers everything.
-  public let replicas: ReadReplicas?
 
   /// - Parameters:
   ///   - wakeUp: signalled after every append that stored something, so an
@@ -48,16 +44,15 @@ public struct Ledger: Sendable {
     client: PostgresClient, configuration: LedgerConfiguration, logger: Logger,
     wakeUp: WakeUpSignal? = nil, replicas: ReadReplicas? = nil
   ) throws {
-    self.client = client
-    self.replicas = replicas
-    self.logger = logger
+    self.storage = LedgerStorage(
+      client: client, logger: logger, timeout: configuration.databaseTimeout, wakeUp: wakeUp,
+      replicas: replicas)
     self.configuration = configuration
     self.projection = configuration.projectionFingerprint
-    self.store = EventStore(client: client, logger: logger, wakeUp: wakeUp)
     self.committer =
       configuration.groupCommit
       ? GroupCommitter(
-        store: store, maximumBatch: configuration.maximumCommitBatch,
+        store: storage.store, maximumBatch: configuration.maximumCommitBatch,
         timeout: configuration.databaseTimeout) : nil
     self.viewCache =
       configuration.viewCacheCapacity > 0
@@ -265,12 +260,12 @@ public struct Ledger: Sendable {
   func holder(ofChain originalTransactionId: String) async throws(LedgerError) -> String? {
     let streams =
       streams(ofChain: originalTransactionId) + [Self.transferStream(originalTransactionId)]
-    let (store, client, logger) = (self.store, self.client, self.logger)
+    let (store, client, logger) = (storage.store, storage.client, storage.logger)
     let recorded: [RecordedEvent]
     do {
-      recorded = try await withDatabase { try await store.readStreams(streams) }
+      recorded = try await storage.bounded { try await store.readStreams(streams) }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     let view: LedgerView
     do {
@@ -289,7 +284,7 @@ public struct Ledger: Sendable {
     }
     var holders: Set<String> = []
     for stream in streams {
-      let tokens = try await database {
+      let tokens = try await storage.run {
         try await AppTransactionIndex.accounts(indexing: stream, on: client, logger: logger)
       }
       holders.formUnion(tokens)
@@ -339,13 +334,13 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> ReadReplicas.Answer<LedgerView> {
     let answer: ReadReplicas.Answer<[LedgerEvent]>
     do {
-      let logger = self.logger
-      answer = try await reading(token, consistency) { client in
+      let logger = storage.logger
+      answer = try await storage.reading(token, consistency) { client in
         try await AccountEvents.read(
           token, environment: environment?.rawValue, on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     let view = LedgerView(
       LedgerState.fold(answer.value), catalog: configuration.catalog,
@@ -380,14 +375,14 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> [RecordedEvent] {
     let appAccountToken = try Self.canonical(appAccountToken)
     do {
-      let logger = self.logger
-      return try await reading(appAccountToken, consistency) { client in
+      let logger = storage.logger
+      return try await storage.reading(appAccountToken, consistency) { client in
         let streams = try await AccountEvents.streams(
           of: appAccountToken, on: client, logger: logger)
         return try await EventStore(client: client, logger: logger).readStreams(streams)
       }.value
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -419,14 +414,14 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> AccountExplainer {
     let token = try Self.canonical(appAccountToken)
     do {
-      let logger = self.logger
-      let events = try await reading(token, consistency) { client in
+      let logger = storage.logger
+      let events = try await storage.reading(token, consistency) { client in
         try await AccountEvents.read(token, on: client, logger: logger)
       }.value
       return AccountExplainer(
         events: events, catalog: configuration.catalog, options: configuration.options)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 }

@@ -50,7 +50,8 @@ func buildRouter(
     middleware: ErrorAndMetricsMiddleware(
       metrics: metrics, app: configuration.routesByApp ? "" : apps[0].name))
   OperationsController(
-    clients: apps.map(\.client), replicas: apps.compactMap(\.ledger.replicas), metrics: metrics,
+    clients: apps.map(\.client), replicas: apps.compactMap(\.ledger.storage.replicas),
+    metrics: metrics,
     logger: logger
   )
   .register(on: router)

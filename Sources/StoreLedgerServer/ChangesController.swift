@@ -50,8 +50,8 @@ struct ChangesController: Sendable {
       let limit = try Self.integer(query.get("limit"), name: "limit", default: 100)
       return try JSONBody.response(
         Deliveries(
-          endpoints: try await ledger.changeDeliveryCounts(),
-          deliveries: try await ledger.changeDeliveries(
+          endpoints: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts(),
+          deliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
             endpoint: query.get("endpoint"), state: query.get("state"), limit: Int(limit))))
     }
     group.post("/v1/changes/resend") { request, _ in
@@ -65,12 +65,14 @@ struct ChangesController: Sendable {
       let queued: Int
       switch (resend.position, resend.since) {
       case (let position?, nil):
-        queued = try await ledger.resendChanges(to: resend.endpoint, from: position)
+        queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
+          to: resend.endpoint, from: position)
       case (nil, let text?):
         guard let since = ISO8601Parsing.date(text) else {
           throw APIError.invalidBody("`since` must be an RFC 3339 date-time")
         }
-        queued = try await ledger.resendChanges(to: resend.endpoint, since: since)
+        queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
+          to: resend.endpoint, since: since)
       default:
         throw APIError(.badRequest, "invalid_request", "give either position or since")
       }

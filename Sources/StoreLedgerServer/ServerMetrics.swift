@@ -91,7 +91,7 @@ public final class ServerMetrics: Sendable {
       }
       if app.deliversChanges,
         let counts = try? await withTimeout(
-          .seconds(2), { try await ledger.changeDeliveryCounts() }),
+          .seconds(2), { try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts() }),
         let head = try? await withTimeout(.seconds(2), { try await ledger.changeFeedHead() })
       {
         changes.append((Self.appLabel(label), counts, head))
@@ -257,7 +257,7 @@ public final class ServerMetrics: Sendable {
     }
     if !projectors.isEmpty { text += projectorFamilies(projectors) }
     let replicas = apps.compactMap { app in
-      app.attached.ledger?.replicas.map {
+      app.attached.ledger?.storage.replicas.map {
         (Self.appLabel(state.labelsApps ? app.name : nil), $0.statuses)
       }
     }

@@ -47,7 +47,8 @@ struct SupportController: Sendable {
         throw APIError.invalidRequest("`timeout` is a number of seconds from 1 to 120")
       }
       return try JSONBody.response(
-        try await ledger.checkWebhook(apple: apple, timeout: .seconds(seconds)))
+        try await AppleActions(ledger: ledger).checkWebhook(
+          apple: apple, timeout: .seconds(seconds)))
     }
     group.post("/v1/receipts") { request, _ in
       let apple = try configured()
@@ -65,7 +66,8 @@ struct SupportController: Sendable {
     }
     group.get("/v1/accounts/{token}/offers") { _, context in
       try JSONBody.response(
-        try await ledger.offerEligibility(for: try AccountController.token(context)))
+        try await AppleActions(ledger: ledger).offerEligibility(
+          for: try AccountController.token(context)))
     }
     group.post("/v1/accounts/{token}/offers/{offerId}/signature") { request, context in
       let key = try configured().configuration.key
@@ -76,7 +78,7 @@ struct SupportController: Sendable {
         what: #"{"productId": …, "format": "jws"?, "transactionId": …?}"#)
       if body.format == "jws" {
         return try JSONBody.response(
-          try await ledger.signPromotionalOfferJWS(
+          try await AppleActions(ledger: ledger).signPromotionalOfferJWS(
             for: token, productId: body.productId, offerIdentifier: offer,
             transactionId: body.transactionId, key: key), status: .created)
       }
@@ -84,7 +86,7 @@ struct SupportController: Sendable {
         throw APIError.invalidRequest("`format` is \"jws\" or left out")
       }
       return try JSONBody.response(
-        try await ledger.signPromotionalOffer(
+        try await AppleActions(ledger: ledger).signPromotionalOffer(
           for: token, productId: body.productId, offerIdentifier: offer, key: key),
         status: .created)
     }
@@ -94,13 +96,13 @@ struct SupportController: Sendable {
         EligibilityBody.self, from: request, limit: 4096,
         what: #"{"productId": …, "subscriptionGroupIdentifier": …?, "transactionId": …?}"#)
       return try JSONBody.response(
-        try await ledger.signIntroductoryOfferEligibility(
+        try await AppleActions(ledger: ledger).signIntroductoryOfferEligibility(
           for: try AccountController.token(context), productId: body.productId,
           subscriptionGroupIdentifier: body.subscriptionGroupIdentifier,
           transactionId: body.transactionId, key: key), status: .created)
     }
     group.post("/v1/transactions/{transactionId}/finish") { _, context in
-      try await ledger.finishTransaction(
+      try await AppleActions(ledger: ledger).finishTransaction(
         try context.parameters.require("transactionId"), apple: try configured())
       return try JSONBody.response(["finished": true])
     }
@@ -116,20 +118,20 @@ struct SupportController: Sendable {
       }
       if let original = body.originalTransactionId {
         return try JSONBody.response(
-          try await ledger.extendRenewalDate(
+          try await AppleActions(ledger: ledger).extendRenewalDate(
             originalTransactionId: original, days: body.extendByDays,
             reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier,
             apple: apple))
       }
       return try JSONBody.response(
-        try await ledger.extendAllSubscribers(
+        try await AppleActions(ledger: ledger).extendAllSubscribers(
           productId: body.productId ?? "", days: body.extendByDays, reason: body.extendReasonCode,
           storefronts: body.storefrontCountryCodes, requestIdentifier: body.requestIdentifier,
           apple: apple), status: .accepted)
     }
     group.get("/v1/extensions/{productId}/{requestIdentifier}") { _, context in
       try JSONBody.response(
-        try await ledger.extensionStatus(
+        try await AppleActions(ledger: ledger).extensionStatus(
           productId: try context.parameters.require("productId"),
           requestIdentifier: try context.parameters.require("requestIdentifier"),
           apple: try configured()))
@@ -137,7 +139,8 @@ struct SupportController: Sendable {
     group.get("/v1/orders/{orderId}") { _, context in
       let apple = try configured()
       let orderId = try context.parameters.require("orderId")
-      return try JSONBody.response(try await ledger.lookUpOrder(orderId, apple: apple))
+      return try JSONBody.response(
+        try await AppleActions(ledger: ledger).lookUpOrder(orderId, apple: apple))
     }
   }
 

@@ -60,7 +60,7 @@ struct AuditCommand: AsyncParsableCommand {
       throw ValidationError(error.message)
     }
     return try await ledger.withLedger("storeledger.audit") { ledger, _ in
-      try await ledger.audit(shard: share)
+      try await LedgerMaintenance(ledger: ledger).audit(shard: share)
     }
   }
 

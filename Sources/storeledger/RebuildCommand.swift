@@ -60,15 +60,22 @@ struct RebuildCommand: AsyncParsableCommand {
     let (list, compare, drop, json, pageSize) = (list, compare, drop, json, pageSize)
     try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
       if list {
-        say(try Self.output(try await ledger.accountViewsVersions(), json: json))
+        say(
+          try Self.output(
+            try await LedgerMaintenance(ledger: ledger).accountViewsVersions(), json: json))
       } else if let compare {
-        say(try Self.output(try await ledger.accountViewsDifferences(from: compare), json: json))
+        say(
+          try Self.output(
+            try await LedgerMaintenance(ledger: ledger).accountViewsDifferences(from: compare),
+            json: json))
       } else if let drop {
-        try await ledger.dropAccountViewsVersion(drop)
+        try await LedgerMaintenance(ledger: ledger).dropAccountViewsVersion(drop)
         say(json ? #"{"dropped":\#(drop)}"# : "account views version \(drop) dropped")
       } else {
         let bar = ProgressBar("rebuilding", enabled: !json)
-        let result = try await ledger.rebuildAccountViews(pageSize: pageSize) { progress in
+        let result = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews(
+          pageSize: pageSize
+        ) { progress in
           bar.update(
             progress.accounts, of: progress.totalAccounts, "accounts, \(progress.events) events")
         }
@@ -85,10 +92,10 @@ struct RebuildCommand: AsyncParsableCommand {
     let (begin, into, switchTo, json, pageSize) = (begin, into, switchTo, json, pageSize)
     try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
       if begin {
-        let version = try await ledger.beginAccountViewsRebuild()
+        let version = try await LedgerMaintenance(ledger: ledger).beginAccountViewsRebuild()
         say(json ? #"{"version":\#(version)}"# : "\(version)")
       } else if let into, let share {
-        let (accounts, events) = try await ledger.fillAccountViews(
+        let (accounts, events) = try await LedgerMaintenance(ledger: ledger).fillAccountViews(
           version: into, shard: share, pageSize: pageSize)
         say(
           json
@@ -96,7 +103,7 @@ struct RebuildCommand: AsyncParsableCommand {
             : "shard \(share) of version \(into): \(accounts.grouped) accounts, "
               + "\(events.grouped) events")
       } else if let switchTo {
-        let again = try await ledger.switchAccountViews(to: switchTo)
+        let again = try await LedgerMaintenance(ledger: ledger).switchAccountViews(to: switchTo)
         say(
           json
             ? #"{"version":\#(switchTo),"projectedAfterSwitch":\#(again)}"#

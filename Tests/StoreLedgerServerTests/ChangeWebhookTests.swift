@@ -136,7 +136,7 @@ import Testing
       try await Task.sleep(for: .milliseconds(500))
       let head = try await ledger.changeFeedHead()
       defer { previousHead = head }
-      let counts = try await ledger.changeDeliveryCounts()
+      let counts = try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts()
       let ok = try #require(counts.first { $0.endpoint.hasSuffix("/ok") })
       // Settled: the projector appended nothing for half a second and all is delivered.
       if head > 0, head == previousHead, ok.delivered == head,
@@ -174,7 +174,9 @@ import Testing
     }
     // The receiver that is down never held the other back; its changes end dead.
     let down = try #require(
-      try await ledger.changeDeliveryCounts().first { $0.endpoint.hasSuffix("/down") })
+      try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts().first {
+        $0.endpoint.hasSuffix("/down")
+      })
     #expect(down.delivered == 0)
     #expect(down.dead > 0)
     // The console shows what became of each of an account's changes at both webhooks (a

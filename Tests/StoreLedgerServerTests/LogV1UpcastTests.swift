@@ -102,9 +102,9 @@ import Testing
       try await database.asWriter { client in
         let ledger = try Ledger(
           client: client, configuration: configuration, logger: TestDatabase.logger)
-        let rebuilt = try await ledger.rebuildAccountViews()
+        let rebuilt = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
         #expect(rebuilt.accounts == Set(answers.map(\.account)).count)
-        let report = try await ledger.audit()
+        let report = try await LedgerMaintenance(ledger: ledger).audit()
         #expect(report.problems.isEmpty, "\(report.problems.prefix(3))")
         #expect(report.signaturesVerified > 300)
         #expect(report.accountsCompared == rebuilt.accounts)

@@ -167,7 +167,7 @@ import Testing
             bundleId: "com.example.app", environments: [.sandbox],
             trustedRoots: Self.pki.trustedRoots),
           logger: TestDatabase.logger)
-        let report = try await ledger.audit()
+        let report = try await LedgerMaintenance(ledger: ledger).audit()
         #expect(report.isConsistent, "\(report.problems)")
         #expect(report.signaturesVerified == 1)
       }

@@ -42,13 +42,13 @@ public struct ChangeDeliverer: Sendable {
   /// Registers every endpoint (a new one starts at the feed's head).
   public func register() async throws(LedgerError) {
     for endpoint in configuration.endpoints {
-      let (client, logger) = (ledger.client, ledger.logger)
+      let (client, logger) = (ledger.storage.client, ledger.storage.logger)
       do {
-        try await ledger.withDatabase {
+        try await ledger.storage.bounded {
           try await ChangeDeliveries.register(endpoint.key, on: client, logger: logger)
         }
       } catch {
-        throw Ledger.mapped(error)
+        throw LedgerStorage.mapped(error)
       }
     }
   }
@@ -72,7 +72,7 @@ public struct ChangeDeliverer: Sendable {
         if Task.isCancelled { return }
         logger.warning(
           "change delivery failed; retrying",
-          metadata: ["endpoint": "\(endpoint.key)", "error": "\(Ledger.mapped(error).code)"])
+          metadata: ["endpoint": "\(endpoint.key)", "error": "\(LedgerStorage.mapped(error).code)"])
         try? await Task.sleep(for: .seconds(1))
         continue
       }
@@ -82,8 +82,10 @@ public struct ChangeDeliverer: Sendable {
   }
 
   private func prune(_ endpoint: ChangeEndpoint) async throws {
-    let (client, logger, age) = (ledger.client, ledger.logger, configuration.keepDelivered)
-    _ = try await ledger.withDatabase {
+    let (client, logger, age) = (
+      ledger.storage.client, ledger.storage.logger, configuration.keepDelivered
+    )
+    _ = try await ledger.storage.bounded {
       try await ChangeDeliveries.prune(
         endpoint.key, deliveredBefore: age, on: client, logger: logger)
     }
@@ -92,21 +94,23 @@ public struct ChangeDeliverer: Sendable {
   /// Queues what is new, claims what is due, posts it and records the outcomes; returns how
   /// many deliveries it attempted.
   func deliverRound(to endpoint: ChangeEndpoint) async throws -> Int {
-    let (client, logger, configuration) = (ledger.client, ledger.logger, self.configuration)
-    let claims = try await ledger.withDatabase {
+    let (client, logger, configuration) = (
+      ledger.storage.client, ledger.storage.logger, self.configuration
+    )
+    let claims = try await ledger.storage.bounded {
       try await ChangeDeliveries.enqueue(endpoint.key, limit: 1000, on: client, logger: logger)
       return try await ChangeDeliveries.claim(
         endpoint.key, limit: configuration.batchSize, lease: configuration.lease, on: client,
         logger: logger)
     }
     guard !claims.isEmpty else { return 0 }
-    let records = try await ledger.withDatabase {
+    let records = try await ledger.storage.bounded {
       try await ChangeFeed.read(positions: claims.map(\.position), on: client, logger: logger)
     }
     let byPosition = Dictionary(
       uniqueKeysWithValues: ledger.named(records).map { ($0.position, $0) })
     let outcomes = await post(claims, byPosition, to: endpoint)
-    try await ledger.withDatabase {
+    try await ledger.storage.bounded {
       try await ChangeDeliveries.record(
         outcomes, endpoint: endpoint.key, on: client, logger: logger)
     }

@@ -25,8 +25,8 @@ extension Ledger {
   /// projector derived first append nothing.
   func appendChanges(_ derived: [ChangeFeed.Derived]) async throws {
     guard !derived.isEmpty else { return }
-    let (client, logger) = (self.client, self.logger)
-    let moved = try await withDatabase {
+    let (client, logger) = (storage.client, storage.logger)
+    let moved = try await storage.bounded {
       try await ChangeFeed.append(derived, on: client, logger: logger)
     }
     if derived.contains(where: { moved.contains($0.token) && !$0.changes.isEmpty }) {

@@ -18,9 +18,9 @@ extension Ledger {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     let token = try account.map { token throws(LedgerError) in try Self.canonical(token) }
-    let logger = self.logger
+    let logger = storage.logger
     do {
-      let read = try await reading(token, consistency) { client in
+      let read = try await storage.reading(token, consistency) { client in
         let records = try await ChangeFeed.read(
           after: position, limit: limit, account: token, on: client, logger: logger)
         guard records.isEmpty, position > 0 else { return (records, Int64?.none) }
@@ -37,7 +37,7 @@ extension Ledger {
       }
       return named(records)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -76,11 +76,11 @@ extension Ledger {
 
   /// The newest position of the change feed (0 while it is empty).
   public func changeFeedHead() async throws(LedgerError) -> Int64 {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (storage.client, storage.logger)
     do {
-      return try await withDatabase { try await ChangeFeed.head(on: client, logger: logger) }
+      return try await storage.bounded { try await ChangeFeed.head(on: client, logger: logger) }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -99,9 +99,9 @@ extension Ledger {
     async throws(LedgerError) -> [DerivedChange]
   {
     let token = try Self.canonical(appAccountToken)
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (storage.client, storage.logger)
     do {
-      let accounts = try await withDatabase {
+      let accounts = try await storage.bounded {
         try await AccountViews.changesAndEvents(of: [token], on: client, logger: logger)
       }
       guard var input = accounts[token] else { return [] }
@@ -110,7 +110,7 @@ extension Ledger {
       input.fence = .max
       return derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 

@@ -55,10 +55,10 @@ public struct ConsumptionWorker: Sendable {
     let streams: [String]
     do {
       let (client, logger, now) = (
-        ledger.client, logger, Timestamp(configuration.now()).milliseconds
+        ledger.storage.client, logger, Timestamp(configuration.now()).milliseconds
       )
       let limit = configuration.batchSize
-      streams = try await ledger.database {
+      streams = try await ledger.storage.run {
         try await ConsumptionRequestIndex.due(now: now, limit: limit, on: client, logger: logger)
       }
     } catch {

@@ -40,8 +40,8 @@ extension Ledger {
     _ verified: VerifiedNotification, in stream: String, for tokens: [String]
   ) async throws(LedgerError) -> BatchAppend? {
     guard var opening = Self.consumptionOpening(verified) else { return nil }
-    let (client, logger) = (self.client, self.logger)
-    let holders = try await database {
+    let (client, logger) = (storage.client, storage.logger)
+    let holders = try await storage.run {
       try await AccountViews.accounts(ofStreams: [stream], on: client, logger: logger)
     }
     let keys = Set(tokens.filter { !$0.isEmpty }.map(AppAccountToken.normalized) + holders)
@@ -53,8 +53,8 @@ extension Ledger {
   func consumptionStreams(ofChain originalTransactionId: String) async throws(LedgerError)
     -> [String]
   {
-    let (client, logger) = (self.client, self.logger)
-    return try await database {
+    let (client, logger) = (storage.client, storage.logger)
+    return try await storage.run {
       try await ConsumptionRequestIndex.streams(
         ofChain: originalTransactionId, on: client, logger: logger)
     }
@@ -78,8 +78,8 @@ extension Ledger {
   public func consumptionRequests(states: [ConsumptionRequest.Phase] = [], limit: Int = 100)
     async throws(LedgerError) -> [ConsumptionRequestReport]
   {
-    let (client, logger) = (self.client, self.logger)
-    let streams = try await database {
+    let (client, logger) = (storage.client, storage.logger)
+    let streams = try await storage.run {
       try await ConsumptionRequestIndex.list(
         states: states.map(\.rawValue), limit: min(max(limit, 1), 1000), on: client,
         logger: logger)
@@ -104,8 +104,8 @@ extension Ledger {
     guard !id.isEmpty, id.count <= 128 else {
       throw LedgerError(.invalidRequest, "a request id is a notification UUID or a transaction id")
     }
-    let (client, logger) = (self.client, self.logger)
-    let streams = try await database {
+    let (client, logger) = (storage.client, storage.logger)
+    let streams = try await storage.run {
       try await ConsumptionRequestIndex.find(id, on: client, logger: logger)
     }
     guard let stream = streams.first else {
@@ -158,8 +158,8 @@ extension Ledger {
   func loadConsumptionRequest(_ streamId: String) async throws(LedgerError) -> (
     ConsumptionRequest, [RecordedEvent]
   ) {
-    let store = self.store
-    let recorded = try await database { try await store.readStreams([streamId]) }
+    let store = storage.store
+    let recorded = try await storage.run { try await store.readStreams([streamId]) }
     let events: [ConsumptionEvent]
     do {
       events = try recorded.map {
@@ -178,13 +178,13 @@ extension Ledger {
   func chainEvents(_ originalTransactionId: String, in environment: String)
     async throws(LedgerError) -> [LedgerEvent]
   {
-    let store = self.store
+    let store = storage.store
     let stream = "sub:\(environment):\(originalTransactionId)"
     do {
-      let rows = try await withDatabase { try await store.readStreams([stream]) }
+      let rows = try await storage.bounded { try await store.readStreams([stream]) }
       return try rows.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -209,8 +209,8 @@ extension Ledger {
 
   /// Counts over every request.
   public func consumptionMetrics() async throws(LedgerError) -> ConsumptionMetrics {
-    let (client, logger) = (self.client, self.logger)
-    let counts = try await database {
+    let (client, logger) = (storage.client, storage.logger)
+    let counts = try await storage.run {
       try await ConsumptionRequestIndex.counts(on: client, logger: logger)
     }
     var metrics = ConsumptionMetrics()
@@ -257,27 +257,18 @@ extension Ledger {
       Self.consumptionEvent(
         $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
     }
-    let (store, version) = (self.store, request.version)
+    let (store, version) = (storage.store, request.version)
     do {
-      _ = try await withDatabase {
+      _ = try await storage.bounded {
         try await store.append(records, to: streamId, expected: .exact(version))
       }
     } catch let error as EventStoreError where error.code == .wrongExpectedVersion {
       throw LedgerError(.conflict, "another worker decided about the request first")
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     for event in events { request.evolve(event) }
     return request
   }
 
-  func database<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
-    async throws(LedgerError) -> Result
-  {
-    do {
-      return try await withDatabase(body)
-    } catch {
-      throw Self.mapped(error)
-    }
-  }
 }

@@ -140,7 +140,7 @@ public struct ReceiptImport: Sendable {
         // (original transaction ids, which have a stream) take a token.
         for original in originals.sorted()
         where
-          !(try await ledger.store.readStream(
+          !(try await ledger.storage.store.readStream(
             "sub:\(environment.rawValue):\(original)", limit: 1
           ).isEmpty)
         {
@@ -184,8 +184,8 @@ public struct ReceiptImport: Sendable {
 extension Ledger {
   /// Where the event with `key` is stored, if the log holds it.
   public func storedEvent(withKey key: String) async throws(LedgerError) -> String? {
-    let (client, logger) = (self.client, self.logger)
-    return try await database {
+    let (client, logger) = (self.storage.client, self.storage.logger)
+    return try await storage.run {
       try await LogQueries.event(withKey: key, on: client, logger: logger)?.streamId
     }
   }
@@ -194,7 +194,7 @@ extension Ledger {
     async throws(LedgerError)
   {
     // The receipt itself is not stored: its digest names it.
-    try await recordAction(
+    try await AppleActions(ledger: self).recordAction(
       "ledger.receipt_imported.v1", member: "receiptImported", body: outcome,
       stream: "receipts:\(key.suffix(64).prefix(2))", key: key)
   }

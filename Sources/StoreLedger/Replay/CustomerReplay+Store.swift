@@ -21,7 +21,7 @@ extension CustomerReplay {
   private func replayedIds() async throws -> [String] {
     let prefix = "replay:\(environment.rawValue):"
     let streams = try await LogQueries.streams(
-      startingWith: Self.revisionEventType, on: ledger.client, logger: logger)
+      startingWith: Self.revisionEventType, on: ledger.storage.client, logger: logger)
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 
@@ -36,7 +36,7 @@ extension CustomerReplay {
 
   /// The progress the last run stored for this customer, if any.
   func storedProgress(_ stream: String) async throws -> Progress? {
-    let store = ledger.store
+    let store = ledger.storage.store
     var last: RecordedEvent?
     var version: Int64 = 1
     while true {
@@ -49,7 +49,7 @@ extension CustomerReplay {
   }
 
   func store(_ progress: Progress, in stream: String) async throws {
-    _ = try await ledger.store.append(
+    _ = try await ledger.storage.store.append(
       [
         NewEvent(
           eventType: Self.revisionEventType,
@@ -72,9 +72,9 @@ extension Ledger {
     case .transactions(let ids): return ids
     case .account(let token):
       let token = try Ledger.canonical(token)
-      streams = try await AccountEvents.streams(of: token, on: client, logger: logger)
+      streams = try await AccountEvents.streams(of: token, on: storage.client, logger: logger)
     case .everyone:
-      streams = try await LogQueries.purchaseStreams(on: client, logger: logger)
+      streams = try await LogQueries.purchaseStreams(on: storage.client, logger: logger)
     }
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }

@@ -81,8 +81,8 @@ public struct Reconciliation: Sendable {
 extension Ledger {
   /// The folded purchase chain `originalTransactionId`, in every configured environment.
   func chainView(of originalTransactionId: String) async throws -> LedgerView {
-    let (store, streams) = (self.store, streams(ofChain: originalTransactionId))
-    let recorded = try await withDatabase { try await store.readStreams(streams) }
+    let (store, streams) = (self.storage.store, streams(ofChain: originalTransactionId))
+    let recorded = try await storage.bounded { try await store.readStreams(streams) }
     return LedgerView(
       LedgerState.fold(
         try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),

@@ -12,14 +12,14 @@ import StoreLedgerPostgres
 extension Ledger {
   /// The seat stream holding any of `seatClaimIds`; nil when none does.
   func seatStream(holding seatClaimIds: [String]) async throws(LedgerError) -> String? {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (storage.client, storage.logger)
     do {
-      let streams = try await withDatabase {
+      let streams = try await storage.bounded {
         try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
       }
       return streams.sorted().first
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 

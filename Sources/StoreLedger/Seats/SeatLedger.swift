@@ -302,12 +302,12 @@ public struct SeatLedger: Sendable {
     let streams = environments.flatMap {
       ["sub:\($0):\(originalTransactionId)", LedgerRecord.seatsStream($0, originalTransactionId)]
     }
-    let store = ledger.store
+    let store = ledger.storage.store
     let rows: [RecordedEvent]
     do {
-      rows = try await ledger.withDatabase { try await store.readStreams(streams) }
+      rows = try await ledger.storage.bounded { try await store.readStreams(streams) }
     } catch {
-      throw Ledger.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     guard
       let environment = environments.first(where: { environment in
@@ -324,7 +324,7 @@ public struct SeatLedger: Sendable {
         .filter { $0.streamId.contains(":\(environment):") }
         .map(EventCodec.event)
     } catch {
-      throw Ledger.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     let view = LedgerView(
       LedgerState.fold(events), catalog: ledger.configuration.catalog,

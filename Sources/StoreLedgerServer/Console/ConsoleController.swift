@@ -189,13 +189,13 @@ struct ConsoleController: Sendable {
 
   private func search(_ query: String) async throws -> Response {
     let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
-    let found: Result<[Ledger.AccountMatch], LedgerError>
+    let found: Result<[SupportQueries.AccountMatch], LedgerError>
     do {
-      found = .success(try await ledger.findAccounts(matching: query))
+      found = .success(try await SupportQueries(ledger: ledger).findAccounts(matching: query))
     } catch {
       found = .failure(error)
     }
-    let matches: [Ledger.AccountMatch]
+    let matches: [SupportQueries.AccountMatch]
     switch found {
     case .success(let list): matches = list
     case .failure(let error) where error.code == .invalidRequest:
@@ -286,12 +286,13 @@ struct ConsoleController: Sendable {
         "No such account", "The ledger holds no event of \(canonical).", status: .notFound,
         query: token)
     }
-    let explainer = try ledger.explainer(folding: recorded)
+    let explainer = try SupportQueries(ledger: ledger).explainer(folding: recorded)
     let view = explainer.view
     let requests = try await refundRequests(in: events)
-    let (changes, changesTotal) = try await ledger.newestChanges(
+    let (changes, changesTotal) = try await SupportQueries(ledger: ledger).newestChanges(
       of: canonical, page: changesPage, size: AccountPage.pageSize)
-    let deliveries = try await ledger.changeDeliveries(ofPositions: changes.map(\.position))
+    let deliveries = try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
+      ofPositions: changes.map(\.position))
     let accountPage = AccountPage(
       token: canonical, time: Timestamp(time), now: Timestamp(now), view: view,
       explainer: explainer,
@@ -325,7 +326,7 @@ struct ConsoleController: Sendable {
   }
 
   private func overview() async throws -> Response {
-    let overview = try await ledger.overview()
+    let overview = try await SupportQueries(ledger: ledger).overview()
     let recent = metrics.server.recent(app: metrics.app)
     let notUnderstood = try await ledger.notUnderstood(limit: OverviewPage.notUnderstoodShown)
     let document = page.document(title: "Overview") { html in

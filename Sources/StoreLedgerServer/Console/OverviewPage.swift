@@ -4,7 +4,7 @@ import StoreLedgerCore
 
 /// The numbers an on-call person looks at first.
 struct OverviewPage {
-  let overview: Ledger.Overview
+  let overview: SupportQueries.Overview
   let recent: (verificationFailures: Int, webhookErrors: Int, projector: AccountProjector.Progress?)
   /// The newest notifications not understood (at most ``notUnderstoodShown``).
   let notUnderstood: [NotUnderstoodNotification]

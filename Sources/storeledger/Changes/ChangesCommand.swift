@@ -94,8 +94,8 @@ struct ChangesCommand: AsyncParsableCommand {
       let (endpoint, state, limit) = (endpoint, state, limit)
       let listing = try await ledger.withLedger("storeledger.changes") { ledger, _ in
         Listing(
-          endpoints: try await ledger.changeDeliveryCounts(),
-          deliveries: try await ledger.changeDeliveries(
+          endpoints: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts(),
+          deliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
             endpoint: endpoint, state: state, limit: limit))
       }
       if json {
@@ -147,8 +147,11 @@ struct ChangesCommand: AsyncParsableCommand {
     func run() async throws {
       let (endpoint, position, since) = (endpoint, position, since)
       let queued = try await ledger.withLedger("storeledger.changes") { ledger, _ in
-        if let position { return try await ledger.resendChanges(to: endpoint, from: position) }
-        return try await ledger.resendChanges(
+        if let position {
+          return try await ChangeDeliveryLog(ledger: ledger).resendChanges(
+            to: endpoint, from: position)
+        }
+        return try await ChangeDeliveryLog(ledger: ledger).resendChanges(
           to: endpoint, since: try Date(since ?? "", strategy: .iso8601))
       }
       say("queued \(queued) deliveries to \(endpoint) again")

@@ -235,7 +235,9 @@ struct DemoWorkflow: Service {
   }
 
   private func audit(ledger: Ledger, into summary: inout DemoSummary) async throws {
-    let (report, seconds) = try await timed("auditing") { try await ledger.audit() }
+    let (report, seconds) = try await timed("auditing") {
+      try await LedgerMaintenance(ledger: ledger).audit()
+    }
     summary.auditConsistent = report.isConsistent
     summary.auditProblems = report.problems.count
     summary.auditEvents = report.eventsChecked
@@ -251,7 +253,7 @@ struct DemoWorkflow: Service {
 
   /// Entitlement queries over HTTP, 16 at a time, across every account.
   private func query(port: Int, ledger: Ledger, into summary: inout DemoSummary) async throws {
-    let tokens = try await ledger.accountTokens(limit: 1_000_000)
+    let tokens = try await SupportQueries(ledger: ledger).accountTokens(limit: 1_000_000)
     guard !tokens.isEmpty, settings.queries > 0 else { return }
     let (measured, seconds) = try await timed("querying") {
       try await DemoQueries(port: port, bearer: bearer, tokens: tokens, count: settings.queries)
@@ -290,14 +292,14 @@ struct DemoWorkflow: Service {
   }
 
   private func sumUp(ledger: Ledger, into summary: inout DemoSummary) async throws {
-    let statistics = try await ledger.statistics()
+    let statistics = try await SupportQueries(ledger: ledger).statistics()
     summary.events = statistics.events
     summary.streams = statistics.streams
     let asOf = Timestamp(milliseconds: summary.asOf)
     var after = ""
     let customers = self.customers
     while true {
-      let page = try await ledger.accountTokens(after: after, limit: 500)
+      let page = try await SupportQueries(ledger: ledger).accountTokens(after: after, limit: 500)
       guard let last = page.last else { break }
       for token in page {
         // The account's own part: a seat member's view also folds the group subscription it

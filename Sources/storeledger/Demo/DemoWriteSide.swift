@@ -34,11 +34,11 @@ struct DemoWriteSide {
   func run() async throws -> Result {
     let deliverer = NotificationDeliverer(store: store, webhookURL: webhook, logger: logger)
     let (receipts, migrated) = await migrateReceipts()
-    let extended = try await ledger.extendAllSubscribers(
+    let extended = try await AppleActions(ledger: ledger).extendAllSubscribers(
       productId: "pro.monthly", days: 3, reason: 3, requestIdentifier: "demo-outage-\(seed)",
       apple: api)
     await deliverer.deliverPending()
-    let status = try await ledger.extensionStatus(
+    let status = try await AppleActions(ledger: ledger).extensionStatus(
       productId: "pro.monthly", requestIdentifier: extended.requestIdentifier, apple: api)
     let check = try await checkWebhook(deliverer)
     let (checked, signed) = try await offers()
@@ -57,16 +57,16 @@ struct DemoWriteSide {
       }
     }
     defer { delivering.cancel() }
-    return try await ledger.checkWebhook(
+    return try await AppleActions(ledger: ledger).checkWebhook(
       apple: api, timeout: .seconds(30), poll: .milliseconds(50))
   }
 
   /// Offer eligibility of up to 20 accounts, and one promotional offer signed.
   private func offers() async throws -> (Int, Bool) {
-    let tokens = try await ledger.accountTokens(limit: 20)
-    for token in tokens { _ = try await ledger.offerEligibility(for: token) }
+    let tokens = try await SupportQueries(ledger: ledger).accountTokens(limit: 20)
+    for token in tokens { _ = try await AppleActions(ledger: ledger).offerEligibility(for: token) }
     guard let first = tokens.first else { return (0, false) }
-    _ = try await ledger.signPromotionalOffer(
+    _ = try await AppleActions(ledger: ledger).signPromotionalOffer(
       for: first, productId: "pro.monthly", offerIdentifier: "DEMO-COMEBACK", key: key)
     return (tokens.count, true)
   }
@@ -105,7 +105,8 @@ struct DemoWriteSide {
       return "no purchase to look up"
     }
     do {
-      let report = try await ledger.lookUpOrder(SimulatedAppStore.orderId(of: id), apple: api)
+      let report = try await AppleActions(ledger: ledger).lookUpOrder(
+        SimulatedAppStore.orderId(of: id), apple: api)
       return "\(report.purchases.count) purchases, \(report.accounts.count) accounts"
     } catch  where error.message.contains("Production only") {
       return "skipped in the Sandbox (Apple offers Look Up Order ID in Production only)"

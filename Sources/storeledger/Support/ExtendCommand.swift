@@ -57,15 +57,15 @@ struct ExtendCommand: AsyncParsableCommand {
     let report = try await ledger.withLedger("storeledger.extend") { ledger, logger in
       let (client, _) = try options.api.client(for: ledger, options: self.ledger, logger: logger)
       if options.status, let product = options.product, let id = options.requestId {
-        return try await ledger.extensionStatus(
+        return try await AppleActions(ledger: ledger).extensionStatus(
           productId: product, requestIdentifier: id, apple: client)
       }
       if let transaction = options.transaction {
-        return try await ledger.extendRenewalDate(
+        return try await AppleActions(ledger: ledger).extendRenewalDate(
           originalTransactionId: transaction, days: options.days ?? 0, reason: options.reason,
           requestIdentifier: options.requestId, apple: client)
       }
-      return try await ledger.extendAllSubscribers(
+      return try await AppleActions(ledger: ledger).extendAllSubscribers(
         productId: options.product ?? "", days: options.days ?? 0, reason: options.reason,
         storefronts: options.storefront.map { $0.split(separator: ",").map(String.init) },
         requestIdentifier: options.requestId, apple: client)

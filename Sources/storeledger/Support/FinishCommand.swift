@@ -25,7 +25,7 @@ struct FinishCommand: AsyncParsableCommand {
     let (api, id) = (api, transactionId)
     try await ledger.withLedger("storeledger.finish") { ledger, logger in
       let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
-      try await ledger.finishTransaction(id, apple: client)
+      try await AppleActions(ledger: ledger).finishTransaction(id, apple: client)
     }
     say("finished: transaction \(id)")
   }

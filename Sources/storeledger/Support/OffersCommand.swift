@@ -58,11 +58,11 @@ struct OffersCommand: AsyncParsableCommand {
           ledger: ledger.configuration,
           environment: try options.ledger.apiEnvironment(ProcessInfo.processInfo.environment))
         if let offer = options.sign {
-          return try await ledger.signPromotionalOfferJWS(
+          return try await AppleActions(ledger: ledger).signPromotionalOfferJWS(
             for: options.appAccountToken, productId: product, offerIdentifier: offer,
             transactionId: options.transactionId, key: configuration.key)
         }
-        return try await ledger.signIntroductoryOfferEligibility(
+        return try await AppleActions(ledger: ledger).signIntroductoryOfferEligibility(
           for: options.appAccountToken, productId: product,
           subscriptionGroupIdentifier: options.group, transactionId: options.transactionId,
           key: configuration.key)
@@ -75,7 +75,7 @@ struct OffersCommand: AsyncParsableCommand {
         let (configuration, _) = try options.api.client(
           ledger: ledger.configuration,
           environment: try options.ledger.apiEnvironment(ProcessInfo.processInfo.environment))
-        return try await ledger.signPromotionalOffer(
+        return try await AppleActions(ledger: ledger).signPromotionalOffer(
           for: options.appAccountToken, productId: product, offerIdentifier: offer,
           key: configuration.key)
       }
@@ -83,7 +83,7 @@ struct OffersCommand: AsyncParsableCommand {
       return
     }
     let eligibility = try await ledger.withLedger("storeledger.offers") { ledger, _ in
-      try await ledger.offerEligibility(for: options.appAccountToken)
+      try await AppleActions(ledger: ledger).offerEligibility(for: options.appAccountToken)
     }
     if json {
       say(try CommandJSON.string(eligibility))

@@ -29,7 +29,7 @@ struct OrderCommand: AsyncParsableCommand {
     let (api, orderId) = (api, orderId)
     let report = try await ledger.withLedger("storeledger.order") { ledger, logger in
       let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
-      return try await ledger.lookUpOrder(orderId, apple: client)
+      return try await AppleActions(ledger: ledger).lookUpOrder(orderId, apple: client)
     }
     if json {
       say(try CommandJSON.string(report))

@@ -29,7 +29,8 @@ struct WebhookCheckCommand: AsyncParsableCommand {
     let (api, timeout) = (api, timeout)
     let check = try await ledger.withLedger("storeledger.webhook-check") { ledger, logger in
       let (client, _) = try api.client(for: ledger, options: self.ledger, logger: logger)
-      return try await ledger.checkWebhook(apple: client, timeout: .seconds(timeout))
+      return try await AppleActions(ledger: ledger).checkWebhook(
+        apple: client, timeout: .seconds(timeout))
     }
     if json {
       say(try CommandJSON.string(check))

@@ -27,14 +27,14 @@ import Testing
       _ = try await ledger.ingest(
         signedTransaction: try #require(store.signedTransaction(forwarded.transactionId!)),
         appAccountToken: "0F0E0D0C-0000-4000-8000-00000000FFFF")
-      try await ledger.rebuildAccountViews()
+      try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
       try await body(ledger, database)
     }
   }
 
   @Test func aCleanLogPassesEveryCheck() async throws {
     try await withAuditedLedger { ledger, _ in
-      let report = try await ledger.audit(pageSize: 50)
+      let report = try await LedgerMaintenance(ledger: ledger).audit(pageSize: 50)
       #expect(report.isConsistent, "\(report.problems.prefix(3))")
       // Every event but the refund requests' own (StoreLedger's, unsigned) is Apple's, signed.
       let requests = try await ledger.consumptionRequests(limit: 1000).count
@@ -72,7 +72,7 @@ import Testing
           return try #require(edited)
         }
       }
-      let report = try await ledger.audit(pageSize: 50)
+      let report = try await LedgerMaintenance(ledger: ledger).audit(pageSize: 50)
       #expect(!report.isConsistent)
       let named = report.problems.filter { $0.subject == stream && $0.streamVersion == version }
       #expect(Set(named.map(\.kind)) == [.hashChain, .payload])
@@ -85,10 +85,13 @@ import Testing
   @Test func twoShardsCombineIntoTheVerdictOfOneRun() async throws {
     try await withAuditedLedger { ledger, database in
       let token = try await Self.editOneView(database)
-      let whole = try await ledger.audit(pageSize: 40)
+      let whole = try await LedgerMaintenance(ledger: ledger).audit(pageSize: 40)
       let shards = try [WorkShard(index: 0, count: 2), WorkShard(index: 1, count: 2)]
       var reports: [AuditReport] = []
-      for shard in shards { reports.append(try await ledger.audit(pageSize: 40, shard: shard)) }
+      for shard in shards {
+        reports.append(
+          try await LedgerMaintenance(ledger: ledger).audit(pageSize: 40, shard: shard))
+      }
       #expect(reports.allSatisfy { $0.eventsChecked > 0 && $0.accountsCompared > 0 }, "both work")
       #expect(reports.filter { !$0.isConsistent }.count == 1, "the edit is in one share")
       let combined = try AuditReport.combining(reports)
@@ -111,35 +114,36 @@ import Testing
   @Test func aRebuildInTwoSharesEqualsOneRebuild() async throws {
     try await withAuditedLedger { ledger, database in
       _ = try await Self.editOneView(database)
-      let version = try await ledger.beginAccountViewsRebuild()
+      let version = try await LedgerMaintenance(ledger: ledger).beginAccountViewsRebuild()
       var accounts = 0
       for index in 0..<2 {
-        let filled = try await ledger.fillAccountViews(
+        let filled = try await LedgerMaintenance(ledger: ledger).fillAccountViews(
           version: version, shard: try WorkShard(index: index, count: 2), pageSize: 7)
         #expect(filled.accounts > 0, "share \(index) projects some accounts")
         accounts += filled.accounts
       }
-      #expect(try await ledger.switchAccountViews(to: version) == 0)
-      let report = try await ledger.audit()
+      #expect(try await LedgerMaintenance(ledger: ledger).switchAccountViews(to: version) == 0)
+      let report = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(report.isConsistent, "\(report.problems.prefix(3))")
       #expect(report.accountsCompared == accounts)
-      let whole = try await ledger.rebuildAccountViews()
+      let whole = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
       #expect(whole.accounts == accounts)
-      #expect(try await ledger.accountViewsDifferences(from: version).isEmpty)
+      #expect(
+        try await LedgerMaintenance(ledger: ledger).accountViewsDifferences(from: version).isEmpty)
     }
   }
 
   @Test func anEditedReadModelRowIsShownAndRebuildFixesIt() async throws {
     try await withAuditedLedger { ledger, database in
       let token = try await Self.editOneView(database)
-      let report = try await ledger.audit(pageSize: 7)
+      let report = try await LedgerMaintenance(ledger: ledger).audit(pageSize: 7)
       let problem = try #require(report.problems.first)
       #expect(report.problems.count == 1)
       #expect(problem.kind == .readModel && problem.subject == token)
       #expect(problem.field == "subscriptions[0].status" && problem.live == "9")
       #expect(problem.rebuilt != "9")
-      try await ledger.rebuildAccountViews()
-      #expect(try await ledger.audit().isConsistent)
+      try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
     }
   }
 
@@ -161,40 +165,49 @@ import Testing
       }
       let once = try await views()
       #expect(once.count > 10 && once.values.allSatisfy { !$0.isEmpty })
-      try await ledger.rebuildAccountViews(pageSize: 4)
+      try await LedgerMaintenance(ledger: ledger).rebuildAccountViews(pageSize: 4)
       #expect(try await views() == once)
-      #expect(try await ledger.audit().isConsistent)
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
     }
   }
 
   @Test func aRebuildIsANewVersionSwitchedLiveAndTheOldOneIsKept() async throws {
     try await withAuditedLedger { ledger, database in
       // withAuditedLedger rebuilt once: version 2 live, 1 (never projected) kept.
-      #expect(try await ledger.accountViewsVersions().map(\.state) == ["retired", "live"])
-      let again = try await ledger.rebuildAccountViews(pageSize: 5)
-      #expect(again.version == 3 && again.replacedVersion == 2 && again.events > 100)
-      #expect(try await ledger.accountViewsDifferences(from: 2).isEmpty)
-      let token = try await Self.editOneView(database)
-      let rebuilt = try await ledger.rebuildAccountViews()
-      #expect(rebuilt.version == 4 && rebuilt.accounts == again.accounts)
-      #expect(try await ledger.accountViewsDifferences(from: 3).map(\.appAccountToken) == [token])
-      #expect(try await ledger.audit().isConsistent)
-      try await ledger.dropAccountViewsVersion(3)
       #expect(
-        try await ledger.accountViewsVersions().map(\.state) == [
+        try await LedgerMaintenance(ledger: ledger).accountViewsVersions().map(\.state) == [
+          "retired", "live",
+        ])
+      let again = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews(pageSize: 5)
+      #expect(again.version == 3 && again.replacedVersion == 2 && again.events > 100)
+      #expect(try await LedgerMaintenance(ledger: ledger).accountViewsDifferences(from: 2).isEmpty)
+      let token = try await Self.editOneView(database)
+      let rebuilt = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
+      #expect(rebuilt.version == 4 && rebuilt.accounts == again.accounts)
+      #expect(
+        try await LedgerMaintenance(ledger: ledger).accountViewsDifferences(from: 3).map(
+          \.appAccountToken) == [token])
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
+      try await LedgerMaintenance(ledger: ledger).dropAccountViewsVersion(3)
+      #expect(
+        try await LedgerMaintenance(ledger: ledger).accountViewsVersions().map(\.state) == [
           "retired", "retired", "dropped", "live",
         ])
-      await #expect(throws: LedgerError.self) { try await ledger.dropAccountViewsVersion(3) }
-      await #expect(throws: LedgerError.self) { try await ledger.accountViewsDifferences(from: 4) }
+      await #expect(throws: LedgerError.self) {
+        try await LedgerMaintenance(ledger: ledger).dropAccountViewsVersion(3)
+      }
+      await #expect(throws: LedgerError.self) {
+        try await LedgerMaintenance(ledger: ledger).accountViewsDifferences(from: 4)
+      }
     }
   }
 
   @Test func anAccountAppendedToDuringARebuildIsProjectedAgainAfterTheSwitch() async throws {
     try await withAuditedLedger { ledger, database in
-      let client = ledger.client
+      let client = ledger.storage.client
       let version = try await AccountViewsRebuildStatements.begin(
         on: client, logger: TestDatabase.logger)
-      _ = try await ledger.fill(
+      _ = try await LedgerMaintenance(ledger: ledger).fill(
         version: version, total: 0, pageSize: 7, concurrency: 2, now: Date(), progress: nil)
       let tokens = try await AccountViews.accounts(
         after: "", limit: 1, on: client, logger: TestDatabase.logger)
@@ -206,9 +219,9 @@ import Testing
         to: version, on: client, logger: TestDatabase.logger)
       #expect(stale == [debited])
       // Not current: queries fold it from the log, and the audit says so until projected.
-      #expect(try await ledger.audit().accountsNotCurrent == 1)
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().accountsNotCurrent == 1)
       try await ledger.refreshViews(of: stale)
-      let report = try await ledger.audit()
+      let report = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(report.isConsistent && report.accountsNotCurrent == 0)
     }
   }

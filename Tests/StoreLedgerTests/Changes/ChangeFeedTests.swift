@@ -142,14 +142,14 @@ import Testing
           let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
           #expect(derived == Self.comparable(mine))
 
-          let clean = try await ledger.audit()
+          let clean = try await LedgerMaintenance(ledger: ledger).audit()
           #expect(clean.isConsistent && clean.changesCompared == 4)
           try await admin.execute(
             """
             UPDATE storeledger.changes SET new_value = '999'
             WHERE app_account_token = \(Self.token) AND ordinal = 0
             """, logger: TestDatabase.logger)
-          let report = try await ledger.audit()
+          let report = try await LedgerMaintenance(ledger: ledger).audit()
           #expect(report.problems.filter { $0.kind == .changeFeed }.count == 1)
           #expect(report.problems.first?.subject == Self.token)
         }

@@ -59,7 +59,7 @@ import Testing
         _ = try await ledger.ingest(signedTransaction: store.signedTransaction(id)!)
       }
       _ = try await ledger.ingest(signedRenewalInfo: signedRenewal, source: "test")
-      let eligibility = try await ledger.offerEligibility(for: token)
+      let eligibility = try await AppleActions(ledger: ledger).offerEligibility(for: token)
       let pro = try #require(eligibility.groups.first { $0.subscriptionGroupIdentifier == "pro" })
       #expect(!pro.introductoryOfferEligible && pro.introductoryOfferUsedIn == ["9001"])
       #expect(pro.winBackOfferIds == ["COMEBACK1"] && pro.winBackDecidedBy != nil)
@@ -69,11 +69,11 @@ import Testing
       #expect(eligibility.purchases.map(\.transactionId) == ["9001", "9101", "9002"])
       #expect(eligibility.purchases.last?.price == 9_990)
 
-      let signed = try await ledger.signPromotionalOffer(
+      let signed = try await AppleActions(ledger: ledger).signPromotionalOffer(
         for: token, productId: "pro.monthly", offerIdentifier: "SPRING50", key: H.apiKey)
       #expect(signed.appAccountToken == token)
       await #expect(throws: LedgerError.self) {
-        try await ledger.signPromotionalOffer(
+        try await AppleActions(ledger: ledger).signPromotionalOffer(
           for: "not-a-uuid", productId: "pro.monthly", offerIdentifier: "SPRING50", key: H.apiKey)
       }
     }

@@ -49,26 +49,28 @@ import Testing
   ) async throws {
     do {
       let order = SimulatedAppStore.orderId(of: "7001")
-      let report = try await ledger.lookUpOrder(order, apple: apple, at: F.t(40).date)
+      let report = try await AppleActions(ledger: ledger).lookUpOrder(
+        order, apple: apple, at: F.t(40).date)
       #expect(report.purchases.map(\.transactionId) == ["7001"])
       #expect(report.purchases[0].newToTheLedger)
       #expect(report.accounts.map(\.appAccountToken) == [F.account(5)])
       #expect(report.accounts[0].entitlements.contains { $0.active })
       // Asked again: nothing new is stored, and the lookup itself appends nothing.
       let before = try await database.eventCount()
-      let again = try await ledger.lookUpOrder(order, apple: apple, at: F.t(41).date)
+      let again = try await AppleActions(ledger: ledger).lookUpOrder(
+        order, apple: apple, at: F.t(41).date)
       #expect(again.purchases.allSatisfy { !$0.newToTheLedger })
       #expect(try await database.eventCount() == before)
       // A purchase no account holds is named as such.
-      let unlinked = try await ledger.lookUpOrder(
+      let unlinked = try await AppleActions(ledger: ledger).lookUpOrder(
         SimulatedAppStore.orderId(of: "7002"), apple: apple, at: F.t(40).date)
       #expect(unlinked.accounts.isEmpty && unlinked.unlinked == ["7002"])
       let unknown = await #expect(throws: LedgerError.self) {
-        try await ledger.lookUpOrder("ZZZZZZZZZZ", apple: apple)
+        try await AppleActions(ledger: ledger).lookUpOrder("ZZZZZZZZZZ", apple: apple)
       }
       #expect(unknown?.code == .notFound)
       let malformed = await #expect(throws: LedgerError.self) {
-        try await ledger.lookUpOrder("../x", apple: apple)
+        try await AppleActions(ledger: ledger).lookUpOrder("../x", apple: apple)
       }
       #expect(malformed?.code == .invalidRequest)
     }
@@ -91,7 +93,9 @@ import Testing
       _ = try await ledger.ingest(signedTransaction: store.signedTransaction("7202")!)
       await ledger.flushIdentities()
       func found(_ query: String) async throws -> [String] {
-        try await ledger.findAccounts(matching: query).map { "\($0.appAccountToken) \($0.matched)" }
+        try await SupportQueries(ledger: ledger).findAccounts(matching: query).map {
+          "\($0.appAccountToken) \($0.matched)"
+        }
       }
       let account = F.account(6)
       #expect(try await found(account.uppercased()) == ["\(account) appAccountToken"])
@@ -102,11 +106,11 @@ import Testing
           == ["\(account) appTransactionId"])
       let order = SimulatedAppStore.orderId(of: "7201")
       #expect(try await found(order) == [], "an order is found once looked up")
-      _ = try await ledger.lookUpOrder(order, apple: apple, at: F.t(70).date)
+      _ = try await AppleActions(ledger: ledger).lookUpOrder(order, apple: apple, at: F.t(70).date)
       #expect(try await found(order).contains("\(account) orderId"))
       #expect(try await found("nothing-like-this") == [])
       let empty = await #expect(throws: LedgerError.self) {
-        try await ledger.findAccounts(matching: " ")
+        try await SupportQueries(ledger: ledger).findAccounts(matching: " ")
       }
       #expect(empty?.code == .invalidRequest)
     }
@@ -120,7 +124,8 @@ import Testing
     try await H.withLedger { ledger, _ in
       try await H.withClient(store) { apple in
         let refused = await #expect(throws: LedgerError.self) {
-          try await ledger.lookUpOrder(SimulatedAppStore.orderId(of: "7101"), apple: apple)
+          try await AppleActions(ledger: ledger).lookUpOrder(
+            SimulatedAppStore.orderId(of: "7101"), apple: apple)
         }
         #expect(refused?.code == .notFound)
         #expect(refused?.message.contains("Production only") == true)

@@ -30,7 +30,7 @@ import Testing
             }
           }
           defer { delivering.cancel() }
-          let check = try await ledger.checkWebhook(
+          let check = try await AppleActions(ledger: ledger).checkWebhook(
             apple: apple, timeout: .seconds(20), poll: .milliseconds(50))
           #expect(check.passed && check.advice == nil)
           #expect(check.storedIn == "app:Sandbox:com.example.app")
@@ -44,7 +44,7 @@ import Testing
     let store = Self.store()
     try await H.withLedger { ledger, _ in
       try await H.withClient(store) { apple in
-        let check = try await ledger.checkWebhook(
+        let check = try await AppleActions(ledger: ledger).checkWebhook(
           apple: apple, timeout: .milliseconds(300), poll: .milliseconds(50))
         #expect(!check.passed)
         #expect(check.advice?.contains("App Store Connect") == true)

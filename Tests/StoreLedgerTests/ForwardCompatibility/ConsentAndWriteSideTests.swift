@@ -73,7 +73,7 @@ import Testing
           entitlement: "pro.monthly", for: Self.account, at: F.t(10).date)
         #expect(why.events.contains { $0.notification == "RESCIND_CONSENT" })
       }
-      let audit = try await ledger.audit()
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
     }
   }
@@ -85,11 +85,11 @@ import Testing
     store.put(F.transaction("5200", purchased: 0, expires: 30), customer: "c")
     try await H.withLedger { ledger, database in
       try await H.withClient(store) { client in
-        try await ledger.finishTransaction("5200", apple: client)
-        try await ledger.finishTransaction("5200", apple: client)
+        try await AppleActions(ledger: ledger).finishTransaction("5200", apple: client)
+        try await AppleActions(ledger: ledger).finishTransaction("5200", apple: client)
         #expect(store.finishedTransactions() == ["5200"])
         do {
-          try await ledger.finishTransaction("9999", apple: client)
+          try await AppleActions(ledger: ledger).finishTransaction("9999", apple: client)
           Issue.record("an unknown transaction was finished")
         } catch let error as LedgerError {
           #expect(error.code == .appleRefused)
@@ -114,7 +114,7 @@ import Testing
       bought.appTransactionId = Self.download
       _ = try await ledger.ingest(
         signedTransaction: try SignedFixtures(pki: H.pki).transaction(bought))
-      let promo = try await ledger.signPromotionalOfferJWS(
+      let promo = try await AppleActions(ledger: ledger).signPromotionalOfferJWS(
         for: Self.account, productId: "pro.monthly", offerIdentifier: "SPRING50", key: key)
       let promoClaims = try Self.verified(promo.jws, with: privateKey.publicKey, kid: "SIGNKEY001")
       #expect(promoClaims["aud"] as? String == "promotional-offer")
@@ -124,20 +124,20 @@ import Testing
       #expect(promoClaims["transactionId"] as? String == Self.download)
       #expect(promoClaims["nonce"] as? String == promo.nonce)
       // The account had its introductory offer in the group: not eligible.
-      let intro = try await ledger.signIntroductoryOfferEligibility(
+      let intro = try await AppleActions(ledger: ledger).signIntroductoryOfferEligibility(
         for: Self.account, productId: "pro.monthly", key: key)
       let introClaims = try Self.verified(intro.jws, with: privateKey.publicKey, kid: "SIGNKEY001")
       #expect(introClaims["aud"] as? String == "introductory-offer-eligibility")
       #expect(introClaims["allowIntroductoryOffer"] as? Bool == false)
       #expect(introClaims["productId"] as? String == "pro.monthly")
       // Another group: eligible.
-      let other = try await ledger.signIntroductoryOfferEligibility(
+      let other = try await AppleActions(ledger: ledger).signIntroductoryOfferEligibility(
         for: Self.account, productId: "other.monthly", subscriptionGroupIdentifier: "group.other",
         key: key)
       let otherClaims = try Self.verified(other.jws, with: privateKey.publicKey, kid: "SIGNKEY001")
       #expect(otherClaims["allowIntroductoryOffer"] as? Bool == true)
       await #expect(throws: LedgerError.self) {
-        _ = try await ledger.signIntroductoryOfferEligibility(
+        _ = try await AppleActions(ledger: ledger).signIntroductoryOfferEligibility(
           for: Self.account, productId: "never.seen", key: key)
       }
     }

@@ -73,7 +73,7 @@ import Testing
       #expect(listed.allSatisfy { $0.isUnrouted && $0.routedTo == nil })
       #expect(listed.first?.signedDate == F.t(1))
 
-      let audit = try await ledger.audit()
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
       #expect(audit.signaturesVerified == 3)
     }
@@ -98,7 +98,7 @@ import Testing
           body: ["data": ["bundleId": "com.example.app", "environment": "Sandbox"]]))
       #expect(try await ledger.ingest(notification: test).understood)
       #expect(try await ledger.notUnderstood().count == 1)
-      let audit = try await ledger.audit()
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
     }
   }
@@ -165,7 +165,7 @@ import Testing
       #expect(try await ledger.notUnderstood().map(\.routedTo) == ["sub:Sandbox:6000"])
       let second = try await ledger.reexamineUnrouted()
       #expect(second.examined == 0)
-      let audit = try await ledger.audit()
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
     }
   }

@@ -36,7 +36,7 @@ import Testing
         #expect(second.disagreements.isEmpty, "\(second.disagreements.prefix(3))")
         #expect(second.recorded == 0 && second.agreed == subscriptions.count)
       }
-      #expect(try await ledger.audit().isConsistent)
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
     }
   }
 }

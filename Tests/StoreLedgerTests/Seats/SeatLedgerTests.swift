@@ -96,7 +96,7 @@ import Testing
       #expect(after.map(\.active) == [false])
       let releasedAgain = try await seats.release(Self.chain, seatClaimId: id, at: F.t(8).date)
       #expect(releasedAgain.state == .released)
-      let audit = try await ledger.audit()
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
     }
   }
@@ -207,7 +207,7 @@ import Testing
         uniqueKeysWithValues: report.claims.map { ($0.seatClaimId ?? "", $0.state) })
       #expect(states[dropped.claim.seatClaimId ?? ""] == .unclaimedByApple)
       #expect(states[kept.claim.seatClaimId ?? ""] == .claimed)
-      let audit = try await ledger.audit()
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
     }
   }

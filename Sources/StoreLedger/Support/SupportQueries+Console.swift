@@ -3,7 +3,7 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 
 /// What the support console asks of the ledger: read only.
-extension Ledger {
+extension SupportQueries {
   /// An account a search found, and what matched.
   public struct AccountMatch: Sendable, Hashable {
     public let appAccountToken: String
@@ -36,15 +36,15 @@ extension Ledger {
         .invalidRequest,
         "search by an appAccountToken, a transaction id, an appTransactionId or an order id")
     }
-    let logger = self.logger
-    let environments = configuration.environments.map(\.rawValue)
+    let logger = ledger.storage.logger
+    let environments = ledger.configuration.environments.map(\.rawValue)
     do {
-      return try await reading(nil, .readYourWrites) { client in
+      return try await ledger.storage.reading(nil, .readYourWrites) { client in
         try await ConsoleQueries.accounts(
           matching: query, environments: environments, on: client, logger: logger)
       }.value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -61,9 +61,10 @@ extension Ledger {
       let events = try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }
         .map(EventCodec.event)
       return AccountExplainer(
-        events: events, catalog: configuration.catalog, options: configuration.options)
+        events: events, catalog: ledger.configuration.catalog, options: ledger.configuration.options
+      )
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -72,39 +73,39 @@ extension Ledger {
   public func newestChanges(of appAccountToken: String, page: Int, size: Int)
     async throws(LedgerError) -> (changes: [ChangeRecord], total: Int)
   {
-    let token = try Self.canonical(appAccountToken)
+    let token = try Ledger.canonical(appAccountToken)
     guard page >= 0, (1...1000).contains(size) else {
       throw LedgerError(.invalidRequest, "a page is 0 or more and holds 1 to 1000 changes")
     }
-    let logger = self.logger
+    let logger = ledger.storage.logger
     do {
-      return try await reading(token, .readYourWrites) { client in
+      return try await ledger.storage.reading(token, .readYourWrites) { client in
         try await ChangeFeed.newest(
           account: token, offset: page * size, limit: size, on: client, logger: logger)
       }.value
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
   /// The overview at `now` (notifications counted over the 24 hours before it).
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
-    let logger = self.logger
+    let logger = ledger.storage.logger
     let read: ConsoleOverview
     do {
-      read = try await reading(nil, .readYourWrites) { client in
+      read = try await ledger.storage.reading(nil, .readYourWrites) { client in
         try await ConsoleQueries.overview(
           since: now.addingTimeInterval(-86_400), on: client, logger: logger)
       }.value
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     return Overview(
       accounts: read.accounts, subscriptionsByStatus: read.subscriptionsByStatus,
       entitlementsInForce: read.entitlementsInForce, lastNotificationAt: read.lastNotificationAt,
       lastNotificationType: read.lastNotificationType,
       notificationsLast24Hours: read.notificationsSince,
-      consumption: try await consumptionMetrics(),
-      changeDeliveries: try await changeDeliveryCounts())
+      consumption: try await ledger.consumptionMetrics(),
+      changeDeliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts())
   }
 }

@@ -3,7 +3,7 @@ import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension SupportQueries {
   /// How much the log holds.
   public struct Statistics: Sendable, Hashable, Codable {
     public var events: Int
@@ -15,26 +15,26 @@ extension Ledger {
   public func accountTokens(after token: String = "", limit: Int = 1000)
     async throws(LedgerError) -> [String]
   {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await withDatabase {
+      return try await ledger.storage.bounded {
         try await AccountViews.accounts(after: token, limit: limit, on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
   /// Counts of events, streams and accounts (a full count: seconds on a large log).
   public func statistics() async throws(LedgerError) -> Statistics {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      let counts = try await withDatabase {
+      let counts = try await ledger.storage.bounded {
         try await LogQueries.counts(on: client, logger: logger)
       }
       return Statistics(events: counts.events, streams: counts.streams, accounts: counts.accounts)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 }

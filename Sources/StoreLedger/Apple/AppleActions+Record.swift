@@ -4,7 +4,7 @@ import StoreLedgerPostgres
 /// What StoreLedger did at Apple, recorded in the log: one event of `eventType` in `stream`
 /// whose payload is `{member: body}`, keyed by `key` (a random suffix when the action may be
 /// repeated). These streams are not indexed under accounts: they never change an answer.
-extension Ledger {
+extension AppleActions {
   func recordAction(
     _ eventType: String, member: String, body: some Encodable, stream: String,
     key: String? = nil
@@ -21,7 +21,7 @@ extension Ledger {
       eventType: eventType,
       idempotencyKey: key ?? "\(stream):\(UUID().uuidString.lowercased())", payload: payload,
       metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = self.store
-    _ = try await database { try await store.append([event], to: stream) }
+    let store = ledger.storage.store
+    _ = try await ledger.storage.run { try await store.append([event], to: stream) }
   }
 }

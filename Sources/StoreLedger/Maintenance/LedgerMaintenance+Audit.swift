@@ -3,7 +3,7 @@ import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension LedgerMaintenance {
   /// Proves the log and the read models intact, reading the log page by page: every stream's
   /// hash chain and version sequence; every stored JWS verified again offline at its
   /// `signedDate` and compared with the stored payload; every current account view compared
@@ -34,14 +34,14 @@ extension Ledger {
     } catch let error as LedgerError {
       throw error
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     return report
   }
 
   private func auditHashChain(shard: WorkShard, into report: inout AuditReport) async throws {
-    let store = self.store
-    let chain = try await withDatabase { try await store.checkHashChain(shard: shard) }
+    let store = ledger.storage.store
+    let chain = try await ledger.storage.bounded { try await store.checkHashChain(shard: shard) }
     report.eventsChecked = chain.checkedEvents
     if let mismatch = chain.firstMismatch {
       report.problems.append(
@@ -54,11 +54,11 @@ extension Ledger {
   private func auditSignatures(
     pageSize: Int, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let store = self.store
+    let store = ledger.storage.store
     var position = FeedPosition.beginning
     while true {
       let after = position
-      let page = try await withDatabase {
+      let page = try await ledger.storage.bounded {
         try await store.readFeed(after: after, limit: pageSize, shard: shard)
       }
       guard let last = page.last else { return }
@@ -124,7 +124,7 @@ extension Ledger {
   /// Verifies `raw` as unrouted evidence is verified (it names no app) and returns its claims.
   private func unroutedClaims(_ raw: String) throws(LedgerError) -> AppleClaims {
     do {
-      let verified = try unroutableVerifiers.signedDate.verifyUnroutable(UnverifiedJWS(raw))
+      let verified = try ledger.unroutableVerifiers.signedDate.verifyUnroutable(UnverifiedJWS(raw))
       return .notification(NotificationReceived(notification: verified.payload))
 
     } catch {
@@ -148,7 +148,7 @@ extension Ledger {
       // seat claims): verified as it was at ingest.
       return try unroutedClaims(raw)
     case .notification:
-      let verified = try verify(kind) { verifier throws(VerificationError) in
+      let verified = try ledger.verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyNotification(raw)
       }
       return .notification(
@@ -157,14 +157,14 @@ extension Ledger {
           renewalInfo: verified.renewalInfo?.payload,
           appTransaction: verified.appTransaction?.payload))
     case .transaction(let observed):
-      let verified = try verify(kind) { verifier throws(VerificationError) in
+      let verified = try ledger.verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyTransaction(raw)
       }
       return .transaction(
         TransactionObserved(
           transaction: verified.payload, appAccountToken: observed.appAccountToken))
     case .renewalInfo, .status:
-      let verified = try verify(kind) { verifier throws(VerificationError) in
+      let verified = try ledger.verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyRenewalInfo(raw)
       }
       return .renewalInfo(RenewalInfoObserved(renewalInfo: verified.payload))
@@ -195,11 +195,11 @@ extension Ledger {
   private func auditReadModels(
     pageSize: Int, now: Date, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     var last = ""
     while true {
       let after = last
-      let tokens = try await withDatabase {
+      let tokens = try await ledger.storage.bounded {
         try await AccountViews.accounts(
           after: after, limit: pageSize, shard: shard, on: client, logger: logger)
       }
@@ -233,14 +233,14 @@ extension Ledger {
     inputs: [String: AccountInput], views: [String: AccountViewSlice],
     changes: [String: [ChangeRecord]]
   ) {
-    let (client, logger) = (self.client, self.logger)
-    async let inputs = withDatabase {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    async let inputs = ledger.storage.bounded {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
-    async let views = withDatabase {
+    async let views = ledger.storage.bounded {
       try await AccountViewSlice.readWhole(of: tokens, on: client, logger: logger)
     }
-    async let changes = withDatabase {
+    async let changes = ledger.storage.bounded {
       try await ChangeFeed.read(accounts: tokens, on: client, logger: logger)
     }
     return (try await inputs, try await views, try await changes)
@@ -252,15 +252,15 @@ extension Ledger {
   ) throws {
     let instant = Timestamp(now)
     guard let stored, stored.changes == account.changes,
-      stored.isCurrent(at: instant, projection: projection)
+      stored.isCurrent(at: instant, projection: ledger.projection)
     else {
       report.accountsNotCurrent += 1
       return
     }
     report.accountsCompared += 1
     let view = LedgerView(
-      LedgerState.fold(account.events), catalog: configuration.catalog,
-      options: configuration.options)
+      LedgerState.fold(account.events), catalog: ledger.configuration.catalog,
+      options: ledger.configuration.options)
     let rebuilt = try JSONDecoder().decode(
       JSONValue.self,
       from: try JSONEncoder().encode(AccountSummary(view, for: token, at: instant)))
@@ -276,7 +276,7 @@ extension Ledger {
   }
 }
 
-extension Ledger {
+extension LedgerMaintenance {
   /// The account's stored changes must be the start of what the log derives (the rest is
   /// what the projector has not derived yet).
   private func compareChanges(
@@ -287,7 +287,7 @@ extension Ledger {
     input.derivation = ChangeDerivationMarker(version: nil, events: nil, changes: nil, instant: nil)
     input.fence = .max
     let derived =
-      derivedChanges(of: token, input, through: Self.changeHorizon(at: now))?.changes ?? []
+      ledger.derivedChanges(of: token, input, through: Ledger.changeHorizon(at: now))?.changes ?? []
     for (index, record) in stored.enumerated() {
       let found = DerivedChange(record.change, occurredAt: record.occurredAt, cause: record.cause)
       let expected = index < derived.count ? derived[index] : nil

@@ -26,7 +26,7 @@ public struct ExtensionReport: Sendable, Encodable {
   public var renewalExtendedStored: Int?
 }
 
-extension Ledger {
+extension AppleActions {
   /// Extend a Subscription Renewal Date, recorded in the log (stream
   /// `extension:<requestIdentifier>`). The same request identifier again gives Apple's first
   /// answer and stores nothing new.
@@ -45,17 +45,17 @@ extension Ledger {
         ExtendRenewalDateRequest(
           extendByDays: days, extendReasonCode: reason, requestIdentifier: id))
     } catch {
-      throw Self.appleError(error, doing: "extending the renewal date")
+      throw Ledger.appleError(error, doing: "extending the renewal date")
     }
     var report = ExtensionReport(
       requestIdentifier: id, originalTransactionId: originalTransactionId, extendByDays: days,
       extendReasonCode: reason, effectiveDate: answer.effectiveDate)
     try await recordExtension(report, at: time)
-    let (client, logger) = (self.client, self.logger)
-    let streams = streams(ofChain: originalTransactionId)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let streams = ledger.streams(ofChain: originalTransactionId)
     var stored = 0
     for stream in streams {
-      stored += try await database {
+      stored += try await ledger.storage.run {
         try await LogQueries.notificationCount(
           in: stream, type: "RENEWAL_EXTENDED", since: Timestamp(time).milliseconds - 60_000,
           on: client, logger: logger)
@@ -83,7 +83,7 @@ extension Ledger {
           requestIdentifier: id, extendByDays: days, extendReasonCode: reason,
           productId: productId, storefrontCountryCodes: storefronts))
     } catch {
-      throw Self.appleError(error, doing: "extending the subscribers' renewal dates")
+      throw Ledger.appleError(error, doing: "extending the subscribers' renewal dates")
     }
     let report = ExtensionReport(
       requestIdentifier: id, productId: productId, storefrontCountryCodes: storefronts,
@@ -101,13 +101,13 @@ extension Ledger {
       status = try await apple.massExtensionStatus(
         productId: productId, requestIdentifier: requestIdentifier)
     } catch {
-      throw Self.appleError(error, doing: "reading the extension's status")
+      throw Ledger.appleError(error, doing: "reading the extension's status")
     }
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     var summary: (succeeded: Int64?, failed: Int64?)?
-    for environment in configuration.environments where summary == nil {
-      let stream = "app:\(environment.rawValue):\(configuration.bundleId)"
-      summary = try await database {
+    for environment in ledger.configuration.environments where summary == nil {
+      let stream = "app:\(environment.rawValue):\(ledger.configuration.bundleId)"
+      summary = try await ledger.storage.run {
         try await LogQueries.extensionSummary(
           in: stream, requestIdentifier: requestIdentifier, on: client, logger: logger)
       }

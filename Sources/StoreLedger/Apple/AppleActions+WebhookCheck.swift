@@ -23,7 +23,7 @@ public struct WebhookCheck: Sendable, Encodable {
   }
 }
 
-extension Ledger {
+extension AppleActions {
   /// Requests a test notification, waits (up to `timeout`) until Apple reports an attempt and
   /// this ledger has stored the notification, and says how the delivery went. The check is
   /// recorded in the log (stream `webhook-check:<bundleId>`).
@@ -35,7 +35,7 @@ extension Ledger {
     do {
       token = try await apple.requestTestNotification()
     } catch {
-      throw Self.appleError(error, doing: "requesting a test notification")
+      throw Ledger.appleError(error, doing: "requesting a test notification")
     }
     let deadline = ContinuousClock.now + timeout
     var status: NotificationHistoryPage.Item?
@@ -43,8 +43,8 @@ extension Ledger {
     while ContinuousClock.now < deadline, status == nil || stored == nil {
       if status == nil { status = try await testStatus(token, apple) }
       if let uuid = status?.notification.payload.notificationUUID {
-        let (client, logger) = (self.client, self.logger)
-        stored = try await database {
+        let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+        stored = try await ledger.storage.run {
           try await LogQueries.event(withKey: "asn2:\(uuid)", on: client, logger: logger)
         }
       }
@@ -63,7 +63,7 @@ extension Ledger {
     } catch let error as AppStoreAPIError where error.apiErrorCode == .testNotificationNotFound {
       return nil
     } catch {
-      throw Self.appleError(error, doing: "reading the test notification's status")
+      throw Ledger.appleError(error, doing: "reading the test notification's status")
     }
   }
 
@@ -91,6 +91,6 @@ extension Ledger {
   private func record(_ check: WebhookCheck) async throws(LedgerError) {
     try await recordAction(
       "ledger.webhook_checked.v1", member: "webhookChecked", body: check,
-      stream: "webhook-check:\(configuration.bundleId)")
+      stream: "webhook-check:\(ledger.configuration.bundleId)")
   }
 }

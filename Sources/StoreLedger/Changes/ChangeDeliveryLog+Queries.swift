@@ -2,7 +2,7 @@ import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension ChangeDeliveryLog {
   /// The delivery log, newest first: of one endpoint (its key) and one state (pending,
   /// delivered, dead) when given.
   /// Every endpoint's delivery of the changes at `positions` (what became of an account's).
@@ -10,8 +10,8 @@ extension Ledger {
     -> [ChangeDelivery]
   {
     guard !positions.isEmpty else { return [] }
-    let (client, logger) = (self.client, self.logger)
-    return try await database {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    return try await ledger.storage.run {
       try await ChangeDeliveries.log(positions: positions, on: client, logger: logger)
     }
   }
@@ -25,26 +25,26 @@ extension Ledger {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await withDatabase {
+      return try await ledger.storage.bounded {
         try await ChangeDeliveries.log(
           endpoint: endpoint, state: state, limit: limit, on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
   /// Per endpoint: delivered, retrying, waiting and dead deliveries, and the lag.
   public func changeDeliveryCounts() async throws(LedgerError) -> [ChangeDeliveryCounts] {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await withDatabase {
+      return try await ledger.storage.bounded {
         try await ChangeDeliveries.counts(on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -54,20 +54,20 @@ extension Ledger {
     async throws(LedgerError) -> Int
   {
     guard position >= 1 else { throw LedgerError(.invalidRequest, "positions start at 1") }
-    let head = try await changeFeedHead()
+    let head = try await ledger.changeFeedHead()
     guard position <= head else {
-      throw Self.beyondFeed(position, head: head)
+      throw Ledger.beyondFeed(position, head: head)
     }
     try await requireEndpoint(endpoint)
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      let queued = try await withDatabase {
+      let queued = try await ledger.storage.bounded {
         try await ChangeDeliveries.resend(endpoint, from: position, on: client, logger: logger)
       }
-      changesAppended.signal()
+      ledger.changesAppended.signal()
       return queued
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -75,17 +75,17 @@ extension Ledger {
   public func resendChanges(to endpoint: String, since time: Date) async throws(LedgerError)
     -> Int
   {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     let first: Int64
     do {
-      first = try await withDatabase {
+      first = try await ledger.storage.bounded {
         try await ChangeFeed.firstPosition(recordedSince: time, on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
     try await requireEndpoint(endpoint)
-    guard first <= (try await changeFeedHead()) else { return 0 }
+    guard first <= (try await ledger.changeFeedHead()) else { return 0 }
     return try await resendChanges(to: endpoint, from: first)
   }
 

@@ -29,7 +29,7 @@ public struct OrderReport: Sendable, Encodable {
   public var unlinked: [String]
 }
 
-extension Ledger {
+extension AppleActions {
   /// Look Up Order ID for customer support: verifies the order's transactions, stores the
   /// ones the log lacks, and says which accounts hold them and what those are entitled to.
   /// An order Apple does not know is `not_found`. The first lookup of an order records which
@@ -62,11 +62,11 @@ extension Ledger {
         .notFound,
         "Apple offers Look Up Order ID in Production only: no order is found in the Sandbox")
     } catch {
-      throw Self.appleError(error, doing: "looking up the order")
+      throw Ledger.appleError(error, doing: "looking up the order")
     }
     var purchases: [OrderReport.Purchase] = []
     for transaction in found {
-      let stored = try await ingest(
+      let stored = try await ledger.ingest(
         signedTransaction: transaction.compactJWS, source: "order-lookup", freshlyFetched: true)
       let payload = transaction.payload
       purchases.append(
@@ -87,7 +87,7 @@ extension Ledger {
     var unlinked: [String] = []
     for purchase in purchases {
       let chain = purchase.originalTransactionId ?? purchase.transactionId
-      if let token = try await holder(ofChain: chain) {
+      if let token = try await ledger.holder(ofChain: chain) {
         tokens.insert(token)
       } else {
         unlinked.append(purchase.transactionId)
@@ -96,7 +96,9 @@ extension Ledger {
     var accounts: [OrderReport.Account] = []
     for token in tokens.sorted() {
       accounts.append(
-        .init(appAccountToken: token, entitlements: try await entitlements(for: token, at: time)))
+        .init(
+          appAccountToken: token, entitlements: try await ledger.entitlements(for: token, at: time))
+      )
     }
     return OrderReport(
       orderId: orderId, purchases: purchases, accounts: accounts, unlinked: unlinked)

@@ -3,7 +3,7 @@ import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension LedgerMaintenance {
   /// Projects every account from the log into a fresh version of the account views table
   /// while the live one keeps answering, then makes it live in one transaction; the replaced
   /// version stays (`storeledger.account_views_v<N>`) for ``accountViewsDifferences(from:)``
@@ -19,11 +19,11 @@ extension Ledger {
     progress: (@Sendable (RebuildProgress) -> Void)? = nil
   ) async throws(LedgerError) -> AccountViewsRebuild {
     let started = ContinuousClock.now
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     // A release that now reads the app of unrouted evidence routes it before projecting.
-    let unrouted = try await reexamineUnrouted()
+    let unrouted = try await ledger.reexamineUnrouted()
     do {
-      let (replaced, total, version) = try await withDatabase {
+      let (replaced, total, version) = try await ledger.storage.bounded {
         let replaced = try await AccountViewsRebuildStatements.liveVersion(
           on: client, logger: logger)
         let total = try await AccountViewsRebuildStatements.accountCount(
@@ -34,11 +34,12 @@ extension Ledger {
       let (accounts, events) = try await fill(
         version: version, total: total, pageSize: max(1, pageSize),
         concurrency: max(1, concurrency), now: now, progress: progress)
-      let stale = try await withDatabase {
+      let stale = try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
       }
       for start in stride(from: 0, to: stale.count, by: 100) {
-        try await refreshViews(of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
+        try await ledger.refreshViews(
+          of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       let elapsed = ContinuousClock.now - started
       return AccountViewsRebuild(
@@ -46,7 +47,7 @@ extension Ledger {
         projectedAfterSwitch: stale.count, unrouted: unrouted,
         seconds: elapsed.seconds)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -56,13 +57,13 @@ extension Ledger {
   /// with shares 0…N-1), switched live once with ``switchAccountViews(to:now:)``; returns the
   /// new version.
   public func beginAccountViewsRebuild() async throws(LedgerError) -> Int {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await withDatabase {
+      return try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
       }
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -76,7 +77,7 @@ extension Ledger {
         version: version, total: 0, pageSize: max(1, pageSize), concurrency: max(1, concurrency),
         now: now, shard: shard, progress: nil)
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
@@ -85,25 +86,26 @@ extension Ledger {
   public func switchAccountViews(to version: Int, now: Date = Date()) async throws(LedgerError)
     -> Int
   {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      let stale = try await withDatabase {
+      let stale = try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
       }
       for start in stride(from: 0, to: stale.count, by: 100) {
-        try await refreshViews(of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
+        try await ledger.refreshViews(
+          of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       return stale.count
     } catch {
-      throw Self.mapped(error)
+      throw LedgerStorage.mapped(error)
     }
   }
 
   /// Every version of the account views table, oldest first.
   public func accountViewsVersions() async throws(LedgerError) -> [AccountViewsVersion] {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await withDatabase {
+      return try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.versions(on: client, logger: logger)
       }
     } catch {
@@ -115,9 +117,9 @@ extension Ledger {
   public func accountViewsDifferences(from version: Int) async throws(LedgerError)
     -> [AccountViewDifference]
   {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await withDatabase {
+      return try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.differences(
           from: version, on: client, logger: logger)
       }
@@ -128,9 +130,9 @@ extension Ledger {
 
   /// Drops a retired version's table.
   public func dropAccountViewsVersion(_ version: Int) async throws(LedgerError) {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      try await withDatabase {
+      try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.drop(version, on: client, logger: logger)
       }
     } catch {
@@ -147,11 +149,11 @@ extension Ledger {
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
     shard: WorkShard = .whole, progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
-    let client = self.client
+    let client = ledger.storage.client
     return try await client.withConnection { connection in
       try await connection.failingOnClose { connection in
         let rows = try await connection.query(
-          AccountViewsRebuildStatements.accountsEvents(shard: shard), logger: self.logger)
+          AccountViewsRebuildStatements.accountsEvents(shard: shard), logger: ledger.storage.logger)
         return try await self.fill(
           from: rows, version: version, total: total, pageSize: pageSize,
           concurrency: concurrency, now: now, progress: progress)
@@ -239,7 +241,9 @@ extension Ledger {
   private func rebuild(_ batch: [StoredAccount], into version: Int, now: Date) async throws -> (
     Int, Int
   ) {
-    let (client, logger, projection) = (self.client, self.logger, self.projection)
+    let (client, logger, projection) = (
+      ledger.storage.client, ledger.storage.logger, ledger.projection
+    )
     let instant = Timestamp(now)
     var events = 0
     let views = try batch.map { account in
@@ -251,10 +255,10 @@ extension Ledger {
             try EventCodec.body(eventType: row.type, payload: $0)
           }, key: row.key)
       }
-      return projectedView(
+      return ledger.projectedView(
         of: account.token, changes: account.changes, inputs: inputs, at: instant)
     }
-    try await withDatabase {
+    try await ledger.storage.bounded {
       try await AccountViewsRebuildStatements.store(
         views, version: version, projection: projection, on: client, logger: logger)
     }
@@ -269,6 +273,6 @@ extension Ledger {
       return LedgerError(
         .invalidRequest, psql.serverInfo?[.message] ?? "no such account views version")
     }
-    return mapped(error)
+    return LedgerStorage.mapped(error)
   }
 }

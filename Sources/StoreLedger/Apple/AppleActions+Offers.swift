@@ -3,7 +3,7 @@ import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension AppleActions {
   /// Which offers the account may still get, from what Apple signed into its purchases and
   /// renewal infos (see ``OfferEligibility``).
   public func offerEligibility(for appAccountToken: String) async throws(LedgerError)
@@ -11,7 +11,7 @@ extension Ledger {
   {
     var transactions: [OfferEligibility.Signed<JWSTransactionDecodedPayload>] = []
     var renewals: [OfferEligibility.Signed<JWSRenewalInfoDecodedPayload>] = []
-    for recorded in try await events(for: appAccountToken) {
+    for recorded in try await ledger.events(for: appAccountToken) {
       let claims: AppleClaims?
       do {
         claims = try EventCodec.claims(of: recorded)
@@ -40,7 +40,7 @@ extension Ledger {
     for appAccountToken: String, productId: String, offerIdentifier: String, key: APIKey,
     at time: Date = Date()
   ) async throws(LedgerError) -> PromotionalOfferSignature {
-    let token = try Self.canonical(appAccountToken)
+    let token = try Ledger.canonical(appAccountToken)
     guard !productId.isEmpty, productId.count <= 200, !offerIdentifier.isEmpty,
       offerIdentifier.count <= 200
     else {
@@ -72,7 +72,7 @@ extension Ledger {
   }
 }
 
-extension Ledger {
+extension AppleActions {
   /// A promotional offer signature in Apple's JWS form (StoreKit 2), signed with the In-App
   /// Purchase `key` for the account's customer: `transactionId` defaults to the account's
   /// app download (appTransactionId) or newest transaction. The signing is recorded (stream
@@ -81,7 +81,7 @@ extension Ledger {
     for appAccountToken: String, productId: String, offerIdentifier: String,
     transactionId: String? = nil, key: APIKey, at time: Date = Date()
   ) async throws(LedgerError) -> AppStoreRequestSignature {
-    let token = try Self.canonical(appAccountToken)
+    let token = try Ledger.canonical(appAccountToken)
     try Self.checkOffer(productId, offerIdentifier)
     var customer = transactionId
     if customer == nil { customer = try await customerTransactionId(of: token) }
@@ -106,7 +106,7 @@ extension Ledger {
     for appAccountToken: String, productId: String, subscriptionGroupIdentifier: String? = nil,
     transactionId: String? = nil, key: APIKey, at time: Date = Date()
   ) async throws(LedgerError) -> AppStoreRequestSignature {
-    let token = try Self.canonical(appAccountToken)
+    let token = try Ledger.canonical(appAccountToken)
     try Self.checkOffer(productId, "introductory")
     let eligibility = try await offerEligibility(for: token)
     let group =
@@ -154,7 +154,7 @@ extension Ledger {
   /// The account's app download, else its newest transaction's id; nil for an account with
   /// no purchase.
   private func customerTransactionId(of token: String) async throws(LedgerError) -> String? {
-    let view = try await self.view(for: token)
+    let view = try await ledger.view(for: token)
     let mine = view.state.transactions.values.filter {
       view.accountToken(ofChain: $0.facts.originalTransactionId, records: [$0]) == token
     }
@@ -197,7 +197,7 @@ extension Ledger {
     do {
       try await apple.finishTransaction(transactionId)
     } catch {
-      throw Self.appleError(error, doing: "finishing the transaction")
+      throw Ledger.appleError(error, doing: "finishing the transaction")
     }
     struct Finished: Encodable {
       let transactionId: String
