@@ -25,12 +25,13 @@ struct ConsumptionController: Sendable {
       let limit = try Self.limit(request.uri.queryParameters.get("limit"))
       return try JSONBody.response(
         Listing(
-          requests: try await ledger.consumptionRequests(states: states, limit: limit),
-          metrics: try await ledger.consumptionMetrics()))
+          requests: try await ConsumptionRequests(ledger: ledger).list(
+            states: states, limit: limit),
+          metrics: try await ConsumptionRequests(ledger: ledger).metrics()))
     }
     group.get("/v1/consumption-requests/{id}") { _, context in
       try JSONBody.response(
-        try await ledger.consumptionRequest(try context.parameters.require("id")))
+        try await ConsumptionRequests(ledger: ledger).request(try context.parameters.require("id")))
     }
     group.post("/v1/consumption-requests/{id}/answer") { request, context in
       let id = try context.parameters.require("id")
@@ -43,7 +44,8 @@ struct ConsumptionController: Sendable {
       return try JSONBody.response(
         DryRun(
           policy: policy,
-          requests: try await ledger.consumptionDryRun(policy: policy, limit: limit)))
+          requests: try await ConsumptionRequests(ledger: ledger).dryRun(
+            policy: policy, limit: limit)))
     }
   }
 

@@ -85,7 +85,7 @@ public final class ServerMetrics: Sendable {
       let label = labels ? name : nil
       waiting.append((Self.appLabel(label), ledger.changeFeedReadersWaiting))
       if let metrics = try? await withTimeout(
-        .seconds(2), { try await ledger.consumptionMetrics() })
+        .seconds(2), { try await ConsumptionRequests(ledger: ledger).metrics() })
       {
         consumption.append((Self.appLabel(label), metrics))
       }

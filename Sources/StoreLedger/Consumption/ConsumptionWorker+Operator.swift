@@ -31,9 +31,9 @@ extension ConsumptionWorker {
   public func answer(_ id: String, override: Override = .init()) async throws(LedgerError)
     -> ConsumptionRequestReport
   {
-    let streamId = try await ledger.consumptionStreamId(id)
+    let streamId = try await requests.streamId(id)
     let now = Timestamp(configuration.now())
-    let (request, _) = try await ledger.loadConsumptionRequest(streamId)
+    let (request, _) = try await requests.load(streamId)
     guard request.phase.isOpen else {
       throw LedgerError(.conflict, "the request is \(request.phase.rawValue); nothing was sent")
     }
@@ -56,13 +56,13 @@ extension ConsumptionWorker {
         .invalidRequest,
         "the answer would break Apple's rules (\(violation.rawValue)); nothing was sent")
     }
-    let claimed = try await ledger.decideConsumption(
+    let claimed = try await requests.decide(
       .claim(
         answer: answer, reasons: reasons, source: "operator", worker: configuration.workerId,
         lease: Self.milliseconds(configuration.lease)), streamId: streamId, now: now,
       source: "operator", known: request)
     _ = try await send(claimed, streamId: streamId)
-    return try await ledger.consumptionReport(streamId: streamId, withEvents: true)
+    return try await requests.report(streamId: streamId, withEvents: true)
   }
 }
 
@@ -79,43 +79,4 @@ public struct ConsumptionDryRunLine: Sendable, Hashable, Codable {
   public var appleDecision: RefundDecision?
   /// The policy's answer differs from the one sent.
   public var changed: Bool
-}
-
-extension Ledger {
-  /// What `policy` answers for `request` from what the ledger knows of the purchase at `time`.
-  public func consumptionDecision(
-    _ request: ConsumptionRequest, policy: ConsumptionPolicy, at time: Timestamp
-  ) async throws(LedgerError) -> ConsumptionPolicy.Decision {
-    guard let facts = try await consumptionFacts(for: request.requested, at: time) else {
-      // The notification carried the transaction, so its chain is in the log unless the log
-      // was written before requests were kept: nothing the policy could stand on.
-      return ConsumptionPolicy.Decision(
-        answer: nil, reasons: [], skipReason: "the log holds no transaction for the request")
-    }
-    return policy.decide(facts)
-  }
-
-  /// What `policy` would have answered for the newest `limit` requests, judged by what the
-  /// ledger knew when each was answered (or asked, for those never answered). Sends and
-  /// stores nothing.
-  public func consumptionDryRun(policy: ConsumptionPolicy, limit: Int = 100)
-    async throws(LedgerError) -> [ConsumptionDryRunLine]
-  {
-    var lines: [ConsumptionDryRunLine] = []
-    for report in try await consumptionRequests(limit: limit) {
-      let streamId = Self.consumptionStream(
-        environment: report.environment, requestId: report.requestId)
-      let (request, _) = try await loadConsumptionRequest(streamId)
-      let decision = try await consumptionDecision(
-        request, policy: policy, at: report.answeredAt ?? report.requestedAt)
-      lines.append(
-        ConsumptionDryRunLine(
-          requestId: report.requestId, transactionId: report.transactionId,
-          productType: report.productType, state: report.state, sent: report.answer,
-          wouldSend: decision.answer, skipReason: decision.skipReason,
-          reasons: decision.reasons, appleDecision: report.appleDecision,
-          changed: decision.answer != report.answer))
-    }
-    return lines
-  }
 }

@@ -15,6 +15,8 @@ import StoreLedgerPostgres
 /// Apple at worst receives the same body twice (a PUT: the second changes nothing).
 public struct ConsumptionWorker: Sendable {
   public let ledger: Ledger
+  /// The ledger's refund requests, which the worker reads and decides.
+  let requests: ConsumptionRequests
   public let client: AppStoreServerAPIClient
   public let configuration: ConsumptionWorkerConfiguration
   let logger: Logger
@@ -24,6 +26,7 @@ public struct ConsumptionWorker: Sendable {
     configuration: ConsumptionWorkerConfiguration, logger: Logger
   ) {
     self.ledger = ledger
+    self.requests = ConsumptionRequests(ledger: ledger)
     self.client = client
     self.configuration = configuration
     self.logger = logger
@@ -73,17 +76,17 @@ public struct ConsumptionWorker: Sendable {
   private func process(_ streamId: String, into pass: inout Pass) async {
     do {
       let now = Timestamp(configuration.now())
-      let (request, _) = try await ledger.loadConsumptionRequest(streamId)
+      let (request, _) = try await requests.load(streamId)
       guard request.isDue(at: now) else { return }
       let decision = try await policyDecision(request, at: now)
       guard let answer = decision.answer else {
-        try await ledger.decideConsumption(
+        try await requests.decide(
           .skip(reason: decision.skipReason ?? "nothing to send"), streamId: streamId, now: now,
           source: "policy", known: request)
         pass.closed += 1
         return
       }
-      let claimed = try await ledger.decideConsumption(
+      let claimed = try await requests.decide(
         .claim(
           answer: answer, reasons: decision.reasons, source: "policy",
           worker: configuration.workerId, lease: Self.milliseconds(configuration.lease)),
@@ -123,7 +126,7 @@ public struct ConsumptionWorker: Sendable {
       logger.info(
         "a refund request's answer was not accepted",
         metadata: ["code": "\(failure.code)", "attempt": "\(attempt)"])
-      return try await ledger.decideConsumption(
+      return try await requests.decide(
         .recordFailure(
           attempt: attempt, code: failure.code, httpStatus: failure.httpStatus,
           apiErrorCode: failure.apiErrorCode, retryAt: retryAt), streamId: streamId, now: now,
@@ -134,7 +137,7 @@ public struct ConsumptionWorker: Sendable {
     } catch {
       throw LedgerError(.databaseUnavailable, "stopped after sending, before recording")
     }
-    return try await ledger.decideConsumption(
+    return try await requests.decide(
       .recordAccepted(attempt: attempt), streamId: streamId,
       now: Timestamp(configuration.now()), source: request.source ?? "policy", known: request)
   }
@@ -143,7 +146,7 @@ public struct ConsumptionWorker: Sendable {
   func policyDecision(
     _ request: ConsumptionRequest, at time: Timestamp, policy: ConsumptionPolicy? = nil
   ) async throws(LedgerError) -> ConsumptionPolicy.Decision {
-    try await ledger.consumptionDecision(request, policy: policy ?? configuration.policy, at: time)
+    try await requests.decision(request, policy: policy ?? configuration.policy, at: time)
   }
 
   func nextAttempt(after attempt: Int, _ asked: Duration?, now: Timestamp) -> Timestamp {

@@ -105,7 +105,7 @@ extension SupportQueries {
       entitlementsInForce: read.entitlementsInForce, lastNotificationAt: read.lastNotificationAt,
       lastNotificationType: read.lastNotificationType,
       notificationsLast24Hours: read.notificationsSince,
-      consumption: try await ledger.consumptionMetrics(),
+      consumption: try await ConsumptionRequests(ledger: ledger).metrics(),
       changeDeliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts())
   }
 }

@@ -312,7 +312,9 @@ struct ConsoleController: Sendable {
         $0.streamId.split(separator: ":").last.map(String.init)
       })
     var reports: [ConsumptionRequestReport] = []
-    for id in ids.sorted() { reports.append(try await ledger.consumptionRequest(id)) }
+    for id in ids.sorted() {
+      reports.append(try await ConsumptionRequests(ledger: ledger).request(id))
+    }
     return reports.sorted { $0.requestedAt < $1.requestedAt }
   }
 

@@ -39,8 +39,8 @@ struct ConsumptionCommand: AsyncParsableCommand {
       let (requests, metrics) = try await ledger.withLedger("storeledger.consumption") {
         ledger, _ in
         (
-          try await ledger.consumptionRequests(states: states, limit: limit),
-          try await ledger.consumptionMetrics()
+          try await ConsumptionRequests(ledger: ledger).list(states: states, limit: limit),
+          try await ConsumptionRequests(ledger: ledger).metrics()
         )
       }
       if json {
@@ -74,7 +74,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
     func run() async throws {
       let id = id
       let report = try await ledger.withLedger("storeledger.consumption") { ledger, _ in
-        try await ledger.consumptionRequest(id)
+        try await ConsumptionRequests(ledger: ledger).request(id)
       }
       say(json ? try CommandJSON.string(report) : ConsumptionCommand.text(report))
     }
@@ -127,7 +127,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
       let policy = try ConsumptionCommand.policy(self.policy)
       let limit = limit
       let lines = try await ledger.withLedger("storeledger.consumption") { ledger, logger in
-        try await ledger.consumptionDryRun(policy: policy, limit: limit)
+        try await ConsumptionRequests(ledger: ledger).dryRun(policy: policy, limit: limit)
       }
       if json {
         say(try CommandJSON.string(lines))

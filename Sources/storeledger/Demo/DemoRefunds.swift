@@ -46,7 +46,7 @@ struct DemoRefunds {
     for _ in 0..<50 {
       let pass = await worker.runOnce()
       await deliverer.deliverPending()
-      if try await ledger.consumptionMetrics().pending == 0 { break }
+      if try await ConsumptionRequests(ledger: ledger).metrics().pending == 0 { break }
       if pass.acted == 0 { try await Task.sleep(for: .milliseconds(200)) }
     }
     await deliverer.deliverPending()

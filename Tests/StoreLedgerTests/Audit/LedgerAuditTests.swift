@@ -37,7 +37,7 @@ import Testing
       let report = try await LedgerMaintenance(ledger: ledger).audit(pageSize: 50)
       #expect(report.isConsistent, "\(report.problems.prefix(3))")
       // Every event but the refund requests' own (StoreLedger's, unsigned) is Apple's, signed.
-      let requests = try await ledger.consumptionRequests(limit: 1000).count
+      let requests = try await ConsumptionRequests(ledger: ledger).list(limit: 1000).count
       #expect(requests > 0)
       #expect(
         report.eventsChecked > 100 && report.signaturesVerified == report.eventsChecked - requests)

@@ -84,7 +84,7 @@ import Testing
             == ConsumptionInformation(
               customerConsented: true, deliveryStatus: .delivered, sampleContentProvided: true,
               consumptionPercentage: 60_000, refundPreference: .decline))
-        let report = try await ledger.consumptionRequest(uuid)
+        let report = try await ConsumptionRequests(ledger: ledger).request(uuid)
         #expect(report.state == .answered)
         #expect(report.late == false)
         #expect(report.reasons.contains { $0.contains("60.0 %") })
@@ -95,16 +95,16 @@ import Testing
           ])
         // Apple's decision arrives as a notification and is linked to the request.
         try await Self.deliver(store, to: ledger, from: 1)
-        let decided = try await ledger.consumptionRequest("1001")
+        let decided = try await ConsumptionRequests(ledger: ledger).request("1001")
         let decision = try #require(decided.appleDecision)
         #expect(["REFUND", "REFUND_DECLINED"].contains(decision.notificationType))
-        let metrics = try await ledger.consumptionMetrics()
+        let metrics = try await ConsumptionRequests(ledger: ledger).metrics()
         #expect(metrics.answered == 1 && metrics.answeredInTime == 1 && metrics.pending == 0)
         #expect(metrics.refundedAfterAnswer + metrics.declinedAfterAnswer == 1)
         // Nothing is answered twice, and the same notification again opens nothing.
         #expect(await Self.worker(ledger, client, store).runOnce().acted == 0)
         try await Self.deliver(store, to: ledger, from: 0)
-        #expect(try await ledger.consumptionRequests().count == 1)
+        #expect(try await ConsumptionRequests(ledger: ledger).list().count == 1)
         #expect(store.consumptionAnswers().count == 1)
       }
     }
@@ -121,7 +121,7 @@ import Testing
         let crashing = Self.worker(ledger, client, store) { _ in throw Crash() }
         #expect(await crashing.runOnce().errors == 1)
         #expect(store.consumptionAnswers().count == 1)
-        #expect(try await ledger.consumptionRequest(uuid).state == .sending)
+        #expect(try await ConsumptionRequests(ledger: ledger).request(uuid).state == .sending)
         // Within the lease nobody takes over.
         #expect(await Self.worker(ledger, client, store).runOnce().acted == 0)
         store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 61_000))
@@ -129,7 +129,7 @@ import Testing
         let answers = store.consumptionAnswers()
         #expect(answers.count == 2)
         #expect(answers[0].information == answers[1].information)
-        let report = try await ledger.consumptionRequest(uuid)
+        let report = try await ConsumptionRequests(ledger: ledger).request(uuid)
         #expect(report.state == .answered && report.attempts == 2)
         #expect(report.events?.filter { $0.eventType == ConsumptionEvent.answeredType }.count == 1)
       }
@@ -156,7 +156,7 @@ import Testing
         #expect(passes.map(\.answered).reduce(0, +) == 9)
         #expect(Set(store.consumptionAnswers().map(\.transactionId)).count == 9)
         #expect(store.consumptionAnswers().count == 9)
-        #expect(try await ledger.consumptionMetrics().answered == 9)
+        #expect(try await ConsumptionRequests(ledger: ledger).metrics().answered == 9)
       }
     }
   }
@@ -168,7 +168,7 @@ import Testing
         let uuid = try await Self.prepare(ledger, store, debit: 0)
         let worker = Self.worker(ledger, client, store)
         #expect(await worker.runOnce().retrying == 1)
-        let failed = try await ledger.consumptionRequest(uuid)
+        let failed = try await ConsumptionRequests(ledger: ledger).request(uuid)
         #expect(failed.state == .pending && failed.problem?.contains("500") == true)
         #expect(await worker.runOnce().acted == 0)
         store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 120_000))
@@ -182,7 +182,7 @@ import Testing
         try await Self.deliver(store, to: ledger, from: 1)
         store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 13 * 3_600_000))
         #expect(await worker.runOnce().closed == 1)
-        #expect(try await ledger.consumptionRequest(late).state == .expired)
+        #expect(try await ConsumptionRequests(ledger: ledger).request(late).state == .expired)
         #expect(store.consumptionAnswers().count == 1)
       }
     }
@@ -276,7 +276,7 @@ import Testing
         }
         #expect(again?.code == .conflict)
         // The dry run of another policy shows what it would have answered; nothing is sent.
-        let lines = try await ledger.consumptionDryRun(
+        let lines = try await ConsumptionRequests(ledger: ledger).dryRun(
           policy: ConsumptionPolicy(customerConsented: false))
         #expect(lines.count == 1 && lines[0].wouldSend == nil && lines[0].skipReason != nil)
         #expect(store.consumptionAnswers().count == 1)
@@ -289,7 +289,7 @@ import Testing
         try await Self.deliver(store, to: ledger, from: 1)
         let silent = Self.worker(ledger, client, store, policy: ConsumptionPolicy())
         #expect(await silent.runOnce().closed == 1)
-        #expect(try await ledger.consumptionRequest("3001").state == .skipped)
+        #expect(try await ConsumptionRequests(ledger: ledger).request("3001").state == .skipped)
         #expect(store.consumptionAnswers().count == 1)
       }
     }

@@ -1,0 +1,207 @@
+import AppStoreVerification
+import Foundation
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension ConsumptionRequests {
+  // MARK: Reading
+
+  /// Requests in `states` (every one when empty), newest first, with Apple's decisions.
+  public func list(states: [ConsumptionRequest.Phase] = [], limit: Int = 100)
+    async throws(LedgerError) -> [ConsumptionRequestReport]
+  {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let streams = try await ledger.storage.run {
+      try await ConsumptionRequestIndex.list(
+        states: states.map(\.rawValue), limit: min(max(limit, 1), 1000), on: client,
+        logger: logger)
+    }
+    var reports: [ConsumptionRequestReport] = []
+    for stream in streams {
+      reports.append(try await report(streamId: stream, withEvents: false))
+    }
+    return reports
+  }
+
+  /// The request whose id (the notification's UUID) or transaction id is `id`; the newest
+  /// when a transaction has several.
+  public func request(_ id: String) async throws(LedgerError)
+    -> ConsumptionRequestReport
+  {
+    let stream = try await streamId(id)
+    return try await report(streamId: stream, withEvents: true)
+  }
+
+  func streamId(_ id: String) async throws(LedgerError) -> String {
+    guard !id.isEmpty, id.count <= 128 else {
+      throw LedgerError(.invalidRequest, "a request id is a notification UUID or a transaction id")
+    }
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let streams = try await ledger.storage.run {
+      try await ConsumptionRequestIndex.find(id, on: client, logger: logger)
+    }
+    guard let stream = streams.first else {
+      throw LedgerError(
+        .notFound,
+        "no refund request has that id; `storeledger consumption list` shows the known ones")
+    }
+    return stream
+  }
+
+  func report(streamId: String, withEvents: Bool) async throws(LedgerError)
+    -> ConsumptionRequestReport
+  {
+    let (request, recorded) = try await load(streamId)
+    let chain = try await chainEvents(
+      request.requested.originalTransactionId, in: request.requested.environment)
+    var report = ConsumptionRequestReport(
+      request, decision: RefundDecision.find(for: request.requested, in: chain))
+    if withEvents {
+      report.events = recorded.map { row in
+        ConsumptionRequestReport.Line(
+          version: row.streamVersion, eventType: row.eventType,
+          recordedAt: Timestamp(row.recordedAt),
+          summary: (try? JSONDecoder().decode(ConsumptionEvent.self, from: Data(row.payload)))
+            .map(Self.summary) ?? "")
+      }
+    }
+    return report
+  }
+
+  static func summary(_ event: ConsumptionEvent) -> String {
+    switch event {
+    case .requested(let requested):
+      "Apple asked (\(requested.reason?.rawValue ?? "no reason given")); deadline "
+        + requested.deadline.date.formatted(.iso8601)
+    case .sending(let sending):
+      "attempt \(sending.attempt) by \(sending.source): "
+        + "\(sending.answer.deliveryStatus.rawValue), "
+        + "preference \(sending.answer.refundPreference?.rawValue ?? "none")"
+    case .answered(let answered):
+      "Apple accepted attempt \(answered.attempt)" + (answered.late ? " after the deadline" : "")
+    case .attemptFailed(let failed):
+      "attempt \(failed.attempt) failed (\(failed.code)); next at "
+        + failed.retryAt.date.formatted(.iso8601)
+    case .closed(let closed): "\(closed.outcome.rawValue): \(closed.reason)"
+    }
+  }
+
+  /// The request's events and their fold.
+  func load(_ streamId: String) async throws(LedgerError) -> (
+    ConsumptionRequest, [RecordedEvent]
+  ) {
+    let store = ledger.storage.store
+    let recorded = try await ledger.storage.run { try await store.readStreams([streamId]) }
+    let events: [ConsumptionEvent]
+    do {
+      events = try recorded.map {
+        try JSONDecoder().decode(ConsumptionEvent.self, from: Data($0.payload))
+      }
+    } catch {
+      throw LedgerError(.databaseRejected, "a refund request's event does not decode")
+    }
+    guard let request = ConsumptionRequest.fold(events) else {
+      throw LedgerError(.notFound, "no refund request is stored under that id")
+    }
+    return (request, recorded)
+  }
+
+  /// The purchase chain's events in one environment, decoded.
+  func chainEvents(_ originalTransactionId: String, in environment: String)
+    async throws(LedgerError) -> [LedgerEvent]
+  {
+    let store = ledger.storage.store
+    let stream = "sub:\(environment):\(originalTransactionId)"
+    do {
+      let rows = try await ledger.storage.bounded { try await store.readStreams([stream]) }
+      return try rows.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)
+    } catch {
+      throw LedgerStorage.mapped(error)
+    }
+  }
+
+  /// What the ledger knows of the request's purchase at `time`: the account's whole state
+  /// when an account holds the purchase (its debits decide how much was spent), else the
+  /// chain's alone.
+  public func facts(for requested: ConsumptionEvent.Requested, at time: Timestamp)
+    async throws(LedgerError) -> ConsumptionFacts?
+  {
+    let chain = LedgerView(
+      LedgerState.fold(
+        try await chainEvents(requested.originalTransactionId, in: requested.environment)),
+      catalog: ledger.configuration.catalog,
+      options: ledger.configuration.options)
+    let records = chain.state.transactions.values.filter {
+      $0.facts.originalTransactionId == requested.originalTransactionId
+    }
+    guard let token = chain.accountToken(ofChain: requested.originalTransactionId, records: records)
+    else { return chain.consumptionFacts(of: requested.transactionId, at: time) }
+    return try await ledger.view(for: token).consumptionFacts(of: requested.transactionId, at: time)
+  }
+
+  /// Counts over every request.
+  public func metrics() async throws(LedgerError) -> ConsumptionMetrics {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let counts = try await ledger.storage.run {
+      try await ConsumptionRequestIndex.counts(on: client, logger: logger)
+    }
+    var metrics = ConsumptionMetrics()
+    for (state, late, decision, count) in counts {
+      switch ConsumptionRequest.Phase(rawValue: state) {
+      case .pending, .sending: metrics.pending += count
+      case .answered:
+        metrics.answered += count
+        if late { metrics.late += count } else { metrics.answeredInTime += count }
+        if decision == "REFUND" { metrics.refundedAfterAnswer += count }
+        if decision == "REFUND_DECLINED" { metrics.declinedAfterAnswer += count }
+      case .expired: metrics.expired += count
+      case .failed: metrics.failed += count
+      case .skipped: metrics.skipped += count
+      case nil: continue
+      }
+    }
+    return metrics
+  }
+
+  // MARK: Deciding
+
+  /// Decides `command` over the request at `now` (as `known` when the caller has just read
+  /// or decided it, else read now) and appends what it returns, expecting the request's
+  /// version: a concurrent decision makes this one fail with `conflict`, nothing appended.
+  /// Returns the request after the decision.
+  @discardableResult
+  func decide(
+    _ command: ConsumptionCommand, streamId: String, now: Timestamp, source: String,
+    known: ConsumptionRequest? = nil
+  ) async throws(LedgerError) -> ConsumptionRequest {
+    var request: ConsumptionRequest
+    if let known {
+      request = known
+    } else {
+      (request, _) = try await load(streamId)
+    }
+    let events: [ConsumptionEvent]
+    switch request.decide(command, now: now) {
+    case .success(let decided): events = decided
+    case .failure(let rejection): throw LedgerError(.conflict, rejection.message)
+    }
+    let records = events.map {
+      Ledger.consumptionEvent(
+        $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
+    }
+    let (store, version) = (ledger.storage.store, request.version)
+    do {
+      _ = try await ledger.storage.bounded {
+        try await store.append(records, to: streamId, expected: .exact(version))
+      }
+    } catch let error as EventStoreError where error.code == .wrongExpectedVersion {
+      throw LedgerError(.conflict, "another worker decided about the request first")
+    } catch {
+      throw LedgerStorage.mapped(error)
+    }
+    for event in events { request.evolve(event) }
+    return request
+  }
+
+}
