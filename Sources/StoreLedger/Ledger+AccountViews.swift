@@ -14,10 +14,11 @@ extension Ledger {
   ) async throws(LedgerError) -> AccountSummary {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
-    if consistency != .exact, let cached = viewCache?.entry(for: appAccountToken, at: instant) {
+    if consistency != .exact, let cached = views.viewCache?.entry(for: appAccountToken, at: instant)
+    {
       return cached.summary
     }
-    let epoch = viewCache?.readBegins() ?? 0
+    let epoch = views.viewCache?.readBegins() ?? 0
     let stored: ReadReplicas.Answer<AccountViewSlice?>
     do {
       let logger = storage.logger
@@ -27,9 +28,11 @@ extension Ledger {
     } catch {
       throw LedgerStorage.mapped(error)
     }
-    if let slice = stored.value, let summary = slice.summary(at: instant, projection: projection) {
+    if let slice = stored.value,
+      let summary = slice.summary(at: instant, projection: views.projection)
+    {
       if stored.replica == nil {
-        viewCache?.store(
+        views.viewCache?.store(
           [(appAccountToken, AccountViewCache.Entry(summary, interval: slice.interval))],
           readAt: epoch)
       }
@@ -50,7 +53,7 @@ extension Ledger {
     let entry = AccountViewCache.Entry(
       AccountSummary(view.value, for: token, at: instant),
       interval: view.value.stableInterval(around: instant))
-    if view.replica == nil { viewCache?.store([(token, entry)], readAt: epoch) }
+    if view.replica == nil { views.viewCache?.store([(token, entry)], readAt: epoch) }
     return entry
   }
 
@@ -63,10 +66,11 @@ extension Ledger {
   ) async throws(LedgerError) -> ByteBuffer {
     let appAccountToken = try Self.canonical(appAccountToken)
     let instant = Timestamp(time)
-    if consistency != .exact, let cached = viewCache?.entry(for: appAccountToken, at: instant) {
+    if consistency != .exact, let cached = views.viewCache?.entry(for: appAccountToken, at: instant)
+    {
       return cached.json(of: part)
     }
-    let epoch = viewCache?.readBegins() ?? 0
+    let epoch = views.viewCache?.readBegins() ?? 0
     let stored: AccountViewSlice?
     do {
       let logger = storage.logger
@@ -76,59 +80,12 @@ extension Ledger {
     } catch {
       throw LedgerStorage.mapped(error)
     }
-    if let stored, stored.isCurrent(at: instant, projection: projection), let json = stored.json {
+    if let stored, stored.isCurrent(at: instant, projection: views.projection),
+      let json = stored.json
+    {
       return json
     }
     return try await folded(appAccountToken, at: instant, readAt: epoch, consistency).json(
       of: part)
-  }
-
-  /// Projects the views of `tokens` from the log as it is now and stores them, in two
-  /// statements; returns how many accounts had a view row to hold one (an account no append
-  /// ever named has none).
-  @discardableResult
-  func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
-    guard !tokens.isEmpty else { return 0 }
-    let (client, logger, projection) = (storage.client, storage.logger, self.projection)
-    let epoch = viewCache?.readBegins() ?? 0
-    let accounts = try await storage.bounded {
-      try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
-    }
-    let instant = Timestamp(now)
-    let horizon = Self.changeHorizon(at: now)
-    let derivations = accounts.sorted { $0.key < $1.key }.map { token, account in
-      (token, account, derivation(of: token, account, through: horizon))
-    }
-    let views = derivations.map { token, account, derivation in
-      projectedView(
-        of: token, changes: account.changes,
-        state: derivation.state ?? LedgerState.fold(account.events), at: instant)
-    }
-    let projected = views
-    _ = try await storage.bounded {
-      try await AccountViews.store(projected, projection: projection, on: client, logger: logger)
-    }
-    viewCache?.store(
-      views.map { ($0.token, AccountViewCache.Entry($0.summary, interval: $0.interval)) },
-      readAt: epoch)
-    try await appendChanges(derivations.compactMap(\.2.derived))
-    return views.count
-  }
-
-  /// One account's view folded from its stored events' facts, ready to store.
-  func projectedView(
-    of token: String, changes: Int64, inputs: [FoldInput], at instant: Timestamp
-  ) -> AccountViews.ProjectedView {
-    projectedView(of: token, changes: changes, state: LedgerState.fold(inputs), at: instant)
-  }
-
-  func projectedView(
-    of token: String, changes: Int64, state: LedgerState, at instant: Timestamp
-  ) -> AccountViews.ProjectedView {
-    let view = LedgerView(state, catalog: configuration.catalog, options: configuration.options)
-    let summary = AccountSummary(view, for: token, at: instant)
-    return AccountViews.ProjectedView(
-      token: token, changes: changes, summary: summary, summaryJSON: summary.jsonText,
-      interval: view.stableInterval(around: instant))
   }
 }

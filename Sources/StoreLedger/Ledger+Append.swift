@@ -176,7 +176,7 @@ extension Ledger {
   /// be answered from before the write.
   func changed(_ tokens: [String]) {
     storage.replicas?.noteWrite(to: tokens)
-    viewCache?.invalidate(tokens)
+    views.viewCache?.invalidate(tokens)
   }
 }
 

@@ -24,16 +24,12 @@ public struct Ledger: Sendable {
   /// For notifications whose app cannot be read: chain and signature, at the payload's
   /// signedDate and at the current time (``SignedDataVerifier/verifyUnroutable(_:)``).
   let unroutableVerifiers: (signedDate: SignedDataVerifier, now: SignedDataVerifier)
-  /// ``LedgerConfiguration/projectionFingerprint``, computed once.
-  let projection: String
   /// Shares commits between concurrent ingests; nil when the configuration turns it off.
   let committer: GroupCommitter?
-  /// Current views in memory; nil when the configuration turns it off.
-  let viewCache: AccountViewCache?
+  /// Folds accounts into their stored views and derives their changes.
+  let views: AccountViewWriter
   /// App downloads already matched to their accounts by this process.
   let identities: IdentityCache?
-  /// Signalled after this process appended changes to the feed: wakes its change readers.
-  let changesAppended = WakeUpSignal()
 
   /// - Parameters:
   ///   - wakeUp: signalled after every append that stored something, so an
@@ -48,15 +44,17 @@ public struct Ledger: Sendable {
       client: client, logger: logger, timeout: configuration.databaseTimeout, wakeUp: wakeUp,
       replicas: replicas)
     self.configuration = configuration
-    self.projection = configuration.projectionFingerprint
     self.committer =
       configuration.groupCommit
       ? GroupCommitter(
         store: storage.store, maximumBatch: configuration.maximumCommitBatch,
         timeout: configuration.databaseTimeout) : nil
-    self.viewCache =
-      configuration.viewCacheCapacity > 0
-      ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil
+    self.views = AccountViewWriter(
+      storage: storage, configuration: configuration,
+      projection: configuration.projectionFingerprint,
+      viewCache: configuration.viewCacheCapacity > 0
+        ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil,
+      changesAppended: WakeUpSignal())
     self.identities = IdentityCache(capacity: 100_000)
     func verifiers(at time: ValidationTime) throws(VerificationError) -> [SignedDataVerifier] {
       try configuration.environments.map { environment throws(VerificationError) in

@@ -97,12 +97,12 @@ import Testing
         let running = Task { await projector.run() }
         defer { running.cancel() }
         let deadline = ContinuousClock.now + .seconds(20)
-        while ledger.viewCache?.entry(for: Self.token, at: Timestamp(Date())) == nil,
+        while ledger.views.viewCache?.entry(for: Self.token, at: Timestamp(Date())) == nil,
           ContinuousClock.now < deadline
         {
           try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(ledger.viewCache?.entry(for: Self.token, at: Timestamp(Date())) != nil)
+        #expect(ledger.views.viewCache?.entry(for: Self.token, at: Timestamp(Date())) != nil)
         #expect(try await ledger.entitlements(for: Self.token).map(\.active) == [true])
         let refunded = F.transaction(
           "1200", purchased: Self.days(-1), expires: Self.days(30), signed: Self.days(0),
@@ -135,7 +135,7 @@ import Testing
             notification: try SignedFixtures(pki: AccountViewTests.pki).notification(
               .subscribed, .initialBuy, uuid: "n-1", transaction: bought))
           let deadline = ContinuousClock.now + .seconds(20)
-          while ledger.viewCache?.entry(for: Self.token, at: Timestamp(Date())) == nil,
+          while ledger.views.viewCache?.entry(for: Self.token, at: Timestamp(Date())) == nil,
             ContinuousClock.now < deadline
           {
             try await Task.sleep(for: .milliseconds(20))

@@ -15,7 +15,12 @@ import StoreLedgerPostgres
 /// receiver accepted a change and before recording it sends that change again once the lease
 /// ends; receivers dedupe by the change's `id`.
 public struct ChangeDeliverer: Sendable {
-  let ledger: Ledger
+  /// The ledger's storage, where the feed and the delivery log are.
+  let storage: LedgerStorage
+  /// Signalled when this process appends changes, so a waiting endpoint goes on at once.
+  let changesAppended: WakeUpSignal
+  /// The app changes are of, on a server of several apps (nil otherwise).
+  let app: String?
   let configuration: ChangeDeliveryConfiguration
   let http: HTTPClient
   let logger: Logger
@@ -24,7 +29,9 @@ public struct ChangeDeliverer: Sendable {
     ledger: Ledger, configuration: ChangeDeliveryConfiguration, http: HTTPClient = .shared,
     logger: Logger
   ) {
-    self.ledger = ledger
+    self.storage = ledger.storage
+    self.changesAppended = ledger.views.changesAppended
+    self.app = ledger.configuration.app
     self.configuration = configuration
     self.http = http
     self.logger = logger
@@ -42,9 +49,9 @@ public struct ChangeDeliverer: Sendable {
   /// Registers every endpoint (a new one starts at the feed's head).
   public func register() async throws(LedgerError) {
     for endpoint in configuration.endpoints {
-      let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+      let (client, logger) = (storage.client, storage.logger)
       do {
-        try await ledger.storage.bounded {
+        try await storage.bounded {
           try await ChangeDeliveries.register(endpoint.key, on: client, logger: logger)
         }
       } catch {
@@ -57,7 +64,7 @@ public struct ChangeDeliverer: Sendable {
     var registered = false
     var pruned = ContinuousClock.now - .seconds(3600)
     while !Task.isCancelled {
-      let generation = ledger.changesAppended.generation
+      let generation = changesAppended.generation
       do {
         if !registered {
           try await register()
@@ -76,16 +83,16 @@ public struct ChangeDeliverer: Sendable {
         try? await Task.sleep(for: .seconds(1))
         continue
       }
-      _ = await ledger.changesAppended.wait(
+      _ = await changesAppended.wait(
         after: generation, timeout: configuration.pollInterval)
     }
   }
 
   private func prune(_ endpoint: ChangeEndpoint) async throws {
     let (client, logger, age) = (
-      ledger.storage.client, ledger.storage.logger, configuration.keepDelivered
+      storage.client, storage.logger, configuration.keepDelivered
     )
-    _ = try await ledger.storage.bounded {
+    _ = try await storage.bounded {
       try await ChangeDeliveries.prune(
         endpoint.key, deliveredBefore: age, on: client, logger: logger)
     }
@@ -95,22 +102,22 @@ public struct ChangeDeliverer: Sendable {
   /// many deliveries it attempted.
   func deliverRound(to endpoint: ChangeEndpoint) async throws -> Int {
     let (client, logger, configuration) = (
-      ledger.storage.client, ledger.storage.logger, self.configuration
+      storage.client, storage.logger, self.configuration
     )
-    let claims = try await ledger.storage.bounded {
+    let claims = try await storage.bounded {
       try await ChangeDeliveries.enqueue(endpoint.key, limit: 1000, on: client, logger: logger)
       return try await ChangeDeliveries.claim(
         endpoint.key, limit: configuration.batchSize, lease: configuration.lease, on: client,
         logger: logger)
     }
     guard !claims.isEmpty else { return 0 }
-    let records = try await ledger.storage.bounded {
+    let records = try await storage.bounded {
       try await ChangeFeed.read(positions: claims.map(\.position), on: client, logger: logger)
     }
     let byPosition = Dictionary(
-      uniqueKeysWithValues: ledger.named(records).map { ($0.position, $0) })
+      uniqueKeysWithValues: records.map { ($0.position, $0.of(app: app)) })
     let outcomes = await post(claims, byPosition, to: endpoint)
-    try await ledger.storage.bounded {
+    try await storage.bounded {
       try await ChangeDeliveries.record(
         outcomes, endpoint: endpoint.key, on: client, logger: logger)
     }
@@ -158,7 +165,8 @@ public struct ChangeDeliverer: Sendable {
     var failure: String?
     do {
       let response = try await http.execute(
-        request, timeout: .milliseconds(Int64(Ledger.seconds(configuration.timeout) * 1000)))
+        request,
+        timeout: .milliseconds(Int64(AccountViewWriter.seconds(configuration.timeout) * 1000)))
       status = Int(response.status.code)
       _ = try? await response.body.collect(upTo: 64 * 1024)
       if (200..<300).contains(response.status.code) {
@@ -177,7 +185,8 @@ public struct ChangeDeliverer: Sendable {
   {
     let retryAt = Date().addingTimeInterval(configuration.delay(after: claim.attempt))
     let expired =
-      retryAt.timeIntervalSince(claim.firstAttemptAt) > Ledger.seconds(configuration.retryFor)
+      retryAt.timeIntervalSince(claim.firstAttemptAt)
+      > AccountViewWriter.seconds(configuration.retryFor)
     return .init(
       position: claim.position, state: expired ? "dead" : "pending", status: status,
       error: failure.map { String($0.prefix(200)) }, retryAt: expired ? nil : retryAt)

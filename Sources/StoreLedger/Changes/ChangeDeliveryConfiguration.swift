@@ -30,7 +30,7 @@ public struct ChangeDeliveryConfiguration: Sendable {
   /// ``initialDelay`` up to ``maximumDelay``, with ±20 % jitter so that receivers coming
   /// back are not hit by every retry at once.
   func delay(after attempt: Int, jitter: Double = Double.random(in: 0.8...1.2)) -> TimeInterval {
-    let base = Ledger.seconds(initialDelay) * pow(2, Double(max(0, attempt - 1)))
-    return min(base, Ledger.seconds(maximumDelay)) * jitter
+    let base = AccountViewWriter.seconds(initialDelay) * pow(2, Double(max(0, attempt - 1)))
+    return min(base, AccountViewWriter.seconds(maximumDelay)) * jitter
   }
 }

@@ -64,7 +64,7 @@ extension ChangeDeliveryLog {
       let queued = try await ledger.storage.bounded {
         try await ChangeDeliveries.resend(endpoint, from: position, on: client, logger: logger)
       }
-      ledger.changesAppended.signal()
+      ledger.views.changesAppended.signal()
       return queued
     } catch {
       throw LedgerStorage.mapped(error)

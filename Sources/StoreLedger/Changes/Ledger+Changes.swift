@@ -35,7 +35,7 @@ extension Ledger {
         }
         throw Self.beyondFeed(position, head: head)
       }
-      return named(records)
+      return records.map { $0.of(app: configuration.app) }
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -49,30 +49,20 @@ extension Ledger {
   ) async throws(LedgerError) -> [ChangeRecord] {
     let deadline = ContinuousClock.now + wait
     while true {
-      let generation = changesAppended.generation
+      let generation = views.changesAppended.generation
       let records = try await changes(
         after: position, limit: limit, account: account, consistency: consistency)
       let now = ContinuousClock.now
       if !records.isEmpty || now >= deadline || Task.isCancelled { return records }
       // Changes another process appends are seen at the next poll.
-      _ = await changesAppended.wait(
+      _ = await views.changesAppended.wait(
         after: generation, timeout: min(deadline - now, Self.changePollInterval))
     }
   }
 
   /// How many readers wait for the next change now (long polls, and this process's deliverer
   /// between rounds).
-  public var changeFeedReadersWaiting: Int { changesAppended.waiting }
-
-  /// `records` with the configured app's name (a server of several apps).
-  func named(_ records: [ChangeRecord]) -> [ChangeRecord] {
-    guard let app = configuration.app else { return records }
-    return records.map { record in
-      var named = record
-      named.app = app
-      return named
-    }
-  }
+  public var changeFeedReadersWaiting: Int { views.changesAppended.waiting }
 
   /// The newest position of the change feed (0 while it is empty).
   public func changeFeedHead() async throws(LedgerError) -> Int64 {
@@ -108,7 +98,7 @@ extension Ledger {
       input.derivation = ChangeDerivationMarker(
         version: nil, events: nil, changes: nil, instant: nil)
       input.fence = .max
-      return derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
+      return views.derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
     } catch {
       throw LedgerStorage.mapped(error)
     }

@@ -252,7 +252,7 @@ extension LedgerMaintenance {
   ) throws {
     let instant = Timestamp(now)
     guard let stored, stored.changes == account.changes,
-      stored.isCurrent(at: instant, projection: ledger.projection)
+      stored.isCurrent(at: instant, projection: ledger.views.projection)
     else {
       report.accountsNotCurrent += 1
       return
@@ -287,7 +287,8 @@ extension LedgerMaintenance {
     input.derivation = ChangeDerivationMarker(version: nil, events: nil, changes: nil, instant: nil)
     input.fence = .max
     let derived =
-      ledger.derivedChanges(of: token, input, through: Ledger.changeHorizon(at: now))?.changes ?? []
+      ledger.views.derivedChanges(
+        of: token, input, through: AccountViewWriter.changeHorizon(at: now))?.changes ?? []
     for (index, record) in stored.enumerated() {
       let found = DerivedChange(record.change, occurredAt: record.occurredAt, cause: record.cause)
       let expected = index < derived.count ? derived[index] : nil

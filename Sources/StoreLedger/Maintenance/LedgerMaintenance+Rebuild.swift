@@ -38,7 +38,7 @@ extension LedgerMaintenance {
         try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
       }
       for start in stride(from: 0, to: stale.count, by: 100) {
-        try await ledger.refreshViews(
+        try await ledger.views.refreshViews(
           of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       let elapsed = ContinuousClock.now - started
@@ -92,7 +92,7 @@ extension LedgerMaintenance {
         try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
       }
       for start in stride(from: 0, to: stale.count, by: 100) {
-        try await ledger.refreshViews(
+        try await ledger.views.refreshViews(
           of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       return stale.count
@@ -242,7 +242,7 @@ extension LedgerMaintenance {
     Int, Int
   ) {
     let (client, logger, projection) = (
-      ledger.storage.client, ledger.storage.logger, ledger.projection
+      ledger.storage.client, ledger.storage.logger, ledger.views.projection
     )
     let instant = Timestamp(now)
     var events = 0
@@ -255,7 +255,7 @@ extension LedgerMaintenance {
             try EventCodec.body(eventType: row.type, payload: $0)
           }, key: row.key)
       }
-      return ledger.projectedView(
+      return ledger.views.projectedView(
         of: account.token, changes: account.changes, inputs: inputs, at: instant)
     }
     try await ledger.storage.bounded {

@@ -31,3 +31,13 @@ public struct ChangeRecord: Sendable, Hashable {
 
   public var appAccountToken: String { change.appAccountToken ?? "" }
 }
+
+extension ChangeRecord {
+  /// The same change, said to be of `app` (a server of several apps); unchanged for nil.
+  public func of(app: String?) -> ChangeRecord {
+    guard let app else { return self }
+    var named = self
+    named.app = app
+    return named
+  }
+}

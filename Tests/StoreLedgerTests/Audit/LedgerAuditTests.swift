@@ -220,7 +220,7 @@ import Testing
       #expect(stale == [debited])
       // Not current: queries fold it from the log, and the audit says so until projected.
       #expect(try await LedgerMaintenance(ledger: ledger).audit().accountsNotCurrent == 1)
-      try await ledger.refreshViews(of: stale)
+      try await ledger.views.refreshViews(of: stale)
       let report = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(report.isConsistent && report.accountsNotCurrent == 0)
     }

@@ -16,7 +16,8 @@ import Synchronization
 public struct AccountProjector: Sendable {
   public static let checkpointName = "account-views"
 
-  let ledger: Ledger
+  /// What it projects with: the ledger's view writer and, through it, the ledger's storage.
+  let views: AccountViewWriter
   let wakeUp: WakeUpSignal?
   let batchSize: Int
   let pollInterval: Duration
@@ -52,7 +53,7 @@ public struct AccountProjector: Sendable {
   static let checkpointInterval = Duration.seconds(1)
 
   /// How often a following projector looks for views that ended and changes the clock made
-  /// due: with ``Ledger/changeSettling``, a clock change is appended about half a second after
+  /// due: with `AccountViewWriter.changeSettling`, a clock change is appended about half a second after
   /// its instant.
   static let sweepInterval = Duration.milliseconds(200)
 
@@ -60,7 +61,7 @@ public struct AccountProjector: Sendable {
     ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 1000,
     pollInterval: Duration = .milliseconds(500), concurrency: Int = 2, logger: Logger
   ) {
-    self.ledger = ledger
+    self.views = ledger.views
     self.wakeUp = wakeUp
     self.batchSize = batchSize
     self.pollInterval = pollInterval
@@ -90,12 +91,12 @@ public struct AccountProjector: Sendable {
   /// after a second; it never ends the projector.
   public func run() async {
     var lastSweep = ContinuousClock.now - .seconds(60)
-    ledger.viewCache?.noteFeed(following: true)
-    defer { ledger.viewCache?.noteFeed(following: false) }
+    views.viewCache?.noteFeed(following: true)
+    defer { views.viewCache?.noteFeed(following: false) }
     while !Task.isCancelled {
       let generation = wakeUp?.generation
       do {
-        defer { ledger.viewCache?.noteFeed(following: true, lagSeconds: progress.lagSeconds) }
+        defer { views.viewCache?.noteFeed(following: true, lagSeconds: progress.lagSeconds) }
         if try await projectNextBatch(now: Date()) > 0 { continue }
         if ContinuousClock.now - lastSweep >= Self.sweepInterval {
           lastSweep = .now
@@ -105,7 +106,7 @@ public struct AccountProjector: Sendable {
         if Task.isCancelled { return }
         counters.update { $0.failures += 1 }
         // Not following the feed now: the cache must not answer until it is again.
-        ledger.viewCache?.noteFeed(following: false)
+        views.viewCache?.noteFeed(following: false)
         logger.warning(
           "account projector failed; retrying",
           metadata: ["error": "\(LedgerStorage.mapped(error).code)"])
@@ -123,7 +124,7 @@ public struct AccountProjector: Sendable {
   /// Reads the next events of the feed, projects the accounts their streams belong to, and
   /// moves the checkpoint past them; returns how many events that was.
   func projectNextBatch(now: Date) async throws -> Int {
-    let store = ledger.storage.store
+    let store = views.storage.store
     let start = try await position()
     let entries = try await store.readFeedEntries(after: start ?? .beginning, limit: batchSize)
     guard let first = entries.first, let last = entries.last else {
@@ -133,8 +134,8 @@ public struct AccountProjector: Sendable {
     }
     counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
     let streams = Array(Set(entries.map(\.streamId))).sorted()
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-    let accounts = try await ledger.storage.bounded {
+    let (client, logger) = (views.storage.client, views.storage.logger)
+    let accounts = try await views.storage.bounded {
       try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger)
     }
     try await refresh(accounts, now: now)
@@ -152,7 +153,7 @@ public struct AccountProjector: Sendable {
   /// has none yet.
   private func position() async throws -> FeedPosition? {
     if let position = counters.value.position { return position }
-    let stored = try await ledger.storage.store.checkpoint(Self.checkpointName)
+    let stored = try await views.storage.store.checkpoint(Self.checkpointName)
     counters.update {
       $0.persisted = .some(stored)
       $0.persistedAt = .now
@@ -167,7 +168,7 @@ public struct AccountProjector: Sendable {
     let state = counters.value
     guard let position = state.position, let persisted = state.persisted, persisted != position
     else { return }
-    let store = ledger.storage.store
+    let store = views.storage.store
     do {
       try await store.moveCheckpoint(Self.checkpointName, from: persisted, to: position)
       counters.update {
@@ -189,11 +190,11 @@ public struct AccountProjector: Sendable {
   /// how many.
   func sweep(now: Date) async throws -> Int {
     let (client, logger, projection) = (
-      ledger.storage.client, ledger.storage.logger, ledger.projection
+      views.storage.client, views.storage.logger, views.projection
     )
     let scansForeign = !counters.value.foreignViewsReplaced
-    let settled = Ledger.changeHorizon(at: now)
-    let (ended, foreign) = try await ledger.storage.bounded {
+    let settled = AccountViewWriter.changeHorizon(at: now)
+    let (ended, foreign) = try await views.storage.bounded {
       let ended =
         try await AccountViews.expired(at: Timestamp(now), limit: 500, on: client, logger: logger)
         + ChangeFeed.due(at: settled, limit: 500, on: client, logger: logger)
@@ -212,7 +213,7 @@ public struct AccountProjector: Sendable {
 
   /// Projects `accounts` in chunks (two statements each), `concurrency` chunks at a time.
   private func refresh(_ accounts: [String], now: Date) async throws {
-    let ledger = self.ledger
+    let views = self.views
     let chunks = stride(from: 0, to: accounts.count, by: chunkSize).map {
       Array(accounts[$0..<min($0 + chunkSize, accounts.count)])
     }
@@ -220,7 +221,7 @@ public struct AccountProjector: Sendable {
       var projected = 0
       for (index, chunk) in chunks.enumerated() {
         if index >= concurrency { projected += try await group.next() ?? 0 }
-        group.addTask { try await ledger.refreshViews(of: chunk, now: now) }
+        group.addTask { try await views.refreshViews(of: chunk, now: now) }
       }
       for try await count in group { projected += count }
       return projected

@@ -2,7 +2,7 @@ import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension AccountViewWriter {
   /// How long after an instant the clock's changes at it are derived: an append that began
   /// before the instant and has not committed yet must still be taken first, as a derivation
   /// from the log would take it (projections/changes.md, "Order").
