@@ -91,7 +91,7 @@ struct Backend {
   func follow(_ ledger: Ledger) async throws {
     // snippet:begin
     var position = try await loadCheckpoint()
-    for try await change in ledger.changeSequence(after: position) {
+    for try await change in ChangeFeedReader(ledger: ledger).sequence(after: position) {
       switch change.change.kind {
       case .entitlementRevoked:
         try await removeAccess(change.appAccountToken, change.change.subject)

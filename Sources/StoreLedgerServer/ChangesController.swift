@@ -40,7 +40,7 @@ struct ChangesController: Sendable {
       guard (0...60).contains(wait) else {
         throw APIError(.badRequest, "invalid_request", "wait is 0 to 60 seconds")
       }
-      let changes = try await ledger.changes(
+      let changes = try await ChangeFeedReader(ledger: ledger).changes(
         after: after, limit: Int(limit), account: query.get("appAccountToken"),
         waitingUpTo: .seconds(wait), consistency: try AccountController.consistency(request))
       return try JSONBody.response(Page(changes: changes, next: changes.last?.position ?? after))

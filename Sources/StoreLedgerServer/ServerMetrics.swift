@@ -83,7 +83,7 @@ public final class ServerMetrics: Sendable {
     for (name, app) in apps {
       guard let ledger = app.ledger else { continue }
       let label = labels ? name : nil
-      waiting.append((Self.appLabel(label), ledger.changeFeedReadersWaiting))
+      waiting.append((Self.appLabel(label), ChangeFeedReader(ledger: ledger).readersWaiting))
       if let metrics = try? await withTimeout(
         .seconds(2), { try await ConsumptionRequests(ledger: ledger).metrics() })
       {
@@ -92,7 +92,8 @@ public final class ServerMetrics: Sendable {
       if app.deliversChanges,
         let counts = try? await withTimeout(
           .seconds(2), { try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts() }),
-        let head = try? await withTimeout(.seconds(2), { try await ledger.changeFeedHead() })
+        let head = try? await withTimeout(
+          .seconds(2), { try await ChangeFeedReader(ledger: ledger).head() })
       {
         changes.append((Self.appLabel(label), counts, head))
       }

@@ -134,7 +134,7 @@ import Testing
     var previousHead: Int64 = -1
     while Date() < deadline {
       try await Task.sleep(for: .milliseconds(500))
-      let head = try await ledger.changeFeedHead()
+      let head = try await ChangeFeedReader(ledger: ledger).head()
       defer { previousHead = head }
       let counts = try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts()
       let ok = try #require(counts.first { $0.endpoint.hasSuffix("/ok") })
@@ -143,7 +143,7 @@ import Testing
         ok.retrying + ok.waiting + ok.unqueued == 0
       {
         feed = try await Self.all(ledger)
-        if Int64(feed.count) == (try await ledger.changeFeedHead()) { break }
+        if Int64(feed.count) == (try await ChangeFeedReader(ledger: ledger).head()) { break }
       }
     }
     #expect(feed.count > 100)
@@ -162,7 +162,8 @@ import Testing
     #expect(Set(received.keys) == accounts)
     let through = Date().addingTimeInterval(-1)
     for token in accounts.sorted() {
-      let derived = try await ledger.changesDerivedFromLog(of: token, through: through)
+      let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
+        of: token, through: through)
       let expected = derived.indices.map {
         ChangeRecord.id(account: token, ordinal: Int64($0)).uuidString.lowercased()
       }
@@ -285,7 +286,8 @@ import Testing
   static func all(_ ledger: Ledger) async throws -> [ChangeRecord] {
     var records: [ChangeRecord] = []
     while true {
-      let page = try await ledger.changes(after: records.last?.position ?? 0, limit: 1000)
+      let page = try await ChangeFeedReader(ledger: ledger).changes(
+        after: records.last?.position ?? 0, limit: 1000)
       if page.isEmpty { return records }
       records += page
     }

@@ -54,9 +54,9 @@ extension ChangeDeliveryLog {
     async throws(LedgerError) -> Int
   {
     guard position >= 1 else { throw LedgerError(.invalidRequest, "positions start at 1") }
-    let head = try await ledger.changeFeedHead()
+    let head = try await ChangeFeedReader(ledger: ledger).head()
     guard position <= head else {
-      throw Ledger.beyondFeed(position, head: head)
+      throw ChangeFeedReader.beyondFeed(position, head: head)
     }
     try await requireEndpoint(endpoint)
     let (client, logger) = (ledger.storage.client, ledger.storage.logger)
@@ -85,7 +85,7 @@ extension ChangeDeliveryLog {
       throw LedgerStorage.mapped(error)
     }
     try await requireEndpoint(endpoint)
-    guard first <= (try await ledger.changeFeedHead()) else { return 0 }
+    guard first <= (try await ChangeFeedReader(ledger: ledger).head()) else { return 0 }
     return try await resendChanges(to: endpoint, from: first)
   }
 

@@ -7,16 +7,16 @@ import StoreLedgerCore
 public struct ChangeSequence: AsyncSequence, Sendable {
   public typealias Element = ChangeRecord
 
-  let ledger: Ledger
+  let feed: ChangeFeedReader
   let position: Int64
   let account: String?
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(ledger: ledger, position: position, account: account)
+    Iterator(feed: feed, position: position, account: account)
   }
 
   public struct Iterator: AsyncIteratorProtocol {
-    let ledger: Ledger
+    let feed: ChangeFeedReader
     var position: Int64
     let account: String?
     var buffered: [ChangeRecord] = []
@@ -24,7 +24,7 @@ public struct ChangeSequence: AsyncSequence, Sendable {
     public mutating func next() async throws -> ChangeRecord? {
       while buffered.isEmpty {
         if Task.isCancelled { return nil }
-        buffered = try await ledger.changes(
+        buffered = try await feed.changes(
           after: position, limit: 500, account: account, waitingUpTo: .seconds(30))
       }
       let record = buffered.removeFirst()

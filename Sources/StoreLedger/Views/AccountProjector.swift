@@ -8,7 +8,7 @@ import Synchronization
 /// from its checkpoint, projects again every account named by the streams that changed, and
 /// re-projects views whose stable interval has ended (a subscription expired) or that other
 /// rules or another catalog computed. Each refresh also appends the account's new changes to
-/// the change feed (``Ledger/changes(after:limit:account:)``).
+/// the change feed (``ChangeFeedReader/changes(after:limit:account:consistency:)``).
 ///
 /// Several projectors (one per server) may run at once: each projects from the log as it is,
 /// a view never replaces one that includes more changes, and the checkpoint moves by

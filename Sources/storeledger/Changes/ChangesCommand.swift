@@ -42,12 +42,15 @@ struct ChangesCommand: AsyncParsableCommand {
       let (after, limit, account, follow, json) = (after, limit, account, follow, json)
       try await ledger.withLedger("storeledger.changes") { ledger, _ in
         if follow {
-          for try await record in ledger.changeSequence(after: after, account: account) {
+          for try await record in ChangeFeedReader(ledger: ledger).sequence(
+            after: after, account: account)
+          {
             say(json ? ChangesCommand.line(record) : ChangesCommand.text([record]))
           }
           return
         }
-        let records = try await ledger.changes(after: after, limit: limit, account: account)
+        let records = try await ChangeFeedReader(ledger: ledger).changes(
+          after: after, limit: limit, account: account)
         say(
           json
             ? records.map(ChangesCommand.line).joined(separator: "\n")
@@ -69,7 +72,7 @@ struct ChangesCommand: AsyncParsableCommand {
       let (projected, head) = try await ledger.withLedger("storeledger.changes") { ledger, logger in
         (
           try await AccountProjector(ledger: ledger, logger: logger).catchUp(),
-          try await ledger.changeFeedHead()
+          try await ChangeFeedReader(ledger: ledger).head()
         )
       }
       say("\(projected.grouped) events projected; the change feed's newest position is \(head)")

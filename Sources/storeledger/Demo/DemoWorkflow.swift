@@ -273,10 +273,10 @@ struct DemoWorkflow: Service {
   ) async throws {
     let (head, seconds) = try await timed("changes") { () async throws -> Int64 in
       let deadline = ContinuousClock.now + .seconds(60)
-      var head = try await ledger.changeFeedHead()
+      var head = try await ChangeFeedReader(ledger: ledger).head()
       while ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(250))
-        let now = try await ledger.changeFeedHead()
+        let now = try await ChangeFeedReader(ledger: ledger).head()
         if now == head, receiver.delivered >= now { break }
         head = now
       }

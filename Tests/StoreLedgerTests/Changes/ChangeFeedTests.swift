@@ -42,7 +42,7 @@ import Testing
       defer { running.cancel() }
       var seen: [ChangeRecord] = []
       var arrivals: [Date] = []
-      for try await record in ledger.changeSequence(after: 0) {
+      for try await record in ChangeFeedReader(ledger: ledger).sequence(after: 0) {
         seen.append(record)
         arrivals.append(Date())
         if record.change.new == "2" { break }
@@ -61,7 +61,8 @@ import Testing
       #expect(abs(seen[2].occurredAt.milliseconds - end.milliseconds) <= 1)
       let delay = arrivals[2].timeIntervalSince1970 - Double(end.milliseconds) / 1000
       #expect(delay < 1.0, "the clock's change arrived \(delay) s after its instant")
-      let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
+      let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
+        of: Self.token, through: Date())
       #expect(derived == Self.comparable(seen))
       #expect(Set(seen.map(\.id)).count == 4)
       #expect(seen[0].id == ChangeRecord.id(account: Self.token, ordinal: 0))
@@ -86,21 +87,27 @@ import Testing
         for projector in projectors { group.addTask { try await projector.catchUp(now: now) } }
         try await group.waitForAll()
       }
-      let all = try await ledger.changes(after: 0, limit: 1000)
+      let all = try await ChangeFeedReader(ledger: ledger).changes(after: 0, limit: 1000)
       // Each account: granted, and status none → 1, at its event.
       #expect(all.count == 12)
       #expect(all.map(\.position) == Array(1...12))
-      #expect(try await ledger.changeFeedHead() == 12)
+      #expect(try await ChangeFeedReader(ledger: ledger).head() == 12)
       for index in 1...6 {
-        let mine = try await ledger.changes(after: 0, account: F.account(index))
+        let mine = try await ChangeFeedReader(ledger: ledger).changes(
+          after: 0, account: F.account(index))
         #expect(mine.map(\.ordinal) == [0, 1])
-        let derived = try await ledger.changesDerivedFromLog(of: F.account(index), through: now)
+        let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
+          of: F.account(index), through: now)
         #expect(derived == Self.comparable(mine))
       }
-      let beyond = await #expect(throws: LedgerError.self) { try await ledger.changes(after: 13) }
+      let beyond = await #expect(throws: LedgerError.self) {
+        try await ChangeFeedReader(ledger: ledger).changes(after: 13)
+      }
       #expect(beyond?.code == .positionBeyondFeed)
-      #expect(try await ledger.changes(after: 12).isEmpty)
-      await #expect(throws: LedgerError.self) { try await ledger.changes(after: 0, limit: 0) }
+      #expect(try await ChangeFeedReader(ledger: ledger).changes(after: 12).isEmpty)
+      await #expect(throws: LedgerError.self) {
+        try await ChangeFeedReader(ledger: ledger).changes(after: 0, limit: 0)
+      }
     }
   }
 
@@ -126,12 +133,13 @@ import Testing
           let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
           try await projector.catchUp()
           #expect(
-            try await ledger.changes(after: 0).map(\.change.kind) == [
+            try await ChangeFeedReader(ledger: ledger).changes(after: 0).map(\.change.kind) == [
               .entitlementGranted, .balanceChanged,
             ])
           _ = try await ledger.link(appAccountToken: Self.token, originalTransactionId: "9200")
           try await projector.catchUp()
-          let mine = try await ledger.changes(after: 0, account: Self.token)
+          let mine = try await ChangeFeedReader(ledger: ledger).changes(
+            after: 0, account: Self.token)
           #expect(
             mine.map(\.change.kind) == [
               .entitlementGranted, .balanceChanged, .entitlementGranted,
@@ -139,7 +147,8 @@ import Testing
             ])
           #expect(mine[2].change.subject == "pro" && mine[3].change.new == "1")
           #expect(mine[2].occurredAt > mine[1].occurredAt)
-          let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
+          let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
+            of: Self.token, through: Date())
           #expect(derived == Self.comparable(mine))
 
           let clean = try await LedgerMaintenance(ledger: ledger).audit()

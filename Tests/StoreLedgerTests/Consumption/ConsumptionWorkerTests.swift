@@ -217,7 +217,8 @@ import Testing
         _ = try await ledger.link(appAccountToken: Self.token, originalTransactionId: "3001")
         _ = try await projector.catchUp()
 
-        let stored = try await ledger.changes(limit: 1000, account: Self.token)
+        let stored = try await ChangeFeedReader(ledger: ledger).changes(
+          limit: 1000, account: Self.token)
         let requests = stored.filter { $0.change.kind.rawValue.hasPrefix("consumption.") }
         #expect(
           requests.map { [$0.change.kind.rawValue, $0.change.subject, $0.change.old ?? ""] } == [
@@ -248,7 +249,8 @@ import Testing
         #expect(bodies[0].deadline == requests[0].change.new.flatMap { Int64($0) })
         #expect(bodies[1].late == false)
         #expect(bodies[3].outcome == "expired")
-        let derived = try await ledger.changesDerivedFromLog(of: Self.token, through: Date())
+        let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
+          of: Self.token, through: Date())
         #expect(
           stored.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
             == derived)

@@ -192,10 +192,10 @@ struct ReadReplicaTests {
         }
         _ = try await AccountProjector(ledger: setup.ledger, logger: TestDatabase.logger)
           .catchUp(now: Self.during(0))
-        let head = try await setup.ledger.changeFeedHead()
+        let head = try await ChangeFeedReader(ledger: setup.ledger).head()
         #expect(head >= 2)
-        #expect(try await setup.replicaOnly.changeFeedHead() == 0)
-        let rest = try await setup.ledger.changes(after: 1)
+        #expect(try await ChangeFeedReader(ledger: setup.replicaOnly).head() == 0)
+        let rest = try await ChangeFeedReader(ledger: setup.ledger).changes(after: 1)
         #expect(rest.map(\.position) == Array(2...head))
       } catch {
         try await TestReplica.resumeReplay()

@@ -2,7 +2,7 @@ import Foundation
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-extension Ledger {
+extension ChangeFeedReader {
   /// Up to `limit` changes after `position` (0: from the start), in feed order; only
   /// `account`'s when given. A position after the newest change is `positionBeyondFeed`. A
   /// replica answers unless `consistency` is `exact`, and only once it holds `position`: a
@@ -17,10 +17,10 @@ extension Ledger {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let token = try account.map { token throws(LedgerError) in try Self.canonical(token) }
-    let logger = storage.logger
+    let token = try account.map { token throws(LedgerError) in try Ledger.canonical(token) }
+    let logger = ledger.storage.logger
     do {
-      let read = try await storage.reading(token, consistency) { client in
+      let read = try await ledger.storage.reading(token, consistency) { client in
         let records = try await ChangeFeed.read(
           after: position, limit: limit, account: token, on: client, logger: logger)
         guard records.isEmpty, position > 0 else { return (records, Int64?.none) }
@@ -35,7 +35,7 @@ extension Ledger {
         }
         throw Self.beyondFeed(position, head: head)
       }
-      return records.map { $0.of(app: configuration.app) }
+      return records.map { $0.of(app: ledger.configuration.app) }
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -49,26 +49,28 @@ extension Ledger {
   ) async throws(LedgerError) -> [ChangeRecord] {
     let deadline = ContinuousClock.now + wait
     while true {
-      let generation = views.changesAppended.generation
+      let generation = ledger.views.changesAppended.generation
       let records = try await changes(
         after: position, limit: limit, account: account, consistency: consistency)
       let now = ContinuousClock.now
       if !records.isEmpty || now >= deadline || Task.isCancelled { return records }
       // Changes another process appends are seen at the next poll.
-      _ = await views.changesAppended.wait(
+      _ = await ledger.views.changesAppended.wait(
         after: generation, timeout: min(deadline - now, Self.changePollInterval))
     }
   }
 
   /// How many readers wait for the next change now (long polls, and this process's deliverer
   /// between rounds).
-  public var changeFeedReadersWaiting: Int { views.changesAppended.waiting }
+  public var readersWaiting: Int { ledger.views.changesAppended.waiting }
 
   /// The newest position of the change feed (0 while it is empty).
-  public func changeFeedHead() async throws(LedgerError) -> Int64 {
-    let (client, logger) = (storage.client, storage.logger)
+  public func head() async throws(LedgerError) -> Int64 {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await storage.bounded { try await ChangeFeed.head(on: client, logger: logger) }
+      return try await ledger.storage.bounded {
+        try await ChangeFeed.head(on: client, logger: logger)
+      }
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -76,29 +78,29 @@ extension Ledger {
 
   /// Every change after `position`, as they are appended, for as long as the sequence is
   /// iterated (in order; resumable from any position). See ``ChangeSequence``.
-  public func changeSequence(after position: Int64 = 0, account: String? = nil)
+  public func sequence(after position: Int64 = 0, account: String? = nil)
     -> ChangeSequence
   {
-    ChangeSequence(ledger: self, position: position, account: account)
+    ChangeSequence(feed: self, position: position, account: account)
   }
 
   /// The account's changes derived from the log alone, from its first event, through
   /// `time`: what the feed holds for it when the feed is right (the audit and the tests
   /// compare the two).
-  public func changesDerivedFromLog(of appAccountToken: String, through time: Date)
+  public func derivedFromLog(of appAccountToken: String, through time: Date)
     async throws(LedgerError) -> [DerivedChange]
   {
-    let token = try Self.canonical(appAccountToken)
-    let (client, logger) = (storage.client, storage.logger)
+    let token = try Ledger.canonical(appAccountToken)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      let accounts = try await storage.bounded {
+      let accounts = try await ledger.storage.bounded {
         try await AccountViews.changesAndEvents(of: [token], on: client, logger: logger)
       }
       guard var input = accounts[token] else { return [] }
       input.derivation = ChangeDerivationMarker(
         version: nil, events: nil, changes: nil, instant: nil)
       input.fence = .max
-      return views.derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
+      return ledger.views.derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
     } catch {
       throw LedgerStorage.mapped(error)
     }
