@@ -220,7 +220,7 @@ public struct Ledger: Sendable {
           + "\"transfer\": true (its entitlements then leave the other account)")
     }
     if let apple {
-      try await Self.setAtApple(appAccountToken, originalTransactionId, apple)
+      try await AppleActions.setAtApple(appAccountToken, originalTransactionId, apple)
     }
     let chainStreams =
       streams(ofChain: originalTransactionId)

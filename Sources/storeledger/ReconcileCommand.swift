@@ -41,7 +41,7 @@ struct ReconcileCommand: AsyncParsableCommand {
     let api = api
     let report = try await ledger.withLedger("storeledger.reconcile") { ledger, logger in
       let (client, served) = try api.client(for: ledger, options: self.ledger, logger: logger)
-      let chains = try await ledger.purchaseChains(
+      let chains = try await LedgerMaintenance(ledger: ledger).purchaseChains(
         customers, in: served ?? ledger.configuration.environments.first ?? .production,
         logger: logger)
       return try await Reconciliation(ledger: ledger, client: client, logger: logger)

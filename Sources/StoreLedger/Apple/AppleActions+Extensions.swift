@@ -45,7 +45,7 @@ extension AppleActions {
         ExtendRenewalDateRequest(
           extendByDays: days, extendReasonCode: reason, requestIdentifier: id))
     } catch {
-      throw Ledger.appleError(error, doing: "extending the renewal date")
+      throw AppleActions.appleError(error, doing: "extending the renewal date")
     }
     var report = ExtensionReport(
       requestIdentifier: id, originalTransactionId: originalTransactionId, extendByDays: days,
@@ -83,7 +83,7 @@ extension AppleActions {
           requestIdentifier: id, extendByDays: days, extendReasonCode: reason,
           productId: productId, storefrontCountryCodes: storefronts))
     } catch {
-      throw Ledger.appleError(error, doing: "extending the subscribers' renewal dates")
+      throw AppleActions.appleError(error, doing: "extending the subscribers' renewal dates")
     }
     let report = ExtensionReport(
       requestIdentifier: id, productId: productId, storefrontCountryCodes: storefronts,
@@ -101,7 +101,7 @@ extension AppleActions {
       status = try await apple.massExtensionStatus(
         productId: productId, requestIdentifier: requestIdentifier)
     } catch {
-      throw Ledger.appleError(error, doing: "reading the extension's status")
+      throw AppleActions.appleError(error, doing: "reading the extension's status")
     }
     let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     var summary: (succeeded: Int64?, failed: Int64?)?

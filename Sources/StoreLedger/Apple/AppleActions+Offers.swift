@@ -197,7 +197,7 @@ extension AppleActions {
     do {
       try await apple.finishTransaction(transactionId)
     } catch {
-      throw Ledger.appleError(error, doing: "finishing the transaction")
+      throw AppleActions.appleError(error, doing: "finishing the transaction")
     }
     struct Finished: Encodable {
       let transactionId: String

@@ -13,7 +13,7 @@ public struct AccountViewsRebuild: Sendable, Hashable, Codable {
   /// Accounts appended to while the rebuild ran, projected again after the switch.
   public var projectedAfterSwitch: Int
   /// Unrouted notifications read again first (``Ledger/reexamineUnrouted()``).
-  public var unrouted: Ledger.Reexamination = .init()
+  public var unrouted: LedgerMaintenance.Reexamination = .init()
   public var seconds: Double
 }
 

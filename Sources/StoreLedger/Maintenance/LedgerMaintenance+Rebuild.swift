@@ -21,7 +21,7 @@ extension LedgerMaintenance {
     let started = ContinuousClock.now
     let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     // A release that now reads the app of unrouted evidence routes it before projecting.
-    let unrouted = try await ledger.reexamineUnrouted()
+    let unrouted = try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
     do {
       let (replaced, total, version) = try await ledger.storage.bounded {
         let replaced = try await AccountViewsRebuildStatements.liveVersion(

@@ -109,7 +109,7 @@ public struct ReceiptImport: Sendable {
     let key =
       "receipt:" + SHA256.hash(data: Data(receipt.utf8)).map { String(format: "%02x", $0) }.joined()
     do {
-      if try await ledger.storedEvent(withKey: key) != nil {
+      if try await storedEvent(withKey: key) != nil {
         return Outcome(
           line: line, kind: .imported, transactionId: nil, linkedChains: [], reason: nil)
       }
@@ -151,7 +151,7 @@ public struct ReceiptImport: Sendable {
       let kind: Outcome.Kind = replayed.appended > 0 ? .migrated : .alreadyKnown
       let outcome = Outcome(
         line: line, kind: kind, transactionId: id, linkedChains: linked, reason: nil)
-      try await ledger.recordReceiptImport(outcome, key: key)
+      try await recordReceiptImport(outcome, key: key)
       return outcome
     } catch let error as LedgerError {
       return failed(error.description, id)
@@ -181,11 +181,11 @@ public struct ReceiptImport: Sendable {
   }
 }
 
-extension Ledger {
+extension ReceiptImport {
   /// Where the event with `key` is stored, if the log holds it.
   public func storedEvent(withKey key: String) async throws(LedgerError) -> String? {
-    let (client, logger) = (self.storage.client, self.storage.logger)
-    return try await storage.run {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    return try await ledger.storage.run {
       try await LogQueries.event(withKey: key, on: client, logger: logger)?.streamId
     }
   }
@@ -194,7 +194,7 @@ extension Ledger {
     async throws(LedgerError)
   {
     // The receipt itself is not stored: its digest names it.
-    try await AppleActions(ledger: self).recordAction(
+    try await AppleActions(ledger: ledger).recordAction(
       "ledger.receipt_imported.v1", member: "receiptImported", body: outcome,
       stream: "receipts:\(key.suffix(64).prefix(2))", key: key)
   }

@@ -9,7 +9,8 @@ extension CustomerReplay {
   /// stored), then the others; each group in a fixed order that spreads one customer's
   /// (neighbouring) ids apart, so that concurrent replays rarely share a customer.
   func startingIds(_ customers: Customers) async throws -> [String] {
-    let ids = try await ledger.purchaseChains(customers, in: environment, logger: logger)
+    let ids = try await LedgerMaintenance(ledger: ledger).purchaseChains(
+      customers, in: environment, logger: logger)
     let started = Set(try await replayedIds())
     let order: (String, String) -> Bool = {
       (String($0.reversed()), $0) < (String($1.reversed()), $1)
@@ -57,25 +58,5 @@ extension CustomerReplay {
           payload: Array(try JSONEncoder().encode(progress)), environment: environment.rawValue,
           metadata: Array(#"{"source":"replay"}"#.utf8))
       ], to: stream)
-  }
-}
-
-extension Ledger {
-  /// The `originalTransactionId`s of `customers` in `environment` (for explicit transaction
-  /// ids, those ids).
-  public func purchaseChains(
-    _ customers: CustomerReplay.Customers, in environment: AppStoreEnvironment, logger: Logger
-  ) async throws -> [String] {
-    let prefix = "sub:\(environment.rawValue):"
-    let streams: [String]
-    switch customers {
-    case .transactions(let ids): return ids
-    case .account(let token):
-      let token = try Ledger.canonical(token)
-      streams = try await AccountEvents.streams(of: token, on: storage.client, logger: logger)
-    case .everyone:
-      streams = try await LogQueries.purchaseStreams(on: storage.client, logger: logger)
-    }
-    return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 }

@@ -35,7 +35,7 @@ public struct CustomerReplay: Sendable {
     public var rejected: [String: Int] = [:]
     /// Unrouted notifications read again before the replay (see ``Ledger/reexamineUnrouted()``);
     /// nil when only some customers were replayed.
-    public var unrouted: Ledger.Reexamination?
+    public var unrouted: LedgerMaintenance.Reexamination?
 
     public init() {}
 
@@ -80,7 +80,9 @@ public struct CustomerReplay: Sendable {
     var covered = Set<String>()
     var groups: [Set<String>] = []
     var report = Report()
-    if case .everyone = customers { report.unrouted = try await ledger.reexamineUnrouted() }
+    if case .everyone = customers {
+      report.unrouted = try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
+    }
     while !pending.isEmpty {
       let batch = Array(pending.prefix(concurrency))
       pending.removeFirst(batch.count)

@@ -58,7 +58,7 @@ public struct Reconciliation: Sendable {
     let time =
       [entry.transaction.payload.signedDate, entry.renewalInfo.payload.signedDate]
       .compactMap { $0 }.max() ?? Timestamp(Date())
-    let ours = try await ledger.chainView(of: original).subscription(original, at: time)?.status
+    let ours = try await chainView(of: original).subscription(original, at: time)?.status
     guard ours != entry.status?.rawValue else {
       report.agreed += 1
       return
@@ -78,15 +78,15 @@ public struct Reconciliation: Sendable {
   }
 }
 
-extension Ledger {
+extension Reconciliation {
   /// The folded purchase chain `originalTransactionId`, in every configured environment.
   func chainView(of originalTransactionId: String) async throws -> LedgerView {
-    let (store, streams) = (self.storage.store, streams(ofChain: originalTransactionId))
-    let recorded = try await storage.bounded { try await store.readStreams(streams) }
+    let (store, streams) = (ledger.storage.store, ledger.streams(ofChain: originalTransactionId))
+    let recorded = try await ledger.storage.bounded { try await store.readStreams(streams) }
     return LedgerView(
       LedgerState.fold(
         try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),
-      catalog: configuration.catalog,
-      options: configuration.options)
+      catalog: ledger.configuration.catalog,
+      options: ledger.configuration.options)
   }
 }

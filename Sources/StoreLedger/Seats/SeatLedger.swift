@@ -135,7 +135,7 @@ public struct SeatLedger: Sendable {
         originalTransactionId,
         ClaimSeatRequest(requestIdentifier: request, appTransactionId: download))
     } catch {
-      let failure = Ledger.appleError(error, doing: "claiming a seat")
+      let failure = AppleActions.appleError(error, doing: "claiming a seat")
       if failure.code == .appleRefused {
         try await record(
           SeatClaimEvent(
@@ -178,7 +178,7 @@ public struct SeatLedger: Sendable {
     } catch let error as AppStoreAPIError where error.apiErrorCode == .seatClaimIdNotFound {
       reason = "Apple no longer holds this claim (SeatClaimIdNotFoundError)"
     } catch {
-      throw Ledger.appleError(error, doing: "releasing a seat")
+      throw AppleActions.appleError(error, doing: "releasing a seat")
     }
     try await record(
       SeatClaimEvent(
@@ -213,7 +213,7 @@ public struct SeatLedger: Sendable {
       try await apple.associateSeat(
         originalTransactionId, seatClaimId: seatClaimId, appTransactionId: appTransactionId)
     } catch {
-      throw Ledger.appleError(error, doing: "associating a seat")
+      throw AppleActions.appleError(error, doing: "associating a seat")
     }
     try await record(
       SeatClaimEvent(
@@ -254,7 +254,7 @@ public struct SeatLedger: Sendable {
     do {
       info = try await apple.seatInfo(originalTransactionId)
     } catch {
-      throw Ledger.appleError(error, doing: "reading seat info")
+      throw AppleActions.appleError(error, doing: "reading seat info")
     }
     let now = Timestamp(time)
     let ours = chain.view.seatClaims(ofChain: originalTransactionId, at: now)

@@ -330,7 +330,8 @@ struct ConsoleController: Sendable {
   private func overview() async throws -> Response {
     let overview = try await SupportQueries(ledger: ledger).overview()
     let recent = metrics.server.recent(app: metrics.app)
-    let notUnderstood = try await ledger.notUnderstood(limit: OverviewPage.notUnderstoodShown)
+    let notUnderstood = try await SupportQueries(ledger: ledger).notUnderstood(
+      limit: OverviewPage.notUnderstoodShown)
     let document = page.document(title: "Overview") { html in
       OverviewPage(
         overview: overview, recent: recent, notUnderstood: notUnderstood,
@@ -342,7 +343,7 @@ struct ConsoleController: Sendable {
 
   private func notUnderstood() async throws -> Response {
     let limit = 500
-    let notifications = try await ledger.notUnderstood(limit: limit)
+    let notifications = try await SupportQueries(ledger: ledger).notUnderstood(limit: limit)
     let document = page.document(title: "Notifications not understood") { html in
       NotUnderstoodPage(notifications: notifications, limit: limit).render(into: &html)
     }

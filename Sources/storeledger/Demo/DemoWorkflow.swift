@@ -190,7 +190,7 @@ struct DemoWorkflow: Service {
       webhook: "http://127.0.0.1:\(server)/v1/notifications/appstore", logger: logger)
     let (seats, seconds) = try await timed("seats") { try await stage.run() }
     summary.seats = seats
-    let notUnderstood = try await ledger.notUnderstood(limit: 100_000)
+    let notUnderstood = try await SupportQueries(ledger: ledger).notUnderstood(limit: 100_000)
     summary.notUnderstood = notUnderstood.count
     summary.unrouted = notUnderstood.filter { $0.isUnrouted && $0.routedTo == nil }.count
     record(

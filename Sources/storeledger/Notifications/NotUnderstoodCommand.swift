@@ -29,7 +29,7 @@ struct NotUnderstoodCommand: AsyncParsableCommand {
   @Flag(help: "Print JSON.") var json = false
 
   struct Output: Encodable {
-    var reexamination: Ledger.Reexamination?
+    var reexamination: LedgerMaintenance.Reexamination?
     var notifications: [NotUnderstoodNotification]
   }
 
@@ -40,9 +40,11 @@ struct NotUnderstoodCommand: AsyncParsableCommand {
   func run() async throws {
     let (limit, reexamine) = (limit, reexamine)
     let output = try await ledger.withLedger("storeledger.not-understood") { ledger, _ in
-      let reexamination = reexamine ? try await ledger.reexamineUnrouted() : nil
+      let reexamination =
+        reexamine ? try await LedgerMaintenance(ledger: ledger).reexamineUnrouted() : nil
       return Output(
-        reexamination: reexamination, notifications: try await ledger.notUnderstood(limit: limit))
+        reexamination: reexamination,
+        notifications: try await SupportQueries(ledger: ledger).notUnderstood(limit: limit))
     }
     if json {
       say(try CommandJSON.string(output))

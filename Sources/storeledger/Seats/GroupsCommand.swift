@@ -36,7 +36,7 @@ struct GroupsOfCommand: AsyncParsableCommand {
       do {
         return try await client.customerGroups(id)
       } catch {
-        throw CommandFailure(Ledger.describe(error, doing: "Get Customer Groups"))
+        throw CommandFailure(AppleActions.describe(error, doing: "Get Customer Groups"))
       }
     }
     say(try CommandJSON.string(groups))
@@ -63,7 +63,7 @@ struct GroupsMembersCommand: AsyncParsableCommand {
       do {
         return try await client.groupMembers(id)
       } catch {
-        throw CommandFailure(Ledger.describe(error, doing: "Get Group Members"))
+        throw CommandFailure(AppleActions.describe(error, doing: "Get Group Members"))
       }
     }
     say(try CommandJSON.string(members))

@@ -2,7 +2,7 @@ import AppStoreServerAPI
 import StoreLedgerCore
 
 /// Calls to Apple made for the ledger's commands, and Apple's failures as ledger errors.
-extension Ledger {
+extension AppleActions {
   static func setAtApple(
     _ token: String, _ originalTransactionId: String, _ apple: AppStoreServerAPIClient
   ) async throws(LedgerError) {
