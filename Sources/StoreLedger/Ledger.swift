@@ -86,7 +86,7 @@ public struct Ledger: Sendable {
     /// For notifications: Apple's `notificationType` (raw, also when unknown to us).
     public var notificationType: String? = nil
     /// A verified notification whose app could not be read, kept as unrouted evidence: it
-    /// grants and revokes nothing (``Ledger/notUnderstood(limit:)`` lists it).
+    /// grants and revokes nothing (``SupportQueries/notUnderstood(limit:)`` lists it).
     public var unrouted: Bool = false
     /// For notifications: this release knows its type and every body object it carries.
     public var understood: Bool = true

@@ -12,7 +12,7 @@ public struct AccountViewsRebuild: Sendable, Hashable, Codable {
   public var events: Int
   /// Accounts appended to while the rebuild ran, projected again after the switch.
   public var projectedAfterSwitch: Int
-  /// Unrouted notifications read again first (``Ledger/reexamineUnrouted()``).
+  /// Unrouted notifications read again first (``LedgerMaintenance/reexamineUnrouted()``).
   public var unrouted: LedgerMaintenance.Reexamination = .init()
   public var seconds: Double
 }

@@ -33,7 +33,7 @@ public struct CustomerReplay: Sendable {
     public var alreadyStored = 0
     /// Refused by the ledger, by error code.
     public var rejected: [String: Int] = [:]
-    /// Unrouted notifications read again before the replay (see ``Ledger/reexamineUnrouted()``);
+    /// Unrouted notifications read again before the replay (see ``LedgerMaintenance/reexamineUnrouted()``);
     /// nil when only some customers were replayed.
     public var unrouted: LedgerMaintenance.Reexamination?
 
