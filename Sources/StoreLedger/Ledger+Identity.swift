@@ -136,7 +136,8 @@ extension Ledger {
       appAccountToken: token, originalTransactionId: chain, linkedAt: Timestamp(Date()))
     _ = try await decideAndAppend(
       .link(link), for: token, idempotencyKey: "\(token):\(chain)",
-      alsoIndexing: [stream] + (try await consumptionStreams(ofChain: chain)),
+      alsoIndexing: [stream]
+        + (try await ConsumptionRequests(ledger: self).streams(ofChain: chain)),
       source: "app-transaction-id")
   }
 }

@@ -30,14 +30,14 @@ extension Ledger {
         "the payload's environment (\(environment.rawValue)) is not one of the configured environments (\(configured))",
         verificationCode: VerificationError.Code.environmentMismatch.rawValue)
     }
-    let verifier = freshlyFetched ? unroutableVerifiers.now : unroutableVerifiers.signedDate
+    let verifier = freshlyFetched ? verifiers.unroutable.now : verifiers.unroutable.signedDate
     let verified: VerifiedNotification
     do {
       verified = try verifier.verifyUnroutable(unverified)
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
-    let record = try mapped { try LedgerRecord.unrouted(verified, source: source) }
+    let record = try LedgerRecord.mapped { try LedgerRecord.unrouted(verified, source: source) }
     var ingested = try await append(record, accounts: [])
     ingested.notificationType = verified.payload.notificationType?.rawValue
     ingested.unrouted = true

@@ -18,12 +18,8 @@ public struct Ledger: Sendable {
   /// The log, the views and the replicas, as every part of the ledger reaches them.
   package let storage: LedgerStorage
   public let configuration: LedgerConfiguration
-  let verifiers: [SignedDataVerifier]
-  /// The same, judging certificates at the current time: for data just fetched from Apple.
-  let onlineVerifiers: [SignedDataVerifier]
-  /// For notifications whose app cannot be read: chain and signature, at the payload's
-  /// signedDate and at the current time (``SignedDataVerifier/verifyUnroutable(_:)``).
-  let unroutableVerifiers: (signedDate: SignedDataVerifier, now: SignedDataVerifier)
+  /// The app's verifiers, by environment and by when certificates are judged.
+  let verifiers: LedgerVerifiers
   /// Shares commits between concurrent ingests; nil when the configuration turns it off.
   let committer: GroupCommitter?
   /// Folds accounts into their stored views and derives their changes.
@@ -56,24 +52,7 @@ public struct Ledger: Sendable {
         ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil,
       changesAppended: WakeUpSignal())
     self.identities = IdentityCache(capacity: 100_000)
-    func verifiers(at time: ValidationTime) throws(VerificationError) -> [SignedDataVerifier] {
-      try configuration.environments.map { environment throws(VerificationError) in
-        try SignedDataVerifier(
-          configuration: VerifierConfiguration(
-            trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
-            appAppleId: configuration.appAppleId, environment: environment,
-            validationTime: time))
-      }
-    }
-    self.verifiers = try verifiers(at: .signedDate)
-    self.onlineVerifiers = try verifiers(at: .now)
-    func unroutable(at time: ValidationTime) throws(VerificationError) -> SignedDataVerifier {
-      try SignedDataVerifier(
-        configuration: VerifierConfiguration(
-          trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
-          appAppleId: configuration.appAppleId, environment: nil, validationTime: time))
-    }
-    self.unroutableVerifiers = (try unroutable(at: .signedDate), try unroutable(at: .now))
+    self.verifiers = try LedgerVerifiers(configuration)
   }
 
   /// What an ingest stored (or had stored before).
@@ -102,7 +81,7 @@ public struct Ledger: Sendable {
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
-    let unverified = try Self.notificationClaims(signedPayload)
+    let unverified = try LedgerVerifiers.notificationClaims(signedPayload)
     if let released = unverified.claims.unclaimInfo?.unclaimSeatIds, !released.isEmpty,
       let stream = try await seatStream(holding: released)
     {
@@ -115,11 +94,11 @@ public struct Ledger: Sendable {
     }
     let claims = SignedDataKind.Claims(
       kind: .notification, environment: unverified.claims.environment)
-    let verified = try verify(claims, online: freshlyFetched) {
+    let verified = try verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
       try verifier.verifyNotification(unverified)
     }
-    let record = try mapped { try LedgerRecord.notification(verified, source: source) }
+    let record = try LedgerRecord.mapped { try LedgerRecord.notification(verified, source: source) }
     var tokens = [
       verified.transaction?.payload.appAccountToken,
       verified.renewalInfo?.payload.appAccountToken,
@@ -130,7 +109,7 @@ public struct Ledger: Sendable {
     }
     var ingested = try await append(
       record, accounts: tokens.compactMap { $0 },
-      with: try await consumptionOpening(
+      with: try await ConsumptionRequests(ledger: self).opening(
         verified, in: record.streamId, for: tokens.compactMap { $0 }))
     ingested.notificationType = verified.payload.notificationType?.rawValue
     ingested.understood = verified.payload.isUnderstood
@@ -149,12 +128,12 @@ public struct Ledger: Sendable {
     let appAccountToken = try appAccountToken.map { token throws(LedgerError) in
       try Self.canonical(token)
     }
-    let claims = try Self.expect(.transaction, in: signedTransaction)
-    let verified = try verify(claims, online: freshlyFetched) {
+    let claims = try LedgerVerifiers.expect(.transaction, in: signedTransaction)
+    let verified = try verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
       try verifier.verifyTransaction(signedTransaction)
     }
-    let record = try mapped {
+    let record = try LedgerRecord.mapped {
       try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
     }
     let sighting = Self.sighting(verified.payload, forwarded: appAccountToken)
@@ -176,12 +155,12 @@ public struct Ledger: Sendable {
   public func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
     async throws(LedgerError) -> Ingested
   {
-    let claims = try Self.expect(.renewalInfo, in: signedRenewalInfo)
-    let verified = try verify(claims, online: freshlyFetched) {
+    let claims = try LedgerVerifiers.expect(.renewalInfo, in: signedRenewalInfo)
+    let verified = try verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
       try verifier.verifyRenewalInfo(signedRenewalInfo)
     }
-    let record = try mapped { try LedgerRecord.renewalInfo(verified, source: source) }
+    let record = try LedgerRecord.mapped { try LedgerRecord.renewalInfo(verified, source: source) }
     let payload = verified.payload
     if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
       await join(Self.sighting(payload))
@@ -224,7 +203,7 @@ public struct Ledger: Sendable {
     }
     let chainStreams =
       streams(ofChain: originalTransactionId)
-      + (try await consumptionStreams(ofChain: originalTransactionId))
+      + (try await ConsumptionRequests(ledger: self).streams(ofChain: originalTransactionId))
     guard moving, let holder else {
       let link = AccountLinked(
         appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,

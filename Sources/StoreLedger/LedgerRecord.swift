@@ -253,3 +253,16 @@ public struct LedgerRecord: Sendable, Hashable {
     Array("{\"source\":\(EventPayloadJSON.quoted(source))}".utf8)
   }
 }
+
+extension LedgerRecord {
+  /// `body`'s record, its mapping failure as the ledger's `invalid_payload`.
+  static func mapped(_ body: () throws -> LedgerRecord) throws(LedgerError) -> LedgerRecord {
+    do {
+      return try body()
+    } catch let error as LedgerRecord.MappingError {
+      throw LedgerError(.invalidPayload, error.description)
+    } catch {
+      throw LedgerError(.invalidPayload, "the payload cannot become an event")
+    }
+  }
+}

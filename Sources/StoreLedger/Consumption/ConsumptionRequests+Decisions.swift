@@ -23,7 +23,7 @@ extension ConsumptionRequests {
   {
     var lines: [ConsumptionDryRunLine] = []
     for report in try await list(limit: limit) {
-      let streamId = Ledger.consumptionStream(
+      let streamId = Self.stream(
         environment: report.environment, requestId: report.requestId)
       let (request, _) = try await load(streamId)
       let decision = try await decision(

@@ -187,7 +187,7 @@ extension ConsumptionRequests {
     case .failure(let rejection): throw LedgerError(.conflict, rejection.message)
     }
     let records = events.map {
-      Ledger.consumptionEvent(
+      Self.event(
         $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
     }
     let (store, version) = (ledger.storage.store, request.version)

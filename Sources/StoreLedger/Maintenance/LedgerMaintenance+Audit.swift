@@ -124,7 +124,7 @@ extension LedgerMaintenance {
   /// Verifies `raw` as unrouted evidence is verified (it names no app) and returns its claims.
   private func unroutedClaims(_ raw: String) throws(LedgerError) -> AppleClaims {
     do {
-      let verified = try ledger.unroutableVerifiers.signedDate.verifyUnroutable(UnverifiedJWS(raw))
+      let verified = try ledger.verifiers.unroutable.signedDate.verifyUnroutable(UnverifiedJWS(raw))
       return .notification(NotificationReceived(notification: verified.payload))
 
     } catch {
@@ -148,7 +148,7 @@ extension LedgerMaintenance {
       // seat claims): verified as it was at ingest.
       return try unroutedClaims(raw)
     case .notification:
-      let verified = try ledger.verify(kind) { verifier throws(VerificationError) in
+      let verified = try ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyNotification(raw)
       }
       return .notification(
@@ -157,14 +157,14 @@ extension LedgerMaintenance {
           renewalInfo: verified.renewalInfo?.payload,
           appTransaction: verified.appTransaction?.payload))
     case .transaction(let observed):
-      let verified = try ledger.verify(kind) { verifier throws(VerificationError) in
+      let verified = try ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyTransaction(raw)
       }
       return .transaction(
         TransactionObserved(
           transaction: verified.payload, appAccountToken: observed.appAccountToken))
     case .renewalInfo, .status:
-      let verified = try ledger.verify(kind) { verifier throws(VerificationError) in
+      let verified = try ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
         try verifier.verifyRenewalInfo(raw)
       }
       return .renewalInfo(RenewalInfoObserved(renewalInfo: verified.payload))

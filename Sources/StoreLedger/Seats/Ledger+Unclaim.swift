@@ -37,21 +37,21 @@ extension Ledger {
           "the notification's environment is not the one its seat claims were made in",
           verificationCode: VerificationError.Code.environmentMismatch.rawValue)
       }
-      verified = try verify(
+      verified = try verifiers.verify(
         SignedDataKind.Claims(kind: .notification, environment: claims.environment),
         online: freshlyFetched
       ) { verifier throws(VerificationError) in
         try verifier.verifyNotification(unverified)
       }
     } else {
-      let verifier = freshlyFetched ? unroutableVerifiers.now : unroutableVerifiers.signedDate
+      let verifier = freshlyFetched ? verifiers.unroutable.now : verifiers.unroutable.signedDate
       do {
         verified = try verifier.verifyUnroutable(unverified)
       } catch {
         throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
       }
     }
-    var record = try mapped {
+    var record = try LedgerRecord.mapped {
       try LedgerRecord.notification(verified, source: source, stream: stream)
     }
     record.event.environment = environment

@@ -272,7 +272,7 @@ public struct SeatLedger: Sendable {
       + "only \(result.onlyAtApple), in the ledger only \(result.onlyInLedger)"
     let digest = Self.digest(summary)
     let ingested = try await ledger.append(
-      try ledger.mapped {
+      try LedgerRecord.mapped {
         try LedgerRecord.seat(
           SeatClaimEvent(
             .reconciled, originalTransactionId: originalTransactionId,
@@ -335,7 +335,7 @@ public struct SeatLedger: Sendable {
   private func record(_ event: SeatClaimEvent, _ chain: Chain, member: String?)
     async throws(LedgerError)
   {
-    let record = try ledger.mapped {
+    let record = try LedgerRecord.mapped {
       try LedgerRecord.seat(event, environment: chain.environment, source: "seats")
     }
     let purchaser = chain.view.subscription(

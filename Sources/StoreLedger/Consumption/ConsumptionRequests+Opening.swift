@@ -7,14 +7,14 @@ import StoreLedgerPostgres
 /// Refund requests in the log: opened with Apple's CONSUMPTION_REQUEST in the same
 /// transaction that stores the notification, decided one command at a time with the stream's
 /// version expected (so two workers never both claim a request), read back for people.
-extension Ledger {
-  static func consumptionStream(environment: String, requestId: String) -> String {
+extension ConsumptionRequests {
+  static func stream(environment: String, requestId: String) -> String {
     "consumption:\(environment):\(requestId.lowercased())"
   }
 
   /// The event that opens a refund request, for a verified CONSUMPTION_REQUEST about a
   /// purchase; nil for any other notification.
-  static func consumptionOpening(_ verified: VerifiedNotification) -> BatchAppend? {
+  static func opening(_ verified: VerifiedNotification) -> BatchAppend? {
     let payload = verified.payload
     guard payload.notificationType == .consumptionRequest,
       let uuid = payload.notificationUUID, let signed = payload.signedDate,
@@ -27,21 +27,21 @@ extension Ledger {
       productId: transaction.productId, productType: transaction.type,
       appAccountToken: transaction.appAccountToken, reason: payload.data?.consumptionRequestReason,
       requestedAt: signed)
-    let stream = consumptionStream(environment: environment, requestId: uuid)
+    let stream = stream(environment: environment, requestId: uuid)
     return BatchAppend(
-      event: consumptionEvent(.requested(requested), key: "\(stream):requested", source: "webhook"),
+      event: event(.requested(requested), key: "\(stream):requested", source: "webhook"),
       streamId: stream)
   }
 
   /// The opening of a refund request, joined to the accounts that hold its purchase (those the
   /// notification names and those its stream already belongs to), so their change feeds tell
   /// of the request and its answer.
-  func consumptionOpening(
+  func opening(
     _ verified: VerifiedNotification, in stream: String, for tokens: [String]
   ) async throws(LedgerError) -> BatchAppend? {
-    guard var opening = Self.consumptionOpening(verified) else { return nil }
-    let (client, logger) = (storage.client, storage.logger)
-    let holders = try await storage.run {
+    guard var opening = Self.opening(verified) else { return nil }
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let holders = try await ledger.storage.run {
       try await AccountViews.accounts(ofStreams: [stream], on: client, logger: logger)
     }
     let keys = Set(tokens.filter { !$0.isEmpty }.map(AppAccountToken.normalized) + holders)
@@ -50,17 +50,17 @@ extension Ledger {
   }
 
   /// The streams of the refund requests about the chain's purchases: a link joins them too.
-  func consumptionStreams(ofChain originalTransactionId: String) async throws(LedgerError)
+  func streams(ofChain originalTransactionId: String) async throws(LedgerError)
     -> [String]
   {
-    let (client, logger) = (storage.client, storage.logger)
-    return try await storage.run {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    return try await ledger.storage.run {
       try await ConsumptionRequestIndex.streams(
         ofChain: originalTransactionId, on: client, logger: logger)
     }
   }
 
-  static func consumptionEvent(_ event: ConsumptionEvent, key: String, source: String) -> NewEvent {
+  static func event(_ event: ConsumptionEvent, key: String, source: String) -> NewEvent {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     let environment: String? =

@@ -1,0 +1,96 @@
+import AppStoreVerification
+import StoreLedgerCore
+
+/// The configured app's verifiers: one per environment judging certificates at the payload's
+/// signedDate (a retried delivery may be days old), the same judging them now (for data just
+/// fetched from Apple), and the pair for notifications whose app cannot be read.
+struct LedgerVerifiers: Sendable {
+  let environments: [AppStoreEnvironment]
+  let atSignedDate: [SignedDataVerifier]
+  let now: [SignedDataVerifier]
+  /// For notifications whose app cannot be read: chain and signature, at the payload's
+  /// signedDate and at the current time (``SignedDataVerifier/verifyUnroutable(_:)``).
+  let unroutable: (signedDate: SignedDataVerifier, now: SignedDataVerifier)
+
+  init(_ configuration: LedgerConfiguration) throws(VerificationError) {
+    func verifier(_ environment: AppStoreEnvironment?, at time: ValidationTime)
+      throws(VerificationError) -> SignedDataVerifier
+    {
+      try SignedDataVerifier(
+        configuration: VerifierConfiguration(
+          trustedRoots: configuration.trustedRoots, bundleId: configuration.bundleId,
+          appAppleId: configuration.appAppleId, environment: environment, validationTime: time))
+    }
+    environments = configuration.environments
+    atSignedDate = try environments.map { environment throws(VerificationError) in
+      try verifier(environment, at: .signedDate)
+    }
+    now = try environments.map { environment throws(VerificationError) in
+      try verifier(environment, at: .now)
+    }
+    unroutable = (try verifier(nil, at: .signedDate), try verifier(nil, at: .now))
+  }
+
+  /// Verifies with the verifier of the environment the payload claims (judging certificates
+  /// at the current time when `online`, else at the payload's signedDate); that verifier
+  /// checks everything again, the claim included, so the claim only chooses. Sandbox data
+  /// carries no App Apple ID; Production data must carry the configured one.
+  func verify<Result>(
+    _ claims: SignedDataKind.Claims, online: Bool = false,
+    _ body: (SignedDataVerifier) throws(VerificationError) -> Result
+  ) throws(LedgerError) -> Result {
+    let candidates = online ? now : atSignedDate
+    guard
+      let verifier = candidates.first(where: { $0.configuration.environment == claims.environment })
+    else {
+      let configured = environments.map(\.rawValue).joined(separator: ", ")
+      throw LedgerError(
+        .verificationFailed,
+        "the payload's environment (\(claims.environment?.rawValue ?? "none")) is not one of the configured environments (\(configured))",
+        verificationCode: VerificationError.Code.environmentMismatch.rawValue)
+    }
+    do {
+      return try body(verifier)
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
+  }
+
+  /// Refuses signed data of another kind before verifying it, and returns what the payload
+  /// claims (read from the unverified payload only to refuse or to choose a verifier, never
+  /// to trust).
+  static func expect(_ kind: SignedDataKind, in jws: String) throws(LedgerError)
+    -> SignedDataKind.Claims
+  {
+    let found: SignedDataKind.Claims
+    do {
+      found = try SignedDataKind.claims(of: jws)
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
+    guard found.kind == kind else {
+      throw LedgerError(
+        .invalidPayload, "this is signed \(found.kind.rawValue) data, not a \(kind.rawValue)")
+    }
+    return found
+  }
+
+  /// A notification's payload read, not yet verified; data of another kind is refused as
+  /// ``expect(_:in:)`` refuses it.
+  static func notificationClaims(_ jws: String) throws(LedgerError)
+    -> UnverifiedJWS<ResponseBodyV2DecodedPayload>
+  {
+    let unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>
+    do {
+      unverified = try UnverifiedJWS(jws)
+    } catch {
+      _ = try expect(.notification, in: jws)
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
+    guard unverified.claims.notificationType != nil else {
+      _ = try expect(.notification, in: jws)
+      throw LedgerError(.invalidPayload, "this signed data is not a notification")
+    }
+    return unverified
+  }
+}
