@@ -57,7 +57,7 @@ extension Ledger {
         try await store.append(to: stream, indexing: index) { connection in
           let events = try await AccountEvents.read(token, on: connection, logger: logger)
           let view = LedgerView(LedgerState.fold(events), catalog: catalog, options: options)
-          return try Self.decided(view.decide(command)).map { body in
+          return try LedgerError.decided(view.decide(command)).map { body in
             try LedgerRecord.command(body, idempotencyKey: idempotencyKey, source: source).event
           }
         }
@@ -66,19 +66,6 @@ extension Ledger {
       return Ingested(result)
     } catch {
       throw LedgerStorage.mapped(error)
-    }
-  }
-
-  private static func decided(_ decision: Result<[LedgerEvent.Body], CommandRejection>)
-    throws(LedgerError) -> [LedgerEvent.Body]
-  {
-    switch decision {
-    case .success(let events): return events
-    case .failure(let rejection) where rejection.code == .insufficientBalance:
-      throw LedgerError(.insufficientBalance, rejection.message)
-    case .failure(let rejection) where rejection.code == .idempotencyKeyReused:
-      throw LedgerError(.idempotencyKeyReused, rejection.message)
-    case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
     }
   }
 
@@ -91,11 +78,6 @@ extension Ledger {
         "an appAccountToken is a UUID, such as \(AppAccountToken.example) (any case)")
     }
     return token
-  }
-
-  /// The purchase streams of a chain, in every environment it was seen in.
-  func streams(ofChain originalTransactionId: String) -> [String] {
-    configuration.environments.map { "sub:\($0.rawValue):\(originalTransactionId)" }
   }
 
   /// A write to `tokens` committed: reads of them in this process must see it. The replicas

@@ -83,9 +83,9 @@ public struct Ledger: Sendable {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
     let unverified = try LedgerVerifiers.notificationClaims(signedPayload)
     if let released = unverified.claims.unclaimInfo?.unclaimSeatIds, !released.isEmpty,
-      let stream = try await seatStream(holding: released)
+      let stream = try await SeatLedger(ledger: self, apple: nil).stream(holding: released)
     {
-      return try await ingestUnclaim(
+      return try await SeatLedger(ledger: self, apple: nil).ingestUnclaim(
         unverified, into: stream, source: source, freshlyFetched: freshlyFetched)
     }
     guard unverified.claims.environment != nil, unverified.claims.bundleId != nil else {
@@ -105,7 +105,8 @@ public struct Ledger: Sendable {
     ]
     if let download = LedgerRecord.consentDownload(verified) {
       // A withdrawn consent joins every account holding the download.
-      tokens += try await accounts(holdingDownload: download, in: record.streamId)
+      tokens += try await IdentityJoiner(ledger: self).accounts(
+        holdingDownload: download, in: record.streamId)
     }
     var ingested = try await append(
       record, accounts: tokens.compactMap { $0 },
@@ -113,7 +114,7 @@ public struct Ledger: Sendable {
         verified, in: record.streamId, for: tokens.compactMap { $0 }))
     ingested.notificationType = verified.payload.notificationType?.rawValue
     ingested.understood = verified.payload.isUnderstood
-    await join(Self.sighting(verified.transaction?.payload))
+    await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(verified.transaction?.payload))
     return ingested
   }
 
@@ -136,17 +137,17 @@ public struct Ledger: Sendable {
     let record = try LedgerRecord.mapped {
       try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
     }
-    let sighting = Self.sighting(verified.payload, forwarded: appAccountToken)
+    let sighting = IdentityJoiner.sighting(verified.payload, forwarded: appAccountToken)
     if appAccountToken == nil {
       let payload = verified.payload
       if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
-        await join(sighting)
+        await IdentityJoiner(ledger: self).join(sighting)
         return known
       }
     }
     let ingested = try await append(
       record, accounts: [verified.payload.appAccountToken, appAccountToken].compactMap { $0 })
-    await join(sighting)
+    await IdentityJoiner(ledger: self).join(sighting)
     return ingested
   }
 
@@ -163,12 +164,12 @@ public struct Ledger: Sendable {
     let record = try LedgerRecord.mapped { try LedgerRecord.renewalInfo(verified, source: source) }
     let payload = verified.payload
     if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
-      await join(Self.sighting(payload))
+      await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(payload))
       return known
     }
     let ingested = try await append(
       record, accounts: [verified.payload.appAccountToken].compactMap { $0 })
-    await join(Self.sighting(payload))
+    await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(payload))
     return ingested
   }
 
@@ -202,7 +203,7 @@ public struct Ledger: Sendable {
       try await AppleActions.setAtApple(appAccountToken, originalTransactionId, apple)
     }
     let chainStreams =
-      streams(ofChain: originalTransactionId)
+      configuration.purchaseStreams(ofChain: originalTransactionId)
       + (try await ConsumptionRequests(ledger: self).streams(ofChain: originalTransactionId))
     guard moving, let holder else {
       let link = AccountLinked(
@@ -236,7 +237,9 @@ public struct Ledger: Sendable {
   /// that holds the chain's streams.
   func holder(ofChain originalTransactionId: String) async throws(LedgerError) -> String? {
     let streams =
-      streams(ofChain: originalTransactionId) + [Self.transferStream(originalTransactionId)]
+      configuration.purchaseStreams(ofChain: originalTransactionId) + [
+        Self.transferStream(originalTransactionId)
+      ]
     let (store, client, logger) = (storage.store, storage.client, storage.logger)
     let recorded: [RecordedEvent]
     do {

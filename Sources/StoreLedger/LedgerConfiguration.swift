@@ -47,3 +47,10 @@ public struct LedgerConfiguration: Sendable {
     self.viewCacheCapacity = viewCacheCapacity
   }
 }
+
+extension LedgerConfiguration {
+  /// The purchase streams of a chain, in every configured environment.
+  func purchaseStreams(ofChain originalTransactionId: String) -> [String] {
+    environments.map { "sub:\($0.rawValue):\(originalTransactionId)" }
+  }
+}

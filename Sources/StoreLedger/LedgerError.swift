@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// Why a ledger operation did not happen. Nothing was stored when one is thrown.
 ///
 /// `code` is stable; `message` never contains payloads, tokens or keys.
@@ -74,5 +76,21 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
   public var description: String {
     if let appleErrorCode { return "\(code) (Apple errorCode \(appleErrorCode)): \(message)" }
     return verificationCode.map { "\(code) (\($0)): \(message)" } ?? "\(code): \(message)"
+  }
+}
+
+extension LedgerError {
+  /// A decision's events, or its rejection as the ledger's error.
+  static func decided(_ decision: Result<[LedgerEvent.Body], CommandRejection>)
+    throws(LedgerError) -> [LedgerEvent.Body]
+  {
+    switch decision {
+    case .success(let events): return events
+    case .failure(let rejection) where rejection.code == .insufficientBalance:
+      throw LedgerError(.insufficientBalance, rejection.message)
+    case .failure(let rejection) where rejection.code == .idempotencyKeyReused:
+      throw LedgerError(.idempotencyKeyReused, rejection.message)
+    case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
+    }
   }
 }

@@ -52,7 +52,7 @@ extension AppleActions {
       extendReasonCode: reason, effectiveDate: answer.effectiveDate)
     try await recordExtension(report, at: time)
     let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-    let streams = ledger.streams(ofChain: originalTransactionId)
+    let streams = ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
     var stored = 0
     for stream in streams {
       stored += try await ledger.storage.run {

@@ -81,7 +81,9 @@ public struct Reconciliation: Sendable {
 extension Reconciliation {
   /// The folded purchase chain `originalTransactionId`, in every configured environment.
   func chainView(of originalTransactionId: String) async throws -> LedgerView {
-    let (store, streams) = (ledger.storage.store, ledger.streams(ofChain: originalTransactionId))
+    let (store, streams) = (
+      ledger.storage.store, ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
+    )
     let recorded = try await ledger.storage.bounded { try await store.readStreams(streams) }
     return LedgerView(
       LedgerState.fold(

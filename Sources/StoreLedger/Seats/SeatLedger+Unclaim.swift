@@ -9,12 +9,12 @@ import StoreLedgerPostgres
 /// that recorded them (`seats:<env>:<originalTransactionId>`), whose accounts (the members and
 /// the purchaser) see the release. One that names claims this ledger never made is kept as
 /// unrouted evidence, as any notification naming no app.
-extension Ledger {
+extension SeatLedger {
   /// The seat stream holding any of `seatClaimIds`; nil when none does.
-  func seatStream(holding seatClaimIds: [String]) async throws(LedgerError) -> String? {
-    let (client, logger) = (storage.client, storage.logger)
+  func stream(holding seatClaimIds: [String]) async throws(LedgerError) -> String? {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      let streams = try await storage.bounded {
+      let streams = try await ledger.storage.bounded {
         try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
       }
       return streams.sorted().first
@@ -26,7 +26,7 @@ extension Ledger {
   func ingestUnclaim(
     _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, into stream: String,
     source: String, freshlyFetched: Bool
-  ) async throws(LedgerError) -> Ingested {
+  ) async throws(LedgerError) -> Ledger.Ingested {
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? "unknown"
     let claims = unverified.claims
     let verified: VerifiedNotification
@@ -37,14 +37,15 @@ extension Ledger {
           "the notification's environment is not the one its seat claims were made in",
           verificationCode: VerificationError.Code.environmentMismatch.rawValue)
       }
-      verified = try verifiers.verify(
+      verified = try ledger.verifiers.verify(
         SignedDataKind.Claims(kind: .notification, environment: claims.environment),
         online: freshlyFetched
       ) { verifier throws(VerificationError) in
         try verifier.verifyNotification(unverified)
       }
     } else {
-      let verifier = freshlyFetched ? verifiers.unroutable.now : verifiers.unroutable.signedDate
+      let verifier =
+        freshlyFetched ? ledger.verifiers.unroutable.now : ledger.verifiers.unroutable.signedDate
       do {
         verified = try verifier.verifyUnroutable(unverified)
       } catch {
@@ -55,7 +56,7 @@ extension Ledger {
       try LedgerRecord.notification(verified, source: source, stream: stream)
     }
     record.event.environment = environment
-    var ingested = try await append(record, accounts: [])
+    var ingested = try await ledger.append(record, accounts: [])
     ingested.notificationType = claims.notificationType?.rawValue
     ingested.understood = claims.isUnderstood
     return ingested

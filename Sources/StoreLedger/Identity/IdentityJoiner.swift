@@ -5,12 +5,17 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 import Synchronization
 
+/// Joins purchase chains to accounts by the app download (`appTransactionId`) they share.
+struct IdentityJoiner: Sendable {
+  let ledger: Ledger
+}
+
 /// `appTransactionId` as an identity: a purchase chain Apple signed without an account token
 /// joins the one account that holds its app download. StoreLedger appends the link as the
 /// backend would (an `AccountLinked` event, source `app-transaction-id`), so the answer explains
 /// itself and the audit covers it. Only when exactly one account holds the appTransactionId,
 /// and only chains no account holds yet: never two owners for one purchase.
-extension Ledger {
+extension IdentityJoiner {
   struct Sighting: Sendable, Hashable {
     var environment: String
     var appTransactionId: String
@@ -47,7 +52,7 @@ extension Ledger {
   /// logged and retried with the next sighting of the chain (a replay makes one), never turned
   /// into a failed ingest.
   func join(_ sighting: Sighting?) async {
-    guard let sighting, let identities else { return }
+    guard let sighting, let identities = ledger.identities else { return }
     if identities.contains(sighting.key) { return }
     guard sighting.token == nil else {
       if identities.enqueue(sighting) {
@@ -56,12 +61,12 @@ extension Ledger {
       return
     }
     do {
-      let (client, logger) = (storage.client, storage.logger)
+      let (client, logger) = (ledger.storage.client, ledger.storage.logger)
       let row = (sighting.environment, sighting.appTransactionId, sighting.chain, sighting.token)
       // Read before the index: a sighting queued or being written now is seen here, one
       // written before this moment is in the index read next, so none falls between the two.
       let waiting = identities.pendingTokens(sighting.environment, sighting.appTransactionId)
-      let seen = try await storage.run {
+      let seen = try await ledger.storage.run {
         try await AppTransactionIndex.note([row], on: client, logger: logger)
       }
       let holders = Set(seen.compactMap(\.token)).union(waiting)
@@ -70,34 +75,34 @@ extension Ledger {
       }
       identities.insert(sighting.key)
     } catch {
-      storage.logger.warning(
+      ledger.storage.logger.warning(
         "an app download could not be matched to its account", metadata: ["code": "\(error.code)"])
     }
   }
 
   /// Waits until every sighting so far is written and what it lets link is linked (tests
   /// and shutdown call it).
-  public func flushIdentities() async {
+  func flush() async {
     await writeIdentities(endingFlush: false)
-    while identities?.isWriting == true { try? await Task.sleep(for: .milliseconds(5)) }
+    while ledger.identities?.isWriting == true { try? await Task.sleep(for: .milliseconds(5)) }
   }
 
   /// Writes the batched sightings (and links the purchases they let link) until none is left.
   private func writeIdentities(endingFlush: Bool) async {
-    guard let identities else { return }
+    guard let identities = ledger.identities else { return }
     while let batch = identities.takeBatch(endingFlush: endingFlush) {
       do {
-        let (client, logger) = (storage.client, storage.logger)
+        let (client, logger) = (ledger.storage.client, ledger.storage.logger)
         let rows = batch.map { ($0.environment, $0.appTransactionId, $0.chain, $0.token) }
         // Before the index is read (see join): this batch and every other not yet written.
         let waiting = identities.waitingTokens()
-        let stored = try await storage.run {
+        let stored = try await ledger.storage.run {
           try await AppTransactionIndex.note(rows, on: client, logger: logger)
         }
         try await linkTokenless(stored, waiting: waiting)
         for sighting in batch { identities.insert(sighting.key) }
       } catch {
-        storage.logger.warning(
+        ledger.storage.logger.warning(
           "app downloads could not be matched to their accounts",
           metadata: ["code": "\(error.code)", "count": "\(batch.count)"])
       }
@@ -127,119 +132,33 @@ extension Ledger {
     async throws(LedgerError)
   {
     let stream = "sub:\(environment):\(chain)"
-    let (client, logger) = (storage.client, storage.logger)
-    let holders = try await storage.run {
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let holders = try await ledger.storage.run {
       try await AppTransactionIndex.accounts(indexing: stream, on: client, logger: logger)
     }
     guard holders.isEmpty else { return }
     let link = AccountLinked(
       appAccountToken: token, originalTransactionId: chain, linkedAt: Timestamp(Date()))
-    _ = try await decideAndAppend(
+    _ = try await ledger.decideAndAppend(
       .link(link), for: token, idempotencyKey: "\(token):\(chain)",
       alsoIndexing: [stream]
-        + (try await ConsumptionRequests(ledger: self).streams(ofChain: chain)),
+        + (try await ConsumptionRequests(ledger: ledger).streams(ofChain: chain)),
       source: "app-transaction-id")
   }
 }
 
-/// The sightings this process has handled, so that a customer's renewals cost nothing after
-/// the first, and those waiting to be written in the next batch.
-final class IdentityCache: Sendable {
-  private struct State {
-    var seen: Set<String> = []
-    var pending: [String: Ledger.Sighting] = [:]
-    var flushing = false
-    /// Batches taken to be written and not yet reported written.
-    var inFlight: [[Ledger.Sighting]] = []
-  }
-  private let state = Mutex(State())
-  private let capacity: Int
-
-  init(capacity: Int) { self.capacity = capacity }
-
-  func contains(_ key: String) -> Bool { state.withLock { $0.seen.contains(key) } }
-
-  func insert(_ key: String) {
-    state.withLock {
-      if $0.seen.count >= capacity { $0.seen.removeAll(keepingCapacity: true) }
-      $0.seen.insert(key)
-    }
-  }
-
-  /// Queues a sighting; true when the caller should start a flush (none is running).
-  func enqueue(_ sighting: Ledger.Sighting) -> Bool {
-    state.withLock {
-      $0.pending[sighting.key] = sighting
-      guard !$0.flushing else { return false }
-      $0.flushing = true
-      return true
-    }
-  }
-
-  /// The queued sightings (at most 1,000), or nil when none is left; `endingFlush`: the
-  /// background flush ends then, so that the next sighting starts another.
-  func takeBatch(endingFlush: Bool) -> [Ledger.Sighting]? {
-    state.withLock {
-      guard !$0.pending.isEmpty else {
-        if endingFlush { $0.flushing = false }
-        return nil
-      }
-      let batch = Array($0.pending.values.prefix(1000))
-      for sighting in batch { $0.pending[sighting.key] = nil }
-      $0.inFlight.append(batch)
-      return batch
-    }
-  }
-
-  func written(_ batch: [Ledger.Sighting]) {
-    let keys = batch.map(\.key)
-    state.withLock { state in
-      if let index = state.inFlight.firstIndex(where: { $0.map(\.key) == keys }) {
-        state.inFlight.remove(at: index)
-      }
-    }
-  }
-
-  /// A batch is being written, or sightings wait for one.
-  var isWriting: Bool { state.withLock { !$0.inFlight.isEmpty || !$0.pending.isEmpty } }
-
-  /// Tokens of the sightings of one download that are queued or being written: not in the
-  /// index yet, or not known to be.
-  func pendingTokens(_ environment: String, _ appTransactionId: String) -> Set<String> {
-    waitingTokens()[Self.download(environment, appTransactionId)] ?? []
-  }
-
-  /// The same for every download, by ``download(_:_:)``.
-  func waitingTokens() -> [String: Set<String>] {
-    state.withLock { state in
-      var tokens: [String: Set<String>] = [:]
-      for sighting in Array(state.pending.values) + state.inFlight.joined() {
-        guard let token = sighting.token else { continue }
-        tokens[Self.download(sighting.environment, sighting.appTransactionId), default: []]
-          .insert(token)
-      }
-      return tokens
-    }
-  }
-
-  /// One app download's key: its environment and appTransactionId.
-  static func download(_ environment: String, _ appTransactionId: String) -> String {
-    "\(environment)|\(appTransactionId)"
-  }
-}
-
-extension Ledger {
+extension IdentityJoiner {
   /// The accounts holding app download `appTransactionId` of the environment `stream` names
   /// (`consent:<env>:<appTransactionId>`), after the sightings queued in this process are
   /// written.
   func accounts(holdingDownload appTransactionId: String, in stream: String)
     async throws(LedgerError) -> [String]
   {
-    await flushIdentities()
+    await flush()
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? ""
-    let (client, logger) = (storage.client, storage.logger)
+    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await storage.bounded {
+      return try await ledger.storage.bounded {
         try await AppTransactionIndex.accounts(
           holdingDownload: appTransactionId, environment: environment, on: client,
           logger: logger)
@@ -247,5 +166,13 @@ extension Ledger {
     } catch {
       throw LedgerStorage.mapped(error)
     }
+  }
+}
+
+extension Ledger {
+  /// Waits until every sighting so far is written and what it lets link is linked (tests
+  /// and shutdown call it).
+  public func flushIdentities() async {
+    await IdentityJoiner(ledger: self).flush()
   }
 }
