@@ -299,3 +299,13 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Every target is compiled with the same settings: existential types are spelled `any`, and a
+// file sees the members only of the modules it imports itself.
+for target in package.targets {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,6 +1,7 @@
 import AppStoreVerification
 import Foundation
 import Logging
+import NIOHTTP1
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore

@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import PostgresNIO
 import ServiceLifecycle
 import StoreLedger
+import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerServer
 import StoreLedgerTestSupport

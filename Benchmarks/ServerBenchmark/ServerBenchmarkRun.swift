@@ -2,6 +2,7 @@ import AppStoreVerification
 import Foundation
 import Hummingbird
 import Logging
+import NIOHTTP1
 import PostgresNIO
 import ServiceLifecycle
 import StoreLedger

@@ -2,6 +2,7 @@ import AppStoreVerification
 import Crypto
 import Foundation
 import StoreLedgerCore
+import SwiftASN1
 import X509
 
 enum BenchmarkInput {

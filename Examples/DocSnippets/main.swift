@@ -76,7 +76,7 @@ func seats(
   let claimed = try await seats.claim(
     originalTransactionId, for: memberToken, appTransactionId: memberDownload)
   if let seatClaimId = claimed.claim.seatClaimId {
-    try await seats.release(originalTransactionId, seatClaimId: seatClaimId)
+    _ = try await seats.release(originalTransactionId, seatClaimId: seatClaimId)
   }
   // snippet:end
 }

@@ -1,5 +1,6 @@
 import AppStoreVerification
 import Foundation
+import NIOHTTP1
 import StoreLedgerCore
 
 /// The calls that act on Apple's side: answers to refund requests, tokens attached to

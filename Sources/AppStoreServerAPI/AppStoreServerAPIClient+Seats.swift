@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import StoreLedgerCore
 
 /// Groups and seats (API 1.22/1.23; every endpoint is Sandbox only for now, reference §8.13).

@@ -1,6 +1,8 @@
 import AppStoreServerAPI
+import AppStoreVerification
 import Foundation
 import StoreLedgerCore
+import Synchronization
 
 extension SimulatedAppStore {
   /// Set App Account Token: Apple's checks, then the token on the chain's current period and

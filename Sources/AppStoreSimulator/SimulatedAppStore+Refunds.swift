@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import StoreLedgerCore
+import Synchronization
 
 /// A customer's refund request as Apple handles it: a CONSUMPTION_REQUEST, then, once the
 /// developer's consumption information arrives (or twelve hours pass without it), Apple's

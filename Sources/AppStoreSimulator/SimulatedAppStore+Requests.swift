@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import StoreLedgerCore
+import Synchronization
 
 /// The Server API calls that change the store: test notifications and renewal extensions.
 extension SimulatedAppStore {

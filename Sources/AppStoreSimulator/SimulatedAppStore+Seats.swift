@@ -1,6 +1,8 @@
 import AppStoreServerAPI
+import AppStoreVerification
 import Foundation
 import StoreLedgerCore
+import Synchronization
 
 /// One developer-hosted group subscription's seat claims, as the App Store keeps them.
 struct SeatBook {

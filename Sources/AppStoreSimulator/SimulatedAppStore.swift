@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import AppStoreVerification
+import Foundation
 import StoreLedgerCore
 import Synchronization
 

@@ -1,5 +1,6 @@
 import AppStoreVerification
 import Foundation
+import Logging
 import StoreLedgerCore
 import StoreLedgerPostgres
 

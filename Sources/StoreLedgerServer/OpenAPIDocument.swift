@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The API's OpenAPI document, shipped as a resource of this module.
 enum OpenAPIDocument {

@@ -8,6 +8,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import StoreLedgerCore
+import UnixSignals
 
 struct SimulateCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

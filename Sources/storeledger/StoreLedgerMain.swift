@@ -9,7 +9,7 @@ enum StoreLedgerMain {
   static func main() async {
     do {
       var command = try StoreLedgerCommand.parseAsRoot()
-      if var asyncCommand = command as? AsyncParsableCommand {
+      if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
         try command.run()

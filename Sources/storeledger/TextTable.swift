@@ -1,3 +1,5 @@
+import Foundation
+
 /// A plain-text table with a header row and columns padded to their widest cell.
 struct TextTable {
   let title: String

@@ -3,6 +3,8 @@ import AppStoreSimulator
 import AppStoreVerification
 import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import StoreLedgerCore
 import StoreLedgerTestSupport
 import Testing

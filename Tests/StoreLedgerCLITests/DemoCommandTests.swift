@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import AppStoreVerification
 import Foundation
+import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
 

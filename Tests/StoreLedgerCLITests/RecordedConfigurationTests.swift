@@ -1,6 +1,7 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
+import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing

@@ -8,6 +8,7 @@ import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerPostgres
 import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing

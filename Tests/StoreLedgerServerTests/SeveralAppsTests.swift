@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerPostgres
 import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing

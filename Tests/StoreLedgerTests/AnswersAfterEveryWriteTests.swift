@@ -1,3 +1,4 @@
+import AppStoreVerification
 import Foundation
 import PostgresNIO
 import StoreLedger

@@ -1,5 +1,6 @@
 import AppStoreVerification
 import Foundation
+import NIOCore
 import StoreLedgerCore
 import StoreLedgerPostgres
 

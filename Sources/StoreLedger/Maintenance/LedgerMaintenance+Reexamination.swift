@@ -1,5 +1,6 @@
 import AppStoreVerification
 import Foundation
+import Logging
 import StoreLedgerCore
 import StoreLedgerPostgres
 
@@ -42,9 +43,7 @@ extension LedgerMaintenance {
       do {
         let ingested = try await ledger.ingest(notification: payload, source: "reexamined")
         if ingested.unrouted { result.stillUnrouted += 1 } else { result.routed += 1 }
-      } catch let error as LedgerError
-        where error.code == .verificationFailed || error.code == .invalidPayload
-      {
+      } catch  where error.code == .verificationFailed || error.code == .invalidPayload {
         result.refused += 1
       }
     }

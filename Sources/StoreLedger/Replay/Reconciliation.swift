@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import AppStoreVerification
 import Foundation
 import Logging
 import StoreLedgerCore

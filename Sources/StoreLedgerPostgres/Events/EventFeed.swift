@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 
 /// The global feed as an endless async sequence: every committed event exactly once, in feed
 /// order, from a starting position. When caught up it waits `pollInterval`, or less when

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// The support console: server-rendered pages for people (sign-in with an API key kept in a
 /// session cookie, search, an account at any moment, an overview). Read only: every page is a

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 
 struct DebitCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

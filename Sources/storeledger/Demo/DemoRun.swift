@@ -13,6 +13,7 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerServer
 import Synchronization
+import UnixSignals
 
 /// The demo's work on a database: the simulated App Store and the StoreLedger server run as
 /// services next to the workflow, which plays the customers through the real webhook,

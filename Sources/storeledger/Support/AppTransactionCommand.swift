@@ -1,3 +1,5 @@
+import AppStoreServerAPI
+import AppStoreVerification
 import ArgumentParser
 import Foundation
 import StoreLedger

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 
 /// `storeledger extend`: renewal-date extensions, one subscription or all of a product's.
 struct ExtendCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 
 /// `storeledger webhook-check`: the end-to-end check of a fresh set-up.
 struct WebhookCheckCommand: AsyncParsableCommand {

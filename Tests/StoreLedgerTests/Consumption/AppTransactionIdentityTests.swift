@@ -1,8 +1,10 @@
 import AppStoreServerAPI
 import AppStoreSimulator
+import AppStoreVerification
 import Foundation
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
 

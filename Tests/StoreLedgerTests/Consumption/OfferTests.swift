@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import AppStoreSimulator
+import AppStoreVerification
 import Crypto
 import Foundation
 import StoreLedger

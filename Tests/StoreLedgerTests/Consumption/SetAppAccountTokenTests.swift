@@ -3,6 +3,7 @@ import AppStoreSimulator
 import Foundation
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import AppStoreSimulator
 import Foundation
+import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
