@@ -5,16 +5,15 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 import Synchronization
 
-/// Joins purchase chains to accounts by the app download (`appTransactionId`) they share.
-struct IdentityJoiner: Sendable {
-  let ledger: Ledger
-}
-
 /// `appTransactionId` as an identity: a purchase chain Apple signed without an account token
 /// joins the one account that holds its app download. StoreLedger appends the link as the
 /// backend would (an `AccountLinked` event, source `app-transaction-id`), so the answer explains
 /// itself and the audit covers it. Only when exactly one account holds the appTransactionId,
 /// and only chains no account holds yet: never two owners for one purchase.
+struct IdentityJoiner: Sendable {
+  let ledger: Ledger
+}
+
 extension IdentityJoiner {
   struct Sighting: Sendable, Hashable {
     var environment: String

@@ -48,13 +48,6 @@ extension SupportQueries {
     }
   }
 
-  /// The view of an account whose events were already read (``events(for:)``): the page that
-  /// lists them folds the same rows instead of reading them again. A refund request's events
-  /// are listed, not folded.
-  public func view(folding recorded: [RecordedEvent]) throws(LedgerError) -> LedgerView {
-    try explainer(folding: recorded).view
-  }
-
   /// The explainer of an account whose events were already read (``events(for:)``).
   public func explainer(folding recorded: [RecordedEvent]) throws(LedgerError) -> AccountExplainer {
     do {
