@@ -178,7 +178,7 @@ let package = Package(
     .executableTarget(
       name: "AppendBenchmark",
       dependencies: [
-        "StoreLedgerPostgres",
+        "StoreLedgerCore", "StoreLedgerPostgres",
         "StoreLedgerTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -188,7 +188,7 @@ let package = Package(
     .executableTarget(
       name: "GrowthBenchmark",
       dependencies: [
-        "StoreLedgerPostgres",
+        "StoreLedgerCore", "StoreLedgerPostgres",
         "StoreLedgerTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

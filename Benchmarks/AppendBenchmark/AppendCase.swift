@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// One measured shape: how many appenders run at once and how many events each transaction
 /// carries. Every appender cycles over its own streams, so both sides write the same rows.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// Runs every case on both sides, alternating, for `rounds` rounds, and keeps each rate.
 struct AppendComparison: Sendable {

@@ -1,5 +1,6 @@
 import StoreLedgerPostgres
 import Synchronization
+import StoreLedgerCore
 
 /// Each concurrent loop's appender, behind a lock so the loops can share one value.
 final class AppenderSet: Sendable {

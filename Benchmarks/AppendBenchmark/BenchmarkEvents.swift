@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// The rows both sides write: a transaction-sized payload and a JWS-sized raw string, so the
 /// comparison includes the jsonb parsing and the bytes a real event carries.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// The ceiling: the same rows inserted by one plain multi-row INSERT into a copy of the events
 /// table (same columns, constraints and indexes; no triggers), with no lock, no dedupe, no

@@ -4,6 +4,7 @@ import PostgresNIO
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Synchronization
+import StoreLedgerCore
 
 // Growth benchmark (issue 25, point 3): do appends and stream reads slow down as the log grows?
 // Fills `storeledger.events` to each size with rows shaped like the engine's (streams of ten

@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// Gathers single-event appends that arrive together into shared transactions (group
 /// commit): at most `maximumInFlight` batches run at once, and whatever arrives meanwhile

@@ -3,6 +3,7 @@ import PostgresNIO
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+import StoreLedgerCore
 
 /// Group commit: single-event appends to many streams in one transaction, each behaving as
 /// its own append would.

@@ -3,6 +3,7 @@ import PostgresNIO
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+import StoreLedgerCore
 
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct AppendTests {
   @Test func appendedEventsReadBackWithGaplessVersions() async throws {

@@ -1,6 +1,7 @@
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+import StoreLedgerCore
 
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct CheckpointTests {
   @Test func checkpointsMoveByCompareAndSwap() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+import StoreLedgerCore
 
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct ConcurrencyTests {
   @Test func concurrentAppendersToOneStreamGetGaplessVersions() async throws {

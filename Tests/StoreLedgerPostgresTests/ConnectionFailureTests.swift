@@ -5,6 +5,7 @@ import StoreLedgerTestSupport
 import Testing
 
 @testable import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// The ways PostgresNIO 1.33 can wait forever, each turned into a prompt answer.
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct ConnectionFailureTests {

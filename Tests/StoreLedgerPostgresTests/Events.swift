@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// Small events for tests.
 enum Events {

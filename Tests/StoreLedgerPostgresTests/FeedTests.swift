@@ -3,6 +3,7 @@ import PostgresNIO
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
+import StoreLedgerCore
 
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct FeedTests {
   /// Writers on many streams while one transaction holds its events uncommitted for seconds:

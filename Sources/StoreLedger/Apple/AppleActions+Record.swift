@@ -1,5 +1,6 @@
 import Foundation
 import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// What StoreLedger did at Apple, recorded in the log: one event of `eventType` in `stream`
 /// whose payload is `{member: body}`, keyed by `key` (a random suffix when the action may be

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StoreLedgerCore
 
 /// The global feed as an endless async sequence: every committed event exactly once, in feed
 /// order, from a starting position. When caught up it waits `pollInterval`, or less when

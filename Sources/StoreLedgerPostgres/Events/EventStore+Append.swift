@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 extension EventStore {
   /// Appends `events` to `streamId` in one transaction, or appends nothing.

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StoreLedgerCore
 
 extension EventStore {
   /// Appends every item (one event to its stream each, expected version "any") in one

@@ -1,4 +1,5 @@
 import PostgresNIO
+import StoreLedgerCore
 
 extension EventStore {
   /// Where the consumer `name` has got to; nil before its first save.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 extension EventStore {
   /// Decides what to append under the stream's lock, then appends it, in one transaction:

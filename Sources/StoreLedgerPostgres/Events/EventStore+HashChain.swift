@@ -1,4 +1,5 @@
 import PostgresNIO
+import StoreLedgerCore
 
 extension EventStore {
   /// Recomputes every hash of one stream (or of the whole log when `streamId` is nil; of its

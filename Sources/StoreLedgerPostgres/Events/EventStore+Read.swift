@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StoreLedgerCore
 
 extension EventStore {
   /// Events of one stream from `version` on, in version order, at most `limit`.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 /// Runs inside an append's transaction, after the insert and before the commit: what it writes
 /// commits or rolls back together with the events. Used by inline projections.

@@ -1,3 +1,4 @@
+import StoreLedgerCore
 /// The outcome of checking the hash chain of a stream or of the whole log.
 public struct HashChainReport: Sendable, Hashable {
   public struct Mismatch: Sendable, Hashable {

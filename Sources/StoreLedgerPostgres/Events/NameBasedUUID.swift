@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoreLedgerCore
 
 /// RFC 9562 version-5 UUIDs (SHA-1, name-based) in StoreLedger's own namespace.
 enum NameBasedUUID {
@@ -18,4 +19,9 @@ enum NameBasedUUID {
         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
       ))
   }
+}
+
+extension NewEvent {
+  /// The event id: a UUIDv5 of the idempotency key, the same on every retry.
+  public var eventId: UUID { NameBasedUUID.make(name: idempotencyKey) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import StoreLedgerCore
 
 extension RecordedEvent {
   /// The columns `init(row:)` reads, in its order. The transaction id is renamed: a bare

@@ -1,3 +1,4 @@
+import StoreLedgerCore
 /// The events of one stream, fetched a page at a time as the sequence is consumed.
 public struct StreamEvents: AsyncSequence, Sendable {
   public typealias Element = RecordedEvent

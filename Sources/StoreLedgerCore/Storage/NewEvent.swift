@@ -32,7 +32,4 @@ public struct NewEvent: Sendable, Hashable {
     self.metadata = metadata
     self.claims = claims
   }
-
-  /// The event id: a UUIDv5 of the idempotency key, the same on every retry.
-  public var eventId: UUID { NameBasedUUID.make(name: idempotencyKey) }
 }

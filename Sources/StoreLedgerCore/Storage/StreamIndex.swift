@@ -9,5 +9,5 @@ public struct StreamIndex: Sendable, Hashable {
     self.streams = streams
   }
 
-  var isEmpty: Bool { keys.isEmpty || streams.isEmpty }
+  public var isEmpty: Bool { keys.isEmpty || streams.isEmpty }
 }

@@ -21,4 +21,27 @@ public struct RecordedEvent: Sendable, Hashable {
   /// Apple's verified claims the facts were made from (JSON); nil for the backend's commands
   /// and for rows whose payload is the claims.
   public let claims: [UInt8]?
+
+  public init(
+    streamId: String, streamVersion: Int64, position: FeedPosition, eventId: UUID,
+    idempotencyKey: String, eventType: String, environment: String?, appleSignedAt: Date?,
+    recordedAt: Date, payload: [UInt8], rawSigned: String?, metadata: [UInt8],
+    previousHash: [UInt8], hash: [UInt8], claims: [UInt8]?
+  ) {
+    self.streamId = streamId
+    self.streamVersion = streamVersion
+    self.position = position
+    self.eventId = eventId
+    self.idempotencyKey = idempotencyKey
+    self.eventType = eventType
+    self.environment = environment
+    self.appleSignedAt = appleSignedAt
+    self.recordedAt = recordedAt
+    self.payload = payload
+    self.rawSigned = rawSigned
+    self.metadata = metadata
+    self.previousHash = previousHash
+    self.hash = hash
+    self.claims = claims
+  }
 }
