@@ -223,6 +223,7 @@ let package = Package(
         "StoreLedgerCore",
         "AppStoreVerification",
         "StoreLedgerPostgres",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -1,6 +1,6 @@
 import Foundation
-import StoreLedgerPostgres
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// Gathers single-event appends that arrive together into shared transactions (group
 /// commit): at most `maximumInFlight` batches run at once, and whatever arrives meanwhile
@@ -19,7 +19,7 @@ actor GroupCommitter {
   private typealias Waiter = CheckedContinuation<Turn, any Error>
   private typealias Entry = (item: BatchAppend, waiter: Waiter?)
 
-  let store: EventStore
+  let log: any EventLog
   let maximumBatch: Int
   let maximumInFlight: Int
   /// A batch that has not committed by then fails (its callers have stopped waiting anyway),
@@ -29,10 +29,10 @@ actor GroupCommitter {
   private var inFlight = 0
 
   init(
-    store: EventStore, maximumBatch: Int = 64, maximumInFlight: Int = 2,
+    log: any EventLog, maximumBatch: Int = 64, maximumInFlight: Int = 2,
     timeout: Duration = .seconds(10)
   ) {
-    self.store = store
+    self.log = log
     self.timeout = timeout
     self.maximumBatch = max(1, maximumBatch)
     self.maximumInFlight = max(1, maximumInFlight)
@@ -59,10 +59,10 @@ actor GroupCommitter {
     let others = Array(pending.prefix(maximumBatch - 1))
     pending.removeFirst(others.count)
     let batch: [Entry] = [(item, nil)] + others.map { ($0.item, $0.waiter) }
-    let (items, store, timeout) = (batch.map(\.item), self.store, self.timeout)
+    let (items, log, timeout) = (batch.map(\.item), self.log, self.timeout)
     let outcomes: [Result<AppendResult, any Error>]
     do {
-      outcomes = try await withTimeout(timeout) { await Self.commit(items, store: store) }
+      outcomes = try await withTimeout(timeout) { await Self.commit(items, log: log) }
     } catch {
       outcomes = items.map { _ in .failure(error) }
     }
@@ -81,27 +81,27 @@ actor GroupCommitter {
   /// One transaction for the batch. When the database refuses it (a faulty item), each half
   /// is committed again on its own, down to single items, so only the faulty one fails and the
   /// others still share commits; when the database is away, every item fails with that.
-  private static func commit(_ items: [BatchAppend], store: EventStore) async
+  private static func commit(_ items: [BatchAppend], log: any EventLog) async
     -> [Result<AppendResult, any Error>]
   {
-    if items.count == 1 { return [await single(items[0], store: store)] }
+    if items.count == 1 { return [await single(items[0], log: log)] }
     do {
-      return try await store.appendBatch(items).map { .success($0) }
+      return try await log.appendBatch(items).map { .success($0) }
     } catch  where error.code == .databaseUnavailable {
       return items.map { _ in .failure(error) }
     } catch {
       let middle = items.count / 2
-      async let first = commit(Array(items[..<middle]), store: store)
-      async let second = commit(Array(items[middle...]), store: store)
+      async let first = commit(Array(items[..<middle]), log: log)
+      async let second = commit(Array(items[middle...]), log: log)
       return await first + second
     }
   }
 
-  private static func single(_ item: BatchAppend, store: EventStore) async
+  private static func single(_ item: BatchAppend, log: any EventLog) async
     -> Result<AppendResult, any Error>
   {
     do {
-      return .success(try await store.append([item.event], to: item.streamId, indexing: item.index))
+      return .success(try await log.append([item.event], to: item.streamId, indexing: item.index))
     } catch {
       return .failure(error)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+import NIOCore
 import StoreLedgerCore
 import StoreLedgerPostgres
 
@@ -19,12 +19,10 @@ extension Ledger {
       return cached.summary
     }
     let epoch = views.viewCache?.readBegins() ?? 0
-    let stored: ReadReplicas.Answer<AccountViewSlice?>
+    let stored: ReadAnswer<AccountViewSlice?>
     do {
-      let logger = storage.logger
-      stored = try await storage.reading(appAccountToken, consistency) { client in
-        try await AccountViewSlice.readWhole(of: appAccountToken, on: client, logger: logger)
-      }
+      stored = try await storage.accounts.storedView(
+        of: appAccountToken, part: nil, consistency: consistency)
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -73,17 +71,16 @@ extension Ledger {
     let epoch = views.viewCache?.readBegins() ?? 0
     let stored: AccountViewSlice?
     do {
-      let logger = storage.logger
-      stored = try await storage.reading(appAccountToken, consistency) { client in
-        try await AccountViewSlice.read(part, of: appAccountToken, on: client, logger: logger)
-      }.value
+      stored = try await storage.accounts.storedView(
+        of: appAccountToken, part: part, consistency: consistency
+      ).value
     } catch {
       throw LedgerStorage.mapped(error)
     }
     if let stored, stored.isCurrent(at: instant, projection: views.projection),
       let json = stored.json
     {
-      return json
+      return ByteBuffer(bytes: json)
     }
     return try await folded(appAccountToken, at: instant, readAt: epoch, consistency).json(
       of: part)

@@ -1,6 +1,5 @@
 import AppStoreVerification
 import Foundation
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
@@ -15,18 +14,18 @@ extension Ledger {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty }.map(AppAccountToken.normalized)))
       .sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
-    let (store, committer) = (storage.store, self.committer)
+    let (log, committer) = (storage.log, self.committer)
     do {
       let index = StreamIndex(keys: tokens, streams: streams)
       let (result, holders) = try await storage.bounded {
         let item = BatchAppend(event: record.event, streamId: record.streamId, index: index)
         if let companion {
-          let both = try await store.appendBatch([item, companion])
+          let both = try await log.appendBatch([item, companion])
           return (both[0], both.flatMap(\.holders))
         }
         let result =
           if let committer { try await committer.append(item) } else {
-            try await store.append([record.event], to: record.streamId, indexing: index)
+            try await log.append([record.event], to: record.streamId, indexing: index)
           }
         return (result, result.holders)
       }
@@ -49,13 +48,10 @@ extension Ledger {
     let stream = stream ?? "acct:\(token)"
     let index = StreamIndex(
       keys: Array(Set([token] + others)).sorted(), streams: Array(Set([stream] + extra)).sorted())
-    let (store, logger, catalog, options) = (
-      storage.store, storage.logger, configuration.catalog, configuration.options
-    )
+    let (log, catalog, options) = (storage.log, configuration.catalog, configuration.options)
     do {
       let result = try await storage.bounded {
-        try await store.append(to: stream, indexing: index) { connection in
-          let events = try await AccountEvents.read(token, on: connection, logger: logger)
+        try await log.append(to: stream, indexing: index, decidingOver: token) { events in
           let view = LedgerView(LedgerState.fold(events), catalog: catalog, options: options)
           return try LedgerError.decided(view.decide(command)).map { body in
             try LedgerRecord.command(body, idempotencyKey: idempotencyKey, source: source).event

@@ -11,10 +11,10 @@ extension Ledger {
     in stream: String,
     _ repeated: @Sendable (NewestObservations) -> Int?
   ) async throws(LedgerError) -> Ingested? {
-    let store = storage.store
+    let log = storage.log
     let recorded: [RecordedEvent]
     do {
-      recorded = try await storage.bounded { try await store.readStreams([stream]) }
+      recorded = try await storage.bounded { try await log.readStreams([stream]) }
     } catch {
       throw LedgerStorage.mapped(error)
     }

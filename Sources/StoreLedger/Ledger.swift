@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
 import Logging
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
@@ -27,23 +26,15 @@ public struct Ledger: Sendable {
   /// App downloads already matched to their accounts by this process.
   let identities: IdentityCache?
 
-  /// - Parameters:
-  ///   - wakeUp: signalled after every append that stored something, so an
-  ///     ``AccountProjector`` in this process projects it without waiting for its next poll.
-  ///   - replicas: replicas of `client`'s database for reads (read-your-writes); their
-  ///     clients and ``ReadReplicas/monitor()`` are run by the caller.
-  public init(
-    client: PostgresClient, configuration: LedgerConfiguration, logger: Logger,
-    wakeUp: WakeUpSignal? = nil, replicas: ReadReplicas? = nil
-  ) throws {
-    self.storage = LedgerStorage(
-      client: client, logger: logger, timeout: configuration.databaseTimeout, wakeUp: wakeUp,
-      replicas: replicas)
+  /// A ledger on `storage` (``LedgerStorage``); the PostgreSQL one is
+  /// ``init(client:configuration:logger:wakeUp:replicas:)``.
+  package init(storage: LedgerStorage, configuration: LedgerConfiguration) throws {
+    self.storage = storage
     self.configuration = configuration
     self.committer =
       configuration.groupCommit
       ? GroupCommitter(
-        store: storage.store, maximumBatch: configuration.maximumCommitBatch,
+        log: storage.log, maximumBatch: configuration.maximumCommitBatch,
         timeout: configuration.databaseTimeout) : nil
     self.views = AccountViewWriter(
       storage: storage, configuration: configuration,
@@ -240,10 +231,10 @@ public struct Ledger: Sendable {
       configuration.purchaseStreams(ofChain: originalTransactionId) + [
         Self.transferStream(originalTransactionId)
       ]
-    let (store, client, logger) = (storage.store, storage.client, storage.logger)
+    let log = storage.log
     let recorded: [RecordedEvent]
     do {
-      recorded = try await storage.bounded { try await store.readStreams(streams) }
+      recorded = try await storage.bounded { try await log.readStreams(streams) }
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -262,14 +253,11 @@ public struct Ledger: Sendable {
     if let token = view.accountToken(ofChain: originalTransactionId, records: Array(records)) {
       return token
     }
-    var holders: Set<String> = []
-    for stream in streams {
-      let tokens = try await storage.run {
-        try await AppTransactionIndex.accounts(indexing: stream, on: client, logger: logger)
-      }
-      holders.formUnion(tokens)
+    do {
+      return try await storage.index.accounts(holding: streams).first
+    } catch {
+      throw LedgerStorage.mapped(error)
     }
-    return holders.sorted().first
   }
 
   /// Spends `quantity` units of a consumable; refused with `insufficient_balance` when the
@@ -311,21 +299,18 @@ public struct Ledger: Sendable {
   /// The same, and the replica that answered (nil: the primary).
   func viewRead(
     for token: String, environment: AppStoreEnvironment? = nil, consistency: ReadConsistency
-  ) async throws(LedgerError) -> ReadReplicas.Answer<LedgerView> {
-    let answer: ReadReplicas.Answer<[LedgerEvent]>
+  ) async throws(LedgerError) -> ReadAnswer<LedgerView> {
+    let answer: ReadAnswer<[LedgerEvent]>
     do {
-      let logger = storage.logger
-      answer = try await storage.reading(token, consistency) { client in
-        try await AccountEvents.read(
-          token, environment: environment?.rawValue, on: client, logger: logger)
-      }
+      answer = try await storage.accounts.events(
+        of: token, environment: environment?.rawValue, consistency: consistency)
     } catch {
       throw LedgerStorage.mapped(error)
     }
     let view = LedgerView(
       LedgerState.fold(answer.value), catalog: configuration.catalog,
       options: configuration.options)
-    return ReadReplicas.Answer(value: view, replica: answer.replica)
+    return ReadAnswer(value: view, replica: answer.replica)
   }
 
   public func entitlements(
@@ -355,12 +340,8 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> [RecordedEvent] {
     let appAccountToken = try Self.canonical(appAccountToken)
     do {
-      let logger = storage.logger
-      return try await storage.reading(appAccountToken, consistency) { client in
-        let streams = try await AccountEvents.streams(
-          of: appAccountToken, on: client, logger: logger)
-        return try await EventStore(client: client, logger: logger).readStreams(streams)
-      }.value
+      return try await storage.accounts.recordedEvents(
+        of: appAccountToken, consistency: consistency)
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -394,10 +375,9 @@ public struct Ledger: Sendable {
   ) async throws(LedgerError) -> AccountExplainer {
     let token = try Self.canonical(appAccountToken)
     do {
-      let logger = storage.logger
-      let events = try await storage.reading(token, consistency) { client in
-        try await AccountEvents.read(token, on: client, logger: logger)
-      }.value
+      let events = try await storage.accounts.events(
+        of: token, environment: nil, consistency: consistency
+      ).value
       return AccountExplainer(
         events: events, catalog: configuration.catalog, options: configuration.options)
     } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StoreLedgerCore
 
 /// A `postgres://user:password@host:port/database` URL, as DATABASE_URL holds it.
 public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 struct MigrateCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 import StoreLedgerPostgres
 
 struct RebuildCommand: AsyncParsableCommand {

@@ -51,7 +51,7 @@ extension AppleActions {
       requestIdentifier: id, originalTransactionId: originalTransactionId, extendByDays: days,
       extendReasonCode: reason, effectiveDate: answer.effectiveDate)
     try await recordExtension(report, at: time)
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     let streams = ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
     var stored = 0
     for stream in streams {
@@ -103,7 +103,7 @@ extension AppleActions {
     } catch {
       throw AppleActions.appleError(error, doing: "reading the extension's status")
     }
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     var summary: (succeeded: Int64?, failed: Int64?)?
     for environment in ledger.configuration.environments where summary == nil {
       let stream = "app:\(environment.rawValue):\(ledger.configuration.bundleId)"

@@ -1,6 +1,6 @@
 import Foundation
-import StoreLedgerPostgres
 import StoreLedgerCore
+import StoreLedgerPostgres
 
 /// What StoreLedger did at Apple, recorded in the log: one event of `eventType` in `stream`
 /// whose payload is `{member: body}`, keyed by `key` (a random suffix when the action may be
@@ -22,7 +22,7 @@ extension AppleActions {
       eventType: eventType,
       idempotencyKey: key ?? "\(stream):\(UUID().uuidString.lowercased())", payload: payload,
       metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     _ = try await ledger.storage.run { try await store.append([event], to: stream) }
   }
 }

@@ -44,7 +44,7 @@ extension AppleActions {
     while ContinuousClock.now < deadline, status == nil || stored == nil {
       if status == nil { status = try await testStatus(token, apple) }
       if let uuid = status?.notification.payload.notificationUUID {
-        let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+        let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
         stored = try await ledger.storage.run {
           try await LogQueries.event(withKey: "asn2:\(uuid)", on: client, logger: logger)
         }

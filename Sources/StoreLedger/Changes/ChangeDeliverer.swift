@@ -50,7 +50,7 @@ public struct ChangeDeliverer: Sendable {
   /// Registers every endpoint (a new one starts at the feed's head).
   public func register() async throws(LedgerError) {
     for endpoint in configuration.endpoints {
-      let (client, logger) = (storage.client, storage.logger)
+      let (client, logger) = (try storage.database().client, storage.logger)
       do {
         try await storage.bounded {
           try await ChangeDeliveries.register(endpoint.key, on: client, logger: logger)
@@ -91,7 +91,7 @@ public struct ChangeDeliverer: Sendable {
 
   private func prune(_ endpoint: ChangeEndpoint) async throws {
     let (client, logger, age) = (
-      storage.client, storage.logger, configuration.keepDelivered
+      try storage.database().client, storage.logger, configuration.keepDelivered
     )
     _ = try await storage.bounded {
       try await ChangeDeliveries.prune(
@@ -103,7 +103,7 @@ public struct ChangeDeliverer: Sendable {
   /// many deliveries it attempted.
   func deliverRound(to endpoint: ChangeEndpoint) async throws -> Int {
     let (client, logger, configuration) = (
-      storage.client, storage.logger, self.configuration
+      try storage.database().client, storage.logger, self.configuration
     )
     let claims = try await storage.bounded {
       try await ChangeDeliveries.enqueue(endpoint.key, limit: 1000, on: client, logger: logger)

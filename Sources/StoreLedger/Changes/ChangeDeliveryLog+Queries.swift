@@ -10,7 +10,7 @@ extension ChangeDeliveryLog {
     -> [ChangeDelivery]
   {
     guard !positions.isEmpty else { return [] }
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     return try await ledger.storage.run {
       try await ChangeDeliveries.log(positions: positions, on: client, logger: logger)
     }
@@ -25,7 +25,7 @@ extension ChangeDeliveryLog {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await ChangeDeliveries.log(
@@ -38,7 +38,7 @@ extension ChangeDeliveryLog {
 
   /// Per endpoint: delivered, retrying, waiting and dead deliveries, and the lag.
   public func changeDeliveryCounts() async throws(LedgerError) -> [ChangeDeliveryCounts] {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await ChangeDeliveries.counts(on: client, logger: logger)
@@ -59,7 +59,7 @@ extension ChangeDeliveryLog {
       throw ChangeFeedReader.beyondFeed(position, head: head)
     }
     try await requireEndpoint(endpoint)
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       let queued = try await ledger.storage.bounded {
         try await ChangeDeliveries.resend(endpoint, from: position, on: client, logger: logger)
@@ -75,7 +75,7 @@ extension ChangeDeliveryLog {
   public func resendChanges(to endpoint: String, since time: Date) async throws(LedgerError)
     -> Int
   {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     let first: Int64
     do {
       first = try await ledger.storage.bounded {

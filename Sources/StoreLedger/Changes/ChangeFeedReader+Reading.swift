@@ -20,7 +20,9 @@ extension ChangeFeedReader {
     let token = try account.map { token throws(LedgerError) in try Ledger.canonical(token) }
     let logger = ledger.storage.logger
     do {
-      let read = try await ledger.storage.reading(token, consistency) { client in
+      let read = try await ledger.storage.database().reading(
+        token, consistency, within: ledger.storage.timeout, "reading the change feed"
+      ) { client in
         let records = try await ChangeFeed.read(
           after: position, limit: limit, account: token, on: client, logger: logger)
         guard records.isEmpty, position > 0 else { return (records, Int64?.none) }
@@ -66,7 +68,7 @@ extension ChangeFeedReader {
 
   /// The newest position of the change feed (0 while it is empty).
   public func head() async throws(LedgerError) -> Int64 {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await ChangeFeed.head(on: client, logger: logger)
@@ -91,7 +93,7 @@ extension ChangeFeedReader {
     async throws(LedgerError) -> [DerivedChange]
   {
     let token = try Ledger.canonical(appAccountToken)
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       let accounts = try await ledger.storage.bounded {
         try await AccountViews.changesAndEvents(of: [token], on: client, logger: logger)

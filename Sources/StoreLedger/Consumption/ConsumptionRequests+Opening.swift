@@ -1,6 +1,5 @@
 import AppStoreVerification
 import Foundation
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
@@ -40,9 +39,11 @@ extension ConsumptionRequests {
     _ verified: VerifiedNotification, in stream: String, for tokens: [String]
   ) async throws(LedgerError) -> BatchAppend? {
     guard var opening = Self.opening(verified) else { return nil }
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-    let holders = try await ledger.storage.run {
-      try await AccountViews.accounts(ofStreams: [stream], on: client, logger: logger)
+    let holders: [String]
+    do {
+      holders = try await ledger.storage.index.accounts(holding: [stream])
+    } catch {
+      throw LedgerStorage.mapped(error)
     }
     let keys = Set(tokens.filter { !$0.isEmpty }.map(AppAccountToken.normalized) + holders)
     opening.index = StreamIndex(keys: keys.sorted(), streams: [opening.streamId])
@@ -53,10 +54,10 @@ extension ConsumptionRequests {
   func streams(ofChain originalTransactionId: String) async throws(LedgerError)
     -> [String]
   {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-    return try await ledger.storage.run {
-      try await ConsumptionRequestIndex.streams(
-        ofChain: originalTransactionId, on: client, logger: logger)
+    do {
+      return try await ledger.storage.index.refundRequestStreams(ofChain: originalTransactionId)
+    } catch {
+      throw LedgerStorage.mapped(error)
     }
   }
 

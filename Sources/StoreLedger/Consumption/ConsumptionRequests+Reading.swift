@@ -11,7 +11,7 @@ extension ConsumptionRequests {
   public func list(states: [ConsumptionRequest.Phase] = [], limit: Int = 100)
     async throws(LedgerError) -> [ConsumptionRequestReport]
   {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     let streams = try await ledger.storage.run {
       try await ConsumptionRequestIndex.list(
         states: states.map(\.rawValue), limit: min(max(limit, 1), 1000), on: client,
@@ -37,7 +37,7 @@ extension ConsumptionRequests {
     guard !id.isEmpty, id.count <= 128 else {
       throw LedgerError(.invalidRequest, "a request id is a notification UUID or a transaction id")
     }
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     let streams = try await ledger.storage.run {
       try await ConsumptionRequestIndex.find(id, on: client, logger: logger)
     }
@@ -91,7 +91,7 @@ extension ConsumptionRequests {
   func load(_ streamId: String) async throws(LedgerError) -> (
     ConsumptionRequest, [RecordedEvent]
   ) {
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     let recorded = try await ledger.storage.run { try await store.readStreams([streamId]) }
     let events: [ConsumptionEvent]
     do {
@@ -111,7 +111,7 @@ extension ConsumptionRequests {
   func chainEvents(_ originalTransactionId: String, in environment: String)
     async throws(LedgerError) -> [LedgerEvent]
   {
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     let stream = "sub:\(environment):\(originalTransactionId)"
     do {
       let rows = try await ledger.storage.bounded { try await store.readStreams([stream]) }
@@ -142,7 +142,7 @@ extension ConsumptionRequests {
 
   /// Counts over every request.
   public func metrics() async throws(LedgerError) -> ConsumptionMetrics {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     let counts = try await ledger.storage.run {
       try await ConsumptionRequestIndex.counts(on: client, logger: logger)
     }
@@ -190,7 +190,7 @@ extension ConsumptionRequests {
       Self.event(
         $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
     }
-    let (store, version) = (ledger.storage.store, request.version)
+    let (store, version) = (try ledger.storage.database().store, request.version)
     do {
       _ = try await ledger.storage.bounded {
         try await store.append(records, to: streamId, expected: .exact(version))

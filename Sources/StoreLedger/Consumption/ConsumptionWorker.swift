@@ -58,7 +58,7 @@ public struct ConsumptionWorker: Sendable {
     let streams: [String]
     do {
       let (client, logger, now) = (
-        ledger.storage.client, logger, Timestamp(configuration.now()).milliseconds
+        try ledger.storage.database().client, logger, Timestamp(configuration.now()).milliseconds
       )
       let limit = configuration.batchSize
       streams = try await ledger.storage.run {

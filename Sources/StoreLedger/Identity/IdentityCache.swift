@@ -10,10 +10,10 @@ import Synchronization
 final class IdentityCache: Sendable {
   private struct State {
     var seen: Set<String> = []
-    var pending: [String: IdentityJoiner.Sighting] = [:]
+    var pending: [String: DownloadSighting] = [:]
     var flushing = false
     /// Batches taken to be written and not yet reported written.
-    var inFlight: [[IdentityJoiner.Sighting]] = []
+    var inFlight: [[DownloadSighting]] = []
   }
   private let state = Mutex(State())
   private let capacity: Int
@@ -30,7 +30,7 @@ final class IdentityCache: Sendable {
   }
 
   /// Queues a sighting; true when the caller should start a flush (none is running).
-  func enqueue(_ sighting: IdentityJoiner.Sighting) -> Bool {
+  func enqueue(_ sighting: DownloadSighting) -> Bool {
     state.withLock {
       $0.pending[sighting.key] = sighting
       guard !$0.flushing else { return false }
@@ -41,7 +41,7 @@ final class IdentityCache: Sendable {
 
   /// The queued sightings (at most 1,000), or nil when none is left; `endingFlush`: the
   /// background flush ends then, so that the next sighting starts another.
-  func takeBatch(endingFlush: Bool) -> [IdentityJoiner.Sighting]? {
+  func takeBatch(endingFlush: Bool) -> [DownloadSighting]? {
     state.withLock {
       guard !$0.pending.isEmpty else {
         if endingFlush { $0.flushing = false }
@@ -54,7 +54,7 @@ final class IdentityCache: Sendable {
     }
   }
 
-  func written(_ batch: [IdentityJoiner.Sighting]) {
+  func written(_ batch: [DownloadSighting]) {
     let keys = batch.map(\.key)
     state.withLock { state in
       if let index = state.inFlight.firstIndex(where: { $0.map(\.key) == keys }) {

@@ -15,32 +15,23 @@ struct IdentityJoiner: Sendable {
 }
 
 extension IdentityJoiner {
-  struct Sighting: Sendable, Hashable {
-    var environment: String
-    var appTransactionId: String
-    var chain: String
-    var token: String?
-
-    var key: String { "\(environment)|\(appTransactionId)|\(chain)|\(token ?? "")" }
-  }
-
   static func sighting(_ transaction: JWSTransactionDecodedPayload?, forwarded: String? = nil)
-    -> Sighting?
+    -> DownloadSighting?
   {
     guard let transaction, let id = transaction.appTransactionId, !id.isEmpty,
       let chain = transaction.originalTransactionId ?? transaction.transactionId,
       let environment = transaction.environment?.rawValue
     else { return nil }
-    return Sighting(
+    return DownloadSighting(
       environment: environment, appTransactionId: id, chain: chain,
       token: (transaction.appAccountToken ?? forwarded).map(AppAccountToken.normalized))
   }
 
-  static func sighting(_ renewal: JWSRenewalInfoDecodedPayload?) -> Sighting? {
+  static func sighting(_ renewal: JWSRenewalInfoDecodedPayload?) -> DownloadSighting? {
     guard let renewal, let id = renewal.appTransactionId, !id.isEmpty,
       let chain = renewal.originalTransactionId, let environment = renewal.environment?.rawValue
     else { return nil }
-    return Sighting(
+    return DownloadSighting(
       environment: environment, appTransactionId: id, chain: chain,
       token: renewal.appAccountToken.map(AppAccountToken.normalized))
   }
@@ -50,7 +41,7 @@ extension IdentityJoiner {
   /// purchase to attach) is settled now. Runs after the ingest stored its event; a failure is
   /// logged and retried with the next sighting of the chain (a replay makes one), never turned
   /// into a failed ingest.
-  func join(_ sighting: Sighting?) async {
+  func join(_ sighting: DownloadSighting?) async {
     guard let sighting, let identities = ledger.identities else { return }
     if identities.contains(sighting.key) { return }
     guard sighting.token == nil else {
@@ -60,14 +51,10 @@ extension IdentityJoiner {
       return
     }
     do {
-      let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-      let row = (sighting.environment, sighting.appTransactionId, sighting.chain, sighting.token)
       // Read before the index: a sighting queued or being written now is seen here, one
       // written before this moment is in the index read next, so none falls between the two.
       let waiting = identities.pendingTokens(sighting.environment, sighting.appTransactionId)
-      let seen = try await ledger.storage.run {
-        try await AppTransactionIndex.note([row], on: client, logger: logger)
-      }
+      let seen = try await noted([sighting])
       let holders = Set(seen.compactMap(\.token)).union(waiting)
       if holders.count == 1, let holder = holders.first {
         try await joinChain(sighting.chain, to: holder, in: sighting.environment)
@@ -91,13 +78,9 @@ extension IdentityJoiner {
     guard let identities = ledger.identities else { return }
     while let batch = identities.takeBatch(endingFlush: endingFlush) {
       do {
-        let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-        let rows = batch.map { ($0.environment, $0.appTransactionId, $0.chain, $0.token) }
         // Before the index is read (see join): this batch and every other not yet written.
         let waiting = identities.waitingTokens()
-        let stored = try await ledger.storage.run {
-          try await AppTransactionIndex.note(rows, on: client, logger: logger)
-        }
+        let stored = try await noted(batch)
         try await linkTokenless(stored, waiting: waiting)
         for sighting in batch { identities.insert(sighting.key) }
       } catch {
@@ -112,7 +95,7 @@ extension IdentityJoiner {
   /// For each download of the batch held by exactly one account (in the index or in a
   /// sighting not yet written, `waiting`): its purchases without a token join that account.
   private func linkTokenless(
-    _ stored: [(environment: String, appTransactionId: String, chain: String, token: String?)],
+    _ stored: [DownloadSighting],
     waiting: [String: Set<String>]
   ) async throws(LedgerError) {
     let downloads = Dictionary(grouping: stored) {
@@ -131,9 +114,11 @@ extension IdentityJoiner {
     async throws(LedgerError)
   {
     let stream = "sub:\(environment):\(chain)"
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
-    let holders = try await ledger.storage.run {
-      try await AppTransactionIndex.accounts(indexing: stream, on: client, logger: logger)
+    let holders: [String]
+    do {
+      holders = try await ledger.storage.index.accounts(holding: [stream])
+    } catch {
+      throw LedgerStorage.mapped(error)
     }
     guard holders.isEmpty else { return }
     let link = AccountLinked(
@@ -155,17 +140,28 @@ extension IdentityJoiner {
   {
     await flush()
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? ""
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      return try await ledger.storage.bounded {
-        try await AppTransactionIndex.accounts(
-          holdingDownload: appTransactionId, environment: environment, on: client,
-          logger: logger)
-      }
+      return try await ledger.storage.index.accounts(
+        holdingDownload: appTransactionId, environment: environment)
     } catch {
       throw LedgerStorage.mapped(error)
     }
   }
+
+  private func noted(_ sightings: [DownloadSighting]) async throws(LedgerError)
+    -> [DownloadSighting]
+  {
+    do {
+      return try await ledger.storage.index.note(sightings)
+    } catch {
+      throw LedgerStorage.mapped(error)
+    }
+  }
+}
+
+extension DownloadSighting {
+  /// The sighting as the cache of this process's written sightings knows it.
+  var key: String { "\(environment)|\(appTransactionId)|\(chain)|\(token ?? "")" }
 }
 
 extension Ledger {

@@ -41,7 +41,7 @@ extension LedgerMaintenance {
   }
 
   private func auditHashChain(shard: WorkShard, into report: inout AuditReport) async throws {
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     let chain = try await ledger.storage.bounded { try await store.checkHashChain(shard: shard) }
     report.eventsChecked = chain.checkedEvents
     if let mismatch = chain.firstMismatch {
@@ -55,7 +55,7 @@ extension LedgerMaintenance {
   private func auditSignatures(
     pageSize: Int, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     var position = FeedPosition.beginning
     while true {
       let after = position
@@ -196,7 +196,7 @@ extension LedgerMaintenance {
   private func auditReadModels(
     pageSize: Int, now: Date, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     var last = ""
     while true {
       let after = last
@@ -234,7 +234,7 @@ extension LedgerMaintenance {
     inputs: [String: AccountInput], views: [String: AccountViewSlice],
     changes: [String: [ChangeRecord]]
   ) {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     async let inputs = ledger.storage.bounded {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
     }
@@ -266,7 +266,7 @@ extension LedgerMaintenance {
       JSONValue.self,
       from: try JSONEncoder().encode(AccountSummary(view, for: token, at: instant)))
     let live = stored.json.flatMap {
-      try? JSONDecoder().decode(JSONValue.self, from: Data($0.readableBytesView))
+      try? JSONDecoder().decode(JSONValue.self, from: Data($0))
     }
     for difference in JSONDifference.differences(live, rebuilt) {
       report.problems.append(

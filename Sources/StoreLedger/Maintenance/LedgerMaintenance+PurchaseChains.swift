@@ -17,9 +17,10 @@ extension LedgerMaintenance {
     case .account(let token):
       let token = try Ledger.canonical(token)
       streams = try await AccountEvents.streams(
-        of: token, on: ledger.storage.client, logger: logger)
+        of: token, on: try ledger.storage.database().client, logger: logger)
     case .everyone:
-      streams = try await LogQueries.purchaseStreams(on: ledger.storage.client, logger: logger)
+      streams = try await LogQueries.purchaseStreams(
+        on: try ledger.storage.database().client, logger: logger)
     }
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }

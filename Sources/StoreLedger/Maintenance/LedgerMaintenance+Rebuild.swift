@@ -19,7 +19,7 @@ extension LedgerMaintenance {
     progress: (@Sendable (RebuildProgress) -> Void)? = nil
   ) async throws(LedgerError) -> AccountViewsRebuild {
     let started = ContinuousClock.now
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     // A release that now reads the app of unrouted evidence routes it before projecting.
     let unrouted = try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
     do {
@@ -57,7 +57,7 @@ extension LedgerMaintenance {
   /// with shares 0…N-1), switched live once with ``switchAccountViews(to:now:)``; returns the
   /// new version.
   public func beginAccountViewsRebuild() async throws(LedgerError) -> Int {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
@@ -86,7 +86,7 @@ extension LedgerMaintenance {
   public func switchAccountViews(to version: Int, now: Date = Date()) async throws(LedgerError)
     -> Int
   {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       let stale = try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
@@ -103,7 +103,7 @@ extension LedgerMaintenance {
 
   /// Every version of the account views table, oldest first.
   public func accountViewsVersions() async throws(LedgerError) -> [AccountViewsVersion] {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.versions(on: client, logger: logger)
@@ -117,7 +117,7 @@ extension LedgerMaintenance {
   public func accountViewsDifferences(from version: Int) async throws(LedgerError)
     -> [AccountViewDifference]
   {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.differences(
@@ -130,7 +130,7 @@ extension LedgerMaintenance {
 
   /// Drops a retired version's table.
   public func dropAccountViewsVersion(_ version: Int) async throws(LedgerError) {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       try await ledger.storage.bounded {
         try await AccountViewsRebuildStatements.drop(version, on: client, logger: logger)
@@ -149,7 +149,7 @@ extension LedgerMaintenance {
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
     shard: WorkShard = .whole, progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
-    let client = ledger.storage.client
+    let client = try ledger.storage.database().client
     return try await client.withConnection { connection in
       try await connection.failingOnClose { connection in
         let rows = try await connection.query(
@@ -242,7 +242,7 @@ extension LedgerMaintenance {
     Int, Int
   ) {
     let (client, logger, projection) = (
-      ledger.storage.client, ledger.storage.logger, ledger.views.projection
+      try ledger.storage.database().client, ledger.storage.logger, ledger.views.projection
     )
     let instant = Timestamp(now)
     var events = 0

@@ -28,7 +28,7 @@ extension LedgerMaintenance {
   /// Reads every unrouted notification again with this release's decoder and routes those
   /// whose app it can now read (verifying them again as any notification). Idempotent.
   public func reexamineUnrouted() async throws(LedgerError) -> Reexamination {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     let payloads: [String]
     do {
       payloads = try await ledger.storage.bounded {

@@ -140,7 +140,7 @@ public struct ReceiptImport: Sendable {
         // (original transaction ids, which have a stream) take a token.
         for original in originals.sorted()
         where
-          !(try await ledger.storage.store.readStream(
+          !(try await ledger.storage.database().store.readStream(
             "sub:\(environment.rawValue):\(original)", limit: 1
           ).isEmpty)
         {
@@ -184,7 +184,7 @@ public struct ReceiptImport: Sendable {
 extension ReceiptImport {
   /// Where the event with `key` is stored, if the log holds it.
   public func storedEvent(withKey key: String) async throws(LedgerError) -> String? {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     return try await ledger.storage.run {
       try await LogQueries.event(withKey: key, on: client, logger: logger)?.streamId
     }

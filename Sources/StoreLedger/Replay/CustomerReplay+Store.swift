@@ -22,7 +22,8 @@ extension CustomerReplay {
   private func replayedIds() async throws -> [String] {
     let prefix = "replay:\(environment.rawValue):"
     let streams = try await LogQueries.streams(
-      startingWith: Self.revisionEventType, on: ledger.storage.client, logger: logger)
+      startingWith: Self.revisionEventType, on: try ledger.storage.database().client, logger: logger
+    )
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 
@@ -37,7 +38,7 @@ extension CustomerReplay {
 
   /// The progress the last run stored for this customer, if any.
   func storedProgress(_ stream: String) async throws -> Progress? {
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     var last: RecordedEvent?
     var version: Int64 = 1
     while true {
@@ -50,7 +51,7 @@ extension CustomerReplay {
   }
 
   func store(_ progress: Progress, in stream: String) async throws {
-    _ = try await ledger.storage.store.append(
+    _ = try await try ledger.storage.database().store.append(
       [
         NewEvent(
           eventType: Self.revisionEventType,

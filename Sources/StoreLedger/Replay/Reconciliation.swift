@@ -83,7 +83,8 @@ extension Reconciliation {
   /// The folded purchase chain `originalTransactionId`, in every configured environment.
   func chainView(of originalTransactionId: String) async throws -> LedgerView {
     let (store, streams) = (
-      ledger.storage.store, ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
+      try ledger.storage.database().store,
+      ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
     )
     let recorded = try await ledger.storage.bounded { try await store.readStreams(streams) }
     return LedgerView(

@@ -12,12 +12,8 @@ import StoreLedgerPostgres
 extension SeatLedger {
   /// The seat stream holding any of `seatClaimIds`; nil when none does.
   func stream(holding seatClaimIds: [String]) async throws(LedgerError) -> String? {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
     do {
-      let streams = try await ledger.storage.bounded {
-        try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
-      }
-      return streams.sorted().first
+      return try await ledger.storage.index.seatStreams(holdingClaims: seatClaimIds).first
     } catch {
       throw LedgerStorage.mapped(error)
     }

@@ -302,7 +302,7 @@ public struct SeatLedger: Sendable {
     let streams = environments.flatMap {
       ["sub:\($0):\(originalTransactionId)", LedgerRecord.seatsStream($0, originalTransactionId)]
     }
-    let store = ledger.storage.store
+    let store = try ledger.storage.database().store
     let rows: [RecordedEvent]
     do {
       rows = try await ledger.storage.bounded { try await store.readStreams(streams) }

@@ -1,32 +1,61 @@
 import Logging
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-/// The ledger's storage as its parts use it: the primary's pool and the event store on it, the
-/// replicas reads may go to, and the one bound on every wait. The ledger and each of its
-/// services (projector, deliverer, Apple actions, maintenance, support) hold this, never each
-/// other's insides.
+/// The ledger's storage as its parts use it: the log, the account reads and the account index
+/// (ports any storage implements), and, for the jobs that run their own statements
+/// (maintenance, the console, the change feed and its deliveries, refund requests, Apple
+/// actions), the PostgreSQL database. The ledger and each of its services hold this, never
+/// each other's insides.
 package struct LedgerStorage: Sendable {
-  package let client: PostgresClient
-  package let store: EventStore
-  /// Streaming replicas that answer account queries, the console and the change feed's
-  /// reads; nil: the primary answers everything.
-  package let replicas: ReadReplicas?
+  /// Appends (with their index entries) and streams read back.
+  package let log: any EventLog
+  /// The account queries' reads; a replica may answer them.
+  package let accounts: any AccountReads
+  /// Who holds which streams, refund requests, seats and downloads.
+  package let index: any AccountIndex
+  /// Nil for a ledger whose storage is not PostgreSQL (``Ledger/init(storage:configuration:logger:)``).
+  private let postgres: PostgresLedgerDatabase?
   package let logger: Logger
   /// How long any database work may take (``LedgerConfiguration/databaseTimeout``).
   package let timeout: Duration
 
-  package init(
-    client: PostgresClient, logger: Logger, timeout: Duration, wakeUp: WakeUpSignal? = nil,
-    replicas: ReadReplicas? = nil
-  ) {
-    self.client = client
-    self.store = EventStore(client: client, logger: logger, wakeUp: wakeUp)
-    self.replicas = replicas
+  /// Storage on PostgreSQL: the primary's pool, and replicas that may answer reads.
+  package init(_ database: PostgresLedgerDatabase, logger: Logger, timeout: Duration) {
+    self.log = database.store
+    self.accounts = PostgresAccountReads(database: database, timeout: timeout, logger: logger)
+    self.index = PostgresAccountIndex(client: database.client, timeout: timeout, logger: logger)
+    self.postgres = database
     self.logger = logger
     self.timeout = timeout
   }
+
+  /// Storage behind the given ports only.
+  package init(
+    log: any EventLog, accounts: any AccountReads, index: any AccountIndex, logger: Logger,
+    timeout: Duration
+  ) {
+    self.log = log
+    self.accounts = accounts
+    self.index = index
+    self.postgres = nil
+    self.logger = logger
+    self.timeout = timeout
+  }
+
+  /// The PostgreSQL database, for the jobs that run their own statements.
+  package func database() throws(LedgerError) -> PostgresLedgerDatabase {
+    guard let postgres else {
+      throw LedgerError(
+        .databaseUnavailable,
+        "this needs the ledger's PostgreSQL database; a ledger on other storage answers "
+          + "ingests, links, debits and account queries only")
+    }
+    return postgres
+  }
+
+  /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
+  package var replicas: ReadReplicas? { postgres?.replicas }
 
   /// `body` within the timeout; its failure as the ledger's error.
   package func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
@@ -44,28 +73,6 @@ package struct LedgerStorage: Sendable {
     async throws -> Result
   {
     try await withTimeout(timeout, body)
-  }
-
-  /// `body` on a replica when one may answer it (``ReadReplicas``), else on the primary,
-  /// within the timeout; `account` is the account the read is about, if any.
-  package func reading<Value: Sendable>(
-    _ account: String?, _ consistency: ReadConsistency,
-    _ body: @escaping @Sendable (PostgresClient) async throws -> Value
-  ) async throws -> ReadReplicas.Answer<Value> {
-    let client = self.client
-    guard let replicas else {
-      return ReadReplicas.Answer(value: try await bounded { try await body(client) })
-    }
-    do {
-      return try await bounded {
-        try await replicas.read(account: account, consistency: consistency, body)
-      }
-    } catch is TimeoutError {
-      // The replica path used the whole time (a replica replaying slowly, a wait configured
-      // as long as the timeout): the primary answers, in its own time, rather than an error
-      // reaching the caller.
-      return ReadReplicas.Answer(value: try await bounded { try await body(client) })
-    }
   }
 
   /// A storage failure as the ledger's error, with its cause and next step.

@@ -15,7 +15,7 @@ extension SupportQueries {
   public func accountTokens(after token: String = "", limit: Int = 1000)
     async throws(LedgerError) -> [String]
   {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await AccountViews.accounts(after: token, limit: limit, on: client, logger: logger)
@@ -27,7 +27,7 @@ extension SupportQueries {
 
   /// Counts of events, streams and accounts (a full count: seconds on a large log).
   public func statistics() async throws(LedgerError) -> Statistics {
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       let counts = try await ledger.storage.bounded {
         try await LogQueries.counts(on: client, logger: logger)

@@ -39,7 +39,9 @@ extension SupportQueries {
     let logger = ledger.storage.logger
     let environments = ledger.configuration.environments.map(\.rawValue)
     do {
-      return try await ledger.storage.reading(nil, .readYourWrites) { client in
+      return try await ledger.storage.database().reading(
+        nil, .readYourWrites, within: ledger.storage.timeout, "finding accounts"
+      ) { client in
         try await ConsoleQueries.accounts(
           matching: query, environments: environments, on: client, logger: logger)
       }.value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
@@ -72,7 +74,9 @@ extension SupportQueries {
     }
     let logger = ledger.storage.logger
     do {
-      return try await ledger.storage.reading(token, .readYourWrites) { client in
+      return try await ledger.storage.database().reading(
+        token, .readYourWrites, within: ledger.storage.timeout, "reading an account's changes"
+      ) { client in
         try await ChangeFeed.newest(
           account: token, offset: page * size, limit: size, on: client, logger: logger)
       }.value
@@ -86,7 +90,9 @@ extension SupportQueries {
     let logger = ledger.storage.logger
     let read: ConsoleOverview
     do {
-      read = try await ledger.storage.reading(nil, .readYourWrites) { client in
+      read = try await ledger.storage.database().reading(
+        nil, .readYourWrites, within: ledger.storage.timeout, "reading the overview"
+      ) { client in
         try await ConsoleQueries.overview(
           since: now.addingTimeInterval(-86_400), on: client, logger: logger)
       }.value

@@ -13,7 +13,7 @@ extension SupportQueries {
     guard limit > 0 else {
       throw LedgerError(.invalidRequest, "limit must be a positive number of notifications")
     }
-    let (client, logger) = (ledger.storage.client, ledger.storage.logger)
+    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
       return try await ledger.storage.bounded {
         try await NotUnderstoodQueries.list(

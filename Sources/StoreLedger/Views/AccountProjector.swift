@@ -124,7 +124,7 @@ public struct AccountProjector: Sendable {
   /// Reads the next events of the feed, projects the accounts their streams belong to, and
   /// moves the checkpoint past them; returns how many events that was.
   func projectNextBatch(now: Date) async throws -> Int {
-    let store = views.storage.store
+    let store = try views.storage.database().store
     let start = try await position()
     let entries = try await store.readFeedEntries(after: start ?? .beginning, limit: batchSize)
     guard let first = entries.first, let last = entries.last else {
@@ -134,7 +134,7 @@ public struct AccountProjector: Sendable {
     }
     counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
     let streams = Array(Set(entries.map(\.streamId))).sorted()
-    let (client, logger) = (views.storage.client, views.storage.logger)
+    let (client, logger) = (try views.storage.database().client, views.storage.logger)
     let accounts = try await views.storage.bounded {
       try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger)
     }
@@ -153,7 +153,7 @@ public struct AccountProjector: Sendable {
   /// has none yet.
   private func position() async throws -> FeedPosition? {
     if let position = counters.value.position { return position }
-    let stored = try await views.storage.store.checkpoint(Self.checkpointName)
+    let stored = try await try views.storage.database().store.checkpoint(Self.checkpointName)
     counters.update {
       $0.persisted = .some(stored)
       $0.persistedAt = .now
@@ -168,7 +168,7 @@ public struct AccountProjector: Sendable {
     let state = counters.value
     guard let position = state.position, let persisted = state.persisted, persisted != position
     else { return }
-    let store = views.storage.store
+    let store = try views.storage.database().store
     do {
       try await store.moveCheckpoint(Self.checkpointName, from: persisted, to: position)
       counters.update {
@@ -190,7 +190,7 @@ public struct AccountProjector: Sendable {
   /// how many.
   func sweep(now: Date) async throws -> Int {
     let (client, logger, projection) = (
-      views.storage.client, views.storage.logger, views.projection
+      try views.storage.database().client, views.storage.logger, views.projection
     )
     let scansForeign = !counters.value.foreignViewsReplaced
     let settled = AccountViewWriter.changeHorizon(at: now)

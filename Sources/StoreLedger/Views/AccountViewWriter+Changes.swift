@@ -25,7 +25,7 @@ extension AccountViewWriter {
   /// projector derived first append nothing.
   func appendChanges(_ derived: [ChangeFeed.Derived]) async throws {
     guard !derived.isEmpty else { return }
-    let (client, logger) = (storage.client, storage.logger)
+    let (client, logger) = (try storage.database().client, storage.logger)
     let moved = try await storage.bounded {
       try await ChangeFeed.append(derived, on: client, logger: logger)
     }

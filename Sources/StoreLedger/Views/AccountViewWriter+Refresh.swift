@@ -10,7 +10,9 @@ extension AccountViewWriter {
   @discardableResult
   func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
     guard !tokens.isEmpty else { return 0 }
-    let (client, logger, projection) = (storage.client, storage.logger, self.projection)
+    let (client, logger, projection) = (
+      try storage.database().client, storage.logger, self.projection
+    )
     let epoch = viewCache?.readBegins() ?? 0
     let accounts = try await storage.bounded {
       try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)

@@ -3,11 +3,11 @@ import Foundation
 import StoreLedgerCore
 
 /// RFC 9562 version-5 UUIDs (SHA-1, name-based) in StoreLedger's own namespace.
-enum NameBasedUUID {
+package enum NameBasedUUID {
   /// The namespace of event ids; fixed forever, since stored ids depend on it.
-  static let namespace = UUID(uuidString: "5b0e1d2c-8f3a-4c6e-9d71-3a2f4b5c6d7e")!
+  package static let namespace = UUID(uuidString: "5b0e1d2c-8f3a-4c6e-9d71-3a2f4b5c6d7e")!
 
-  static func make(name: String, namespace: UUID = namespace) -> UUID {
+  package static func make(name: String, namespace: UUID = namespace) -> UUID {
     var input = withUnsafeBytes(of: namespace.uuid) { Array($0) }
     input.append(contentsOf: name.utf8)
     var bytes = Array(Insecure.SHA1.hash(data: input).prefix(16))

@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// One of `count` shares of the log's work (an audit or a rebuild split across processes and
 /// machines): a stream or an account belongs to share `index` when PostgreSQL's stable
 /// `hashtextextended` of its id, modulo `count`, is `index`. The same on every machine and

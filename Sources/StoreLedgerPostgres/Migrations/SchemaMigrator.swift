@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 /// Applies `schema/` migrations: each once, in order, in one transaction under an advisory
 /// lock, recorded in `public.storeledger_schema_migrations`. Running it again is a no-op;

@@ -1,23 +1,9 @@
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 /// The statements of the app-download index (`storeledger.app_transactions`, schema/0015).
 package enum AppTransactionIndex {
-  /// The accounts whose index names `stream` (by a token Apple signed, or a link).
-  package static func accounts(indexing stream: String, on client: PostgresClient, logger: Logger)
-    async throws -> [String]
-  {
-    try await client.query(
-      """
-      SELECT app_account_token FROM storeledger.account_streams WHERE stream_id = \(stream)
-      """, logger: logger
-    ) { rows in
-      var tokens: [String] = []
-      for try await token in rows.decode(String.self) { tokens.append(token) }
-      return tokens
-    }
-  }
-
   /// The accounts holding a download: those a sighting of it named, and those holding a
   /// purchase chain it was seen with.
   package static func accounts(
@@ -40,10 +26,8 @@ package enum AppTransactionIndex {
   /// Notes many sightings in one statement, and returns the rows stored before for their
   /// appTransactionIds (what decides who holds each download).
   package static func note(
-    _ sightings: [(environment: String, appTransactionId: String, chain: String, token: String?)],
-    on client: PostgresClient, logger: Logger
-  ) async throws -> [(environment: String, appTransactionId: String, chain: String, token: String?)]
-  {
+    _ sightings: [DownloadSighting], on client: PostgresClient, logger: Logger
+  ) async throws -> [DownloadSighting] {
     let environments = sightings.map(\.environment)
     let ids = sightings.map(\.appTransactionId)
     let chains = sightings.map(\.chain)
@@ -68,9 +52,13 @@ package enum AppTransactionIndex {
         SELECT DISTINCT environment, app_transaction_id FROM input)
       """, logger: logger
     ) { rows in
-      var found: [(String, String, String, String?)] = []
-      for try await row in rows.decode((String, String, String, String?).self) {
-        found.append(row)
+      var found: [DownloadSighting] = []
+      for try await (environment, id, chain, token) in rows.decode(
+        (String, String, String, String?).self)
+      {
+        found.append(
+          DownloadSighting(
+            environment: environment, appTransactionId: id, chain: chain, token: token))
       }
       return found
     }

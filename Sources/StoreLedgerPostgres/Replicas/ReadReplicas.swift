@@ -41,17 +41,6 @@ public final class ReadReplicas: Sendable {
     }
   }
 
-  /// A read's value and the replica that answered it (nil: the primary did).
-  public struct Answer<Value: Sendable>: Sendable {
-    public var value: Value
-    public var replica: String?
-
-    public init(value: Value, replica: String? = nil) {
-      self.value = value
-      self.replica = replica
-    }
-  }
-
   /// Thrown by a read's body when the replica lacks something the read needs (a feed
   /// position it has not replayed): the primary answers, the replica stays in rotation.
   public struct NotReplayedYet: Error {
@@ -148,27 +137,27 @@ public final class ReadReplicas: Sendable {
   public func read<Value: Sendable>(
     account: String?, consistency: ReadConsistency,
     _ body: @escaping @Sendable (PostgresClient) async throws -> Value
-  ) async throws -> Answer<Value> {
+  ) async throws -> ReadAnswer<Value> {
     guard consistency == .readYourWrites, let replica = nextReplica() else {
-      return Answer(value: try await body(primary), replica: nil)
+      return ReadAnswer(value: try await body(primary), replica: nil)
     }
     if let account, let required = await requiredPosition(for: account),
       await !caughtUp(replica, to: required)
     {
       replica.count(served: false)
-      return Answer(value: try await body(primary), replica: nil)
+      return ReadAnswer(value: try await body(primary), replica: nil)
     }
     do {
       let value = try await withTimeout(settings.replicaTimeout) { try await body(replica.client) }
       replica.count(served: true)
-      return Answer(value: value, replica: replica.name)
+      return ReadAnswer(value: value, replica: replica.name)
     } catch {
       if Task.isCancelled { throw error }
       if !(error is NotReplayedYet), !Self.isStatementError(error) {
         takeOut(replica, because: "a read failed (\(Self.kind(of: error)))")
       }
       replica.count(served: false)
-      return Answer(value: try await body(primary), replica: nil)
+      return ReadAnswer(value: try await body(primary), replica: nil)
     }
   }
 

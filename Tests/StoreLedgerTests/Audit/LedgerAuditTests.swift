@@ -204,7 +204,7 @@ import Testing
 
   @Test func anAccountAppendedToDuringARebuildIsProjectedAgainAfterTheSwitch() async throws {
     try await withAuditedLedger { ledger, database in
-      let client = ledger.storage.client
+      let client = try ledger.storage.database().client
       let version = try await AccountViewsRebuildStatements.begin(
         on: client, logger: TestDatabase.logger)
       _ = try await LedgerMaintenance(ledger: ledger).fill(

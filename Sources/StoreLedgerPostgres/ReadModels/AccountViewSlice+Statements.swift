@@ -1,34 +1,12 @@
 import Foundation
+import Logging
 import PostgresNIO
 import StoreLedgerCore
 
-/// One part of an account's stored view, as the account API returns it: its JSON read
-/// straight from the row (no decoding, no encoding again), with what tells whether the view is
-/// current.
-public struct AccountViewSlice: Sendable {
-  /// The parts a query returns.
-  public enum Part: String, Sendable, CaseIterable {
-    case entitlements, subscriptions, consumables
-  }
-
-  /// Appends that named the account.
-  public var changes: Int64
-  /// The `changes` the stored view includes.
-  public var projectedChanges: Int64
-  public var projection: String?
-  /// The part, a JSON array; nil before the first projection.
-  public var json: ByteBuffer?
-  public var interval: StableInterval
-
-  /// Whether the part answers for `time`: the view includes every append that named the
-  /// account, was computed by the same rules and catalog, and holds at `time`.
-  public func isCurrent(at time: Timestamp, projection current: String) -> Bool {
-    projectedChanges == changes && projection == current && interval.contains(time)
-      && json != nil
-  }
-
+/// How the stored views are read (`storeledger.account_views`).
+extension AccountViewSlice {
   /// The part of `token`'s view, nil when the account has no view row.
-  public static func read(
+  package static func read(
     _ part: Part, of token: String, on client: PostgresClient, logger: Logger
   ) async throws -> AccountViewSlice? {
     switch part {
@@ -62,17 +40,12 @@ public struct AccountViewSlice: Sendable {
         (String, Int64, Int64, String?, ByteBuffer?, Int64?, Int64?).self)
       {
         slices[token] = AccountViewSlice(
-          changes: changes, projectedChanges: projected, projection: projection, json: json,
+          changes: changes, projectedChanges: projected, projection: projection,
+          json: json.map { Array($0.readableBytesView) },
           from: from, until: until)
       }
       return slices
     }
-  }
-
-  /// The summary the whole view holds, if it is current at `time`.
-  package func summary(at time: Timestamp, projection current: String) -> AccountSummary? {
-    guard isCurrent(at: time, projection: current), let json else { return nil }
-    return try? JSONDecoder().decode(AccountSummary.self, from: Data(json.readableBytesView))
   }
 
   private static func read<Part: AccountViewPart>(
@@ -148,21 +121,8 @@ struct Statement<Part: AccountViewPart>: PostgresPreparedStatement {
     let (changes, projected, projection, json, from, until) = try row.decode(
       (Int64, Int64, String?, ByteBuffer?, Int64?, Int64?).self)
     return AccountViewSlice(
-      changes: changes, projectedChanges: projected, projection: projection, json: json,
+      changes: changes, projectedChanges: projected, projection: projection,
+      json: json.map { Array($0.readableBytesView) },
       from: from, until: until)
-  }
-}
-
-extension AccountViewSlice {
-  /// A row's columns, its interval's ends in milliseconds (nil: unbounded).
-  init(
-    changes: Int64, projectedChanges: Int64, projection: String?, json: ByteBuffer?,
-    from: Int64?, until: Int64?
-  ) {
-    self.init(
-      changes: changes, projectedChanges: projectedChanges, projection: projection, json: json,
-      interval: StableInterval(
-        from: from.map(Timestamp.init(milliseconds:)),
-        until: until.map(Timestamp.init(milliseconds:))))
   }
 }

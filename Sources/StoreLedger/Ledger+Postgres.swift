@@ -1,0 +1,24 @@
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+extension Ledger {
+  /// A ledger on PostgreSQL: `client` is the primary's pool (as the writer role).
+  ///
+  /// - Parameters:
+  ///   - wakeUp: signalled after every append that stored something, so an
+  ///     ``AccountProjector`` in this process projects it without waiting for its next poll.
+  ///   - replicas: replicas of `client`'s database for reads (read-your-writes); their
+  ///     clients and ``ReadReplicas/monitor()`` are run by the caller.
+  public init(
+    client: PostgresClient, configuration: LedgerConfiguration, logger: Logger,
+    wakeUp: WakeUpSignal? = nil, replicas: ReadReplicas? = nil
+  ) throws {
+    try self.init(
+      storage: LedgerStorage(
+        PostgresLedgerDatabase(client: client, logger: logger, wakeUp: wakeUp, replicas: replicas),
+        logger: logger, timeout: configuration.databaseTimeout),
+      configuration: configuration)
+  }
+}

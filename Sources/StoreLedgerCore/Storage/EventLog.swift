@@ -1,0 +1,31 @@
+import Foundation
+
+/// The log as the ledger writes it and reads it back: streams of events, each append indexed
+/// under the accounts it concerns in the same atomic step.
+///
+/// Every implementation keeps the same promises (the conformance suite checks them): an event's
+/// identity is its idempotency key (appending a stored key again returns the stored event,
+/// `wasDuplicate`, and writes nothing); a key belongs to one stream; versions are gapless per
+/// stream; an append, its index entries and a batch are all or nothing; a refused decision
+/// appends nothing.
+public protocol EventLog: Sendable {
+  /// Appends `events` to `stream` and indexes the stream (and `index`'s other streams) under
+  /// `index`'s accounts.
+  func append(_ events: [NewEvent], to stream: String, indexing index: StreamIndex?)
+    async throws(EventStoreError) -> AppendResult
+
+  /// Single-event items, each for its own stream, in one atomic step.
+  func appendBatch(_ items: [BatchAppend]) async throws(EventStoreError) -> [AppendResult]
+
+  /// Decides under `stream`'s lock and appends what the decision returns, in one atomic step:
+  /// `decide` is given `account`'s events (no append to the stream can slip in between) and
+  /// returns the events to append, or throws to append nothing (its error is thrown as the
+  /// underlying error of a `hook_failed` ``EventStoreError``).
+  func append(
+    to stream: String, indexing index: StreamIndex?, decidingOver account: String,
+    _ decide: @escaping @Sendable ([LedgerEvent]) throws -> [NewEvent]
+  ) async throws(EventStoreError) -> AppendResult
+
+  /// Every event of `streams`, each stream oldest first, the streams in the order given.
+  func readStreams(_ streams: [String]) async throws(EventStoreError) -> [RecordedEvent]
+}

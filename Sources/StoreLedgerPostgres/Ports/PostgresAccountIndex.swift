@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+
+/// The ledger's ``AccountIndex`` on PostgreSQL: `storeledger.account_streams` (written with
+/// each append), `storeledger.consumption_requests` (kept by a trigger on the log) and
+/// `storeledger.app_transactions`.
+public struct PostgresAccountIndex: AccountIndex {
+  let client: PostgresClient
+  let timeout: Duration
+  let logger: Logger
+
+  public init(client: PostgresClient, timeout: Duration, logger: Logger) {
+    self.client = client
+    self.timeout = timeout
+    self.logger = logger
+  }
+
+  public func accounts(holding streams: [String]) async throws(EventStoreError) -> [String] {
+    let logger = self.logger
+    return try await run("reading the account index") { client in
+      try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger).sorted()
+    }
+  }
+
+  public func refundRequestStreams(ofChain originalTransactionId: String)
+    async throws(EventStoreError) -> [String]
+  {
+    let logger = self.logger
+    return try await run("reading the refund requests' index") { client in
+      try await ConsumptionRequestIndex.streams(
+        ofChain: originalTransactionId, on: client, logger: logger)
+    }
+  }
+
+  public func seatStreams(holdingClaims seatClaimIds: [String]) async throws(EventStoreError)
+    -> [String]
+  {
+    let logger = self.logger
+    return try await run("reading the seat claims") { client in
+      try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
+        .sorted()
+    }
+  }
+
+  public func note(_ sightings: [DownloadSighting]) async throws(EventStoreError)
+    -> [DownloadSighting]
+  {
+    let logger = self.logger
+    return try await run("noting app downloads") { client in
+      try await AppTransactionIndex.note(sightings, on: client, logger: logger)
+    }
+  }
+
+  public func accounts(holdingDownload appTransactionId: String, environment: String)
+    async throws(EventStoreError) -> [String]
+  {
+    let logger = self.logger
+    return try await run("reading the app downloads' index") { client in
+      try await AppTransactionIndex.accounts(
+        holdingDownload: appTransactionId, environment: environment, on: client,
+        logger: logger
+      ).sorted()
+    }
+  }
+
+  private func run<Value: Sendable>(
+    _ action: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+  ) async throws(EventStoreError) -> Value {
+    let client = self.client
+    do {
+      return try await withTimeout(timeout) { try await body(client) }
+    } catch is TimeoutError {
+      throw EventStoreError(.databaseUnavailable, "the database did not answer in time")
+    } catch {
+      throw EventStoreError.database(error, while: action)
+    }
+  }
+}

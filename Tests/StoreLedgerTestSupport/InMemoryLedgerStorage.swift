@@ -1,0 +1,314 @@
+import Crypto
+import Foundation
+import StoreLedgerCore
+import StoreLedgerPostgres
+import Synchronization
+
+/// The ledger's storage in memory: the log, the account reads and the account index with the
+/// promises the PostgreSQL ones keep (``EventLog``'s conformance suite runs against both), for
+/// tests whose point is not storage. It keeps no stored views (queries fold the log), has no
+/// replicas and forgets everything with the process.
+public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, Sendable {
+  private struct State {
+    /// Every event, in feed order.
+    var events: [RecordedEvent] = []
+    var positionOfKey: [String: Int] = [:]
+    var eventsOfStream: [String: [Int]] = [:]
+    var streamsOfAccount: [String: Set<String>] = [:]
+    var accountsOfStream: [String: Set<String>] = [:]
+    /// By environment, appTransactionId and chain.
+    var downloads: [String: DownloadSighting] = [:]
+    var transactions: UInt64 = 0
+  }
+
+  private let state = Mutex(State())
+  private let now: @Sendable () -> Date
+
+  /// - Parameter now: the clock that stamps `recordedAt`.
+  public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    self.now = now
+  }
+
+  // MARK: EventLog
+
+  public func append(_ events: [NewEvent], to stream: String, indexing index: StreamIndex?)
+    async throws(EventStoreError) -> AppendResult
+  {
+    let now = now()
+    return try state.withLock { state throws(EventStoreError) in
+      try Self.validate(events, stream: stream)
+      try Self.checkKeys(events.map { ($0.idempotencyKey, stream) }, in: state)
+      return Self.write(events, to: stream, index: index, at: now, in: &state)
+    }
+  }
+
+  public func appendBatch(_ items: [BatchAppend]) async throws(EventStoreError) -> [AppendResult] {
+    let now = now()
+    return try state.withLock { state throws(EventStoreError) in
+      guard items.count <= EventStore.maximumBatchSize else {
+        throw EventStoreError(
+          .invalidEvent, "a batch holds at most \(EventStore.maximumBatchSize) events")
+      }
+      for item in items { try Self.validate([item.event], stream: item.streamId) }
+      // A key given twice in one batch must name one stream, as a key already stored must.
+      var streamOfKey: [String: String] = [:]
+      for item in items {
+        let key = item.event.idempotencyKey
+        if let other = streamOfKey[key], other != item.streamId {
+          throw Self.keyInOtherStream
+        }
+        streamOfKey[key] = item.streamId
+      }
+      try Self.checkKeys(items.map { ($0.event.idempotencyKey, $0.streamId) }, in: state)
+      state.transactions += 1
+      return items.map { item in
+        Self.write(
+          [item.event], to: item.streamId, index: item.index, at: now, in: &state,
+          sameTransaction: true)
+      }
+    }
+  }
+
+  public func append(
+    to stream: String, indexing index: StreamIndex?, decidingOver account: String,
+    _ decide: @escaping @Sendable ([LedgerEvent]) throws -> [NewEvent]
+  ) async throws(EventStoreError) -> AppendResult {
+    let now = now()
+    return try state.withLock { state throws(EventStoreError) in
+      let events: [NewEvent]
+      do {
+        events = try decide(try Self.ledgerEvents(of: account, environment: nil, in: state))
+      } catch let error as EventStoreError where error.code == .unreadableEvent {
+        throw error
+      } catch {
+        throw EventStoreError(
+          .hookFailed, "the decision refused the command; nothing was appended",
+          underlying: error)
+      }
+      try Self.validate(events, stream: stream)
+      try Self.checkKeys(events.map { ($0.idempotencyKey, stream) }, in: state)
+      return Self.write(events, to: stream, index: index, at: now, in: &state)
+    }
+  }
+
+  public func readStreams(_ streams: [String]) async throws(EventStoreError) -> [RecordedEvent] {
+    state.withLock { state in Self.recorded(of: streams, in: state) }
+  }
+
+  // MARK: AccountReads
+
+  public func events(of account: String, environment: String?, consistency: ReadConsistency)
+    async throws(EventStoreError) -> ReadAnswer<[LedgerEvent]>
+  {
+    try state.withLock { state throws(EventStoreError) in
+      ReadAnswer(value: try Self.ledgerEvents(of: account, environment: environment, in: state))
+    }
+  }
+
+  public func recordedEvents(of account: String, consistency: ReadConsistency)
+    async throws(EventStoreError) -> [RecordedEvent]
+  {
+    state.withLock { state in
+      Self.recorded(of: (state.streamsOfAccount[account] ?? []).sorted(), in: state)
+    }
+  }
+
+  /// No views are stored in memory: every query folds the log.
+  public func storedView(
+    of account: String, part: AccountViewSlice.Part?, consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<AccountViewSlice?> {
+    ReadAnswer(value: nil)
+  }
+
+  // MARK: AccountIndex
+
+  public func accounts(holding streams: [String]) async throws(EventStoreError) -> [String] {
+    state.withLock { state in
+      streams.reduce(into: Set<String>()) { $0.formUnion(state.accountsOfStream[$1] ?? []) }
+        .sorted()
+    }
+  }
+
+  public func refundRequestStreams(ofChain originalTransactionId: String)
+    async throws(EventStoreError) -> [String]
+  {
+    state.withLock { state in
+      Set(
+        state.events.compactMap { event -> String? in
+          guard ConsumptionEvent.eventTypes.contains(event.eventType),
+            case .requested(let requested)? = try? JSONDecoder().decode(
+              ConsumptionEvent.self, from: Data(event.payload)),
+            requested.originalTransactionId == originalTransactionId
+          else { return nil }
+          return event.streamId
+        }
+      ).sorted()
+    }
+  }
+
+  public func seatStreams(holdingClaims seatClaimIds: [String]) async throws(EventStoreError)
+    -> [String]
+  {
+    // Claim ids are stored lower-case; the ids asked for may come in any case.
+    let wanted = Set(seatClaimIds.map { $0.lowercased() })
+    return state.withLock { state in
+      Set(
+        state.events.compactMap { event -> String? in
+          guard event.eventType == SeatClaimEvent.eventType,
+            case .seat(let seat)? = try? EventCodec.body(
+              eventType: event.eventType, payload: event.payload),
+            let id = seat.seatClaimId, wanted.contains(id)
+          else { return nil }
+          return event.streamId
+        }
+      ).sorted()
+    }
+  }
+
+  public func note(_ sightings: [DownloadSighting]) async throws(EventStoreError)
+    -> [DownloadSighting]
+  {
+    state.withLock { state in
+      let downloads = Set(sightings.map { "\($0.environment)|\($0.appTransactionId)" })
+      let before = state.downloads.values.filter {
+        downloads.contains("\($0.environment)|\($0.appTransactionId)")
+      }.sorted { Self.key($0) < Self.key($1) }
+      for sighting in sightings {
+        let key = Self.key(sighting)
+        var stored = state.downloads[key] ?? sighting
+        stored.token = sighting.token ?? stored.token
+        state.downloads[key] = stored
+      }
+      return before
+    }
+  }
+
+  public func accounts(holdingDownload appTransactionId: String, environment: String)
+    async throws(EventStoreError) -> [String]
+  {
+    state.withLock { state in
+      var accounts: Set<String> = []
+      for sighting in state.downloads.values
+      where sighting.environment == environment && sighting.appTransactionId == appTransactionId {
+        if let token = sighting.token { accounts.insert(token) }
+        accounts.formUnion(
+          state.accountsOfStream["sub:\(sighting.environment):\(sighting.chain)"] ?? [])
+      }
+      return accounts.sorted()
+    }
+  }
+
+  // MARK: The state's rules
+
+  private static func validate(_ events: [NewEvent], stream: String) throws(EventStoreError) {
+    guard !stream.isEmpty, !events.isEmpty, events.count <= EventStore.maximumBatchSize else {
+      throw EventStoreError(
+        .invalidEvent, "an append needs a stream id and 1…\(EventStore.maximumBatchSize) events")
+    }
+    let keys = events.map(\.idempotencyKey)
+    guard Set(keys).count == keys.count, !keys.contains("") else {
+      throw EventStoreError(.invalidEvent, "idempotency keys must be non-empty and distinct")
+    }
+    for event in events {
+      guard (try? JSONSerialization.jsonObject(with: Data(event.payload))) != nil,
+        (try? JSONSerialization.jsonObject(with: Data(event.metadata))) is [String: Any]
+      else {
+        throw EventStoreError(.invalidEvent, "an event's payload or metadata is not JSON")
+      }
+    }
+  }
+
+  private static let keyInOtherStream = EventStoreError(
+    .idempotencyKeyInOtherStream, "an idempotency key is already used in another stream")
+
+  private static func checkKeys(_ keys: [(key: String, stream: String)], in state: State)
+    throws(EventStoreError)
+  {
+    for (key, stream) in keys {
+      if let stored = state.positionOfKey[key], state.events[stored].streamId != stream {
+        throw keyInOtherStream
+      }
+    }
+  }
+
+  /// Writes what is new of `events` (keys already stored keep their event) and the index.
+  private static func write(
+    _ events: [NewEvent], to stream: String, index: StreamIndex?, at now: Date,
+    in state: inout State, sameTransaction: Bool = false
+  ) -> AppendResult {
+    let holders = (state.accountsOfStream[stream] ?? []).sorted()
+    if !sameTransaction { state.transactions += 1 }
+    var written: [AppendResult.Event] = []
+    var storedBefore = 0
+    for event in events {
+      if let stored = state.positionOfKey[event.idempotencyKey] {
+        storedBefore += 1
+        written.append(Self.result(of: state.events[stored]))
+        continue
+      }
+      let ordinals = state.eventsOfStream[stream] ?? []
+      let previousHash = ordinals.last.map { state.events[$0].hash } ?? []
+      let recorded = RecordedEvent(
+        streamId: stream, streamVersion: Int64(ordinals.count + 1),
+        position: FeedPosition(
+          transactionId: state.transactions, sequence: Int64(state.events.count + 1)),
+        eventId: event.eventId, idempotencyKey: event.idempotencyKey, eventType: event.eventType,
+        environment: event.environment, appleSignedAt: event.appleSignedAt, recordedAt: now,
+        payload: event.payload, rawSigned: event.rawSigned, metadata: event.metadata,
+        previousHash: previousHash,
+        hash: Array(
+          SHA256.hash(data: previousHash + event.payload + Array(event.idempotencyKey.utf8))),
+        claims: event.claims)
+      state.positionOfKey[event.idempotencyKey] = state.events.count
+      state.eventsOfStream[stream, default: []].append(state.events.count)
+      state.events.append(recorded)
+      written.append(Self.result(of: recorded))
+    }
+    if let index, !index.isEmpty {
+      for key in index.keys {
+        for indexed in index.streams {
+          state.streamsOfAccount[key, default: []].insert(indexed)
+          state.accountsOfStream[indexed, default: []].insert(key)
+        }
+      }
+    }
+    return AppendResult(
+      streamId: stream, events: written, wasDuplicate: storedBefore == events.count,
+      holders: holders)
+  }
+
+  private static func result(of event: RecordedEvent) -> AppendResult.Event {
+    AppendResult.Event(
+      idempotencyKey: event.idempotencyKey, eventId: event.eventId,
+      streamVersion: event.streamVersion, position: event.position, recordedAt: event.recordedAt)
+  }
+
+  private static func recorded(of streams: [String], in state: State) -> [RecordedEvent] {
+    streams.flatMap { (state.eventsOfStream[$0] ?? []).map { state.events[$0] } }
+  }
+
+  /// As the account queries fold them: the account's streams in id order, each oldest first,
+  /// without refund requests' events.
+  private static func ledgerEvents(of account: String, environment: String?, in state: State)
+    throws(EventStoreError) -> [LedgerEvent]
+  {
+    let streams = (state.streamsOfAccount[account] ?? []).sorted()
+    var events: [LedgerEvent] = []
+    for event in recorded(of: streams, in: state)
+    where !ConsumptionEvent.eventTypes.contains(event.eventType)
+      && (environment == nil || event.environment == nil || event.environment == environment)
+    {
+      do {
+        events.append(try EventCodec.event(event))
+      } catch {
+        throw EventStoreError(
+          .unreadableEvent, "a stored event does not read as its event type says")
+      }
+    }
+    return events
+  }
+
+  private static func key(_ sighting: DownloadSighting) -> String {
+    "\(sighting.environment)|\(sighting.appTransactionId)|\(sighting.chain)"
+  }
+}

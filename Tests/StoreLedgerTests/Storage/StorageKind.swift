@@ -1,0 +1,42 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+/// Where a test's ledger keeps its log: a fresh migrated PostgreSQL database, or memory. Tests
+/// that take both as arguments hold the two implementations of the ports to one behaviour.
+enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case postgres, memory
+
+  var testDescription: String { rawValue }
+
+  func withStorage(_ body: @Sendable (LedgerStorage) async throws -> Void) async throws {
+    let logger = TestDatabase.logger
+    switch self {
+    case .memory:
+      let memory = InMemoryLedgerStorage()
+      try await body(
+        LedgerStorage(
+          log: memory, accounts: memory, index: memory, logger: logger, timeout: .seconds(30)))
+    case .postgres:
+      try await TestDatabase.withMigrated { database in
+        try await database.asWriter { client in
+          try await body(
+            LedgerStorage(
+              PostgresLedgerDatabase(client: client, logger: logger), logger: logger,
+              timeout: .seconds(30)))
+        }
+      }
+    }
+  }
+
+  func withLedger(
+    _ configuration: LedgerConfiguration, _ body: @Sendable (Ledger) async throws -> Void
+  ) async throws {
+    try await withStorage { storage in
+      try await body(try Ledger(storage: storage, configuration: configuration))
+    }
+  }
+}
