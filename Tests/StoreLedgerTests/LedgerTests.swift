@@ -7,8 +7,9 @@ import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
 
-/// The Ledger end to end: signed data → verified → stored → answered, on a real PostgreSQL.
-@Suite(.enabled(if: TestDatabase.shouldRun)) struct LedgerTests {
+/// The Ledger end to end: signed data → verified → stored → answered, on a real PostgreSQL and
+/// on the in-memory storage alike.
+@Suite struct LedgerTests {
   typealias F = LedgerFixtures
   static let pki = try! TestPKI()
   static let catalog = ProductCatalog(products: [
@@ -16,10 +17,14 @@ import Testing
     "gems.100": .init(entitlements: ["gems"], units: 100),
   ])
 
-  func withLedger(_ body: @Sendable (Ledger) async throws -> Void) async throws {
-    try await SimulatedAppStoreHarness.withLedger(catalog: Self.catalog) { ledger, _ in
-      try await body(ledger)
-    }
+  func withLedger(_ storage: StorageKind, _ body: @Sendable (Ledger) async throws -> Void)
+    async throws
+  {
+    try await storage.withLedger(
+      LedgerConfiguration(
+        bundleId: "com.example.app", environments: [.sandbox],
+        trustedRoots: Self.pki.trustedRoots, catalog: Self.catalog),
+      body)
   }
 
   static func sandbox(_ transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload {
@@ -36,8 +41,9 @@ import Testing
   /// Far enough ahead that the fixture's month-long subscription is live "now" in queries.
   static let now = F.t(10).date
 
-  @Test func notificationIsStoredOnceAndAnsweredAtOnce() async throws {
-    try await withLedger { ledger in
+  @Test(arguments: StorageKind.allCases)
+  func notificationIsStoredOnceAndAnsweredAtOnce(_ storage: StorageKind) async throws {
+    try await withLedger(storage) { ledger in
       let signed = try Self.notification(
         .subscribed, .initialBuy, uuid: "n-1",
         transaction: F.transaction("1000", purchased: 0, expires: 30))
@@ -60,8 +66,9 @@ import Testing
     }
   }
 
-  @Test func dataSignedByAnotherRootIsRefusedAndNothingIsStored() async throws {
-    try await withLedger { ledger in
+  @Test(arguments: StorageKind.allCases)
+  func dataSignedByAnotherRootIsRefusedAndNothingIsStored(_ storage: StorageKind) async throws {
+    try await withLedger(storage) { ledger in
       let stranger = try TestPKI()
       let signed = try Self.notification(
         .subscribed, .initialBuy, uuid: "n-2",
@@ -76,8 +83,9 @@ import Testing
     }
   }
 
-  @Test func debitsAreCheckedAgainstTheBalanceAndIdempotent() async throws {
-    try await withLedger { ledger in
+  @Test(arguments: StorageKind.allCases)
+  func debitsAreCheckedAgainstTheBalanceAndIdempotent(_ storage: StorageKind) async throws {
+    try await withLedger(storage) { ledger in
       let gems = F.transaction("c1", product: "gems.100", type: .consumable, purchased: 0)
       _ = try await ledger.ingest(signedTransaction: try Self.pki.sign(Self.sandbox(gems)))
       let spent = try await ledger.debit(
@@ -103,8 +111,9 @@ import Testing
     }
   }
 
-  @Test func linkGivesAnUntokenedPurchaseToTheAccount() async throws {
-    try await withLedger { ledger in
+  @Test(arguments: StorageKind.allCases)
+  func linkGivesAnUntokenedPurchaseToTheAccount(_ storage: StorageKind) async throws {
+    try await withLedger(storage) { ledger in
       let untokened = F.transaction("2000", purchased: 0, expires: 30, token: nil)
       _ = try await ledger.ingest(
         notification: try Self.notification(
@@ -124,7 +133,8 @@ import Testing
     }
   }
 
-  @Test func freshlyFetchedDataIsJudgedAtTheCurrentTimeStoredDataAtItsSignedDate() async throws {
+  @Test(.enabled(if: TestDatabase.shouldRun))
+  func freshlyFetchedDataIsJudgedAtTheCurrentTimeStoredDataAtItsSignedDate() async throws {
     // A signing certificate that expired in mid-2026, after this data was signed (2026-01-01).
     let expired = try TestPKI(
       options: TestPKIOptions(

@@ -14,7 +14,7 @@ import Testing
   @Test func recoveryFindsExactlyTheLostNotificationsAndCompletesTheTruth() async throws {
     let simulation = Simulation(SimulationConfiguration(customers: 60, months: 6, seed: 5))
     let store = S.store(simulation)
-    try await LedgerTests().withLedger { ledger in
+    try await LedgerTests().withLedger(.postgres) { ledger in
       try await S.withWebhook(ledger) { url in
         await NotificationDeliverer(
           store: store, webhookURL: url,

@@ -14,7 +14,7 @@ import Testing
   @Test func disagreementsAreRecordedAsEvidenceOnceAndThenAgree() async throws {
     let simulation = Simulation(SimulationConfiguration(customers: 40, months: 12, seed: 23))
     let store = S.store(simulation)
-    try await LedgerTests().withLedger { ledger in
+    try await LedgerTests().withLedger(.postgres) { ledger in
       try await S.withWebhook(ledger) { url in
         await NotificationDeliverer(
           store: store, webhookURL: url, faults: DeliveryFaults(dropFraction: 0.3, seed: 4),
