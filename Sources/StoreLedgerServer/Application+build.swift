@@ -33,13 +33,31 @@ public func buildApplication(
   if configuration.migrateOnStart {
     application.beforeServerStarts {
       for app in apps {
-        let report = try await SchemaMigrator(client: app.client, logger: logger).migrate()
+        guard let client = app.client else { continue }
+        let report = try await SchemaMigrator(client: client, logger: logger).migrate()
         logger.info(
           "schema migrated", metadata: ["app": "\(app.name)", "applied": "\(report.applied)"])
       }
     }
   }
   return application
+}
+
+/// The server's routes over a ledger the caller made (for example on the in-memory storage), as
+/// one app named by `configuration`'s first; no services run. The HTTP contract's in-process
+/// tests use it where the database is not the point.
+package func buildApplication(
+  serving ledger: Ledger, configuration: ServerConfiguration, logger: Logger,
+  metrics: ServerMetrics = ServerMetrics()
+) -> some ApplicationProtocol {
+  let app = RunningApp(
+    name: configuration.apps.first?.name ?? "default", ledger: ledger, metrics: metrics,
+    logger: logger)
+  var single = configuration
+  single.apps = Array(configuration.apps.prefix(1))
+  return Application(
+    router: buildRouter(apps: [app], configuration: single, metrics: metrics, logger: logger),
+    configuration: ApplicationConfiguration(serverName: "storeledger"), logger: logger)
 }
 
 func buildRouter(
@@ -50,7 +68,7 @@ func buildRouter(
     middleware: ErrorAndMetricsMiddleware(
       metrics: metrics, app: configuration.routesByApp ? "" : apps[0].name))
   OperationsController(
-    clients: apps.map(\.client), replicas: apps.compactMap(\.ledger.storage.replicas),
+    clients: apps.compactMap(\.client), replicas: apps.compactMap(\.ledger.storage.replicas),
     metrics: metrics,
     logger: logger
   )

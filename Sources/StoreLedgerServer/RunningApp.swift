@@ -12,7 +12,8 @@ import StoreLedgerPostgres
 /// One served app at run time: its pool, ledger and services, and its routes.
 struct RunningApp: Sendable {
   let name: String
-  let client: PostgresClient
+  /// The app's pool; nil for a ledger on other storage (``init(name:ledger:metrics:logger:)``).
+  let client: PostgresClient?
   let ledger: Ledger
   let services: [any Service]
   let metrics: AppMetrics
@@ -81,6 +82,21 @@ struct RunningApp: Sendable {
     self.worker = worker
     self.apple = apple
     self.verifierEnvironment = app.appStoreAPI?.verifier.environment
+    self.logger = logger
+  }
+
+  /// An app whose ledger the caller made (on any storage): its routes, and no services, pool,
+  /// worker or Apple client.
+  init(name: String, ledger: Ledger, metrics: ServerMetrics, logger: Logger) {
+    metrics.attach(ledger, app: name)
+    self.name = name
+    self.client = nil
+    self.ledger = ledger
+    self.services = []
+    self.metrics = metrics.app(name)
+    self.worker = nil
+    self.apple = nil
+    self.verifierEnvironment = nil
     self.logger = logger
   }
 

@@ -30,7 +30,7 @@ import Testing
   }
 
   @Test func aLinkOfAPurchaseAnotherAccountHoldsIsRefusedUnlessItIsATransfer() async throws {
-    try await H.withServer { client, database in
+    try await H.withInProcessServer { client, database in
       let bought = F.transaction("1001", purchased: 0, expires: 36_500, token: Self.owner)
       let stored = try await Self.post(
         client, "/v1/transactions", ["signedTransaction": try H.signed.transaction(bought)])
@@ -66,7 +66,7 @@ import Testing
   }
 
   @Test func anIdempotencyKeyBelongsToItsAccountAndItsRequest() async throws {
-    try await H.withServer { client, database in
+    try await H.withInProcessServer { client, database in
       for token in [Self.owner, Self.other] {
         let gems = F.transaction(
           "g-\(token.suffix(2))", product: "gems.100", type: .consumable, purchased: 0,
@@ -92,7 +92,7 @@ import Testing
   }
 
   @Test func instantsAreUnixMillisecondsAndRFC3339IsReadInFull() async throws {
-    try await H.withServer { client, _ in
+    try await H.withInProcessServer { client, _ in
       let bought = F.transaction("1009", purchased: 0, expires: 60, token: Self.owner)
       _ = try await Self.post(
         client, "/v1/transactions", ["signedTransaction": try H.signed.transaction(bought)])
@@ -126,7 +126,7 @@ import Testing
   }
 
   @Test func aDocumentedPathAskedWithAnotherMethodAnswers405WithAllow() async throws {
-    try await H.withServer { client, _ in
+    try await H.withInProcessServer { client, _ in
       for (uri, method, allow) in [
         ("/v1/transactions", HTTPRequest.Method.delete, "POST"),
         ("/health", .put, "GET"),

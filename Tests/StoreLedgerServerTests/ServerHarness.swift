@@ -51,6 +51,28 @@ enum ServerHarness {
     }
   }
 
+  /// Runs `body` against the server's router in this process, over a ledger on the in-memory
+  /// storage: for tests of the HTTP contract whose point is not the database.
+  static func withInProcessServer(
+    _ body: @Sendable (any TestClientProtocol, InMemoryLedgerStorage) async throws -> Void
+  ) async throws {
+    let memory = InMemoryLedgerStorage()
+    let configuration = ServerConfiguration(
+      database: PostgresClient.Configuration(
+        host: "in-process.invalid", username: "none", password: nil, database: nil, tls: .disable),
+      ledger: LedgerConfiguration(
+        bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+        trustedRoots: pki.trustedRoots, catalog: catalog),
+      apiKeys: [apiKey], bodyLimit: 64 * 1024)
+    let ledger = try Ledger(
+      storage: LedgerStorage(
+        log: memory, accounts: memory, index: memory, logger: logger, timeout: .seconds(10)),
+      configuration: configuration.apps[0].ledger)
+    let application = buildApplication(
+      serving: ledger, configuration: configuration, logger: logger)
+    try await application.test(.router) { client in try await body(client, memory) }
+  }
+
   static let authorized: HTTPFields = [.authorization: "Bearer \(apiKey)"]
 
   static func json(_ object: [String: Any]) -> ByteBuffer {
@@ -76,6 +98,10 @@ enum ServerHarness {
   /// How many events the log holds.
   static func eventCount(_ database: TestDatabase) async throws -> Int {
     try await database.eventCount()
+  }
+
+  static func eventCount(_ memory: InMemoryLedgerStorage) async throws -> Int {
+    memory.eventCount
   }
 }
 

@@ -6,12 +6,12 @@ import StoreLedgerTestSupport
 import Testing
 
 /// A customer's whole life told through the HTTP API, answers checked after each step.
-@Suite(.enabled(if: TestDatabase.shouldRun)) struct WebhookLifecycleTests {
+@Suite struct WebhookLifecycleTests {
   typealias F = LedgerFixtures
   typealias H = ServerHarness
 
   @Test func subscriptionLifecycleThroughTheWebhook() async throws {
-    try await H.withServer { client, _ in
+    try await H.withInProcessServer { client, _ in
       let steps: [(String, () throws -> String, Double, Bool, Int32)] = [
         (
           "subscribe",
@@ -101,7 +101,7 @@ import Testing
   }
 
   @Test func consumableBoughtDebitedAndRefunded() async throws {
-    try await H.withServer { client, _ in
+    try await H.withInProcessServer { client, _ in
       let gems = F.transaction("c1", product: "gems.100", type: .consumable, purchased: 0)
       let bought = try await client.execute(
         uri: "/v1/transactions", method: .post, headers: H.authorized,

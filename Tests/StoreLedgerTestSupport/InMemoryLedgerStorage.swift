@@ -29,6 +29,9 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     self.now = now
   }
 
+  /// How many events the log holds.
+  public var eventCount: Int { state.withLock { $0.events.count } }
+
   // MARK: EventLog
 
   public func append(_ events: [NewEvent], to stream: String, indexing index: StreamIndex?)
