@@ -1,6 +1,5 @@
 import AppStoreVerification
 import Foundation
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 

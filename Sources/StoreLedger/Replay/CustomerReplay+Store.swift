@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 

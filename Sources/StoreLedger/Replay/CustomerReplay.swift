@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
 import Logging
-import PostgresNIO
 import StoreLedgerCore
 
 /// Rebuilds customers from the App Store: Get Transaction History v2 (ascending, from the

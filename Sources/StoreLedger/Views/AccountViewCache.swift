@@ -1,4 +1,4 @@
-import PostgresNIO
+import NIOCore
 import StoreLedgerCore
 import StoreLedgerPostgres
 import Synchronization
