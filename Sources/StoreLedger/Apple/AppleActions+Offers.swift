@@ -41,11 +41,7 @@ extension AppleActions {
     at time: Date = Date()
   ) async throws(LedgerError) -> PromotionalOfferSignature {
     let token = try Ledger.canonical(appAccountToken)
-    guard !productId.isEmpty, productId.count <= 200, !offerIdentifier.isEmpty,
-      offerIdentifier.count <= 200
-    else {
-      throw LedgerError(.invalidRequest, "a signature needs a product id and an offer id")
-    }
+    try Self.checkOffer(productId, offerIdentifier)
     let signature: PromotionalOfferSignature
     do {
       signature = try PromotionalOfferSignature.sign(

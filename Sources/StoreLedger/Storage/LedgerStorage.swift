@@ -24,7 +24,7 @@ package struct LedgerStorage: Sendable {
   package init(_ database: PostgresLedgerDatabase, logger: Logger, timeout: Duration) {
     self.log = database.store
     self.accounts = PostgresAccountReads(database: database, timeout: timeout, logger: logger)
-    self.index = PostgresAccountIndex(client: database.client, timeout: timeout, logger: logger)
+    self.index = PostgresAccountIndex(database: database, timeout: timeout, logger: logger)
     self.postgres = database
     self.logger = logger
     self.timeout = timeout

@@ -7,12 +7,12 @@ import StoreLedgerCore
 /// each append), `storeledger.consumption_requests` (kept by a trigger on the log) and
 /// `storeledger.app_transactions`.
 public struct PostgresAccountIndex: AccountIndex {
-  let client: PostgresClient
+  let database: PostgresLedgerDatabase
   let timeout: Duration
   let logger: Logger
 
-  public init(client: PostgresClient, timeout: Duration, logger: Logger) {
-    self.client = client
+  public init(database: PostgresLedgerDatabase, timeout: Duration, logger: Logger) {
+    self.database = database
     self.timeout = timeout
     self.logger = logger
   }
@@ -68,13 +68,6 @@ public struct PostgresAccountIndex: AccountIndex {
   private func run<Value: Sendable>(
     _ action: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
   ) async throws(EventStoreError) -> Value {
-    let client = self.client
-    do {
-      return try await withTimeout(timeout) { try await body(client) }
-    } catch is TimeoutError {
-      throw EventStoreError(.databaseUnavailable, "the database did not answer in time")
-    } catch {
-      throw EventStoreError.database(error, while: action)
-    }
+    try await database.onPrimary(within: timeout, action, body)
   }
 }

@@ -27,21 +27,31 @@ public struct PostgresLedgerDatabase: Sendable {
     _ account: String?, _ consistency: ReadConsistency, within timeout: Duration,
     _ action: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
   ) async throws(EventStoreError) -> ReadAnswer<Value> {
+    guard let replicas else {
+      return ReadAnswer(value: try await onPrimary(within: timeout, action, body))
+    }
+    do {
+      return try await withTimeout(timeout) {
+        try await replicas.read(account: account, consistency: consistency, body)
+      }
+    } catch is TimeoutError {
+      // The replica path used the whole time (a replica replaying slowly, a wait configured
+      // as long as the timeout): the primary answers, in its own time, rather than an error
+      // reaching the caller.
+      return ReadAnswer(value: try await onPrimary(within: timeout, action, body))
+    } catch {
+      throw EventStoreError.database(error, while: action)
+    }
+  }
+
+  /// `body` on the primary within `timeout`; `action` names the work in errors.
+  public func onPrimary<Value: Sendable>(
+    within timeout: Duration, _ action: String,
+    _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+  ) async throws(EventStoreError) -> Value {
     let client = self.client
     do {
-      guard let replicas else {
-        return ReadAnswer(value: try await withTimeout(timeout) { try await body(client) })
-      }
-      do {
-        return try await withTimeout(timeout) {
-          try await replicas.read(account: account, consistency: consistency, body)
-        }
-      } catch is TimeoutError {
-        // The replica path used the whole time (a replica replaying slowly, a wait configured
-        // as long as the timeout): the primary answers, in its own time, rather than an error
-        // reaching the caller.
-        return ReadAnswer(value: try await withTimeout(timeout) { try await body(client) })
-      }
+      return try await withTimeout(timeout) { try await body(client) }
     } catch is TimeoutError {
       throw EventStoreError(.databaseUnavailable, "the database did not answer in time")
     } catch {
