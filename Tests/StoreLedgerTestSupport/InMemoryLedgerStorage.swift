@@ -138,9 +138,9 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     state.withLock { state in
       Set(
         state.events.compactMap { event -> String? in
-          guard ConsumptionEvent.eventTypes.contains(event.eventType),
-            case .requested(let requested)? = try? JSONDecoder().decode(
-              ConsumptionEvent.self, from: Data(event.payload)),
+          guard
+            case .requested(let requested)? = try? EventCodec.refundRequestEvent(
+              eventType: event.eventType, payload: event.payload),
             requested.originalTransactionId == originalTransactionId
           else { return nil }
           return event.streamId

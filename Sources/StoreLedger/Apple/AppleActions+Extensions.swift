@@ -143,7 +143,7 @@ extension AppleActions {
   {
     let stream = "extension:\(report.requestIdentifier)"
     try await recordAction(
-      "ledger.renewal_extension_requested.v1", member: "renewalExtensionRequested",
+      EventTypes.renewalExtensionRequested, member: "renewalExtensionRequested",
       body: report, stream: stream,
       key: "\(stream):\(report.originalTransactionId ?? report.productId ?? "")")
   }

@@ -59,7 +59,7 @@ extension AppleActions {
     }
     let stream = "offers:\(token)"
     try await recordAction(
-      "ledger.promotional_offer_signed.v1", member: "promotionalOfferSigned",
+      EventTypes.promotionalOfferSigned, member: "promotionalOfferSigned",
       body: Signed(
         productId: productId, offerIdentifier: offerIdentifier, keyId: signature.keyId,
         nonce: signature.nonce, timestamp: signature.timestamp),
@@ -175,7 +175,7 @@ extension AppleActions {
     }
     let stream = "offers:\(token)"
     try await recordAction(
-      "ledger.request_signed.v1", member: "requestSigned",
+      EventTypes.requestSigned, member: "requestSigned",
       body: Signed(
         audience: signature.audience, productId: productId, offerIdentifier: offer,
         allowIntroductoryOffer: allowed, nonce: signature.nonce, issuedAt: signature.issuedAt),
@@ -201,7 +201,7 @@ extension AppleActions {
     }
     let stream = "finished:\(transactionId)"
     try await recordAction(
-      "ledger.transaction_finished.v1", member: "transactionFinished",
+      EventTypes.transactionFinished, member: "transactionFinished",
       body: Finished(
         transactionId: transactionId,
         finishedAt: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))),

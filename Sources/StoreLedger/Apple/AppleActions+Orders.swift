@@ -114,7 +114,7 @@ extension AppleActions {
       let at: Timestamp
     }
     try await recordAction(
-      "ledger.order_looked_up.v1", member: "orderLookedUp",
+      EventTypes.orderLookedUp, member: "orderLookedUp",
       body: Lookup(
         orderId: orderId, transactionIds: purchases.map(\.transactionId),
         newToTheLedger: purchases.filter(\.newToTheLedger).count, at: Timestamp(time)),

@@ -22,7 +22,7 @@ extension AppleActions {
       eventType: eventType,
       idempotencyKey: key ?? "\(stream):\(UUID().uuidString.lowercased())", payload: payload,
       metadata: Array(#"{"source":"api"}"#.utf8))
-    let store = try ledger.storage.database().store
-    _ = try await ledger.storage.run { try await store.append([event], to: stream) }
+    let log = ledger.storage.log
+    _ = try await ledger.storage.run { try await log.append([event], to: stream, indexing: nil) }
   }
 }

@@ -91,7 +91,7 @@ extension AppleActions {
 
   private func record(_ check: WebhookCheck) async throws(LedgerError) {
     try await recordAction(
-      "ledger.webhook_checked.v1", member: "webhookChecked", body: check,
+      EventTypes.webhookChecked, member: "webhookChecked", body: check,
       stream: "webhook-check:\(ledger.configuration.bundleId)")
   }
 }

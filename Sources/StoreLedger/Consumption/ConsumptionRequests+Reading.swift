@@ -61,8 +61,8 @@ extension ConsumptionRequests {
         ConsumptionRequestReport.Line(
           version: row.streamVersion, eventType: row.eventType,
           recordedAt: Timestamp(row.recordedAt),
-          summary: (try? JSONDecoder().decode(ConsumptionEvent.self, from: Data(row.payload)))
-            .map(Self.summary) ?? "")
+          summary: (try? EventCodec.refundRequestEvent(
+            eventType: row.eventType, payload: row.payload)).map(Self.summary) ?? "")
       }
     }
     return report
@@ -90,12 +90,12 @@ extension ConsumptionRequests {
   func load(_ streamId: String) async throws(LedgerError) -> (
     ConsumptionRequest, [RecordedEvent]
   ) {
-    let store = try ledger.storage.database().store
-    let recorded = try await ledger.storage.run { try await store.readStreams([streamId]) }
+    let log = ledger.storage.log
+    let recorded = try await ledger.storage.run { try await log.readStreams([streamId]) }
     let events: [ConsumptionEvent]
     do {
       events = try recorded.map {
-        try JSONDecoder().decode(ConsumptionEvent.self, from: Data($0.payload))
+        try EventCodec.refundRequestEvent(eventType: $0.eventType, payload: $0.payload)
       }
     } catch {
       throw LedgerError(.databaseRejected, "a refund request's event does not decode")
@@ -110,10 +110,10 @@ extension ConsumptionRequests {
   func chainEvents(_ originalTransactionId: String, in environment: String)
     async throws(LedgerError) -> [LedgerEvent]
   {
-    let store = try ledger.storage.database().store
+    let log = ledger.storage.log
     let stream = "sub:\(environment):\(originalTransactionId)"
     do {
-      let rows = try await ledger.storage.bounded { try await store.readStreams([stream]) }
+      let rows = try await ledger.storage.bounded { try await log.readStreams([stream]) }
       return try rows.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)
     } catch {
       throw LedgerStorage.mapped(error)

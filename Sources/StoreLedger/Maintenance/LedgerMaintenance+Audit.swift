@@ -112,7 +112,7 @@ extension LedgerMaintenance {
         return problem(.payload, "the stored claims differ from the signed data")
       }
       // A row stored before facts held price terms is compared with the facts it could hold.
-      let withoutTerms = EventCodec.factsWithoutTermsEventTypes.contains(recorded.eventType)
+      let withoutTerms = EventTypes.family(of: recorded.eventType) == .factsWithoutTerms
       let expected = LedgerEvent.Body(signed).map { withoutTerms ? $0.withoutTerms() : $0 }
       // A row stored before facts held commitment and seat members keeps the rest.
       return expected == facts || expected?.withoutLaterMembers() == facts

@@ -195,7 +195,7 @@ extension ReceiptImport {
   {
     // The receipt itself is not stored: its digest names it.
     try await AppleActions(ledger: ledger).recordAction(
-      "ledger.receipt_imported.v1", member: "receiptImported", body: outcome,
+      EventTypes.receiptImported, member: "receiptImported", body: outcome,
       stream: "receipts:\(key.suffix(64).prefix(2))", key: key)
   }
 }

@@ -37,26 +37,18 @@ extension CustomerReplay {
 
   /// The progress the last run stored for this customer, if any.
   func storedProgress(_ stream: String) async throws -> Progress? {
-    let store = try ledger.storage.database().store
-    var last: RecordedEvent?
-    var version: Int64 = 1
-    while true {
-      let page = try await store.readStream(stream, from: version, limit: 500)
-      guard let end = page.last else { break }
-      last = end
-      version = end.streamVersion + 1
-    }
+    let last = try await ledger.storage.log.readStreams([stream]).last
     return try last.map { try JSONDecoder().decode(Progress.self, from: Data($0.payload)) }
   }
 
   func store(_ progress: Progress, in stream: String) async throws {
-    _ = try await try ledger.storage.database().store.append(
+    _ = try await ledger.storage.log.append(
       [
         NewEvent(
           eventType: Self.revisionEventType,
           idempotencyKey: "\(stream):\(progress.revision):\(progress.refundRevision ?? "")",
           payload: Array(try JSONEncoder().encode(progress)), environment: environment.rawValue,
           metadata: Array(#"{"source":"replay"}"#.utf8))
-      ], to: stream)
+      ], to: stream, indexing: nil)
   }
 }

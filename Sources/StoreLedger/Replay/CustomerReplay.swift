@@ -51,7 +51,7 @@ public struct CustomerReplay: Sendable {
     }
   }
 
-  static let revisionEventType = "replay.revision.v1"
+  static let revisionEventType = EventTypes.replayRevision
 
   let ledger: Ledger
   let client: AppStoreServerAPIClient

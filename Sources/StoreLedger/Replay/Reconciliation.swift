@@ -82,11 +82,10 @@ public struct Reconciliation: Sendable {
 extension Reconciliation {
   /// The folded purchase chain `originalTransactionId`, in every configured environment.
   func chainView(of originalTransactionId: String) async throws -> LedgerView {
-    let (store, streams) = (
-      try ledger.storage.database().store,
-      ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
+    let (log, streams) = (
+      ledger.storage.log, ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
     )
-    let recorded = try await ledger.storage.bounded { try await store.readStreams(streams) }
+    let recorded = try await ledger.storage.bounded { try await log.readStreams(streams) }
     return LedgerView(
       LedgerState.fold(
         try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),

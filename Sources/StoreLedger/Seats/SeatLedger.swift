@@ -302,10 +302,10 @@ public struct SeatLedger: Sendable {
     let streams = environments.flatMap {
       ["sub:\($0):\(originalTransactionId)", LedgerRecord.seatsStream($0, originalTransactionId)]
     }
-    let store = try ledger.storage.database().store
+    let log = ledger.storage.log
     let rows: [RecordedEvent]
     do {
-      rows = try await ledger.storage.bounded { try await store.readStreams(streams) }
+      rows = try await ledger.storage.bounded { try await log.readStreams(streams) }
     } catch {
       throw LedgerStorage.mapped(error)
     }

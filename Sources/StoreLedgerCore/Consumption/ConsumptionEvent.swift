@@ -103,22 +103,15 @@ public enum ConsumptionEvent: Hashable, Sendable {
   /// The stable, versioned `event_type` of each case.
   public var eventType: String {
     switch self {
-    case .requested: Self.requestedType
-    case .sending: Self.sendingType
-    case .answered: Self.answeredType
-    case .attemptFailed: Self.attemptFailedType
-    case .closed: Self.closedType
+    case .requested: EventTypes.refundRequested
+    case .sending: EventTypes.refundSending
+    case .answered: EventTypes.refundAnswered
+    case .attemptFailed: EventTypes.refundAttemptFailed
+    case .closed: EventTypes.refundClosed
     }
   }
 
-  public static let requestedType = "ledger.consumption_requested.v1"
-  public static let sendingType = "ledger.consumption_sending.v1"
-  public static let answeredType = "ledger.consumption_answered.v1"
-  public static let attemptFailedType = "ledger.consumption_attempt_failed.v1"
-  public static let closedType = "ledger.consumption_closed.v1"
-  public static let eventTypes: Set<String> = [
-    requestedType, sendingType, answeredType, attemptFailedType, closedType,
-  ]
+  public static let eventTypes = EventTypes.types(of: .refundRequest)
 
   /// The request's state right after this event.
   public var state: ConsumptionRequest.Phase {

@@ -63,10 +63,19 @@ public enum EventCodec {
         LedgerEvent(
           try body(eventType: eventType, payload: payload), recordedAt: recordedAt, key: key))
     }
+    let request = stream.split(separator: ":").last.map(String.init) ?? stream
+    return .consumption(
+      try refundRequestEvent(eventType: eventType, payload: payload), request: request, key: key)
+  }
+
+  /// The step of a refund request a row holds (its type is one of
+  /// ``ConsumptionEvent/eventTypes``).
+  public static func refundRequestEvent(eventType: String, payload: some Collection<UInt8>) throws
+    -> ConsumptionEvent
+  {
+    guard ConsumptionEvent.eventTypes.contains(eventType) else { throw unreadable }
     do {
-      let event = try JSONDecoder().decode(ConsumptionEvent.self, from: Data(payload))
-      let request = stream.split(separator: ":").last.map(String.init) ?? stream
-      return .consumption(event, request: request, key: key)
+      return try JSONDecoder().decode(ConsumptionEvent.self, from: Data(payload))
     } catch {
       throw unreadable
     }
@@ -95,18 +104,8 @@ public enum EventCodec {
   static let unreadable = EventStoreError(
     .unreadableEvent, "a stored event does not read as its event type says")
 
-  private static let eventTypes = Set([
-    NotificationFacts.eventType, TransactionSeen.eventType, LedgerEvent.Body.renewalEventType,
-    StatusFacts.eventType, ConsumableDebited.eventType, AccountLinked.eventType,
-    SeatClaimEvent.eventType,
-  ]).union(factsWithoutTermsEventTypes)
-
-  /// Facts stored before they held ``PriceTerms`` (same shape, without those members): they
-  /// read as they are, with no terms.
-  public static let factsWithoutTermsEventTypes: Set<String> = [
-    "appstore.notification.v2", "appstore.transaction.v2", "appstore.renewal_info.v2",
-    "appstore.status.v2",
-  ]
+  private static let eventTypes = EventTypes.types(of: .facts).union(
+    EventTypes.types(of: .factsWithoutTerms))
 
   private static let encoder = JSONEncoder()
 }

@@ -90,8 +90,8 @@ import Testing
         #expect(report.reasons.contains { $0.contains("60.0 %") })
         #expect(
           report.events?.map(\.eventType) == [
-            ConsumptionEvent.requestedType, ConsumptionEvent.sendingType,
-            ConsumptionEvent.answeredType,
+            EventTypes.refundRequested, EventTypes.refundSending,
+            EventTypes.refundAnswered,
           ])
         // Apple's decision arrives as a notification and is linked to the request.
         try await Self.deliver(store, to: ledger, from: 1)
@@ -131,7 +131,7 @@ import Testing
         #expect(answers[0].information == answers[1].information)
         let report = try await ConsumptionRequests(ledger: ledger).request(uuid)
         #expect(report.state == .answered && report.attempts == 2)
-        #expect(report.events?.filter { $0.eventType == ConsumptionEvent.answeredType }.count == 1)
+        #expect(report.events?.filter { $0.eventType == EventTypes.refundAnswered }.count == 1)
       }
     }
   }

@@ -19,10 +19,7 @@ public enum AppleClaims: Hashable, Sendable {
   }
 
   /// The event types of rows whose payload is claims.
-  public static let claimsEventTypes: Set<String> = [
-    NotificationReceived.eventType, TransactionObserved.eventType, RenewalInfoObserved.eventType,
-    StatusObserved.eventType,
-  ]
+  public static let claimsEventTypes = EventTypes.types(of: .claims)
 }
 
 /// JSON (design.md, "Scenario files"): one key naming the kind (`notification`,

@@ -1,7 +1,7 @@
 /// A verified App Store Server Notification V2 with its nested transaction and renewal info
 /// decoded (they were verified with it).
 public struct NotificationReceived: Hashable, Sendable {
-  public static let eventType = "appstore.notification.v1"
+  public static let eventType = EventTypes.notificationClaims
 
   /// The notification as Apple signed it; `data.signedTransactionInfo` and
   /// `data.signedRenewalInfo` may hold the original JWS strings.

@@ -1,6 +1,6 @@
 /// A verified signed renewal info seen outside a notification.
 public struct RenewalInfoObserved: Hashable, Sendable {
-  public static let eventType = "appstore.renewal_info.v1"
+  public static let eventType = EventTypes.renewalInfoClaims
 
   public var renewalInfo: JWSRenewalInfoDecodedPayload
 

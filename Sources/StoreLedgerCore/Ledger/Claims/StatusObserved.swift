@@ -1,7 +1,7 @@
 /// One subscription as Get All Subscription Statuses reported it: Apple's status and the
 /// newest transaction and renewal info of that `originalTransactionId`.
 public struct StatusObserved: Hashable, Sendable {
-  public static let eventType = "appstore.status.v1"
+  public static let eventType = EventTypes.statusClaims
 
   public var originalTransactionId: String
   public var subscriptionGroupIdentifier: String?

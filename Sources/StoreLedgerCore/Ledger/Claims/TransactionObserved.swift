@@ -1,7 +1,7 @@
 /// A verified signed transaction seen outside a notification: forwarded by the app after a
 /// purchase, or read from Get Transaction History / Get Transaction Info.
 public struct TransactionObserved: Hashable, Sendable {
-  public static let eventType = "appstore.transaction.v1"
+  public static let eventType = EventTypes.transactionClaims
 
   public var transaction: JWSTransactionDecodedPayload
   /// The account the backend says made the purchase, for purchases signed without one.

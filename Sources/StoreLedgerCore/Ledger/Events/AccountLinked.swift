@@ -1,7 +1,7 @@
 /// The backend says an account owns a purchase chain that Apple signed without an
 /// `appAccountToken` (offer-code redemptions, purchases made before the app set one).
 public struct AccountLinked: Hashable, Sendable, Codable {
-  public static let eventType = "ledger.account_linked.v1"
+  public static let eventType = EventTypes.link
 
   public var appAccountToken: String
   public var originalTransactionId: String

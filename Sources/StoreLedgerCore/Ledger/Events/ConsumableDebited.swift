@@ -1,7 +1,7 @@
 /// The backend spent units of a consumable for an account (token in lower case). Idempotent
 /// by `id`.
 public struct ConsumableDebited: Hashable, Sendable {
-  public static let eventType = "ledger.consumable_debited.v1"
+  public static let eventType = EventTypes.debit
 
   public var id: String
   public var appAccountToken: String

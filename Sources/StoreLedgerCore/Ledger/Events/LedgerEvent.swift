@@ -54,7 +54,7 @@ public struct LedgerEvent: Hashable, Sendable {
 }
 
 extension LedgerEvent.Body {
-  public static let renewalEventType = "appstore.renewal_info.v3"
+  public static let renewalEventType = EventTypes.renewalInfo
 
   /// The stable, versioned type stored in the log's `event_type`.
   public var eventType: String {

@@ -10,7 +10,7 @@
 /// Store's own releases arrive as `UNCLAIM_SEATS` notifications); `associated` an Associate
 /// Seat.
 public struct SeatClaimEvent: Hashable, Sendable, Codable {
-  public static let eventType = "ledger.seat.v1"
+  public static let eventType = EventTypes.seat
 
   public enum Action: String, Hashable, Sendable, Codable, CaseIterable {
     case requested, claimed, refused, released, associated

@@ -1,7 +1,7 @@
 /// What the reducers need of a verified notification: its kind, Apple's time and status, and
 /// the facts of the transaction and renewal info signed inside it.
 public struct NotificationFacts: Hashable, Sendable, Codable {
-  public static let eventType = "appstore.notification.v3"
+  public static let eventType = EventTypes.notification
 
   public var notificationType: NotificationType?
   public var subtype: NotificationSubtype?

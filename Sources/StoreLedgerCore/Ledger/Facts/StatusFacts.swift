@@ -1,7 +1,7 @@
 /// What the reducers need of one subscription as Get All Subscription Statuses reported it:
 /// Apple's status and the facts of its newest transaction and renewal info.
 public struct StatusFacts: Hashable, Sendable, Codable {
-  public static let eventType = "appstore.status.v3"
+  public static let eventType = EventTypes.status
 
   public var originalTransactionId: String
   public var subscriptionGroupIdentifier: String?

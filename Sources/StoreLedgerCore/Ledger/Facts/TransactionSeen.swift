@@ -1,7 +1,7 @@
 /// What the reducers need of a verified transaction seen outside a notification (forwarded by
 /// the app, or read from the Server API): its facts and the account the backend named with it.
 public struct TransactionSeen: Hashable, Sendable, Codable {
-  public static let eventType = "appstore.transaction.v3"
+  public static let eventType = EventTypes.transaction
 
   public var transaction: TransactionFacts
   /// The account the backend says made the purchase (lower case), for purchases signed
