@@ -1,5 +1,4 @@
 import Foundation
-import PostgresNIO
 import StoreLedgerCore
 import StoreLedgerPostgres
 
@@ -149,98 +148,35 @@ extension LedgerMaintenance {
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
     shard: WorkShard = .whole, progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
-    let client = try ledger.storage.database().client
-    return try await client.withConnection { connection in
-      try await connection.failingOnClose { connection in
-        let rows = try await connection.query(
-          AccountViewsRebuildStatements.accountsEvents(shard: shard), logger: ledger.storage.logger)
-        return try await self.fill(
-          from: rows, version: version, total: total, pageSize: pageSize,
-          concurrency: concurrency, now: now, progress: progress)
-      }
-    }
-  }
-
-  private func fill(
-    from rows: PostgresRowSequence, version: Int, total: Int, pageSize: Int, concurrency: Int,
-    now: Date, progress: (@Sendable (RebuildProgress) -> Void)?
-  ) async throws -> (accounts: Int, events: Int) {
-    try await withThrowingTaskGroup(of: (Int, Int).self) { group in
-      var (batch, accounts, events, running) = ([StoredAccount](), 0, 0, 0)
-      var iterator = rows.makeAsyncIterator()
-      var tokenBytes: ByteBuffer?
-      while true {
-        let row = try await iterator.next()
-        var cells = row?.makeIterator()
-        let token = cells?.next()?.bytes
-        let isNewAccount = row != nil && (token != tokenBytes || batch.isEmpty)
-        if row == nil || (isNewAccount && batch.count == pageSize) {
+    try await ledger.storage.database().withAccountEventPages(
+      shard: shard, pageSize: pageSize, logger: ledger.storage.logger
+    ) { pages in
+      try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+        var (accounts, events, running) = (0, 0, 0)
+        while let page = try await pages.next() {
           if running == concurrency, let (done, folded) = try await group.next() {
             (accounts, events, running) = (accounts + done, events + folded, running - 1)
             progress?(RebuildProgress(accounts: accounts, totalAccounts: total, events: events))
           }
-          let full = batch
-          batch = []
-          group.addTask { try await self.rebuild(full, into: version, now: now) }
+          group.addTask { try await self.rebuild(page, into: version, now: now) }
           running += 1
         }
-        guard var cells else { break }
-        if isNewAccount {
-          tokenBytes = token
-          batch.append(try StoredAccount(token: token, changes: cells.next()))
-        } else {
-          _ = cells.next()
+        for try await (done, folded) in group {
+          (accounts, events) = (accounts + done, events + folded)
+          progress?(RebuildProgress(accounts: accounts, totalAccounts: total, events: events))
         }
-        if let stored = try StoredRow(&cells) { batch[batch.count - 1].rows.append(stored) }
+        return (accounts, events)
       }
-      for try await (done, folded) in group {
-        (accounts, events) = (accounts + done, events + folded)
-        progress?(RebuildProgress(accounts: accounts, totalAccounts: total, events: events))
-      }
-      return (accounts, events)
-    }
-  }
-
-  /// One account's stored rows, not yet decoded.
-  struct StoredAccount: Sendable {
-    var token: String
-    var changes: Int64
-    var rows: [StoredRow] = []
-
-    /// From the row's first two cells; the token is made once per account, not per row.
-    init(token: ByteBuffer?, changes: PostgresCell?) throws {
-      guard let token, let changes else { throw StoredRow.malformed }
-      self.token = String(buffer: token)
-      self.changes = try changes.decode(Int64.self, context: .default)
-    }
-  }
-
-  /// One event row as the statement sends it: the payload stays in the bytes it arrived in
-  /// until a worker decodes it (no intermediate `String`).
-  struct StoredRow: Sendable {
-    var type: String
-    var payload: ByteBuffer
-    var key: String?
-
-    static let malformed = LedgerError(.databaseRejected, "a rebuild row lacks a column")
-
-    /// Nil for an account without events (null event columns).
-    init?(_ cells: inout PostgresRow.Iterator) throws {
-      guard let type = cells.next(), let payload = cells.next(), let key = cells.next() else {
-        throw Self.malformed
-      }
-      guard let typeBytes = type.bytes, let bytes = payload.bytes else { return nil }
-      self.type = String(buffer: typeBytes)
-      self.payload = bytes
-      self.key = key.bytes.map { String(buffer: $0) }
     }
   }
 
   /// Decodes, folds and stores one batch of accounts into version `version`; returns
   /// (accounts, events).
-  private func rebuild(_ batch: [StoredAccount], into version: Int, now: Date) async throws -> (
-    Int, Int
-  ) {
+  private func rebuild(_ batch: [StoredAccountEvents], into version: Int, now: Date) async throws
+    -> (
+      Int, Int
+    )
+  {
     let (client, logger, projection) = (
       try ledger.storage.database().client, ledger.storage.logger, ledger.views.projection
     )
@@ -249,11 +185,8 @@ extension LedgerMaintenance {
     let views = try batch.map { account in
       events += account.rows.count
       // A refund request's events sit in the account's index for its changes, not its fold.
-      let inputs = try account.rows.filter { EventCodec.holdsLedgerEvent($0.type) }.map { row in
-        FoldInput(
-          try row.payload.withUnsafeReadableBytes {
-            try EventCodec.body(eventType: row.type, payload: $0)
-          }, key: row.key)
+      let inputs = try account.rows.filter(\.holdsLedgerEvent).map { row in
+        FoldInput(try row.body(), key: row.key)
       }
       return ledger.views.projectedView(
         of: account.token, changes: account.changes, inputs: inputs, at: instant)
@@ -267,11 +200,8 @@ extension LedgerMaintenance {
 
   /// The rebuild functions' refusals (a version that is not retired) as invalid requests.
   private static func versionError(_ error: any Error) -> LedgerError {
-    if let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState],
-      state == "SL010" || state == "SL011"
-    {
-      return LedgerError(
-        .invalidRequest, psql.serverInfo?[.message] ?? "no such account views version")
+    if let refusal = AccountViewsRebuildStatements.versionRefusal(error) {
+      return LedgerError(.invalidRequest, refusal)
     }
     return LedgerStorage.mapped(error)
   }

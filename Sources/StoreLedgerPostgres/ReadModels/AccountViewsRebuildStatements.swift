@@ -142,4 +142,13 @@ package enum AccountViewsRebuildStatements {
       return value
     }
   }
+
+  /// What the database said when it refused to switch to or drop a version (one that does
+  /// not exist, or the live one); nil for any other failure.
+  package static func versionRefusal(_ error: any Error) -> String? {
+    guard let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState],
+      state == "SL010" || state == "SL011"
+    else { return nil }
+    return psql.serverInfo?[.message] ?? "no such account views version"
+  }
 }
