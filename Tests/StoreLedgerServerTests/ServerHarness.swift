@@ -56,6 +56,15 @@ enum ServerHarness {
   static func withInProcessServer(
     _ body: @Sendable (any TestClientProtocol, InMemoryLedgerStorage) async throws -> Void
   ) async throws {
+    let (ledger, memory, configuration) = try inMemory()
+    let application = buildApplication(
+      serving: ledger, configuration: configuration, logger: logger)
+    try await application.test(.router) { client in try await body(client, memory) }
+  }
+
+  /// A ledger on the in-memory storage, configured as the servers of these tests are, and a
+  /// server configuration naming it (its database is never connected to).
+  static func inMemory() throws -> (Ledger, InMemoryLedgerStorage, ServerConfiguration) {
     let memory = InMemoryLedgerStorage()
     let configuration = ServerConfiguration(
       database: PostgresClient.Configuration(
@@ -68,9 +77,7 @@ enum ServerHarness {
       storage: LedgerStorage(
         log: memory, accounts: memory, index: memory, logger: logger, timeout: .seconds(10)),
       configuration: configuration.apps[0].ledger)
-    let application = buildApplication(
-      serving: ledger, configuration: configuration, logger: logger)
-    try await application.test(.router) { client in try await body(client, memory) }
+    return (ledger, memory, configuration)
   }
 
   static let authorized: HTTPFields = [.authorization: "Bearer \(apiKey)"]
