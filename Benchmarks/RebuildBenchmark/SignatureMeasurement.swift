@@ -49,7 +49,7 @@ struct SignatureMeasurement {
       configuration: VerifierConfiguration(
         trustedRoots: pki.trustedRoots, bundleId: "com.example.app", environment: .sandbox))
     let start = ContinuousClock.now
-    for payload in signed { _ = try verifier.verifyNotification(payload) }
+    for payload in signed { _ = try await verifier.verifyNotification(payload) }
     let elapsed = ContinuousClock.now - start
     let verifierRate =
       Double(signed.count)

@@ -64,26 +64,35 @@ struct IngestMeasurement {
   }
 
   /// The rows the webhook stores for `payloads`, made by the ledger's own mapping.
-  private func rows(of payloads: [String]) throws -> [NewEvent] {
+  private func rows(of payloads: [String]) async throws -> [NewEvent] {
     let verifier = try SignedDataVerifier(
       configuration: VerifierConfiguration(
         trustedRoots: run.pki.trustedRoots, bundleId: SignedFixtures.bundleId,
         environment: .sandbox))
-    return try payloads.map {
-      try LedgerRecord.notification(verifier.verifyNotification($0), source: "webhook").event
+    var rows: [NewEvent] = []
+    for payload in payloads {
+      rows.append(
+        try LedgerRecord.notification(
+          await verifier.verifyNotification(payload), source: "webhook"
+        ).event)
     }
+    return rows
   }
 
-  /// Verifies every payload on two threads (this machine's cores); returns seconds.
-  private func verificationAlone(_ payloads: [String]) throws -> Double {
+  /// Verifies every payload in two tasks (this machine's cores); returns seconds.
+  private func verificationAlone(_ payloads: [String]) async throws -> Double {
     let verifier = try SignedDataVerifier(
       configuration: VerifierConfiguration(
         trustedRoots: run.pki.trustedRoots, bundleId: SignedFixtures.bundleId,
         environment: .sandbox))
     let start = ContinuousClock.now
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      for index in stride(from: half, to: payloads.count, by: 2) {
-        _ = try? verifier.verifyNotification(payloads[index])
+    await withTaskGroup(of: Void.self) { group in
+      for half in 0..<2 {
+        group.addTask {
+          for index in stride(from: half, to: payloads.count, by: 2) {
+            _ = try? await verifier.verifyNotification(payloads[index])
+          }
+        }
       }
     }
     return (ContinuousClock.now - start).seconds

@@ -2,7 +2,7 @@ import Foundation
 
 struct BenchmarkCase {
   let name: String
-  let body: () throws -> Void
+  let body: () async throws -> Void
 }
 
 /// Runs every case in turn for a short slice, `rounds` times, recording operations per second.
@@ -25,24 +25,26 @@ struct InterleavedRun {
     }
   }
 
-  func run() throws -> Report {
+  func run() async throws -> Report {
     for benchmark in cases {
-      for _ in 0..<50 { try benchmark.body() }
+      for _ in 0..<50 { try await benchmark.body() }
     }
     let slice = seconds / Double(rounds * cases.count)
     var rates: [[Double]] = []
     for _ in 0..<rounds {
-      rates.append(try cases.map { try rate(of: $0, for: slice) })
+      var round: [Double] = []
+      for benchmark in cases { round.append(try await rate(of: benchmark, for: slice)) }
+      rates.append(round)
     }
     return Report(rates: rates)
   }
 
-  private func rate(of benchmark: BenchmarkCase, for slice: Double) throws -> Double {
+  private func rate(of benchmark: BenchmarkCase, for slice: Double) async throws -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     var operations = 0
     var elapsed = 0.0
     repeat {
-      for _ in 0..<20 { try benchmark.body() }
+      for _ in 0..<20 { try await benchmark.body() }
       operations += 20
       elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     } while elapsed < slice

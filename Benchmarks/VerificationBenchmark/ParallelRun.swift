@@ -1,27 +1,28 @@
 import Dispatch
 import Foundation
 
-/// Runs `body` on `threads` threads at once for `seconds` and returns the combined rate: shows
+/// Runs `body` in `tasks` tasks at once for `seconds` and returns the combined rate: shows
 /// whether the shared caches let verification scale across cores.
 enum ParallelRun {
-  static func rate(threads: Int, seconds: Double, _ body: @escaping @Sendable () throws -> Void)
-    -> Double
+  static func rate(tasks: Int, seconds: Double, _ body: @escaping @Sendable () async throws -> Void)
+    async -> Double
   {
-    let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
-    defer { counts.deallocate() }
-    counts.initialize(repeating: 0)
     let start = DispatchTime.now().uptimeNanoseconds
     let deadline = start + UInt64(seconds * 1e9)
-    nonisolated(unsafe) let slots = counts
-    DispatchQueue.concurrentPerform(iterations: threads) { thread in
-      var done = 0
-      while DispatchTime.now().uptimeNanoseconds < deadline {
-        for _ in 0..<20 { try? body() }
-        done += 20
+    let total = await withTaskGroup(of: Int.self) { group in
+      for _ in 0..<tasks {
+        group.addTask {
+          var done = 0
+          while DispatchTime.now().uptimeNanoseconds < deadline {
+            for _ in 0..<20 { try? await body() }
+            done += 20
+          }
+          return done
+        }
       }
-      slots[thread] = done
+      return await group.reduce(0, +)
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    return Double(counts.reduce(0, +)) / elapsed
+    return Double(total) / elapsed
   }
 }

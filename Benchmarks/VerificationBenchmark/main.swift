@@ -34,18 +34,18 @@ let p384 = RawP384Signature()
 
 /// The loop callgrind counts (scripts/bench collects only inside this function).
 @inline(never)
-func measuredLoop(_ benchmark: BenchmarkCase, iterations: Int) throws {
-  for _ in 0..<iterations { try benchmark.body() }
+func measuredLoop(_ benchmark: BenchmarkCase, iterations: Int) async throws {
+  for _ in 0..<iterations { try await benchmark.body() }
 }
 
 let cases = [
   BenchmarkCase(name: "raw P-256 ECDSA verify (ES256)") { try p256.verify() },
   BenchmarkCase(name: "raw P-384 ECDSA verify") { try p384.verify() },
   BenchmarkCase(name: "verified JWS, warm chain cache") {
-    _ = try warmVerifier.verifyTransaction(jws)
+    _ = try await warmVerifier.verifyTransaction(jws)
   },
   BenchmarkCase(name: "verified JWS, cold (full chain)") {
-    _ = try coldVerifier.verifyTransaction(jws)
+    _ = try await coldVerifier.verifyTransaction(jws)
   },
   // What a server of several apps adds to each webhook: reading the (unverified) bundle id
   // that chooses the app's verifier.
@@ -54,11 +54,11 @@ let cases = [
 if let only = argument("--only").flatMap(Int.init) {
   // One case, a fixed number of times and nothing else: for a profiler or for counting
   // instructions under callgrind (scripts/bench), which are immune to a neighbour's load.
-  try measuredLoop(cases[only], iterations: Int(argument("--iterations") ?? "1000") ?? 1000)
+  try await measuredLoop(cases[only], iterations: Int(argument("--iterations") ?? "1000") ?? 1000)
   exit(0)
 }
 
-let report = try InterleavedRun(cases: cases, rounds: rounds, seconds: budget).run()
+let report = try await InterleavedRun(cases: cases, rounds: rounds, seconds: budget).run()
 
 print("input: \(source), \(jws.utf8.count) bytes of JWS; \(rounds) rounds, one thread")
 for (index, benchmark) in cases.enumerated() {
@@ -82,9 +82,11 @@ print(
 
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let parallelSeconds = min(4, budget / 5)
-let parallelRaw = ParallelRun.rate(threads: cores, seconds: parallelSeconds) { try p256.verify() }
-let parallelWarm = ParallelRun.rate(threads: cores, seconds: parallelSeconds) {
-  _ = try warmVerifier.verifyTransaction(jws)
+let parallelRaw = await ParallelRun.rate(tasks: cores, seconds: parallelSeconds) {
+  try p256.verify()
+}
+let parallelWarm = await ParallelRun.rate(tasks: cores, seconds: parallelSeconds) {
+  _ = try await warmVerifier.verifyTransaction(jws)
 }
 print(
   String(

@@ -24,25 +24,25 @@ func overview(
 }
 
 /// The DocC article VerifyingAppStoreData.
-func verifying(_ signedPayload: String) throws -> VerifiedNotification {
+func verifying(_ signedPayload: String) async throws -> VerifiedNotification {
   // snippet:begin
   let verifier = try SignedDataVerifier(
     configuration: VerifierConfiguration(
       trustedRoots: .apple, bundleId: "com.example.app", appAppleId: 1234567890,
       environment: .production))
-  let notification = try verifier.verifyNotification(signedPayload)
+  let notification = try await verifier.verifyNotification(signedPayload)
   // snippet:end
   return notification
 }
 
 /// docs/verification.md: what a verified notification holds.
-func verifyingInFull(signedPayload: String) throws {
+func verifyingInFull(signedPayload: String) async throws {
   // snippet:begin
   let verifier = try SignedDataVerifier(
     configuration: VerifierConfiguration(
       bundleId: "com.example.app", appAppleId: 1234567890, environment: .production))
 
-  let notification = try verifier.verifyNotification(signedPayload)
+  let notification = try await verifier.verifyNotification(signedPayload)
   let type = notification.payload.notificationType  // .didRenew
   let expires = notification.transaction?.payload.expiresDate  // nested JWS, verified on its own
   let signedBytes = notification.notification.payloadJSON  // exact bytes, unknown fields included

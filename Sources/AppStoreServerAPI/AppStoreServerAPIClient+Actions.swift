@@ -57,7 +57,7 @@ extension AppStoreServerAPIClient {
       throw AppStoreAPIError(.apiError, apiErrorCode: .generalBadRequest, "invalid order id")
     }
     let body: OrderLookupResponse = try await get("/inApps/v1/lookup/\(orderId)", query: [])
-    return (body.status, try verified(body.signedTransactions ?? []))
+    return await (body.status, try verified(body.signedTransactions ?? []))
   }
 
   /// Extend Subscription Renewal Dates for All Active Subscribers; Apple works through them
@@ -102,7 +102,7 @@ extension AppStoreServerAPIClient {
       throw AppStoreAPIError(.invalidResponse, "no signedAppTransactionInfo")
     }
     do {
-      return try verifier.verifyAppTransaction(signed)
+      return try await verifier.verifyAppTransaction(signed)
     } catch {
       throw AppStoreAPIError(.unverifiedData, "the app transaction did not verify: \(error.code)")
     }

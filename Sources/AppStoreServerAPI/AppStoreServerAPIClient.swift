@@ -41,7 +41,7 @@ public final class AppStoreServerAPIClient: Sendable {
         if let revision { query.append(("revision", revision)) }
         let body: HistoryResponse = try await get(
           "/inApps/v2/history/\(try Self.pathComponent(anyTransactionId))", query: query)
-        let page = TransactionHistoryPage(
+        let page = await TransactionHistoryPage(
           transactions: try verified(body.signedTransactions ?? []), revision: body.revision,
           hasMore: body.hasMore ?? false, environment: body.environment)
         return (page, body.revision, page.hasMore)
@@ -55,7 +55,7 @@ public final class AppStoreServerAPIClient: Sendable {
     guard let signed = body.signedTransactionInfo else {
       throw AppStoreAPIError(.invalidResponse, "no signedTransactionInfo")
     }
-    return try verified([signed])[0]
+    return try await verified([signed])[0]
   }
 
   /// Get All Subscription Statuses, optionally only those in `statuses`.
@@ -68,7 +68,7 @@ public final class AppStoreServerAPIClient: Sendable {
     var entries: [SubscriptionStatusEntry] = []
     for group in body.data ?? [] {
       for item in group.lastTransactions ?? [] {
-        entries.append(try entry(item, group: group.subscriptionGroupIdentifier))
+        await entries.append(try entry(item, group: group.subscriptionGroupIdentifier))
       }
     }
     return entries
@@ -83,7 +83,7 @@ public final class AppStoreServerAPIClient: Sendable {
         let body: RefundHistoryResponse = try await get(
           "/inApps/v2/refund/lookup/\(try Self.pathComponent(anyTransactionId))",
           query: revision.map { [("revision", $0)] } ?? [])
-        let page = TransactionHistoryPage(
+        let page = await TransactionHistoryPage(
           transactions: try verified(body.signedTransactions ?? []), revision: body.revision,
           hasMore: body.hasMore ?? false, environment: nil)
         return (page, body.revision, page.hasMore)
@@ -99,7 +99,8 @@ public final class AppStoreServerAPIClient: Sendable {
         let body: NotificationHistoryResponse = try await send(
           "/inApps/v1/notifications/history", query: token.map { [("paginationToken", $0)] } ?? [],
           method: .POST, body: try JSONEncoder().encode(request))
-        let items = try (body.notificationHistory ?? []).map(historyItem)
+        var items: [NotificationHistoryPage.Item] = []
+        for item in body.notificationHistory ?? [] { items.append(try await historyItem(item)) }
         let hasMore = body.hasMore ?? false
         return (
           NotificationHistoryPage(items: items, hasMore: hasMore), body.paginationToken, hasMore
@@ -128,7 +129,7 @@ public final class AppStoreServerAPIClient: Sendable {
     var item = NotificationHistoryResponseItem()
     item.signedPayload = body.signedPayload
     item.sendAttempts = body.sendAttempts
-    return try historyItem(item)
+    return try await historyItem(item)
   }
 
   /// Extend a Subscription Renewal Date.
@@ -144,7 +145,7 @@ public final class AppStoreServerAPIClient: Sendable {
 
   // MARK: Verification
 
-  private func historyItem(_ item: NotificationHistoryResponseItem) throws
+  private func historyItem(_ item: NotificationHistoryResponseItem) async throws
     -> NotificationHistoryPage.Item
   {
     guard let signed = item.signedPayload else {
@@ -156,7 +157,8 @@ public final class AppStoreServerAPIClient: Sendable {
       let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(signed)
       let verified =
         unverified.claims.environment == nil || unverified.claims.bundleId == nil
-        ? try verifier.verifyUnroutable(unverified) : try verifier.verifyNotification(unverified)
+        ? try await verifier.verifyUnroutable(unverified)
+        : try await verifier.verifyNotification(unverified)
       return NotificationHistoryPage.Item(
         notification: verified, sendAttempts: item.sendAttempts ?? [])
     } catch {
@@ -164,15 +166,18 @@ public final class AppStoreServerAPIClient: Sendable {
     }
   }
 
-  func verified(_ signed: [String]) throws -> [VerifiedTransaction] {
+  func verified(_ signed: [String]) async throws -> [VerifiedTransaction] {
     do {
-      return try signed.map { jws throws(VerificationError) in try verifier.verifyTransaction(jws) }
+      var verified: [VerifiedTransaction] = []
+      for jws in signed { verified.append(try await verifier.verifyTransaction(jws)) }
+      return verified
     } catch {
       throw AppStoreAPIError(.unverifiedData, "a signed transaction did not verify: \(error.code)")
     }
   }
 
-  private func entry(_ item: LastTransactionsItem, group: String?) throws -> SubscriptionStatusEntry
+  private func entry(_ item: LastTransactionsItem, group: String?) async throws
+    -> SubscriptionStatusEntry
   {
     guard let transaction = item.signedTransactionInfo, let renewal = item.signedRenewalInfo else {
       throw AppStoreAPIError(.invalidResponse, "a status item lacks its signed data")
@@ -180,8 +185,8 @@ public final class AppStoreServerAPIClient: Sendable {
     do {
       return SubscriptionStatusEntry(
         subscriptionGroupIdentifier: group, originalTransactionId: item.originalTransactionId,
-        status: item.status, transaction: try verifier.verifyTransaction(transaction),
-        renewalInfo: try verifier.verifyRenewalInfo(renewal))
+        status: item.status, transaction: try await verifier.verifyTransaction(transaction),
+        renewalInfo: try await verifier.verifyRenewalInfo(renewal))
     } catch {
       throw AppStoreAPIError(.unverifiedData, "signed status data did not verify: \(error.code)")
     }

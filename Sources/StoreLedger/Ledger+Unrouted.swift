@@ -34,7 +34,7 @@ extension Ledger {
     let verifier = freshlyFetched ? verifiers.unroutable.now : verifiers.unroutable.signedDate
     let verified: VerifiedNotification
     do {
-      verified = try verifier.verifyUnroutable(unverified)
+      verified = try await verifier.verifyUnroutable(unverified)
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }

@@ -85,9 +85,9 @@ public struct Ledger: Sendable {
     }
     let claims = SignedDataKind.Claims(
       kind: .notification, environment: unverified.claims.environment)
-    let verified = try verifiers.verify(claims, online: freshlyFetched) {
+    let verified = try await verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
-      try verifier.verifyNotification(unverified)
+      try await verifier.verifyNotification(unverified)
     }
     let record = try LedgerRecord.mapped { try LedgerRecord.notification(verified, source: source) }
     var tokens = [
@@ -121,9 +121,9 @@ public struct Ledger: Sendable {
       try Self.canonical(token)
     }
     let claims = try LedgerVerifiers.expect(.transaction, in: signedTransaction)
-    let verified = try verifiers.verify(claims, online: freshlyFetched) {
+    let verified = try await verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
-      try verifier.verifyTransaction(signedTransaction)
+      try await verifier.verifyTransaction(signedTransaction)
     }
     let record = try LedgerRecord.mapped {
       try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
@@ -148,9 +148,9 @@ public struct Ledger: Sendable {
     async throws(LedgerError) -> Ingested
   {
     let claims = try LedgerVerifiers.expect(.renewalInfo, in: signedRenewalInfo)
-    let verified = try verifiers.verify(claims, online: freshlyFetched) {
+    let verified = try await verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
-      try verifier.verifyRenewalInfo(signedRenewalInfo)
+      try await verifier.verifyRenewalInfo(signedRenewalInfo)
     }
     let record = try LedgerRecord.mapped { try LedgerRecord.renewalInfo(verified, source: source) }
     let payload = verified.payload

@@ -46,9 +46,9 @@ struct VerifiedOutput {
     jws: String, trust: Trust.Type, verifier: SignedDataVerifier
   ) throws -> Any {
     if Trust.self == AppleSigned.self {
-      return try nestedObject(verifier.verifyNotification(jws))
+      return try await nestedObject(verifier.verifyNotification(jws))
     }
-    return try nestedObject(verifier.decodeUnverifiedNotification(jws))
+    return try await nestedObject(verifier.decodeUnverifiedNotification(jws))
   }
 
   private static func nestedObject<Trust>(_ notification: SignedNotification<Trust>) throws -> Any {

@@ -43,11 +43,11 @@ import Testing
       let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
       guard unverified.claims.bundleId != nil else {
         // A kind no release knows, naming no app: kept apart by the ledger, folded by no account.
-        _ = try verifier.verifyUnroutable(unverified)
+        _ = try await verifier.verifyUnroutable(unverified)
         unrouted += 1
         continue
       }
-      let verified = try verifier.verifyNotification(notification.signedPayload)
+      let verified = try await verifier.verifyNotification(notification.signedPayload)
       let event = LedgerEvent(
         claims: .notification(
           NotificationReceived(
@@ -116,7 +116,8 @@ import Testing
           events.append(
             LedgerEvent(
               claims: .transaction(
-                TransactionObserved(transaction: try verifier.verifyTransaction(jws).payload)))!)
+                TransactionObserved(transaction: try await verifier.verifyTransaction(jws).payload))
+            )!)
         }
         revision = page.hasMore == true ? page.revision : nil
       } while revision != nil
@@ -131,8 +132,8 @@ import Testing
                   originalTransactionId: item.originalTransactionId ?? "",
                   subscriptionGroupIdentifier: group.subscriptionGroupIdentifier,
                   status: item.status,
-                  transaction: try verifier.verifyTransaction(transaction).payload,
-                  renewalInfo: try verifier.verifyRenewalInfo(renewal).payload)))!)
+                  transaction: try await verifier.verifyTransaction(transaction).payload,
+                  renewalInfo: try await verifier.verifyRenewalInfo(renewal).payload)))!)
         }
       }
     }

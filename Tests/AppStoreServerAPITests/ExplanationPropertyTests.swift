@@ -156,7 +156,7 @@ import Testing
     for notification in store.notifications() {
       let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
       guard unverified.claims.bundleId != nil else { continue }
-      let verified = try verifier.verifyNotification(notification.signedPayload)
+      let verified = try await verifier.verifyNotification(notification.signedPayload)
       add(
         LedgerEvent(
           claims: .notification(

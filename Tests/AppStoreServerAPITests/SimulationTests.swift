@@ -25,9 +25,9 @@ import Testing
       // A notification of a kind no release knows names no app: verified as such.
       let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(sent.signedPayload)
       guard unverified.claims.bundleId != nil else {
-        return try verifier.verifyUnroutable(unverified)
+        return try await verifier.verifyUnroutable(unverified)
       }
-      return try verifier.verifyNotification(sent.signedPayload)
+      return try await verifier.verifyNotification(sent.signedPayload)
     }
     return (store, notifications)
   }

@@ -18,8 +18,9 @@ import Testing
         bundleId: bundleId, appAppleId: appAppleId, environment: environment))
   }
 
-  @Test func testNotificationVerifiesForSandbox() throws {
-    let verified = try verifier().verifyNotification(SharedFixtures.mockSigned("testNotification"))
+  @Test func testNotificationVerifiesForSandbox() async throws {
+    let verified = try await verifier().verifyNotification(
+      SharedFixtures.mockSigned("testNotification"))
     #expect(verified.payload.notificationType == .test)
     #expect(verified.payload.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
     #expect(verified.payload.signedDate?.milliseconds == 1_681_314_324_000)
@@ -29,19 +30,19 @@ import Testing
 
   /// Read once by the caller (who chooses the verifier by the environment it claims), then
   /// verified without reading it again: the same outcomes as verifying the string.
-  @Test func aNotificationReadOnceVerifiesAsTheStringDoes() throws {
+  @Test func aNotificationReadOnceVerifiesAsTheStringDoes() async throws {
     let jws = try SharedFixtures.mockSigned("testNotification")
     let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(jws)
     #expect(unverified.claims.environment == .sandbox)
-    let verified = try verifier().verifyNotification(unverified)
-    #expect(verified.payload == (try verifier().verifyNotification(jws)).payload)
+    let verified = try await verifier().verifyNotification(unverified)
+    #expect(verified.payload == (try await verifier().verifyNotification(jws)).payload)
     #expect(verified.notification.compactJWS == jws)
     for (name, code) in [
       ("wrongBundleId", VerificationError.Code.bundleIdMismatch),
       ("missingX5CHeaderClaim", .malformedJWS),
     ] {
-      let error = try #require(throws: VerificationError.self) {
-        try verifier().verifyNotification(
+      let error = try await #require(throws: VerificationError.self) {
+        try await verifier().verifyNotification(
           UnverifiedJWS<ResponseBodyV2DecodedPayload>(SharedFixtures.mockSigned(name)))
       }
       #expect(error.code == code)
@@ -68,8 +69,9 @@ import Testing
     #expect(error.code == .bundleIdMismatch)
   }
 
-  @Test func transactionInfoVerifies() throws {
-    let verified = try verifier().verifyTransaction(SharedFixtures.mockSigned("transactionInfo"))
+  @Test func transactionInfoVerifies() async throws {
+    let verified = try await verifier().verifyTransaction(
+      SharedFixtures.mockSigned("transactionInfo"))
     #expect(verified.payload.environment == .sandbox)
     #expect(verified.payload.bundleId == "com.example")
     #expect(verified.payload.signedDate?.milliseconds == 1_672_956_154_000)
@@ -83,8 +85,8 @@ import Testing
     #expect(error.code == .bundleIdMismatch)
   }
 
-  @Test func renewalInfoVerifiesWithoutBundleCheck() throws {
-    let verified = try verifier(bundleId: "com.other").verifyRenewalInfo(
+  @Test func renewalInfoVerifiesWithoutBundleCheck() async throws {
+    let verified = try await verifier(bundleId: "com.other").verifyRenewalInfo(
       SharedFixtures.mockSigned("renewalInfo"))
     #expect(verified.payload.environment == .sandbox)
     #expect(verified.payload.signedDate?.milliseconds == 1_672_956_154_000)
@@ -92,14 +94,14 @@ import Testing
 
   @Test func wrongBundleIdIsRejected() throws {
     let error = try #require(throws: VerificationError.self) {
-      try verifier().verifyNotification(SharedFixtures.mockSigned("wrongBundleId"))
+      try await verifier().verifyNotification(SharedFixtures.mockSigned("wrongBundleId"))
     }
     #expect(error.code == .bundleIdMismatch)
   }
 
   @Test func missingX5CIsMalformed() throws {
     let error = try #require(throws: VerificationError.self) {
-      try verifier().verifyNotification(SharedFixtures.mockSigned("missingX5CHeaderClaim"))
+      try await verifier().verifyNotification(SharedFixtures.mockSigned("missingX5CHeaderClaim"))
     }
     #expect(error.code == .malformedJWS)
   }
@@ -107,7 +109,7 @@ import Testing
   @Test func testDataIsNotTrustedUnderApplesRoot() throws {
     let verifier = try SignedDataVerifier(configuration: VerifierConfiguration())
     let error = try #require(throws: VerificationError.self) {
-      try verifier.verifyTransaction(SharedFixtures.mockSigned("transactionInfo"))
+      try await verifier.verifyTransaction(SharedFixtures.mockSigned("transactionInfo"))
     }
     #expect(error.code == .untrustedRoot)
   }
@@ -125,9 +127,9 @@ import Testing
     let jws = try SharedFixtures.xcode(file)
     let error = try #require(throws: VerificationError.self) {
       switch try SignedDataKind.of(jws) {
-      case .transaction: _ = try verifier.verifyTransaction(jws)
-      case .renewalInfo: _ = try verifier.verifyRenewalInfo(jws)
-      default: _ = try verifier.verifyAppTransaction(jws)
+      case .transaction: _ = try await verifier.verifyTransaction(jws)
+      case .renewalInfo: _ = try await verifier.verifyRenewalInfo(jws)
+      default: _ = try await verifier.verifyAppTransaction(jws)
       }
     }
     #expect(error.code == .unverifiedEnvironmentNotAllowed)

@@ -6,53 +6,53 @@ import Testing
 
 /// The cache of validated chains: keyed by exact bytes, only within validity, bounded, shared.
 @Suite struct ChainCacheTests {
-  @Test func secondVerificationOfAChainIsACacheHit() throws {
+  @Test func secondVerificationOfAChainIsACacheHit() async throws {
     let pki = try TestPKI()
     let verifier = try SignedSamples.verifier(pki)
     #expect(verifier.chains.cache?.count == 0)
-    _ = try verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
+    _ = try await verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
     #expect(verifier.chains.cache?.count == 1)
-    _ = try verifier.verifyRenewalInfo(pki.sign(SignedSamples.renewalInfo()))
+    _ = try await verifier.verifyRenewalInfo(pki.sign(SignedSamples.renewalInfo()))
     #expect(verifier.chains.cache?.count == 1)
     let key = ChainCache.Key(leaf: pki.leafDER, intermediate: pki.intermediateDER)
     #expect(verifier.chains.cache?.chain(for: key, at: SignedSamples.signedDate.date) != nil)
   }
 
-  @Test func headersAreRememberedOnlyAfterTheirJWSVerified() throws {
+  @Test func headersAreRememberedOnlyAfterTheirJWSVerified() async throws {
     let pki = try TestPKI()
     let verifier = try SignedSamples.verifier(pki)
     let jws = try pki.sign(SignedSamples.transaction())
     var signature = SignedSamples.segment(2, of: jws)
     signature[5] ^= 0x01
     let forged = SignedSamples.replacingSegment(2, of: jws, with: signature)
-    #expect(throws: VerificationError.self) { try verifier.verifyTransaction(forged) }
+    await #expect(throws: VerificationError.self) { try await verifier.verifyTransaction(forged) }
     #expect(verifier.headers?.count == 0)
-    _ = try verifier.verifyTransaction(jws)
+    _ = try await verifier.verifyTransaction(jws)
     #expect(verifier.headers?.count == 1)
-    #expect(throws: VerificationError.self) { try verifier.verifyTransaction(forged) }
-    _ = try verifier.verifyTransaction(jws)
+    await #expect(throws: VerificationError.self) { try await verifier.verifyTransaction(forged) }
+    _ = try await verifier.verifyTransaction(jws)
     #expect(verifier.headers?.count == 1)
   }
 
-  @Test func cachedChainDoesNotVouchOutsideItsValidity() throws {
+  @Test func cachedChainDoesNotVouchOutsideItsValidity() async throws {
     let leafValidity =
       Date(timeIntervalSince1970: 1_735_689_600)...Date(timeIntervalSince1970: 1_767_225_600)
     let pki = try TestPKI(options: TestPKIOptions(leafValidity: leafValidity))
     let verifier = try SignedSamples.verifier(pki)
-    _ = try verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
+    _ = try await verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
     #expect(verifier.chains.cache?.count == 1)
     // Signed in 2026, after the leaf (valid through 2025) expired.
     let late = SignedSamples.transaction(signedDate: Timestamp(milliseconds: 1_780_000_000_000))
-    let error = try #require(throws: VerificationError.self) {
-      try verifier.verifyTransaction(pki.sign(late))
+    let error = try await #require(throws: VerificationError.self) {
+      try await verifier.verifyTransaction(pki.sign(late))
     }
     #expect(error.code == .certificateNotValidAtTime)
   }
 
-  @Test func keyIsTheExactBytesOfLeafAndIntermediate() throws {
+  @Test func keyIsTheExactBytesOfLeafAndIntermediate() async throws {
     let cache = ChainCache(capacity: 8)
     let pki = try TestPKI()
-    let chain = try ChainValidator(roots: pki.trustedRoots, cacheCapacity: nil)
+    let chain = try await ChainValidator(roots: pki.trustedRoots, cacheCapacity: nil)
       .validate(
         leafDER: pki.leafDER, intermediateDER: pki.intermediateDER,
         at: SignedSamples.signedDate.date)
@@ -71,7 +71,7 @@ import Testing
         for: ChainCache.Key(leaf: pki.leafDER, intermediate: pki.intermediateDER), at: now) != nil)
   }
 
-  @Test func cacheIsBounded() throws {
+  @Test func cacheIsBounded() async throws {
     let verifier = try SignedDataVerifier(
       configuration: VerifierConfiguration(trustedRoots: TrustedRoots.apple, chainCacheCapacity: 2))
     var pkis: [TestPKI] = []
@@ -80,18 +80,18 @@ import Testing
     let bounded = try SignedDataVerifier(
       configuration: VerifierConfiguration(trustedRoots: roots, chainCacheCapacity: 2))
     for pki in pkis {
-      _ = try bounded.verifyTransaction(pki.sign(SignedSamples.transaction()))
+      _ = try await bounded.verifyTransaction(pki.sign(SignedSamples.transaction()))
       #expect((bounded.chains.cache?.count ?? 0) <= 2)
     }
     #expect(bounded.chains.cache?.count == 2)
     #expect(verifier.chains.cache?.capacity == 2)
   }
 
-  @Test func disabledCacheValidatesEveryTime() throws {
+  @Test func disabledCacheValidatesEveryTime() async throws {
     let pki = try TestPKI()
     let verifier = try SignedSamples.verifier(pki, cacheCapacity: nil)
     #expect(verifier.chains.cache == nil)
-    _ = try verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
+    _ = try await verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
   }
 
   @Test func concurrentVerificationsShareOneCache() async throws {
@@ -106,7 +106,8 @@ import Testing
           var count = 0
           for round in 0..<150 {
             let jws = tokens[(worker + round) % tokens.count]
-            if try verifier.verifyTransaction(jws).payload.transactionId == "2000000000000002" {
+            if try await verifier.verifyTransaction(jws).payload.transactionId == "2000000000000002"
+            {
               count += 1
             }
           }

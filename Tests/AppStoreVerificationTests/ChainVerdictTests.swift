@@ -85,11 +85,11 @@ import Testing
   }
 
   @Test(arguments: try cases())
-  func eachChainGetsItsVerdict(_ chain: Case) throws {
+  func eachChainGetsItsVerdict(_ chain: Case) async throws {
     let validator = ChainValidator(
       roots: try TrustedRoots(derEncoded: chain.roots), cacheCapacity: nil)
     do {
-      _ = try validator.validate(
+      _ = try await validator.validate(
         leafDER: chain.leaf, intermediateDER: chain.intermediate, at: chain.time)
       #expect(chain.refusal == nil)
     } catch {
@@ -103,7 +103,7 @@ import Testing
     let validated = try await withThrowingTaskGroup(of: Bool.self) { group in
       for _ in 0..<16 {
         group.addTask {
-          _ = try validator.validate(
+          _ = try await validator.validate(
             leafDER: pki.leafDER, intermediateDER: pki.intermediateDER, at: Self.now)
           return true
         }

@@ -11,7 +11,7 @@ import Testing
   struct Sample: Sendable, CustomTestStringConvertible {
     let name: String
     let jws: String
-    let verify: @Sendable (String) throws -> Void
+    let verify: @Sendable (String) async throws -> Void
     var testDescription: String { name }
   }
 
@@ -24,12 +24,14 @@ import Testing
     else { return [] }
     return [
       Sample(name: "test PKI transaction", jws: transaction) {
-        _ = try verifier.verifyTransaction($0)
+        _ = try await verifier.verifyTransaction($0)
       },
       Sample(name: "test PKI notification", jws: notification) {
-        _ = try verifier.verifyNotification($0)
+        _ = try await verifier.verifyNotification($0)
       },
-      Sample(name: "real Apple notification", jws: real) { _ = try apple.verifyNotification($0) },
+      Sample(name: "real Apple notification", jws: real) {
+        _ = try await apple.verifyNotification($0)
+      },
     ]
   }()
 
@@ -75,13 +77,13 @@ import Testing
     return Array(segments.joined(separator: [UInt8(ascii: ".")]))
   }
 
-  @Test func samplesVerifyUnmutated() throws {
+  @Test func samplesVerifyUnmutated() async throws {
     #expect(Self.samples.count == 3)
-    for sample in Self.samples { try sample.verify(sample.jws) }
+    for sample in Self.samples { try await sample.verify(sample.jws) }
   }
 
   @Test(arguments: samples)
-  func mutationsNeverVerify(sample: Sample) {
+  func mutationsNeverVerify(sample: Sample) async {
     var random = SeededRandom(seed: 0x5EED_0000 &+ UInt64(sample.name.utf8.count))
     let original = Array(sample.jws.utf8)
     var tried = 0
@@ -91,7 +93,7 @@ import Testing
       tried += 1
       let text = String(decoding: mutated, as: UTF8.self)
       do {
-        try sample.verify(text)
+        try await sample.verify(text)
         Issue.record("a mutation verified: \(text.prefix(40))…")
       } catch is VerificationError {
       } catch {
@@ -110,7 +112,7 @@ import Testing
     let second = try pki.sign(other).split(separator: ".")
     let spliced = [first[0], second[1], first[2]].joined(separator: ".")
     #expect(throws: VerificationError(.invalidSignature, "the ES256 signature does not verify")) {
-      try verifier.verifyTransaction(spliced)
+      try await verifier.verifyTransaction(spliced)
     }
   }
 

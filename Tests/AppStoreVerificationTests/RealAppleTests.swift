@@ -49,13 +49,14 @@ import Testing
   /// Verifies `jws` as the manifest's kind and returns the signed date Apple put in it.
   @discardableResult
   static func verify(_ jws: String, as entry: ManifestEntry, with verifier: SignedDataVerifier)
-    throws -> Int64?
+    async throws -> Int64?
   {
     switch entry.kind {
     case "notification":
-      return try verifier.verifyNotification(jws).payload.signedDate?.milliseconds
-    case "transaction": return try verifier.verifyTransaction(jws).payload.signedDate?.milliseconds
-    default: return try verifier.verifyRenewalInfo(jws).payload.signedDate?.milliseconds
+      return try await verifier.verifyNotification(jws).payload.signedDate?.milliseconds
+    case "transaction":
+      return try await verifier.verifyTransaction(jws).payload.signedDate?.milliseconds
+    default: return try await verifier.verifyRenewalInfo(jws).payload.signedDate?.milliseconds
     }
   }
 
@@ -65,9 +66,9 @@ import Testing
   }
 
   @Test(arguments: manifest)
-  func verifiesAtItsSignedDate(entry: ManifestEntry) throws {
+  func verifiesAtItsSignedDate(entry: ManifestEntry) async throws {
     let jws = try SharedFixtures.realApple(entry.file)
-    let signedDate = try Self.verify(jws, as: entry, with: Self.verifier(for: entry))
+    let signedDate = try await Self.verify(jws, as: entry, with: Self.verifier(for: entry))
     #expect(signedDate == entry.signedDate)
     #expect(
       try SignedDataKind.of(jws).rawValue
@@ -75,12 +76,12 @@ import Testing
   }
 
   @Test(arguments: manifest)
-  func expiredLeavesFailAtALaterTime(entry: ManifestEntry) throws {
+  func expiredLeavesFailAtALaterTime(entry: ManifestEntry) async throws {
     let mid2026 = Date(timeIntervalSince1970: 1_780_000_000)
     let verifier = try Self.verifier(for: entry, at: .fixed(mid2026))
     let jws = try SharedFixtures.realApple(entry.file)
     if Self.signedByLeaf2025.contains(entry.file) {
-      try Self.verify(jws, as: entry, with: verifier)
+      try await Self.verify(jws, as: entry, with: verifier)
     } else {
       let error = try #require(throws: VerificationError.self) {
         try Self.verify(jws, as: entry, with: verifier)
@@ -111,17 +112,19 @@ import Testing
 
   /// Each nested JWS verifies at its own signedDate (above) and at its notification's.
   @Test(arguments: manifest.filter { $0.kind == "notification" })
-  func nestedJWSVerifiesAtTheNotificationsSignedDate(entry: ManifestEntry) throws {
+  func nestedJWSVerifiesAtTheNotificationsSignedDate(entry: ManifestEntry) async throws {
     let jws = try SharedFixtures.realApple(entry.file)
-    let notification = try Self.verifier(for: entry).verifyNotification(jws)
+    let notification = try await Self.verifier(for: entry).verifyNotification(jws)
     let atNotification = try Self.verifier(
       for: entry, at: .fixed(Date(timeIntervalSince1970: Double(entry.signedDate) / 1000)))
     if let transaction = notification.transaction {
       #expect(
-        try atNotification.verifyTransaction(transaction.compactJWS).payload == transaction.payload)
+        try await atNotification.verifyTransaction(transaction.compactJWS).payload
+          == transaction.payload)
     }
     if let renewal = notification.renewalInfo {
-      #expect(try atNotification.verifyRenewalInfo(renewal.compactJWS).payload == renewal.payload)
+      #expect(
+        try await atNotification.verifyRenewalInfo(renewal.compactJWS).payload == renewal.payload)
     }
   }
 
@@ -133,13 +136,13 @@ import Testing
       throws: VerificationError(
         .bundleIdMismatch, "the payload's bundle id is not the configured one")
     ) {
-      try otherBundle.verifyNotification(jws)
+      try await otherBundle.verifyNotification(jws)
     }
     let production = try SignedDataVerifier(
       configuration: VerifierConfiguration(
         bundleId: "GeniusParentingAI", appAppleId: 6_747_332_178, environment: .production))
     let error = try #require(throws: VerificationError.self) {
-      try production.verifyNotification(jws)
+      try await production.verifyNotification(jws)
     }
     #expect(error.code == .environmentMismatch)
   }
@@ -150,23 +153,23 @@ import Testing
       configuration: VerifierConfiguration(
         bundleId: "com.nineton.taller", appAppleId: 1, environment: .production))
     let error = try #require(throws: VerificationError.self) {
-      try verifier.verifyNotification(jws)
+      try await verifier.verifyNotification(jws)
     }
     #expect(error.code == .appAppleIdMismatch)
   }
 
-  @Test func standaloneCopiesDecodeLikeTheirNestedOriginals() throws {
+  @Test func standaloneCopiesDecodeLikeTheirNestedOriginals() async throws {
     let verifier = try SignedDataVerifier(configuration: VerifierConfiguration())
-    let refund = try verifier.verifyNotification(
+    let refund = try await verifier.verifyNotification(
       SharedFixtures.realApple("notification-REFUND-sandbox-2025-10-16.jws"))
-    let transaction = try verifier.verifyTransaction(
+    let transaction = try await verifier.verifyTransaction(
       SharedFixtures.realApple("transaction-sandbox-2025-10-16.jws"))
     #expect(refund.transaction?.compactJWS == transaction.compactJWS)
     #expect(refund.transaction?.payload == transaction.payload)
-    let disabled = try verifier.verifyNotification(
+    let disabled = try await verifier.verifyNotification(
       SharedFixtures.realApple(
         "notification-DID_CHANGE_RENEWAL_STATUS-AUTO_RENEW_DISABLED-sandbox-2025-10-06.jws"))
-    let renewal = try verifier.verifyRenewalInfo(
+    let renewal = try await verifier.verifyRenewalInfo(
       SharedFixtures.realApple("renewal-sandbox-2025-10-06.jws"))
     #expect(disabled.renewalInfo?.payload == renewal.payload)
   }

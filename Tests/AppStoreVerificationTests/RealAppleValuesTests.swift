@@ -45,8 +45,8 @@ import Testing
   }
 
   @Test(arguments: expectations)
-  func decodedModelCarriesTheListedValues(expectation: Expectation) throws {
-    let object = try Self.decodedObject(file: expectation.file, section: expectation.section)
+  func decodedModelCarriesTheListedValues(expectation: Expectation) async throws {
+    let object = try await Self.decodedObject(file: expectation.file, section: expectation.section)
     #expect(!expectation.values.isEmpty)
     for (key, literal) in expectation.values {
       let actual = try #require(object[key], "\(key) missing")
@@ -59,20 +59,20 @@ import Testing
   }
 
   /// The model of `section` of `file`, encoded back to a JSON object.
-  static func decodedObject(file: String, section: String) throws -> [String: Any] {
+  static func decodedObject(file: String, section: String) async throws -> [String: Any] {
     let verifier = try SignedDataVerifier(configuration: VerifierConfiguration())
     let jws = try SharedFixtures.realApple(file)
     let model: any Encodable
     switch (try SignedDataKind.of(jws), section) {
     case (.notification, "data.signedTransactionInfo"):
-      model = try #require(try verifier.verifyNotification(jws).transaction?.payload)
+      model = try #require(try await verifier.verifyNotification(jws).transaction?.payload)
     case (.notification, "data.signedRenewalInfo"):
-      model = try #require(try verifier.verifyNotification(jws).renewalInfo?.payload)
+      model = try #require(try await verifier.verifyNotification(jws).renewalInfo?.payload)
     case (.notification, "data"):
-      model = try #require(try verifier.verifyNotification(jws).payload.data)
-    case (.notification, _): model = try verifier.verifyNotification(jws).payload
-    case (.transaction, _): model = try verifier.verifyTransaction(jws).payload
-    default: model = try verifier.verifyRenewalInfo(jws).payload
+      model = try #require(try await verifier.verifyNotification(jws).payload.data)
+    case (.notification, _): model = try await verifier.verifyNotification(jws).payload
+    case (.transaction, _): model = try await verifier.verifyTransaction(jws).payload
+    default: model = try await verifier.verifyRenewalInfo(jws).payload
     }
     let encoded = try JSONEncoder().encode(model)
     return try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])

@@ -20,8 +20,9 @@ import Testing
   func iso(_ text: String) -> Date { try! Date.ISO8601FormatStyle().parse(text) }
 
   @Test(arguments: ["2025-09-19T19:44:51Z", "2026-11-22T00:00:00Z", "2027-10-13T17:47:23Z"])
-  func validatesInsideTheLeafValidity(time: String) throws {
-    let chain = try validator.validate(leafDER: leaf, intermediateDER: intermediate, at: iso(time))
+  func validatesInsideTheLeafValidity(time: String) async throws {
+    let chain = try await validator.validate(
+      leafDER: leaf, intermediateDER: intermediate, at: iso(time))
     #expect(chain.validFrom == iso("2025-09-19T19:44:51Z"))
     #expect(chain.validUntil == iso("2027-10-13T17:47:23Z"))
   }
@@ -61,12 +62,12 @@ import Testing
     #expect(digest == "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179")
   }
 
-  @Test func pemRootEqualsDerRoot() throws {
+  @Test func pemRootEqualsDerRoot() async throws {
     let pem = try SharedFixtures.text("certs/AppleRootCA-G3.pem")
     #expect(try TrustedRoots.derCertificates(pemEncoded: pem) == [AppleRootCertificates.rootCAG3])
     let roots = try TrustedRoots(pemEncoded: pem)
     let fromPEM = ChainValidator(roots: roots, cacheCapacity: nil)
-    _ = try fromPEM.validate(
+    _ = try await fromPEM.validate(
       leafDER: leaf, intermediateDER: intermediate, at: iso("2026-01-01T00:00:00Z"))
   }
 }

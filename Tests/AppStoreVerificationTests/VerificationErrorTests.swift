@@ -14,9 +14,9 @@ import Testing
     verifier = try SignedSamples.verifier(pki)
   }
 
-  func code(_ body: () throws -> Void) -> VerificationError.Code? {
+  func code(_ body: () async throws -> Void) async -> VerificationError.Code? {
     do {
-      try body()
+      try await body()
       return nil
     } catch let error as VerificationError {
       return error.code
@@ -25,20 +25,20 @@ import Testing
     }
   }
 
-  func transactionCode(_ jws: String) -> VerificationError.Code? {
-    code { _ = try verifier.verifyTransaction(jws) }
+  func transactionCode(_ jws: String) async -> VerificationError.Code? {
+    await code { _ = try await verifier.verifyTransaction(jws) }
   }
 
-  @Test func theUntamperedSamplesVerify() throws {
-    let transaction = try verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
+  @Test func theUntamperedSamplesVerify() async throws {
+    let transaction = try await verifier.verifyTransaction(pki.sign(SignedSamples.transaction()))
     #expect(transaction.payload == SignedSamples.transaction())
     #expect(
-      try verifier.verifyRenewalInfo(pki.sign(SignedSamples.renewalInfo())).payload
+      try await verifier.verifyRenewalInfo(pki.sign(SignedSamples.renewalInfo())).payload
         == SignedSamples.renewalInfo())
     #expect(
-      try verifier.verifyAppTransaction(pki.sign(SignedSamples.appTransaction())).payload
+      try await verifier.verifyAppTransaction(pki.sign(SignedSamples.appTransaction())).payload
         == SignedSamples.appTransaction())
-    let notification = try verifier.verifyNotification(SignedSamples.signedNotification(pki))
+    let notification = try await verifier.verifyNotification(SignedSamples.signedNotification(pki))
     #expect(notification.transaction?.payload == SignedSamples.transaction())
     #expect(notification.renewalInfo?.payload == SignedSamples.renewalInfo())
   }
@@ -91,7 +91,7 @@ import Testing
   @Test func payloadWithAWrongFieldTypeIsMalformed() {
     let json = #"{"data":{"appAppleId":"blue","bundleId":"com.example.app"},"signedDate":1}"#
     let jws = pki.sign(payloadJSON: Array(json.utf8))
-    #expect(code { _ = try verifier.verifyNotification(jws) } == .malformedPayload)
+    #expect(await code { _ = try await verifier.verifyNotification(jws) } == .malformedPayload)
   }
 
   @Test func chainsOfOtherLengthsAreInvalid() throws {
@@ -178,7 +178,7 @@ import Testing
     let pki = try TestPKI(options: broken.options)
     let verifier = try SignedSamples.verifier(pki)
     let jws = try pki.sign(SignedSamples.transaction())
-    #expect(code { _ = try verifier.verifyTransaction(jws) } == broken.expected)
+    #expect(await code { _ = try await verifier.verifyTransaction(jws) } == broken.expected)
   }
 
   @Test func tamperedHeaderFailsTheSignature() throws {
@@ -237,18 +237,22 @@ import Testing
   @Test func appAppleIdMismatchInProduction() throws {
     let production = try SignedSamples.verifier(pki, environment: .production)
     var body = SignedSamples.notification(environment: .production, appAppleId: 42)
-    #expect(code { _ = try production.verifyNotification(pki.sign(body)) } == .appAppleIdMismatch)
+    #expect(
+      await code { _ = try await production.verifyNotification(pki.sign(body)) }
+        == .appAppleIdMismatch)
     body.data?.appAppleId = SignedSamples.appAppleId
-    #expect(code { _ = try production.verifyNotification(pki.sign(body)) } == nil)
+    #expect(await code { _ = try await production.verifyNotification(pki.sign(body)) } == nil)
     var app = SignedSamples.appTransaction(environment: .production, appAppleId: 42)
-    #expect(code { _ = try production.verifyAppTransaction(pki.sign(app)) } == .appAppleIdMismatch)
+    #expect(
+      await code { _ = try await production.verifyAppTransaction(pki.sign(app)) }
+        == .appAppleIdMismatch)
     app.appAppleId = SignedSamples.appAppleId
-    #expect(code { _ = try production.verifyAppTransaction(pki.sign(app)) } == nil)
+    #expect(await code { _ = try await production.verifyAppTransaction(pki.sign(app)) } == nil)
   }
 
   @Test func appAppleIdIsNotCheckedInSandbox() throws {
     let body = SignedSamples.notification(environment: .sandbox, appAppleId: 42)
-    #expect(code { _ = try verifier.verifyNotification(pki.sign(body)) } == nil)
+    #expect(await code { _ = try await verifier.verifyNotification(pki.sign(body)) } == nil)
   }
 
   @Test func nestedTransactionFromAnotherBundleIsRejected() throws {
@@ -256,8 +260,11 @@ import Testing
       signedTransactionInfo: try pki.sign(SignedSamples.transaction(bundleId: "com.example.other")))
     let unconfigured = try SignedDataVerifier(
       configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
-    #expect(code { _ = try verifier.verifyNotification(pki.sign(body)) } == .bundleIdMismatch)
-    #expect(code { _ = try unconfigured.verifyNotification(pki.sign(body)) } == .bundleIdMismatch)
+    #expect(
+      await code { _ = try await verifier.verifyNotification(pki.sign(body)) } == .bundleIdMismatch)
+    #expect(
+      await code { _ = try await unconfigured.verifyNotification(pki.sign(body)) }
+        == .bundleIdMismatch)
   }
 
   @Test func nestedDataFromAnotherEnvironmentIsRejected() throws {
@@ -266,31 +273,37 @@ import Testing
     let transaction = SignedSamples.notification(
       signedTransactionInfo: try pki.sign(SignedSamples.transaction(environment: .production)))
     #expect(
-      code { _ = try unconfigured.verifyNotification(pki.sign(transaction)) }
+      await code { _ = try await unconfigured.verifyNotification(pki.sign(transaction)) }
         == .environmentMismatch)
     let renewal = SignedSamples.notification(
       signedRenewalInfo: try pki.sign(SignedSamples.renewalInfo(environment: .production)))
     #expect(
-      code { _ = try unconfigured.verifyNotification(pki.sign(renewal)) } == .environmentMismatch)
+      await code { _ = try await unconfigured.verifyNotification(pki.sign(renewal)) }
+        == .environmentMismatch)
   }
 
   @Test func nestedJWSIsVerifiedOnItsOwn() throws {
     let foreign = try TestPKI(options: TestPKIOptions(name: "Foreign"))
     let foreignNested = SignedSamples.notification(
       signedTransactionInfo: try foreign.sign(SignedSamples.transaction()))
-    #expect(code { _ = try verifier.verifyNotification(pki.sign(foreignNested)) } == .untrustedRoot)
+    #expect(
+      await code { _ = try await verifier.verifyNotification(pki.sign(foreignNested)) }
+        == .untrustedRoot)
     let tampered = try pki.sign(SignedSamples.transaction())
     var signature = SignedSamples.segment(2, of: tampered)
     signature[0] ^= 0x80
     let tamperedNested = SignedSamples.notification(
       signedTransactionInfo: SignedSamples.replacingSegment(2, of: tampered, with: signature))
     #expect(
-      code { _ = try verifier.verifyNotification(pki.sign(tamperedNested)) } == .invalidSignature)
+      await code { _ = try await verifier.verifyNotification(pki.sign(tamperedNested)) }
+        == .invalidSignature)
     let malformed = SignedSamples.notification(signedRenewalInfo: "not-a-jws")
-    #expect(code { _ = try verifier.verifyNotification(pki.sign(malformed)) } == .malformedJWS)
+    #expect(
+      await code { _ = try await verifier.verifyNotification(pki.sign(malformed)) } == .malformedJWS
+    )
   }
 
-  @Test func nestedAppTransactionOfRescindConsentIsVerified() throws {
+  @Test func nestedAppTransactionOfRescindConsentIsVerified() async throws {
     var body = ResponseBodyV2DecodedPayload()
     body.notificationType = .rescindConsent
     body.signedDate = SignedSamples.signedDate
@@ -299,11 +312,13 @@ import Testing
     appData.environment = .sandbox
     appData.signedAppTransactionInfo = try pki.sign(SignedSamples.appTransaction())
     body.appData = appData
-    let verified = try verifier.verifyNotification(pki.sign(body))
+    let verified = try await verifier.verifyNotification(pki.sign(body))
     #expect(verified.appTransaction?.payload == SignedSamples.appTransaction())
     body.appData?.signedAppTransactionInfo = try pki.sign(
       SignedSamples.appTransaction(environment: .production))
-    #expect(code { _ = try verifier.verifyNotification(pki.sign(body)) } == .environmentMismatch)
+    #expect(
+      await code { _ = try await verifier.verifyNotification(pki.sign(body)) }
+        == .environmentMismatch)
   }
 
   @Test(arguments: [AppStoreEnvironment.xcode, .localTesting])
@@ -312,21 +327,24 @@ import Testing
       configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
     let jws = try pki.sign(SignedSamples.transaction(environment: environment))
     #expect(
-      code { _ = try unconfigured.verifyTransaction(jws) } == .unverifiedEnvironmentNotAllowed)
+      await code { _ = try await unconfigured.verifyTransaction(jws) }
+        == .unverifiedEnvironmentNotAllowed)
   }
 
-  @Test func inconsistentConfigurationsAreRejected() throws {
-    let productionWithoutAppId = code {
+  @Test func inconsistentConfigurationsAreRejected() async throws {
+    let productionWithoutAppId = await code {
       _ = try SignedDataVerifier(configuration: VerifierConfiguration(environment: .production))
     }
     #expect(productionWithoutAppId == .invalidConfiguration)
     #expect(
-      code { _ = try SignedDataVerifier(configuration: VerifierConfiguration(environment: .xcode)) }
+      await code {
+        _ = try SignedDataVerifier(configuration: VerifierConfiguration(environment: .xcode))
+      }
         == .invalidConfiguration)
-    #expect(code { _ = try TrustedRoots(derEncoded: []) } == .invalidConfiguration)
-    #expect(code { _ = try TrustedRoots(derEncoded: [[1, 2, 3]]) } == .invalidConfiguration)
+    #expect(await code { _ = try TrustedRoots(derEncoded: []) } == .invalidConfiguration)
+    #expect(await code { _ = try TrustedRoots(derEncoded: [[1, 2, 3]]) } == .invalidConfiguration)
     #expect(
-      code { _ = try TrustedRoots(pemEncoded: "-----BEGIN CERTIFICATE-----\nAAA\n") }
+      await code { _ = try TrustedRoots(pemEncoded: "-----BEGIN CERTIFICATE-----\nAAA\n") }
         == .invalidConfiguration)
   }
 
@@ -336,10 +354,10 @@ import Testing
     transaction.transactionId = "9876543210123"
     let errors: [VerificationError] = [
       try #require(throws: VerificationError.self) {
-        try verifier.verifyTransaction(pki.sign(transaction))
+        try await verifier.verifyTransaction(pki.sign(transaction))
       },
       try #require(throws: VerificationError.self) {
-        try verifier.verifyTransaction(
+        try await verifier.verifyTransaction(
           pki.sign(SignedSamples.transaction(environment: .production)))
       },
     ]

@@ -49,7 +49,7 @@ import Testing
 
   /// The spliced payload is the same JSON as parsing, replacing and writing it again.
   @Test func splicedNotificationEqualsTheRecomposedOne() throws {
-    let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
+    let verified = try await Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
     let spliced = try JSONDecoder().decode(
       JSONValue.self, from: Data(try #require(record.event.claims)))
@@ -71,7 +71,7 @@ import Testing
     var transaction = F.transaction("1000", purchased: 0, expires: 30)
     transaction.environment = .sandbox
     transaction.bundleId = "com.example.app"
-    let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
+    let verified = try await Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
     let token = "odd \"token\"\n\u{01}"
     let record = try LedgerRecord.transaction(verified, appAccountToken: token, source: "app")
     let json = try JSONDecoder().decode(
@@ -87,7 +87,7 @@ import Testing
   }
 
   @Test func notificationMapsToItsStreamKeyAndPayload() throws {
-    let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
+    let verified = try await Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
     #expect(record.streamId == "sub:Sandbox:1000")
     #expect(record.event.idempotencyKey == "asn2:0f2c5d0e-1111-4222-8333-444455556666")
@@ -112,7 +112,7 @@ import Testing
     var transaction = F.transaction("1001", original: "1000", purchased: 30, expires: 60)
     transaction.environment = .sandbox
     transaction.bundleId = "com.example.app"
-    let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
+    let verified = try await Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
     let record = try LedgerRecord.transaction(
       verified, appAccountToken: "00000000-0000-4000-8000-000000000009", source: "app")
     #expect(record.streamId == "sub:Sandbox:1000")
@@ -142,7 +142,7 @@ import Testing
     transaction.bundleId = "com.example.app"
     transaction.price = 9_990
     transaction.currency = "USD"
-    let verified = try Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
+    let verified = try await Self.verifier().verifyTransaction(try Self.pki.sign(transaction))
     var old = try LedgerRecord.transaction(verified, source: "app")
     guard
       case .transaction(let seen) = try EventCodec.body(
@@ -176,7 +176,7 @@ import Testing
 
   @Test(.enabled(if: TestDatabase.shouldRun))
   func storedEventsFoldToTheSameAnswer() async throws {
-    let verified = try Self.verifier().verifyNotification(try Self.signedNotification())
+    let verified = try await Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
     let link = try LedgerRecord.command(
       .link(

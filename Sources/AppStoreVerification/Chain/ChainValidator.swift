@@ -20,24 +20,24 @@ final class ChainValidator: Sendable {
     self.cache = cacheCapacity.map { ChainCache(capacity: $0) }
   }
 
-  func signingKey(leaf: [UInt8], intermediate: [UInt8], at time: Date) throws(VerificationError)
-    -> P256.Signing.PublicKey
+  func signingKey(leaf: [UInt8], intermediate: [UInt8], at time: Date)
+    async throws(VerificationError) -> P256.Signing.PublicKey
   {
     let key = ChainCache.Key(leaf: leaf, intermediate: intermediate)
     if let cached = cache?.chain(for: key, at: time) {
       return cached.signingKey
     }
-    let chain = try validate(leafDER: leaf, intermediateDER: intermediate, at: time)
+    let chain = try await validate(leafDER: leaf, intermediateDER: intermediate, at: time)
     cache?.insert(chain, for: key)
     return chain.signingKey
   }
 
-  func validate(leafDER: [UInt8], intermediateDER: [UInt8], at time: Date) throws(VerificationError)
-    -> VerifiedChain
+  func validate(leafDER: [UInt8], intermediateDER: [UInt8], at time: Date)
+    async throws(VerificationError) -> VerifiedChain
   {
     let leaf = try Self.parse(leafDER)
     let intermediate = try Self.parse(intermediateDER)
-    guard let root = walk(leaf: leaf, intermediate: intermediate, at: time) else {
+    guard let root = await walk(leaf: leaf, intermediate: intermediate, at: time) else {
       throw diagnosis(leaf: leaf, intermediate: intermediate, at: time)
     }
     return VerifiedChain(
@@ -48,19 +48,17 @@ final class ChainValidator: Sendable {
 
   /// The trusted root of the path swift-certificates' verifier builds and accepts; nil when
   /// it accepts none.
-  private func walk(leaf: Certificate, intermediate: Certificate, at time: Date) -> Certificate? {
-    let roots = CertificateStore(self.roots.certificates)
-    let chain = ChainWalkExecutor.shared.run { () async -> [Certificate]? in
-      var verifier = Verifier(rootCertificates: roots) {
-        RFC5280Policy(fixedExpiryValidationTime: time)
-        AppleChainPolicy()
-      }
-      let result = await verifier.validate(
-        leaf: leaf, intermediates: CertificateStore([intermediate]))
-      guard case .validCertificate(let chain) = result else { return nil }
-      return Array(chain)
+  private func walk(leaf: Certificate, intermediate: Certificate, at time: Date) async
+    -> Certificate?
+  {
+    var verifier = Verifier(rootCertificates: CertificateStore(roots.certificates)) {
+      RFC5280Policy(fixedExpiryValidationTime: time)
+      AppleChainPolicy()
     }
-    guard let chain, chain.count == 3, chain[1] == intermediate else { return nil }
+    let result = await verifier.validate(
+      leaf: leaf, intermediates: CertificateStore([intermediate]))
+    guard case .validCertificate(let chain) = result, chain.count == 3, chain[1] == intermediate
+    else { return nil }
     return chain[2]
   }
 

@@ -4,20 +4,21 @@ extension SignedDataVerifier {
   /// Decodes the JWS nested in a notification at the notification's own trust level and
   /// checks that each belongs to the notification's environment and bundle.
   func nested<Trust: TrustLevel>(in outer: SignedData<ResponseBodyV2DecodedPayload, Trust>)
-    throws(VerificationError) -> SignedNotification<Trust>
+    async throws(VerificationError) -> SignedNotification<Trust>
   {
     let body = outer.payload
-    let transaction = try body.data?.signedTransactionInfo.map {
-      (jws) throws(VerificationError) in
-      try open(jws, as: JWSTransactionDecodedPayload.self, trust: Trust.self)
+    var transaction: SignedData<JWSTransactionDecodedPayload, Trust>?
+    if let jws = body.data?.signedTransactionInfo {
+      transaction = try await open(jws, as: JWSTransactionDecodedPayload.self, trust: Trust.self)
     }
-    let renewalInfo = try body.data?.signedRenewalInfo.map {
-      (jws) throws(VerificationError) in
-      try open(jws, as: JWSRenewalInfoDecodedPayload.self, trust: Trust.self)
+    var renewalInfo: SignedData<JWSRenewalInfoDecodedPayload, Trust>?
+    if let jws = body.data?.signedRenewalInfo {
+      renewalInfo = try await open(jws, as: JWSRenewalInfoDecodedPayload.self, trust: Trust.self)
     }
-    let appTransaction = try body.appData?.signedAppTransactionInfo.map {
-      (jws) throws(VerificationError) in
-      try open(jws, as: JWSAppTransactionDecodedPayload.self, trust: Trust.self)
+    var appTransaction: SignedData<JWSAppTransactionDecodedPayload, Trust>?
+    if let jws = body.appData?.signedAppTransactionInfo {
+      appTransaction = try await open(
+        jws, as: JWSAppTransactionDecodedPayload.self, trust: Trust.self)
     }
     for claims in [
       transaction?.payload.identityClaims, renewalInfo?.payload.identityClaims,
@@ -33,9 +34,9 @@ extension SignedDataVerifier {
   /// Verifies, or for an unverified notification decodes, one nested JWS.
   private func open<Payload: AppStoreSignedPayload, Trust: TrustLevel>(
     _ jws: String, as type: Payload.Type, trust: Trust.Type
-  ) throws(VerificationError) -> SignedData<Payload, Trust> {
+  ) async throws(VerificationError) -> SignedData<Payload, Trust> {
     if Trust.self == AppleSigned.self {
-      return try verify(jws, as: type).retagged()
+      return try await verify(jws, as: type).retagged()
     }
     return try decodeUnverified(jws, as: type).retagged()
   }

@@ -30,61 +30,65 @@ public final class SignedDataVerifier: Sendable {
     self.headers = configuration.chainCacheCapacity.map(HeaderCache.init(capacity:))
   }
 
-  public func verifyTransaction(_ jws: String) throws(VerificationError) -> VerifiedTransaction {
-    try verify(jws, as: JWSTransactionDecodedPayload.self)
+  public func verifyTransaction(_ jws: String) async throws(VerificationError)
+    -> VerifiedTransaction
+  {
+    try await verify(jws, as: JWSTransactionDecodedPayload.self)
   }
 
-  public func verifyRenewalInfo(_ jws: String) throws(VerificationError) -> VerifiedRenewalInfo {
-    try verify(jws, as: JWSRenewalInfoDecodedPayload.self)
+  public func verifyRenewalInfo(_ jws: String) async throws(VerificationError)
+    -> VerifiedRenewalInfo
+  {
+    try await verify(jws, as: JWSRenewalInfoDecodedPayload.self)
   }
 
-  public func verifyAppTransaction(_ jws: String) throws(VerificationError)
+  public func verifyAppTransaction(_ jws: String) async throws(VerificationError)
     -> VerifiedAppTransaction
   {
-    try verify(jws, as: JWSAppTransactionDecodedPayload.self)
+    try await verify(jws, as: JWSAppTransactionDecodedPayload.self)
   }
 
-  public func verifyRealtimeRequest(_ jws: String) throws(VerificationError)
+  public func verifyRealtimeRequest(_ jws: String) async throws(VerificationError)
     -> VerifiedRealtimeRequest
   {
-    try verify(jws, as: DecodedRealtimeRequestBody.self)
+    try await verify(jws, as: DecodedRealtimeRequestBody.self)
   }
 
   /// Verifies a notification's `signedPayload` and every JWS nested in it.
   ///
   /// Nested data must also belong to the notification's own environment and bundle.
-  public func verifyNotification(_ signedPayload: String) throws(VerificationError)
+  public func verifyNotification(_ signedPayload: String) async throws(VerificationError)
     -> VerifiedNotification
   {
-    let outer = try verify(signedPayload, as: ResponseBodyV2DecodedPayload.self)
-    return try nested(in: outer)
+    let outer = try await verify(signedPayload, as: ResponseBodyV2DecodedPayload.self)
+    return try await nested(in: outer)
   }
 
   /// Verifies one JWS of any payload type.
   public func verify<Payload: AppStoreSignedPayload>(_ jws: String, as type: Payload.Type)
-    throws(VerificationError) -> SignedData<Payload, AppleSigned>
+    async throws(VerificationError) -> SignedData<Payload, AppleSigned>
   {
     let token = try CompactJWS(jws)
     let header = try checkedHeader(of: token)
     let payload = try Self.decodePayload(type, from: token)
-    return try verify(token, jws, header: header, payload: payload)
+    return try await verify(token, jws, header: header, payload: payload)
   }
 
   /// Verifies data whose payload a caller has already read (to choose this verifier by the
   /// environment it claims): the payload is not read again.
   public func verify<Payload: AppStoreSignedPayload>(_ unverified: UnverifiedJWS<Payload>)
-    throws(VerificationError) -> SignedData<Payload, AppleSigned>
+    async throws(VerificationError) -> SignedData<Payload, AppleSigned>
   {
     let header = try checkedHeader(of: unverified.token)
-    return try verify(
+    return try await verify(
       unverified.token, unverified.compact, header: header, payload: unverified.claims)
   }
 
   /// A notification read by the caller, and every JWS nested in it.
   public func verifyNotification(_ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>)
-    throws(VerificationError) -> VerifiedNotification
+    async throws(VerificationError) -> VerifiedNotification
   {
-    try nested(in: verify(unverified))
+    try await nested(in: verify(unverified))
   }
 
   /// Verifies a notification whose app cannot be read: no body object this release models
@@ -94,11 +98,11 @@ public final class SignedDataVerifier: Sendable {
   /// or App Apple ID that is not this app's is refused). Nested JWS are not opened: none is
   /// known to be there.
   public func verifyUnroutable(_ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>)
-    throws(VerificationError) -> VerifiedNotification
+    async throws(VerificationError) -> VerifiedNotification
   {
     let header = try checkedHeader(of: unverified.token)
     let payload = unverified.claims
-    let outer = try verify(
+    let outer = try await verify(
       unverified.token, unverified.compact, header: header, payload: payload
     ) { () throws(VerificationError) in
       if let expected = self.configuration.bundleId, let bundleId = payload.bundleId,
@@ -132,14 +136,14 @@ public final class SignedDataVerifier: Sendable {
   private func verify<Payload: AppStoreSignedPayload>(
     _ token: CompactJWS, _ jws: String, header: (JWSHeader, cached: Bool), payload: Payload,
     identity: (() throws(VerificationError) -> Void)? = nil
-  ) throws(VerificationError) -> SignedData<Payload, AppleSigned> {
+  ) async throws(VerificationError) -> SignedData<Payload, AppleSigned> {
     if let environment = payload.identityClaims.environment, environment.isUnsigned {
       throw VerificationError(
         .unverifiedEnvironmentNotAllowed,
         "\(environment) data is not signed by Apple and is only decoded on explicit request")
     }
     let certificates = try header.0.leafAndIntermediate()
-    let key = try chains.signingKey(
+    let key = try await chains.signingKey(
       leaf: certificates.leaf, intermediate: certificates.intermediate,
       at: validationDate(for: payload))
     try Self.checkSignature(token, key: key)
@@ -172,11 +176,11 @@ public final class SignedDataVerifier: Sendable {
   }
 
   /// Decodes an Xcode or LocalTesting notification and its nested JWS without checks.
-  public func decodeUnverifiedNotification(_ signedPayload: String) throws(VerificationError)
+  public func decodeUnverifiedNotification(_ signedPayload: String) async throws(VerificationError)
     -> SignedNotification<Unverified>
   {
     let outer = try decodeUnverified(signedPayload, as: ResponseBodyV2DecodedPayload.self)
-    return try nested(in: outer)
+    return try await nested(in: outer)
   }
 }
 

@@ -77,7 +77,11 @@ extension LedgerMaintenance {
     let found = await withTaskGroup(of: (Int, [AuditReport.Problem]).self) { group in
       for start in stride(from: 0, to: rows.count, by: slice) {
         let part = rows[start..<min(start + slice, rows.count)]
-        group.addTask { (start, part.compactMap { check($0) }) }
+        group.addTask {
+          var problems: [AuditReport.Problem] = []
+          for row in part { if let problem = await check(row) { problems.append(problem) } }
+          return (start, problems)
+        }
       }
       var found: [(Int, [AuditReport.Problem])] = []
       for await result in group { found.append(result) }
@@ -88,7 +92,7 @@ extension LedgerMaintenance {
 
   /// Nil when the stored JWS verifies, says what the stored claims say, and the one mapping
   /// makes exactly the stored facts from it.
-  func check(_ recorded: RecordedEvent) -> AuditReport.Problem? {
+  func check(_ recorded: RecordedEvent) async -> AuditReport.Problem? {
     func problem(_ kind: AuditReport.Problem.Kind, _ detail: String) -> AuditReport.Problem {
       .init(
         kind: kind, subject: recorded.streamId, streamVersion: recorded.streamVersion,
@@ -105,7 +109,7 @@ extension LedgerMaintenance {
     }
     guard let claims else { return problem(.payload, "the stored event has no claims") }
     do {
-      let signed = try signedClaims(
+      let signed = try await signedClaims(
         raw, as: claims,
         unrouted: recorded.streamId.hasPrefix(NotUnderstoodNotification.unroutedStreamPrefix))
       guard Self.sameContent(signed, claims) else {
@@ -123,9 +127,10 @@ extension LedgerMaintenance {
   }
 
   /// Verifies `raw` as unrouted evidence is verified (it names no app) and returns its claims.
-  private func unroutedClaims(_ raw: String) throws(LedgerError) -> AppleClaims {
+  private func unroutedClaims(_ raw: String) async throws(LedgerError) -> AppleClaims {
     do {
-      let verified = try ledger.verifiers.unroutable.signedDate.verifyUnroutable(UnverifiedJWS(raw))
+      let verified = try await ledger.verifiers.unroutable.signedDate.verifyUnroutable(
+        UnverifiedJWS(raw))
       return .notification(NotificationReceived(notification: verified.payload))
 
     } catch {
@@ -135,7 +140,7 @@ extension LedgerMaintenance {
 
   /// Verifies `raw` as the kind `stored` is and returns what it claims, as the log stores it.
   private func signedClaims(_ raw: String, as stored: AppleClaims, unrouted: Bool)
-    throws(LedgerError) -> AppleClaims
+    async throws(LedgerError) -> AppleClaims
   {
     let kind: SignedDataKind.Claims
     do {
@@ -147,10 +152,10 @@ extension LedgerMaintenance {
     case .notification where unrouted || kind.environment == nil || kind.bundleId == nil:
       // Stored without naming its app (unrouted evidence, or an UNCLAIM_SEATS routed by its
       // seat claims): verified as it was at ingest.
-      return try unroutedClaims(raw)
+      return try await unroutedClaims(raw)
     case .notification:
-      let verified = try ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
-        try verifier.verifyNotification(raw)
+      let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
+        try await verifier.verifyNotification(raw)
       }
       return .notification(
         NotificationReceived(
@@ -158,15 +163,15 @@ extension LedgerMaintenance {
           renewalInfo: verified.renewalInfo?.payload,
           appTransaction: verified.appTransaction?.payload))
     case .transaction(let observed):
-      let verified = try ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
-        try verifier.verifyTransaction(raw)
+      let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
+        try await verifier.verifyTransaction(raw)
       }
       return .transaction(
         TransactionObserved(
           transaction: verified.payload, appAccountToken: observed.appAccountToken))
     case .renewalInfo, .status:
-      let verified = try ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
-        try verifier.verifyRenewalInfo(raw)
+      let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
+        try await verifier.verifyRenewalInfo(raw)
       }
       return .renewalInfo(RenewalInfoObserved(renewalInfo: verified.payload))
     }

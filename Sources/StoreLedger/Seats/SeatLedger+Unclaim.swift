@@ -33,17 +33,17 @@ extension SeatLedger {
           "the notification's environment is not the one its seat claims were made in",
           verificationCode: VerificationError.Code.environmentMismatch.rawValue)
       }
-      verified = try ledger.verifiers.verify(
+      verified = try await ledger.verifiers.verify(
         SignedDataKind.Claims(kind: .notification, environment: claims.environment),
         online: freshlyFetched
       ) { verifier throws(VerificationError) in
-        try verifier.verifyNotification(unverified)
+        try await verifier.verifyNotification(unverified)
       }
     } else {
       let verifier =
         freshlyFetched ? ledger.verifiers.unroutable.now : ledger.verifiers.unroutable.signedDate
       do {
-        verified = try verifier.verifyUnroutable(unverified)
+        verified = try await verifier.verifyUnroutable(unverified)
       } catch {
         throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
       }

@@ -37,8 +37,8 @@ struct LedgerVerifiers: Sendable {
   /// carries no App Apple ID; Production data must carry the configured one.
   func verify<Result>(
     _ claims: SignedDataKind.Claims, online: Bool = false,
-    _ body: (SignedDataVerifier) throws(VerificationError) -> Result
-  ) throws(LedgerError) -> Result {
+    _ body: (SignedDataVerifier) async throws(VerificationError) -> Result
+  ) async throws(LedgerError) -> Result {
     let candidates = online ? now : atSignedDate
     guard
       let verifier = candidates.first(where: { $0.configuration.environment == claims.environment })
@@ -50,7 +50,7 @@ struct LedgerVerifiers: Sendable {
         verificationCode: VerificationError.Code.environmentMismatch.rawValue)
     }
     do {
-      return try body(verifier)
+      return try await body(verifier)
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }

@@ -153,7 +153,7 @@ public struct AccountProjector: Sendable {
   /// has none yet.
   private func position() async throws -> FeedPosition? {
     if let position = counters.value.position { return position }
-    let stored = try await try views.storage.database().store.checkpoint(Self.checkpointName)
+    let stored = try await views.storage.database().store.checkpoint(Self.checkpointName)
     counters.update {
       $0.persisted = .some(stored)
       $0.persistedAt = .now

@@ -150,7 +150,7 @@ import Testing
         transaction: F.transaction("6000", purchased: 0, expires: 30, token: Self.account))
       let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(signed)
       let evidence = try LedgerRecord.unrouted(
-        try Self.verifier().verifyUnroutable(unverified), source: "webhook")
+        try await Self.verifier().verifyUnroutable(unverified), source: "webhook")
       try await database.withEventStore { store in
         _ = try await store.append([evidence.event], to: evidence.streamId)
       }
