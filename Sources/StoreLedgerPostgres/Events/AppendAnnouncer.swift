@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// The NOTIFY is sent from its own statement after the append committed, never inside the
 /// append: PostgreSQL serialises every transaction that notifies, from pre-commit until its
-/// commit is flushed. At most one is in flight; appends meanwhile coalesce into one more.
+/// commit is flushed. At most one is in flight: the append that finds none sends it (and one
+/// more for the appends that came meanwhile) before it returns; those appends do not wait.
 final class AppendAnnouncer: Sendable {
   private struct State {
     var sending = false
@@ -27,7 +28,7 @@ final class AppendAnnouncer: Sendable {
     self.notifiesListeners = notifiesListeners
   }
 
-  func announce() {
+  func announce() async {
     wakeUp?.signal()
     guard notifiesListeners else { return }
     let startsSending = state.withLock { state in
@@ -38,7 +39,7 @@ final class AppendAnnouncer: Sendable {
       state.sending = true
       return true
     }
-    if startsSending { Task { await sendUntilSettled() } }
+    if startsSending { await sendUntilSettled() }
   }
 
   private func sendUntilSettled() async {

@@ -29,7 +29,7 @@ extension EventStore {
       // function sees it and reports it properly.
       result = try await appendOnce(query, events, to: streamId, hook: hook)
     }
-    if !result.wasDuplicate { announcer?.announce() }
+    if !result.wasDuplicate { await announcer?.announce() }
     return result
   }
 

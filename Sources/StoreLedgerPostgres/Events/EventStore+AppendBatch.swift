@@ -24,7 +24,7 @@ extension EventStore {
     } catch {
       throw EventStoreError.database(error, while: "appending a batch")
     }
-    if results.contains(where: { !$0.wasDuplicate }) { announcer?.announce() }
+    if results.contains(where: { !$0.wasDuplicate }) { await announcer?.announce() }
     return results
   }
 

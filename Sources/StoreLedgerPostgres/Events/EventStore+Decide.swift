@@ -31,7 +31,7 @@ extension EventStore {
     } catch {
       throw EventStoreError.database(error, while: "appending decided events")
     }
-    if !result.wasDuplicate { announcer?.announce() }
+    if !result.wasDuplicate { await announcer?.announce() }
     return result
   }
 
