@@ -40,9 +40,9 @@ struct IngestMeasurement {
     let lag = try await projectorCatchUp(database, logger: run.logger)
     print(
       "projector current for every account \(String(format: "%.2f", lag)) s after the load ended")
-    let verification = try verificationAlone(payloads)
-    print("ceiling: verification alone, 2 threads: \(rate(count, verification))")
-    let batched = try await batchedInsert(try rows(of: payloads), clients: clients)
+    let verification = try await verificationAlone(payloads)
+    print("ceiling: verification alone, 2 tasks: \(rate(count, verification))")
+    let batched = try await batchedInsert(try await rows(of: payloads), clients: clients)
     print("ceiling: the same rows by 100-row INSERTs, \(clients) clients: \(rate(count, batched))")
     // The HTTP part of a webhook call: the same stack answering an account route 401 before
     // it reads the database.

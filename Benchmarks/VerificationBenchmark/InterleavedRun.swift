@@ -2,7 +2,7 @@ import Foundation
 
 struct BenchmarkCase {
   let name: String
-  let body: () async throws -> Void
+  let body: @Sendable () async throws -> Void
 }
 
 /// Runs every case in turn for a short slice, `rounds` times, recording operations per second.

@@ -39,8 +39,8 @@ func measuredLoop(_ benchmark: BenchmarkCase, iterations: Int) async throws {
 }
 
 let cases = [
-  BenchmarkCase(name: "raw P-256 ECDSA verify (ES256)") { try p256.verify() },
-  BenchmarkCase(name: "raw P-384 ECDSA verify") { try p384.verify() },
+  BenchmarkCase(name: "raw P-256 ECDSA verify (ES256)") { try await p256.verify() },
+  BenchmarkCase(name: "raw P-384 ECDSA verify") { try await p384.verify() },
   BenchmarkCase(name: "verified JWS, warm chain cache") {
     _ = try await warmVerifier.verifyTransaction(jws)
   },
@@ -83,7 +83,7 @@ print(
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let parallelSeconds = min(4, budget / 5)
 let parallelRaw = await ParallelRun.rate(tasks: cores, seconds: parallelSeconds) {
-  try p256.verify()
+  try await p256.verify()
 }
 let parallelWarm = await ParallelRun.rate(tasks: cores, seconds: parallelSeconds) {
   _ = try await warmVerifier.verifyTransaction(jws)

@@ -9,42 +9,42 @@ struct VerifiedOutput {
   let verification: String
   let payload: Any
 
-  static func make(jws: String, verifier: SignedDataVerifier) throws -> VerifiedOutput {
+  static func make(jws: String, verifier: SignedDataVerifier) async throws -> VerifiedOutput {
     let kind = try SignedDataKind.of(jws)
     do {
-      return try make(kind: kind, jws: jws, trust: AppleSigned.self, verifier: verifier)
+      return try await make(kind: kind, jws: jws, trust: AppleSigned.self, verifier: verifier)
     } catch let error as VerificationError
       where error.code == .unverifiedEnvironmentNotAllowed
       && verifier.configuration.allowUnverifiedEnvironments
     {
-      return try make(kind: kind, jws: jws, trust: Unverified.self, verifier: verifier)
+      return try await make(kind: kind, jws: jws, trust: Unverified.self, verifier: verifier)
     }
   }
 
   private static func make<Trust: TrustLevel>(
     kind: SignedDataKind, jws: String, trust: Trust.Type, verifier: SignedDataVerifier
-  ) throws -> VerifiedOutput {
+  ) async throws -> VerifiedOutput {
     let verification = Trust.self == AppleSigned.self ? "verified" : "unverified"
-    func open<P: AppStoreSignedPayload>(_ type: P.Type) throws -> [UInt8] {
+    func open<P: AppStoreSignedPayload>(_ type: P.Type) async throws -> [UInt8] {
       Trust.self == AppleSigned.self
-        ? try verifier.verify(jws, as: type).payloadJSON
+        ? try await verifier.verify(jws, as: type).payloadJSON
         : try verifier.decodeUnverified(jws, as: type).payloadJSON
     }
     let object: Any
     switch kind {
     case .notification:
-      object = try notificationObject(jws: jws, trust: trust, verifier: verifier)
-    case .transaction: object = try jsonObject(open(JWSTransactionDecodedPayload.self))
-    case .renewalInfo: object = try jsonObject(open(JWSRenewalInfoDecodedPayload.self))
-    case .appTransaction: object = try jsonObject(open(JWSAppTransactionDecodedPayload.self))
-    case .realtimeRequest: object = try jsonObject(open(DecodedRealtimeRequestBody.self))
+      object = try await notificationObject(jws: jws, trust: trust, verifier: verifier)
+    case .transaction: object = try jsonObject(await open(JWSTransactionDecodedPayload.self))
+    case .renewalInfo: object = try jsonObject(await open(JWSRenewalInfoDecodedPayload.self))
+    case .appTransaction: object = try jsonObject(await open(JWSAppTransactionDecodedPayload.self))
+    case .realtimeRequest: object = try jsonObject(await open(DecodedRealtimeRequestBody.self))
     }
     return VerifiedOutput(kind: kind, verification: verification, payload: object)
   }
 
   private static func notificationObject<Trust: TrustLevel>(
     jws: String, trust: Trust.Type, verifier: SignedDataVerifier
-  ) throws -> Any {
+  ) async throws -> Any {
     if Trust.self == AppleSigned.self {
       return try await nestedObject(verifier.verifyNotification(jws))
     }

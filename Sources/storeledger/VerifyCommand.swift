@@ -4,7 +4,7 @@ import Foundation
 import StoreLedger
 import StoreLedgerCore
 
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "verify",
     abstract: "Verify signed App Store data and print it decoded.",
@@ -68,11 +68,11 @@ struct VerifyCommand: ParsableCommand {
     _ = try validationTime()
   }
 
-  func run() throws {
+  func run() async throws {
     let output: VerifiedOutput
     do {
       let jws = try InputReader.read(file)
-      output = try VerifiedOutput.make(jws: jws, verifier: try makeVerifier())
+      output = try await VerifiedOutput.make(jws: jws, verifier: try makeVerifier())
     } catch let error as VerificationError {
       report(code: error.code.rawValue, message: error.message)
       throw ExitCode.failure

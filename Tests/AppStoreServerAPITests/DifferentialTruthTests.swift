@@ -27,7 +27,7 @@ import Testing
     var description: String { "\(what) of \(id) at \(time): StoreLedger \(engine), truth \(truth)" }
   }
 
-  @Test func storeLedgerAgreesWithTheSimulatorsTruth() throws {
+  @Test func storeLedgerAgreesWithTheSimulatorsTruth() async throws {
     let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 2_020)
     let simulation = Simulation(configuration)
     let store = SimulatedAppStore(
@@ -78,7 +78,7 @@ import Testing
               TransactionObserved(transaction: payload, appAccountToken: forwarded)))!)
       }
     }
-    let repaired = try Self.replay(simulation.truth, store, verifier)
+    let repaired = try await Self.replay(simulation.truth, store, verifier)
     // Recovery comes last, after the replay: late deliveries fold like timely ones.
     let events = delivered + repaired + recovered
     let (compared, disagreements) = Self.compare(events, simulation.truth, configuration)
@@ -98,7 +98,7 @@ import Testing
   static func replay(
     _ truth: SimulationTruth, _ store: SimulatedAppStore, _ verifier: SignedDataVerifier
   )
-    throws -> [LedgerEvent]
+    async throws -> [LedgerEvent]
   {
     var firstId: [String: String] = [:]
     for (id, customer) in truth.owners.sorted(by: { $0.key < $1.key })

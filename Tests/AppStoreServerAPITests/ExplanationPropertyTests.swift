@@ -25,7 +25,7 @@ import Testing
     var description: String { "\(entitlement) of \(token) at \(time): \(problem)" }
   }
 
-  @Test func explanationsCiteExactlyTheEventsThatDecidedAndNoneAfterTheMoment() throws {
+  @Test func explanationsCiteExactlyTheEventsThatDecidedAndNoneAfterTheMoment() async throws {
     let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 3_636)
     let simulation = Simulation(configuration)
     let store = SimulatedAppStore(
@@ -33,7 +33,7 @@ import Testing
       now: configuration.start)
     simulation.apply(to: store, through: configuration.end)
     var random = SeededRandom(seed: 36)
-    let accounts = try Self.accounts(simulation, store, random: &random)
+    let accounts = try await Self.accounts(simulation, store, random: &random)
     let catalog = SimulatedProducts.catalog
     let names = Set(catalog.products.values.flatMap { $0.entitlements ?? [] })
     let span = configuration.end.milliseconds - configuration.start.milliseconds
@@ -135,7 +135,7 @@ import Testing
   /// a day of signing), the one-time purchases the app forwarded, and units the backend spent.
   static func accounts(
     _ simulation: Simulation, _ store: SimulatedAppStore, random: inout SeededRandom
-  ) throws -> [String: [LedgerEvent]] {
+  ) async throws -> [String: [LedgerEvent]] {
     let verifier = try H.verifier()
     let tokens = Dictionary(
       uniqueKeysWithValues: simulation.truth.customers.map { ($0.id, $0.appAccountToken) })
@@ -145,7 +145,7 @@ import Testing
       return tokens[owner] ?? nil
     }
     var accounts: [String: [LedgerEvent]] = [:]
-    func add(_ event: LedgerEvent?, recordedAfter delay: Int64) {
+    func add(_ event: LedgerEvent?, recordedAfter delay: Int64) async {
       guard let event, let account = token(of: event) else { return }
       let recorded = (event.effectiveDate?.milliseconds ?? 0) + delay
       accounts[account, default: []].append(
@@ -157,7 +157,7 @@ import Testing
       let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
       guard unverified.claims.bundleId != nil else { continue }
       let verified = try await verifier.verifyNotification(notification.signedPayload)
-      add(
+      await add(
         LedgerEvent(
           claims: .notification(
             NotificationReceived(
@@ -178,7 +178,7 @@ import Testing
         payload.revocationReason = nil
         payload.revocationType = nil
         payload.revocationPercentage = nil
-        add(
+        await add(
           LedgerEvent(
             claims: .transaction(
               TransactionObserved(transaction: payload, appAccountToken: account))

@@ -47,23 +47,23 @@ import Testing
       }
       #expect(error.code == code)
     }
-    let production = try #require(throws: VerificationError.self) {
-      try verifier(appAppleId: 1234, environment: .production).verifyNotification(unverified)
+    let production = try await #require(throws: VerificationError.self) {
+      try await verifier(appAppleId: 1234, environment: .production).verifyNotification(unverified)
     }
     #expect(production.code == .environmentMismatch)
   }
 
-  @Test func testNotificationIsRejectedByAProductionVerifier() throws {
-    let error = try #require(throws: VerificationError.self) {
-      try verifier(appAppleId: 1234, environment: .production)
+  @Test func testNotificationIsRejectedByAProductionVerifier() async throws {
+    let error = try await #require(throws: VerificationError.self) {
+      try await verifier(appAppleId: 1234, environment: .production)
         .verifyNotification(SharedFixtures.mockSigned("testNotification"))
     }
     #expect(error.code == .environmentMismatch)
   }
 
-  @Test func testNotificationCheckedAsTransactionHasNoBundleId() throws {
-    let error = try #require(throws: VerificationError.self) {
-      try verifier(appAppleId: 1235).verifyTransaction(
+  @Test func testNotificationCheckedAsTransactionHasNoBundleId() async throws {
+    let error = try await #require(throws: VerificationError.self) {
+      try await verifier(appAppleId: 1235).verifyTransaction(
         SharedFixtures.mockSigned("testNotification"))
     }
     #expect(error.code == .bundleIdMismatch)
@@ -77,9 +77,9 @@ import Testing
     #expect(verified.payload.signedDate?.milliseconds == 1_672_956_154_000)
   }
 
-  @Test func transactionInfoForAnotherBundleIsRejected() throws {
-    let error = try #require(throws: VerificationError.self) {
-      try verifier(bundleId: "com.example.x").verifyTransaction(
+  @Test func transactionInfoForAnotherBundleIsRejected() async throws {
+    let error = try await #require(throws: VerificationError.self) {
+      try await verifier(bundleId: "com.example.x").verifyTransaction(
         SharedFixtures.mockSigned("transactionInfo"))
     }
     #expect(error.code == .bundleIdMismatch)
@@ -92,23 +92,23 @@ import Testing
     #expect(verified.payload.signedDate?.milliseconds == 1_672_956_154_000)
   }
 
-  @Test func wrongBundleIdIsRejected() throws {
-    let error = try #require(throws: VerificationError.self) {
+  @Test func wrongBundleIdIsRejected() async throws {
+    let error = try await #require(throws: VerificationError.self) {
       try await verifier().verifyNotification(SharedFixtures.mockSigned("wrongBundleId"))
     }
     #expect(error.code == .bundleIdMismatch)
   }
 
-  @Test func missingX5CIsMalformed() throws {
-    let error = try #require(throws: VerificationError.self) {
+  @Test func missingX5CIsMalformed() async throws {
+    let error = try await #require(throws: VerificationError.self) {
       try await verifier().verifyNotification(SharedFixtures.mockSigned("missingX5CHeaderClaim"))
     }
     #expect(error.code == .malformedJWS)
   }
 
-  @Test func testDataIsNotTrustedUnderApplesRoot() throws {
+  @Test func testDataIsNotTrustedUnderApplesRoot() async throws {
     let verifier = try SignedDataVerifier(configuration: VerifierConfiguration())
-    let error = try #require(throws: VerificationError.self) {
+    let error = try await #require(throws: VerificationError.self) {
       try await verifier.verifyTransaction(SharedFixtures.mockSigned("transactionInfo"))
     }
     #expect(error.code == .untrustedRoot)
@@ -122,10 +122,10 @@ import Testing
   ]
 
   @Test(arguments: files)
-  func rejectedByDefault(file: String) throws {
+  func rejectedByDefault(file: String) async throws {
     let verifier = try SignedDataVerifier(configuration: VerifierConfiguration())
     let jws = try SharedFixtures.xcode(file)
-    let error = try #require(throws: VerificationError.self) {
+    let error = try await #require(throws: VerificationError.self) {
       switch try SignedDataKind.of(jws) {
       case .transaction: _ = try await verifier.verifyTransaction(jws)
       case .renewalInfo: _ = try await verifier.verifyRenewalInfo(jws)

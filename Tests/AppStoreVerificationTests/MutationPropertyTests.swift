@@ -103,7 +103,7 @@ import Testing
     #expect(tried > 1400)
   }
 
-  @Test func splicedSegmentsFromAnotherTokenNeverVerify() throws {
+  @Test func splicedSegmentsFromAnotherTokenNeverVerify() async throws {
     let pki = try TestPKI()
     let verifier = try SignedSamples.verifier(pki)
     let first = try pki.sign(SignedSamples.transaction()).split(separator: ".")
@@ -111,18 +111,20 @@ import Testing
     other.productId = "com.example.other"
     let second = try pki.sign(other).split(separator: ".")
     let spliced = [first[0], second[1], first[2]].joined(separator: ".")
-    #expect(throws: VerificationError(.invalidSignature, "the ES256 signature does not verify")) {
+    await #expect(
+      throws: VerificationError(.invalidSignature, "the ES256 signature does not verify")
+    ) {
       try await verifier.verifyTransaction(spliced)
     }
   }
 
-  @Test func randomBytesNeverVerify() {
+  @Test func randomBytesNeverVerify() async {
     var random = SeededRandom(seed: 42)
     let verifier = try? SignedDataVerifier(configuration: VerifierConfiguration())
     for length in stride(from: 0, to: 3000, by: 7) {
       let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-      #expect(throws: VerificationError.self) {
-        try verifier?.verifyNotification(String(decoding: bytes, as: UTF8.self))
+      await #expect(throws: VerificationError.self) {
+        try await verifier?.verifyNotification(String(decoding: bytes, as: UTF8.self))
       }
     }
   }

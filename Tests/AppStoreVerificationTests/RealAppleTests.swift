@@ -83,15 +83,15 @@ import Testing
     if Self.signedByLeaf2025.contains(entry.file) {
       try await Self.verify(jws, as: entry, with: verifier)
     } else {
-      let error = try #require(throws: VerificationError.self) {
-        try Self.verify(jws, as: entry, with: verifier)
+      let error = try await #require(throws: VerificationError.self) {
+        try await Self.verify(jws, as: entry, with: verifier)
       }
       #expect(error.code == .certificateNotValidAtTime)
     }
   }
 
   @Test(arguments: manifest)
-  func oneCharacterChangeInAnySegmentFails(entry: ManifestEntry) throws {
+  func oneCharacterChangeInAnySegmentFails(entry: ManifestEntry) async throws {
     let jws = Array(try SharedFixtures.realApple(entry.file).utf8)
     let verifier = try Self.verifier(for: entry)
     let dots = jws.indices.filter { jws[$0] == UInt8(ascii: ".") }
@@ -103,8 +103,8 @@ import Testing
         var mutated = jws
         mutated[position] =
           mutated[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        #expect(throws: VerificationError.self, "position \(position)") {
-          try Self.verify(String(decoding: mutated, as: UTF8.self), as: entry, with: verifier)
+        await #expect(throws: VerificationError.self, "position \(position)") {
+          try await Self.verify(String(decoding: mutated, as: UTF8.self), as: entry, with: verifier)
         }
       }
     }
@@ -128,11 +128,11 @@ import Testing
     }
   }
 
-  @Test func anotherBundleOrEnvironmentIsRejected() throws {
+  @Test func anotherBundleOrEnvironmentIsRejected() async throws {
     let jws = try SharedFixtures.realApple("notification-DID_RENEW-sandbox-2025-07-28.jws")
     let otherBundle = try SignedDataVerifier(
       configuration: VerifierConfiguration(bundleId: "com.example.other", environment: .sandbox))
-    #expect(
+    await #expect(
       throws: VerificationError(
         .bundleIdMismatch, "the payload's bundle id is not the configured one")
     ) {
@@ -141,18 +141,18 @@ import Testing
     let production = try SignedDataVerifier(
       configuration: VerifierConfiguration(
         bundleId: "GeniusParentingAI", appAppleId: 6_747_332_178, environment: .production))
-    let error = try #require(throws: VerificationError.self) {
+    let error = try await #require(throws: VerificationError.self) {
       try await production.verifyNotification(jws)
     }
     #expect(error.code == .environmentMismatch)
   }
 
-  @Test func productionNotificationChecksTheAppAppleId() throws {
+  @Test func productionNotificationChecksTheAppAppleId() async throws {
     let jws = try SharedFixtures.realApple("notification-TEST-production-2024-10-17.jws")
     let verifier = try SignedDataVerifier(
       configuration: VerifierConfiguration(
         bundleId: "com.nineton.taller", appAppleId: 1, environment: .production))
-    let error = try #require(throws: VerificationError.self) {
+    let error = try await #require(throws: VerificationError.self) {
       try await verifier.verifyNotification(jws)
     }
     #expect(error.code == .appAppleIdMismatch)

@@ -30,25 +30,26 @@ import Testing
   @Test(arguments: [
     "2025-09-19T19:44:50Z", "2027-10-13T17:47:24Z", "2020-01-01T00:00:00Z", "2040-01-01T00:00:00Z",
   ])
-  func failsOutsideTheLeafValidity(time: String) throws {
-    let error = try #require(throws: VerificationError.self) {
-      try validator.validate(leafDER: leaf, intermediateDER: intermediate, at: iso(time))
+  func failsOutsideTheLeafValidity(time: String) async throws {
+    let error = try await #require(throws: VerificationError.self) {
+      try await validator.validate(leafDER: leaf, intermediateDER: intermediate, at: iso(time))
     }
     #expect(error.code == .certificateNotValidAtTime)
   }
 
-  @Test func swappedCertificatesDoNotValidate() throws {
-    let error = try #require(throws: VerificationError.self) {
-      try validator.validate(
+  @Test func swappedCertificatesDoNotValidate() async throws {
+    let error = try await #require(throws: VerificationError.self) {
+      try await validator.validate(
         leafDER: intermediate, intermediateDER: leaf, at: iso("2026-01-01T00:00:00Z"))
     }
     #expect(error.code == .invalidCertificateChain)
   }
 
-  @Test func rootIsNotAcceptedAsAnIntermediate() throws {
+  @Test func rootIsNotAcceptedAsAnIntermediate() async throws {
     let root = try SharedFixtures.bytes("certs/real-apple-chain/apple-root-ca-g3.cer")
-    let error = try #require(throws: VerificationError.self) {
-      try validator.validate(leafDER: leaf, intermediateDER: root, at: iso("2026-01-01T00:00:00Z"))
+    let error = try await #require(throws: VerificationError.self) {
+      try await validator.validate(
+        leafDER: leaf, intermediateDER: root, at: iso("2026-01-01T00:00:00Z"))
     }
     #expect(error.code == .invalidCertificateChain)
   }

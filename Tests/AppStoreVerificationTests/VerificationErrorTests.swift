@@ -47,11 +47,11 @@ import Testing
     "", "abc", "a.b", "a.b.c.d", "..", "a..c", ".b.c", "a.b.", "a b.c.d", "é.b.c", "a.b.c=",
     "YQ.YQ.YQ==", "Y.Y.Y",
   ])
-  func malformedCompactForm(jws: String) {
-    #expect(transactionCode(jws) == .malformedJWS)
+  func malformedCompactForm(jws: String) async {
+    #expect(await transactionCode(jws) == .malformedJWS)
   }
 
-  @Test func nonCanonicalBase64IsMalformed() throws {
+  @Test func nonCanonicalBase64IsMalformed() async throws {
     let jws = try pki.sign(SignedSamples.transaction())
     // The last character of a 64-byte signature carries 4 data bits and 2 unused bits.
     var characters = Array(jws)
@@ -59,81 +59,84 @@ import Testing
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     let index = alphabet.firstIndex(of: characters[last])!
     characters[last] = alphabet[index ^ 0x01]
-    #expect(transactionCode(String(characters)) == .malformedJWS)
+    #expect(await transactionCode(String(characters)) == .malformedJWS)
   }
 
-  @Test func headerThatIsNotAJSONObjectIsMalformed() throws {
+  @Test func headerThatIsNotAJSONObjectIsMalformed() async throws {
     let jws = try pki.sign(SignedSamples.transaction())
     for header in ["not json", "[1,2]", "{\"alg\":5}", ""] where !header.isEmpty {
       let tampered = SignedSamples.replacingSegment(0, of: jws, with: Array(header.utf8))
-      #expect(transactionCode(tampered) == .malformedJWS, "\(header)")
+      #expect(await transactionCode(tampered) == .malformedJWS, "\(header)")
     }
   }
 
-  @Test func missingX5CIsMalformed() throws {
+  @Test func missingX5CIsMalformed() async throws {
     let jws = try pki.sign(SignedSamples.transaction())
     let header = Array(#"{"alg":"ES256"}"#.utf8)
     #expect(
-      transactionCode(SignedSamples.replacingSegment(0, of: jws, with: header)) == .malformedJWS)
+      await transactionCode(SignedSamples.replacingSegment(0, of: jws, with: header))
+        == .malformedJWS)
   }
 
   @Test(arguments: ["ES384", "none", "HS256", "es256", "RS256"])
-  func algorithmOtherThanES256IsUnsupported(alg: String) throws {
+  func algorithmOtherThanES256IsUnsupported(alg: String) async throws {
     #expect(
-      transactionCode(try pki.sign(SignedSamples.transaction(), alg: alg)) == .unsupportedAlgorithm)
+      await transactionCode(try pki.sign(SignedSamples.transaction(), alg: alg))
+        == .unsupportedAlgorithm)
   }
 
-  @Test func payloadThatIsNotJSONIsMalformed() {
-    #expect(transactionCode(pki.sign(payloadJSON: Array("not json".utf8))) == .malformedPayload)
-    #expect(transactionCode(pki.sign(payloadJSON: Array("[]".utf8))) == .malformedPayload)
+  @Test func payloadThatIsNotJSONIsMalformed() async {
+    #expect(
+      await transactionCode(pki.sign(payloadJSON: Array("not json".utf8))) == .malformedPayload)
+    #expect(await transactionCode(pki.sign(payloadJSON: Array("[]".utf8))) == .malformedPayload)
   }
 
-  @Test func payloadWithAWrongFieldTypeIsMalformed() {
+  @Test func payloadWithAWrongFieldTypeIsMalformed() async {
     let json = #"{"data":{"appAppleId":"blue","bundleId":"com.example.app"},"signedDate":1}"#
     let jws = pki.sign(payloadJSON: Array(json.utf8))
     #expect(await code { _ = try await verifier.verifyNotification(jws) } == .malformedPayload)
   }
 
-  @Test func chainsOfOtherLengthsAreInvalid() throws {
+  @Test func chainsOfOtherLengthsAreInvalid() async throws {
     let payload = SignedSamples.transaction()
     let two = try pki.sign(payload, x5c: [pki.leafDER, pki.intermediateDER])
     let four = try pki.sign(payload, x5c: pki.chain + [pki.rootDER])
     let one = try pki.sign(payload, x5c: [pki.leafDER])
     let none = try pki.sign(payload, x5c: [])
     for jws in [two, four, one, none] {
-      #expect(transactionCode(jws) == .invalidCertificateChain)
+      #expect(await transactionCode(jws) == .invalidCertificateChain)
     }
   }
 
-  @Test func certificatesThatDoNotParseAreInvalid() throws {
+  @Test func certificatesThatDoNotParseAreInvalid() async throws {
     let payload = SignedSamples.transaction()
     let garbage = try pki.sign(
       payload, x5c: [Array("not a certificate".utf8), pki.intermediateDER, pki.rootDER])
-    #expect(transactionCode(garbage) == .invalidCertificateChain)
+    #expect(await transactionCode(garbage) == .invalidCertificateChain)
     let header = Array(#"{"alg":"ES256","x5c":["!!!","AAAA","AAAA"]}"#.utf8)
     let badBase64 = SignedSamples.replacingSegment(0, of: try pki.sign(payload), with: header)
-    #expect(transactionCode(badBase64) == .invalidCertificateChain)
+    #expect(await transactionCode(badBase64) == .invalidCertificateChain)
   }
 
-  @Test func leafFromAnotherIntermediateDoesNotLink() throws {
+  @Test func leafFromAnotherIntermediateDoesNotLink() async throws {
     let other = try TestPKI()
     let jws = try pki.sign(
       SignedSamples.transaction(), x5c: [other.leafDER, pki.intermediateDER, pki.rootDER])
-    #expect(transactionCode(jws) == .invalidCertificateChain)
+    #expect(await transactionCode(jws) == .invalidCertificateChain)
   }
 
-  @Test func foreignRootIsUntrusted() throws {
+  @Test func foreignRootIsUntrusted() async throws {
     let foreign = try TestPKI(options: TestPKIOptions(name: "Foreign"))
-    #expect(transactionCode(try foreign.sign(SignedSamples.transaction())) == .untrustedRoot)
+    #expect(await transactionCode(try foreign.sign(SignedSamples.transaction())) == .untrustedRoot)
     // A chain that merely carries the trusted root as x5c[2] is still foreign.
     let disguised = try foreign.sign(
       SignedSamples.transaction(), x5c: [foreign.leafDER, foreign.intermediateDER, pki.rootDER])
-    #expect(transactionCode(disguised) == .untrustedRoot)
+    #expect(await transactionCode(disguised) == .untrustedRoot)
   }
 
-  @Test func sameNamedRootWithAnotherKeyIsUntrusted() throws {
+  @Test func sameNamedRootWithAnotherKeyIsUntrusted() async throws {
     let impostor = try TestPKI()  // same names, other keys
-    #expect(transactionCode(try impostor.sign(SignedSamples.transaction())) == .untrustedRoot)
+    #expect(await transactionCode(try impostor.sign(SignedSamples.transaction())) == .untrustedRoot)
   }
 
   struct BrokenPKI: Sendable, CustomTestStringConvertible {
@@ -174,67 +177,69 @@ import Testing
   ]
 
   @Test(arguments: brokenPKIs)
-  func chainBrokenInOnePropertyIsRejected(broken: BrokenPKI) throws {
+  func chainBrokenInOnePropertyIsRejected(broken: BrokenPKI) async throws {
     let pki = try TestPKI(options: broken.options)
     let verifier = try SignedSamples.verifier(pki)
     let jws = try pki.sign(SignedSamples.transaction())
     #expect(await code { _ = try await verifier.verifyTransaction(jws) } == broken.expected)
   }
 
-  @Test func tamperedHeaderFailsTheSignature() throws {
+  @Test func tamperedHeaderFailsTheSignature() async throws {
     let jws = try pki.sign(SignedSamples.transaction())
     let header = SignedSamples.segment(0, of: jws)
     let spaced = Array(
       String(decoding: header, as: UTF8.self).replacingOccurrences(of: ":", with: ": ").utf8)
     #expect(
-      transactionCode(SignedSamples.replacingSegment(0, of: jws, with: spaced)) == .invalidSignature
+      await transactionCode(SignedSamples.replacingSegment(0, of: jws, with: spaced))
+        == .invalidSignature
     )
   }
 
-  @Test func tamperedPayloadFailsTheSignature() throws {
+  @Test func tamperedPayloadFailsTheSignature() async throws {
     let jws = try pki.sign(SignedSamples.transaction())
     let payload = String(decoding: SignedSamples.segment(1, of: jws), as: UTF8.self)
       .replacingOccurrences(of: "2000000000000002", with: "2000000000000003")
     #expect(
-      transactionCode(SignedSamples.replacingSegment(1, of: jws, with: Array(payload.utf8)))
+      await transactionCode(SignedSamples.replacingSegment(1, of: jws, with: Array(payload.utf8)))
         == .invalidSignature)
   }
 
-  @Test func tamperedSignatureFails() throws {
+  @Test func tamperedSignatureFails() async throws {
     let jws = try pki.sign(SignedSamples.transaction())
     var signature = SignedSamples.segment(2, of: jws)
     signature[10] ^= 0x01
     #expect(
-      transactionCode(SignedSamples.replacingSegment(2, of: jws, with: signature))
+      await transactionCode(SignedSamples.replacingSegment(2, of: jws, with: signature))
         == .invalidSignature)
     #expect(
-      transactionCode(SignedSamples.replacingSegment(2, of: jws, with: Array(signature.prefix(63))))
+      await transactionCode(
+        SignedSamples.replacingSegment(2, of: jws, with: Array(signature.prefix(63))))
         == .invalidSignature)
     #expect(
-      transactionCode(
+      await transactionCode(
         SignedSamples.replacingSegment(2, of: jws, with: [UInt8](repeating: 0, count: 64)))
         == .invalidSignature)
   }
 
-  @Test func signatureByAnotherKeyFails() throws {
+  @Test func signatureByAnotherKeyFails() async throws {
     let other = try TestPKI()
     let jws = try other.sign(SignedSamples.transaction(), x5c: pki.chain)
-    #expect(transactionCode(jws) == .invalidSignature)
+    #expect(await transactionCode(jws) == .invalidSignature)
   }
 
-  @Test func bundleMismatch() throws {
+  @Test func bundleMismatch() async throws {
     #expect(
-      transactionCode(try pki.sign(SignedSamples.transaction(bundleId: "com.example.other")))
+      await transactionCode(try pki.sign(SignedSamples.transaction(bundleId: "com.example.other")))
         == .bundleIdMismatch)
   }
 
-  @Test func environmentMismatch() throws {
+  @Test func environmentMismatch() async throws {
     #expect(
-      transactionCode(try pki.sign(SignedSamples.transaction(environment: .production)))
+      await transactionCode(try pki.sign(SignedSamples.transaction(environment: .production)))
         == .environmentMismatch)
   }
 
-  @Test func appAppleIdMismatchInProduction() throws {
+  @Test func appAppleIdMismatchInProduction() async throws {
     let production = try SignedSamples.verifier(pki, environment: .production)
     var body = SignedSamples.notification(environment: .production, appAppleId: 42)
     #expect(
@@ -250,12 +255,12 @@ import Testing
     #expect(await code { _ = try await production.verifyAppTransaction(pki.sign(app)) } == nil)
   }
 
-  @Test func appAppleIdIsNotCheckedInSandbox() throws {
+  @Test func appAppleIdIsNotCheckedInSandbox() async throws {
     let body = SignedSamples.notification(environment: .sandbox, appAppleId: 42)
     #expect(await code { _ = try await verifier.verifyNotification(pki.sign(body)) } == nil)
   }
 
-  @Test func nestedTransactionFromAnotherBundleIsRejected() throws {
+  @Test func nestedTransactionFromAnotherBundleIsRejected() async throws {
     let body = SignedSamples.notification(
       signedTransactionInfo: try pki.sign(SignedSamples.transaction(bundleId: "com.example.other")))
     let unconfigured = try SignedDataVerifier(
@@ -267,7 +272,7 @@ import Testing
         == .bundleIdMismatch)
   }
 
-  @Test func nestedDataFromAnotherEnvironmentIsRejected() throws {
+  @Test func nestedDataFromAnotherEnvironmentIsRejected() async throws {
     let unconfigured = try SignedDataVerifier(
       configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
     let transaction = SignedSamples.notification(
@@ -282,7 +287,7 @@ import Testing
         == .environmentMismatch)
   }
 
-  @Test func nestedJWSIsVerifiedOnItsOwn() throws {
+  @Test func nestedJWSIsVerifiedOnItsOwn() async throws {
     let foreign = try TestPKI(options: TestPKIOptions(name: "Foreign"))
     let foreignNested = SignedSamples.notification(
       signedTransactionInfo: try foreign.sign(SignedSamples.transaction()))
@@ -322,7 +327,8 @@ import Testing
   }
 
   @Test(arguments: [AppStoreEnvironment.xcode, .localTesting])
-  func unsignedEnvironmentsAreRejectedEvenWhenSigned(environment: AppStoreEnvironment) throws {
+  func unsignedEnvironmentsAreRejectedEvenWhenSigned(environment: AppStoreEnvironment) async throws
+  {
     let unconfigured = try SignedDataVerifier(
       configuration: VerifierConfiguration(trustedRoots: pki.trustedRoots))
     let jws = try pki.sign(SignedSamples.transaction(environment: environment))
@@ -348,15 +354,15 @@ import Testing
         == .invalidConfiguration)
   }
 
-  @Test func errorDescriptionsNeverContainPayloadData() throws {
+  @Test func errorDescriptionsNeverContainPayloadData() async throws {
     let secretBundle = "com.secret.bundle"
     var transaction = SignedSamples.transaction(bundleId: secretBundle)
     transaction.transactionId = "9876543210123"
-    let errors: [VerificationError] = [
+    let errors: [VerificationError] = await [
       try #require(throws: VerificationError.self) {
         try await verifier.verifyTransaction(pki.sign(transaction))
       },
-      try #require(throws: VerificationError.self) {
+      try await #require(throws: VerificationError.self) {
         try await verifier.verifyTransaction(
           pki.sign(SignedSamples.transaction(environment: .production)))
       },

@@ -48,7 +48,7 @@ import Testing
   }
 
   /// The spliced payload is the same JSON as parsing, replacing and writing it again.
-  @Test func splicedNotificationEqualsTheRecomposedOne() throws {
+  @Test func splicedNotificationEqualsTheRecomposedOne() async throws {
     let verified = try await Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
     let spliced = try JSONDecoder().decode(
@@ -67,7 +67,7 @@ import Testing
     #expect(transaction["futureField"] == .string("kept"))
   }
 
-  @Test func transactionPayloadKeepsTheForwardedTokenEscaped() throws {
+  @Test func transactionPayloadKeepsTheForwardedTokenEscaped() async throws {
     var transaction = F.transaction("1000", purchased: 0, expires: 30)
     transaction.environment = .sandbox
     transaction.bundleId = "com.example.app"
@@ -86,7 +86,7 @@ import Testing
         == (try JSONDecoder().decode(JSONValue.self, from: Data(verified.payloadJSON))))
   }
 
-  @Test func notificationMapsToItsStreamKeyAndPayload() throws {
+  @Test func notificationMapsToItsStreamKeyAndPayload() async throws {
     let verified = try await Self.verifier().verifyNotification(try Self.signedNotification())
     let record = try LedgerRecord.notification(verified, source: "webhook")
     #expect(record.streamId == "sub:Sandbox:1000")
@@ -108,7 +108,7 @@ import Testing
     #expect(String(decoding: record.event.metadata, as: UTF8.self) == #"{"source":"webhook"}"#)
   }
 
-  @Test func transactionRenewalAndCommandsMapToDesignStreams() throws {
+  @Test func transactionRenewalAndCommandsMapToDesignStreams() async throws {
     var transaction = F.transaction("1001", original: "1000", purchased: 30, expires: 60)
     transaction.environment = .sandbox
     transaction.bundleId = "com.example.app"
