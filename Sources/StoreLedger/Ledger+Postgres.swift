@@ -17,8 +17,10 @@ extension Ledger {
   ) throws {
     try self.init(
       storage: LedgerStorage(
-        PostgresLedgerDatabase(client: client, logger: logger, wakeUp: wakeUp, replicas: replicas),
-        logger: logger, timeout: configuration.databaseTimeout),
+        PostgresLedgerDatabase(
+          client: client, logger: logger, timeout: configuration.databaseTimeout, wakeUp: wakeUp,
+          replicas: replicas),
+        logger: logger),
       configuration: configuration)
   }
 }

@@ -21,7 +21,7 @@ extension ChangeFeedReader {
     let logger = ledger.storage.logger
     do {
       let read = try await ledger.storage.database().reading(
-        token, consistency, within: ledger.storage.timeout, "reading the change feed"
+        token, consistency, "reading the change feed"
       ) { client in
         let records = try await ChangeFeed.read(
           after: position, limit: limit, account: token, on: client, logger: logger)

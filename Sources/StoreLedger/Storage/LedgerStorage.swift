@@ -21,13 +21,13 @@ package struct LedgerStorage: Sendable {
   package let timeout: Duration
 
   /// Storage on PostgreSQL: the primary's pool, and replicas that may answer reads.
-  package init(_ database: PostgresLedgerDatabase, logger: Logger, timeout: Duration) {
+  package init(_ database: PostgresLedgerDatabase, logger: Logger) {
     self.log = database.store
-    self.accounts = PostgresAccountReads(database: database, timeout: timeout, logger: logger)
-    self.index = PostgresAccountIndex(database: database, timeout: timeout, logger: logger)
+    self.accounts = database
+    self.index = database
     self.postgres = database
     self.logger = logger
-    self.timeout = timeout
+    self.timeout = database.timeout
   }
 
   /// Storage behind the given ports only.

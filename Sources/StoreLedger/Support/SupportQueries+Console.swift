@@ -40,7 +40,7 @@ extension SupportQueries {
     let environments = ledger.configuration.environments.map(\.rawValue)
     do {
       return try await ledger.storage.database().reading(
-        nil, .readYourWrites, within: ledger.storage.timeout, "finding accounts"
+        nil, .readYourWrites, "finding accounts"
       ) { client in
         try await ConsoleQueries.accounts(
           matching: query, environments: environments, on: client, logger: logger)
@@ -75,7 +75,7 @@ extension SupportQueries {
     let logger = ledger.storage.logger
     do {
       return try await ledger.storage.database().reading(
-        token, .readYourWrites, within: ledger.storage.timeout, "reading an account's changes"
+        token, .readYourWrites, "reading an account's changes"
       ) { client in
         try await ChangeFeed.newest(
           account: token, offset: page * size, limit: size, on: client, logger: logger)
@@ -91,7 +91,7 @@ extension SupportQueries {
     let read: ConsoleOverview
     do {
       read = try await ledger.storage.database().reading(
-        nil, .readYourWrites, within: ledger.storage.timeout, "reading the overview"
+        nil, .readYourWrites, "reading the overview"
       ) { client in
         try await ConsoleQueries.overview(
           since: now.addingTimeInterval(-86_400), on: client, logger: logger)

@@ -25,8 +25,8 @@ enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         try await database.asWriter { client in
           try await body(
             LedgerStorage(
-              PostgresLedgerDatabase(client: client, logger: logger), logger: logger,
-              timeout: .seconds(30)))
+              PostgresLedgerDatabase(client: client, logger: logger, timeout: .seconds(30)),
+              logger: logger))
         }
       }
     }

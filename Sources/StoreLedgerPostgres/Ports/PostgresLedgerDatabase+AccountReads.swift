@@ -3,19 +3,9 @@ import Logging
 import PostgresNIO
 import StoreLedgerCore
 
-/// The account queries' reads on PostgreSQL: on a replica when one may answer
-/// (``ReadReplicas``), else on the primary, each within `timeout`.
-public struct PostgresAccountReads: AccountReads {
-  let database: PostgresLedgerDatabase
-  let timeout: Duration
-  let logger: Logger
-
-  public init(database: PostgresLedgerDatabase, timeout: Duration, logger: Logger) {
-    self.database = database
-    self.timeout = timeout
-    self.logger = logger
-  }
-
+/// The account queries' reads: on a replica when one may answer (``ReadReplicas``), else on
+/// the primary, each within the timeout.
+extension PostgresLedgerDatabase: AccountReads {
   public func events(of account: String, environment: String?, consistency: ReadConsistency)
     async throws(EventStoreError) -> ReadAnswer<[LedgerEvent]>
   {
@@ -45,12 +35,5 @@ public struct PostgresAccountReads: AccountReads {
       }
       return try await AccountViewSlice.readWhole(of: account, on: client, logger: logger)
     }
-  }
-
-  private func reading<Value: Sendable>(
-    _ account: String?, _ consistency: ReadConsistency, _ action: String,
-    _ body: @escaping @Sendable (PostgresClient) async throws -> Value
-  ) async throws(EventStoreError) -> ReadAnswer<Value> {
-    try await database.reading(account, consistency, within: timeout, action, body)
   }
 }

@@ -3,23 +3,13 @@ import Logging
 import PostgresNIO
 import StoreLedgerCore
 
-/// The ledger's ``AccountIndex`` on PostgreSQL: `storeledger.account_streams` (written with
+/// The ledger's `AccountIndex` on PostgreSQL: `storeledger.account_streams` (written with
 /// each append), `storeledger.consumption_requests` (kept by a trigger on the log) and
 /// `storeledger.app_transactions`.
-public struct PostgresAccountIndex: AccountIndex {
-  let database: PostgresLedgerDatabase
-  let timeout: Duration
-  let logger: Logger
-
-  public init(database: PostgresLedgerDatabase, timeout: Duration, logger: Logger) {
-    self.database = database
-    self.timeout = timeout
-    self.logger = logger
-  }
-
+extension PostgresLedgerDatabase: AccountIndex {
   public func accounts(holding streams: [String]) async throws(EventStoreError) -> [String] {
     let logger = self.logger
-    return try await run("reading the account index") { client in
+    return try await onPrimary("reading the account index") { client in
       try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger).sorted()
     }
   }
@@ -28,7 +18,7 @@ public struct PostgresAccountIndex: AccountIndex {
     async throws(EventStoreError) -> [String]
   {
     let logger = self.logger
-    return try await run("reading the refund requests' index") { client in
+    return try await onPrimary("reading the refund requests' index") { client in
       try await ConsumptionRequestIndex.streams(
         ofChain: originalTransactionId, on: client, logger: logger)
     }
@@ -38,7 +28,7 @@ public struct PostgresAccountIndex: AccountIndex {
     -> [String]
   {
     let logger = self.logger
-    return try await run("reading the seat claims") { client in
+    return try await onPrimary("reading the seat claims") { client in
       try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
         .sorted()
     }
@@ -48,7 +38,7 @@ public struct PostgresAccountIndex: AccountIndex {
     -> [DownloadSighting]
   {
     let logger = self.logger
-    return try await run("noting app downloads") { client in
+    return try await onPrimary("noting app downloads") { client in
       try await AppTransactionIndex.note(sightings, on: client, logger: logger)
     }
   }
@@ -57,17 +47,11 @@ public struct PostgresAccountIndex: AccountIndex {
     async throws(EventStoreError) -> [String]
   {
     let logger = self.logger
-    return try await run("reading the app downloads' index") { client in
+    return try await onPrimary("reading the app downloads' index") { client in
       try await AppTransactionIndex.accounts(
         holdingDownload: appTransactionId, environment: environment, on: client,
         logger: logger
       ).sorted()
     }
-  }
-
-  private func run<Value: Sendable>(
-    _ action: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
-  ) async throws(EventStoreError) -> Value {
-    try await database.onPrimary(within: timeout, action, body)
   }
 }
