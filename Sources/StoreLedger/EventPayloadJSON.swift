@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Builds event payloads from the exact JSON Apple signed by splicing bytes, without parsing
 /// and writing it again (Foundation's JSONSerialization took a fifth of a webhook's CPU).

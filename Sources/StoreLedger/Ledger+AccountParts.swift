@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension Ledger {
   /// The refunds and revocations of the account's purchases by `time` (reason, type,

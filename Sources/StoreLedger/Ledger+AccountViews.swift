@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension Ledger {
   /// The account's summary at `time`: from its stored view when that view is current and

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension Ledger {
   /// The stored event that already says what a fetched observation says: the newest snapshot

@@ -2,7 +2,6 @@ import AppStoreVerification
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Notifications this release does not understand: kept, never refused for being new.
 ///

@@ -1,7 +1,6 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// How verified App Store data and backend commands become events of the log, and back.
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// An event as the log holds it, for showing: the HTTP API's and the CLI's `events` answer.
 public struct StoredEvent: Encodable, Sendable, Hashable {

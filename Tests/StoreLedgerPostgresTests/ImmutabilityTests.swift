@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing

@@ -25,7 +25,7 @@ import Testing
       }
       let asked = stride(from: 7, to: 5_000, by: 100).map { tokens[$0] }
       let text = try await database.asWriter { client in
-        try await Self.explained(AccountViews.changesAndEventsQuery(of: asked), on: client)
+        try await Self.explained(AccountViewStatements.changesAndEventsQuery(of: asked), on: client)
       }
       let document = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
       let plan = document?.first?["Plan"] as? [String: Any] ?? [:]

@@ -74,8 +74,7 @@ enum ServerHarness {
         trustedRoots: pki.trustedRoots, catalog: catalog),
       apiKeys: [apiKey], bodyLimit: 64 * 1024)
     let ledger = try Ledger(
-      storage: LedgerStorage(
-        log: memory, accounts: memory, index: memory, logger: logger, timeout: .seconds(10)),
+      storage: LedgerStorage(memory, logger: logger, timeout: .seconds(10)),
       configuration: configuration.apps[0].ledger)
     return (ledger, memory, configuration)
   }

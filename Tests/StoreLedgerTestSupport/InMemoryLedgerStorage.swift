@@ -4,12 +4,12 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 import Synchronization
 
-/// The ledger's storage in memory: the log, the account reads and the account index with the
-/// promises the PostgreSQL ones keep (``EventLog``'s conformance suite runs against both), for
-/// tests whose point is not storage. It keeps no stored views (queries fold the log), has no
-/// replicas and forgets everything with the process.
+/// The ledger's storage in memory: every port with the promises the PostgreSQL ones keep (the
+/// storage conformance suite runs against both), for tests whose point is not storage. Its
+/// account queries fold the log (the projector's views serve the audit, the console and the
+/// change feed); it has no replicas and forgets everything with the process.
 public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, Sendable {
-  private struct State {
+  struct State {
     /// Every event, in feed order.
     var events: [RecordedEvent] = []
     var positionOfKey: [String: Int] = [:]
@@ -19,14 +19,34 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     /// By environment, appTransactionId and chain.
     var downloads: [String: DownloadSighting] = [:]
     var transactions: UInt64 = 0
+    /// The live views' rows, by account: one for every account an append named.
+    var views: [String: ViewRow] = [:]
+    /// When each of an account's streams joined it, by account and stream.
+    var joins: [String: [String: Join]] = [:]
+    var derivations: [String: Derivation] = [:]
+    /// The change feed, in position order (position n at index n - 1).
+    var changes: [ChangeRecord] = []
+    var endpoints: [String: Endpoint] = [:]
+    /// By endpoint and position.
+    var deliveries: [String: [Int64: Delivery]] = [:]
+    var checkpoints: [String: FeedPosition] = [:]
+    /// Versions of the views table: the live one is ``views``; the others keep their rows.
+    var versions: [Int: AccountViewsVersion] = [:]
+    var versionRows: [Int: [String: ViewRow]] = [:]
   }
 
-  private let state = Mutex(State())
-  private let now: @Sendable () -> Date
+  let state = Mutex(State())
+  let now: @Sendable () -> Date
 
   /// - Parameter now: the clock that stamps `recordedAt`.
   public init(now: @escaping @Sendable () -> Date = { Date() }) {
     self.now = now
+    let created = now()
+    state.withLock {
+      $0.versions[1] = AccountViewsVersion(
+        version: 1, state: "live", projection: nil, accounts: nil, createdAt: created,
+        switchedAt: created, retiredAt: nil)
+    }
   }
 
   /// How many events the log holds.
@@ -94,8 +114,49 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     }
   }
 
+  public func append(_ events: [NewEvent], to stream: String, expected: ExpectedVersion)
+    async throws(EventStoreError) -> AppendResult
+  {
+    let now = now()
+    return try state.withLock { state throws(EventStoreError) in
+      try Self.validate(events, stream: stream)
+      try Self.checkKeys(events.map { ($0.idempotencyKey, stream) }, in: state)
+      // Keys all stored: the stored events answer, whatever the version (as an append does).
+      if !events.allSatisfy({ state.positionOfKey[$0.idempotencyKey] != nil }) {
+        let version = Int64(state.eventsOfStream[stream]?.count ?? 0)
+        try Self.check(expected, version: version)
+      }
+      return Self.write(events, to: stream, index: nil, at: now, in: &state)
+    }
+  }
+
   public func readStreams(_ streams: [String]) async throws(EventStoreError) -> [RecordedEvent] {
     state.withLock { state in Self.recorded(of: streams, in: state) }
+  }
+
+  public func readFeedEntries(after position: FeedPosition, limit: Int)
+    async throws(EventStoreError) -> [FeedEntry]
+  {
+    state.withLock { state in
+      state.events.lazy.filter { $0.position > position }.prefix(limit).map {
+        FeedEntry(position: $0.position, streamId: $0.streamId, recordedAt: $0.recordedAt)
+      }
+    }
+  }
+
+  public func checkpoint(_ name: String) async throws(EventStoreError) -> FeedPosition? {
+    state.withLock { $0.checkpoints[name] }
+  }
+
+  public func moveCheckpoint(
+    _ name: String, from expected: FeedPosition?, to position: FeedPosition
+  ) async throws(EventStoreError) {
+    try state.withLock { state throws(EventStoreError) in
+      guard state.checkpoints[name] == expected else {
+        throw EventStoreError(.checkpointConflict, "the checkpoint was moved by someone else")
+      }
+      state.checkpoints[name] = position
+    }
   }
 
   // MARK: AccountReads
@@ -221,6 +282,20 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     }
   }
 
+  /// Throws `wrongExpectedVersion` when a stream at `version` does not satisfy `expected`.
+  private static func check(_ expected: ExpectedVersion, version: Int64) throws(EventStoreError) {
+    let satisfied =
+      switch expected {
+      case .any: true
+      case .noStream: version == 0
+      case .exact(let wanted): version == wanted
+      }
+    guard satisfied else {
+      throw EventStoreError(
+        .wrongExpectedVersion, "the stream is at version \(version), not at the expected one")
+    }
+  }
+
   private static let keyInOtherStream = EventStoreError(
     .idempotencyKeyInOtherStream, "an idempotency key is already used in another stream")
 
@@ -267,12 +342,24 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
       state.events.append(recorded)
       written.append(Self.result(of: recorded))
     }
+    var joined = false
     if let index, !index.isEmpty {
       for key in index.keys {
         for indexed in index.streams {
           state.streamsOfAccount[key, default: []].insert(indexed)
           state.accountsOfStream[indexed, default: []].insert(key)
+          if state.joins[key, default: [:]][indexed] == nil {
+            state.joins[key, default: [:]][indexed] = Join(
+              transaction: state.transactions, at: now)
+            joined = true
+          }
         }
+      }
+    }
+    // The append names every account holding the stream, as one more change to project.
+    if storedBefore < events.count || joined {
+      for account in Set(holders).union(index?.keys ?? []) {
+        state.views[account, default: ViewRow()].changes += 1
       }
     }
     return AppendResult(
@@ -286,7 +373,7 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
       streamVersion: event.streamVersion, position: event.position, recordedAt: event.recordedAt)
   }
 
-  private static func recorded(of streams: [String], in state: State) -> [RecordedEvent] {
+  static func recorded(of streams: [String], in state: State) -> [RecordedEvent] {
     streams.flatMap { (state.eventsOfStream[$0] ?? []).map { state.events[$0] } }
   }
 

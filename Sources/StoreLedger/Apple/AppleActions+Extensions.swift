@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import Crypto
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// A renewal-date extension as StoreLedger asked for it, and what came of it.
 public struct ExtensionReport: Sendable, Encodable {
@@ -51,14 +50,13 @@ extension AppleActions {
       requestIdentifier: id, originalTransactionId: originalTransactionId, extendByDays: days,
       extendReasonCode: reason, effectiveDate: answer.effectiveDate)
     try await recordExtension(report, at: time)
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
+    let support = ledger.storage.support
     let streams = ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
     var stored = 0
     for stream in streams {
       stored += try await ledger.storage.run {
-        try await LogQueries.notificationCount(
-          in: stream, type: "RENEWAL_EXTENDED", since: Timestamp(time).milliseconds - 60_000,
-          on: client, logger: logger)
+        try await support.notificationCount(
+          in: stream, type: "RENEWAL_EXTENDED", since: Timestamp(time).milliseconds - 60_000)
       }
     }
     report.renewalExtendedStored = stored
@@ -103,13 +101,12 @@ extension AppleActions {
     } catch {
       throw AppleActions.appleError(error, doing: "reading the extension's status")
     }
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
+    let support = ledger.storage.support
     var summary: (succeeded: Int64?, failed: Int64?)?
     for environment in ledger.configuration.environments where summary == nil {
       let stream = "app:\(environment.rawValue):\(ledger.configuration.bundleId)"
       summary = try await ledger.storage.run {
-        try await LogQueries.extensionSummary(
-          in: stream, requestIdentifier: requestIdentifier, on: client, logger: logger)
+        try await support.extensionSummary(in: stream, requestIdentifier: requestIdentifier)
       }
     }
     return ExtensionReport(

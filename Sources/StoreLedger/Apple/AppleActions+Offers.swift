@@ -1,7 +1,6 @@
 import AppStoreServerAPI
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension AppleActions {
   /// Which offers the account may still get, from what Apple signed into its purchases and

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// What StoreLedger did at Apple, recorded in the log: one event of `eventType` in `stream`
 /// whose payload is `{member: body}`, keyed by `key` (a random suffix when the action may be

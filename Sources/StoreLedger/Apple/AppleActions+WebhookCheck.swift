@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// The end-to-end check of a fresh set-up: Apple sends a TEST notification to the URL it has
 /// for the environment, and this ledger is expected to store it.
@@ -44,9 +43,9 @@ extension AppleActions {
     while ContinuousClock.now < deadline, status == nil || stored == nil {
       if status == nil { status = try await testStatus(token, apple) }
       if let uuid = status?.notification.payload.notificationUUID {
-        let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
+        let support = ledger.storage.support
         stored = try await ledger.storage.run {
-          try await LogQueries.event(withKey: "asn2:\(uuid)", on: client, logger: logger)
+          try await support.event(withKey: "asn2:\(uuid)")
         }
       }
       if status == nil || stored == nil { try? await Task.sleep(for: poll) }

@@ -50,11 +50,8 @@ public struct ChangeDeliverer: Sendable {
   /// Registers every endpoint (a new one starts at the feed's head).
   public func register() async throws(LedgerError) {
     for endpoint in configuration.endpoints {
-      let (client, logger) = (try storage.database().client, storage.logger)
       do {
-        try await storage.bounded {
-          try await ChangeDeliveries.register(endpoint.key, on: client, logger: logger)
-        }
+        try await storage.deliveries.register(endpoint.key)
       } catch {
         throw LedgerStorage.mapped(error)
       }
@@ -90,47 +87,31 @@ public struct ChangeDeliverer: Sendable {
   }
 
   private func prune(_ endpoint: ChangeEndpoint) async throws {
-    let (client, logger, age) = (
-      try storage.database().client, storage.logger, configuration.keepDelivered
-    )
-    _ = try await storage.bounded {
-      try await ChangeDeliveries.prune(
-        endpoint.key, deliveredBefore: age, on: client, logger: logger)
-    }
+    try await storage.deliveries.prune(endpoint.key, deliveredBefore: configuration.keepDelivered)
   }
 
   /// Queues what is new, claims what is due, posts it and records the outcomes; returns how
   /// many deliveries it attempted.
   func deliverRound(to endpoint: ChangeEndpoint) async throws -> Int {
-    let (client, logger, configuration) = (
-      try storage.database().client, storage.logger, self.configuration
-    )
-    let claims = try await storage.bounded {
-      try await ChangeDeliveries.enqueue(endpoint.key, limit: 1000, on: client, logger: logger)
-      return try await ChangeDeliveries.claim(
-        endpoint.key, limit: configuration.batchSize, lease: configuration.lease, on: client,
-        logger: logger)
-    }
+    let queue = storage.deliveries
+    try await queue.enqueue(endpoint.key, limit: 1000)
+    let claims = try await queue.claim(
+      endpoint.key, limit: configuration.batchSize, lease: configuration.lease)
     guard !claims.isEmpty else { return 0 }
-    let records = try await storage.bounded {
-      try await ChangeFeed.read(positions: claims.map(\.position), on: client, logger: logger)
-    }
+    let records = try await storage.changes.changes(at: claims.map(\.position))
     let byPosition = Dictionary(
       uniqueKeysWithValues: records.map { ($0.position, $0.of(app: app)) })
     let outcomes = await post(claims, byPosition, to: endpoint)
-    try await storage.bounded {
-      try await ChangeDeliveries.record(
-        outcomes, endpoint: endpoint.key, on: client, logger: logger)
-    }
+    try await queue.record(outcomes, endpoint: endpoint.key)
     return claims.count
   }
 
   private func post(
-    _ claims: [ChangeDeliveries.Claim], _ records: [Int64: ChangeRecord],
+    _ claims: [ChangeDeliveryClaim], _ records: [Int64: ChangeRecord],
     to endpoint: ChangeEndpoint
-  ) async -> [ChangeDeliveries.Outcome] {
-    await withTaskGroup(of: ChangeDeliveries.Outcome.self) { group in
-      var outcomes: [ChangeDeliveries.Outcome] = []
+  ) async -> [ChangeDeliveryOutcome] {
+    await withTaskGroup(of: ChangeDeliveryOutcome.self) { group in
+      var outcomes: [ChangeDeliveryOutcome] = []
       for (index, claim) in claims.enumerated() {
         if index >= configuration.concurrency, let outcome = await group.next() {
           outcomes.append(outcome)
@@ -145,8 +126,8 @@ public struct ChangeDeliverer: Sendable {
 
   /// One POST and what it means for the delivery.
   private func attempt(
-    _ claim: ChangeDeliveries.Claim, _ record: ChangeRecord?, to endpoint: ChangeEndpoint
-  ) async -> ChangeDeliveries.Outcome {
+    _ claim: ChangeDeliveryClaim, _ record: ChangeRecord?, to endpoint: ChangeEndpoint
+  ) async -> ChangeDeliveryOutcome {
     guard let record else {
       return .init(
         position: claim.position, state: "dead", status: nil, error: "change not found",
@@ -181,8 +162,8 @@ public struct ChangeDeliverer: Sendable {
     return retryOrBury(claim, status: status, failure: failure)
   }
 
-  private func retryOrBury(_ claim: ChangeDeliveries.Claim, status: Int?, failure: String?)
-    -> ChangeDeliveries.Outcome
+  private func retryOrBury(_ claim: ChangeDeliveryClaim, status: Int?, failure: String?)
+    -> ChangeDeliveryOutcome
   {
     let retryAt = Date().addingTimeInterval(configuration.delay(after: claim.attempt))
     let expired =

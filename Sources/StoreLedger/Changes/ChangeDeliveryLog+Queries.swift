@@ -10,10 +10,8 @@ extension ChangeDeliveryLog {
     -> [ChangeDelivery]
   {
     guard !positions.isEmpty else { return [] }
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    return try await ledger.storage.run {
-      try await ChangeDeliveries.log(positions: positions, on: client, logger: logger)
-    }
+    let queue = ledger.storage.deliveries
+    return try await ledger.storage.run { try await queue.deliveries(ofPositions: positions) }
   }
 
   public func changeDeliveries(endpoint: String? = nil, state: String? = nil, limit: Int = 100)
@@ -25,27 +23,16 @@ extension ChangeDeliveryLog {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    do {
-      return try await ledger.storage.bounded {
-        try await ChangeDeliveries.log(
-          endpoint: endpoint, state: state, limit: limit, on: client, logger: logger)
-      }
-    } catch {
-      throw LedgerStorage.mapped(error)
+    let queue = ledger.storage.deliveries
+    return try await ledger.storage.run {
+      try await queue.deliveries(endpoint: endpoint, state: state, limit: limit)
     }
   }
 
   /// Per endpoint: delivered, retrying, waiting and dead deliveries, and the lag.
   public func changeDeliveryCounts() async throws(LedgerError) -> [ChangeDeliveryCounts] {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    do {
-      return try await ledger.storage.bounded {
-        try await ChangeDeliveries.counts(on: client, logger: logger)
-      }
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
+    let queue = ledger.storage.deliveries
+    return try await ledger.storage.run { try await queue.counts() }
   }
 
   /// Sends `endpoint`'s changes from `position` on again (delivered and dead ones too);
@@ -59,31 +46,20 @@ extension ChangeDeliveryLog {
       throw ChangeFeedReader.beyondFeed(position, head: head)
     }
     try await requireEndpoint(endpoint)
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    do {
-      let queued = try await ledger.storage.bounded {
-        try await ChangeDeliveries.resend(endpoint, from: position, on: client, logger: logger)
-      }
-      ledger.views.changesAppended.signal()
-      return queued
-    } catch {
-      throw LedgerStorage.mapped(error)
+    let queue = ledger.storage.deliveries
+    let queued = try await ledger.storage.run {
+      try await queue.resend(endpoint, from: position)
     }
+    ledger.views.changesAppended.signal()
+    return queued
   }
 
   /// Sends `endpoint`'s changes recorded since `time` again.
   public func resendChanges(to endpoint: String, since time: Date) async throws(LedgerError)
     -> Int
   {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    let first: Int64
-    do {
-      first = try await ledger.storage.bounded {
-        try await ChangeFeed.firstPosition(recordedSince: time, on: client, logger: logger)
-      }
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
+    let feed = ledger.storage.changes
+    let first = try await ledger.storage.run { try await feed.firstPosition(recordedSince: time) }
     try await requireEndpoint(endpoint)
     guard first <= (try await ChangeFeedReader(ledger: ledger).head()) else { return 0 }
     return try await resendChanges(to: endpoint, from: first)

@@ -18,17 +18,10 @@ extension ChangeFeedReader {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     let token = try account.map { token throws(LedgerError) in try Ledger.canonical(token) }
-    let logger = ledger.storage.logger
     do {
-      let read = try await ledger.storage.database().reading(
-        token, consistency, "reading the change feed"
-      ) { client in
-        let records = try await ChangeFeed.read(
-          after: position, limit: limit, account: token, on: client, logger: logger)
-        guard records.isEmpty, position > 0 else { return (records, Int64?.none) }
-        return (records, try await ChangeFeed.head(on: client, logger: logger))
-      }
-      let (records, head) = read.value
+      let read = try await ledger.storage.changes.changes(
+        after: position, limit: limit, account: token, consistency: consistency)
+      let (records, head) = (read.value.changes, read.value.count)
       if let head, position > head {
         // A replica may not have replayed the position yet: only the primary says it is wrong.
         if read.replica != nil {
@@ -68,11 +61,8 @@ extension ChangeFeedReader {
 
   /// The newest position of the change feed (0 while it is empty).
   public func head() async throws(LedgerError) -> Int64 {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      return try await ledger.storage.bounded {
-        try await ChangeFeed.head(on: client, logger: logger)
-      }
+      return try await ledger.storage.changes.head()
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -93,11 +83,8 @@ extension ChangeFeedReader {
     async throws(LedgerError) -> [DerivedChange]
   {
     let token = try Ledger.canonical(appAccountToken)
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      let accounts = try await ledger.storage.bounded {
-        try await AccountViews.changesAndEvents(of: [token], on: client, logger: logger)
-      }
+      let accounts = try await ledger.storage.views.inputs(of: [token])
       guard var input = accounts[token] else { return [] }
       input.derivation = ChangeDerivationMarker(
         version: nil, events: nil, changes: nil, instant: nil)

@@ -1,7 +1,6 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Refund requests in the log: opened with Apple's CONSUMPTION_REQUEST in the same
 /// transaction that stores the notification, decided one command at a time with the stream's

@@ -1,7 +1,6 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension ConsumptionRequests {
   // MARK: Reading
@@ -10,11 +9,9 @@ extension ConsumptionRequests {
   public func list(states: [ConsumptionRequest.Phase] = [], limit: Int = 100)
     async throws(LedgerError) -> [ConsumptionRequestReport]
   {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
+    let index = ledger.storage.refundRequests
     let streams = try await ledger.storage.run {
-      try await ConsumptionRequestIndex.list(
-        states: states.map(\.rawValue), limit: min(max(limit, 1), 1000), on: client,
-        logger: logger)
+      try await index.requests(inStates: states.map(\.rawValue), limit: min(max(limit, 1), 1000))
     }
     var reports: [ConsumptionRequestReport] = []
     for stream in streams {
@@ -36,10 +33,8 @@ extension ConsumptionRequests {
     guard !id.isEmpty, id.count <= 128 else {
       throw LedgerError(.invalidRequest, "a request id is a notification UUID or a transaction id")
     }
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    let streams = try await ledger.storage.run {
-      try await ConsumptionRequestIndex.find(id, on: client, logger: logger)
-    }
+    let index = ledger.storage.refundRequests
+    let streams = try await ledger.storage.run { try await index.requests(withId: id) }
     guard let stream = streams.first else {
       throw LedgerError(
         .notFound,
@@ -141,12 +136,11 @@ extension ConsumptionRequests {
 
   /// Counts over every request.
   public func metrics() async throws(LedgerError) -> ConsumptionMetrics {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    let counts = try await ledger.storage.run {
-      try await ConsumptionRequestIndex.counts(on: client, logger: logger)
-    }
+    let index = ledger.storage.refundRequests
+    let counts = try await ledger.storage.run { try await index.requestCounts() }
     var metrics = ConsumptionMetrics()
-    for (state, late, decision, count) in counts {
+    for (state, late, decision, count) in counts.map({ ($0.state, $0.late, $0.decision, $0.count) })
+    {
       switch ConsumptionRequest.Phase(rawValue: state) {
       case .pending, .sending: metrics.pending += count
       case .answered:
@@ -189,7 +183,7 @@ extension ConsumptionRequests {
       Self.event(
         $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
     }
-    let (store, version) = (try ledger.storage.database().store, request.version)
+    let (store, version) = (ledger.storage.log, request.version)
     do {
       _ = try await ledger.storage.bounded {
         try await store.append(records, to: streamId, expected: .exact(version))

@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Answers Apple's refund requests from the ledger: finds the open ones that are due, asks the
 /// policy what to answer from what the log knows of the purchase, claims the request (an
@@ -57,12 +56,12 @@ public struct ConsumptionWorker: Sendable {
     var pass = Pass()
     let streams: [String]
     do {
-      let (client, logger, now) = (
-        try ledger.storage.database().client, logger, Timestamp(configuration.now()).milliseconds
+      let (index, now) = (
+        ledger.storage.refundRequests, Timestamp(configuration.now()).milliseconds
       )
       let limit = configuration.batchSize
       streams = try await ledger.storage.run {
-        try await ConsumptionRequestIndex.due(now: now, limit: limit, on: client, logger: logger)
+        try await index.dueRequests(now: now, limit: limit)
       }
     } catch {
       logger.warning("refund requests could not be read", metadata: ["code": "\(error.code)"])

@@ -2,7 +2,6 @@ import AppStoreVerification
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 import Synchronization
 
 /// The sightings this process has handled, so that a customer's renewals cost nothing after

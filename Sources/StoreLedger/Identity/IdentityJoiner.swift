@@ -2,7 +2,6 @@ import AppStoreVerification
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 import Synchronization
 
 /// `appTransactionId` as an identity: a purchase chain Apple signed without an account token

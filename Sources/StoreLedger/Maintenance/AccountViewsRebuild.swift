@@ -1,5 +1,5 @@
 import Foundation
-import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// What a rebuild of the account views did.
 public struct AccountViewsRebuild: Sendable, Hashable, Codable {
@@ -18,9 +18,9 @@ public struct AccountViewsRebuild: Sendable, Hashable, Codable {
 }
 
 /// A version of the account views table (schema/0010).
-public typealias AccountViewsVersion = StoreLedgerPostgres.AccountViewsVersion
+public typealias AccountViewsVersion = StoreLedgerCore.AccountViewsVersion
 /// An account whose view differs between the live table and a retired version.
-public typealias AccountViewDifference = StoreLedgerPostgres.AccountViewDifference
+public typealias AccountViewDifference = StoreLedgerCore.AccountViewDifference
 
 /// How far a rebuild has got, for progress bars.
 public struct RebuildProgress: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import StoreLedgerPostgres
+import StoreLedgerCore
 
 /// What an audit checked and every inconsistency it found. Consistent only when there is none.
 public struct AuditReport: Sendable, Hashable, Codable {

@@ -2,7 +2,6 @@ import AppStoreVerification
 import Foundation
 import NIOCore
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension LedgerMaintenance {
   /// Proves the log and the read models intact, reading the log page by page: every stream's
@@ -41,8 +40,7 @@ extension LedgerMaintenance {
   }
 
   private func auditHashChain(shard: WorkShard, into report: inout AuditReport) async throws {
-    let store = try ledger.storage.database().store
-    let chain = try await ledger.storage.bounded { try await store.checkHashChain(shard: shard) }
+    let chain = try await ledger.storage.maintenance.checkHashChain(shard: shard)
     report.eventsChecked = chain.checkedEvents
     if let mismatch = chain.firstMismatch {
       report.problems.append(
@@ -55,13 +53,10 @@ extension LedgerMaintenance {
   private func auditSignatures(
     pageSize: Int, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let store = try ledger.storage.database().store
+    let store = ledger.storage.maintenance
     var position = FeedPosition.beginning
     while true {
-      let after = position
-      let page = try await ledger.storage.bounded {
-        try await store.readFeed(after: after, limit: pageSize, shard: shard)
-      }
+      let page = try await store.events(after: position, limit: pageSize, shard: shard)
       guard let last = page.last else { return }
       let signed = page.filter { $0.rawSigned != nil }
       let problems = await checked(signed, concurrency: concurrency)
@@ -201,14 +196,10 @@ extension LedgerMaintenance {
   private func auditReadModels(
     pageSize: Int, now: Date, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     var last = ""
     while true {
-      let after = last
-      let tokens = try await ledger.storage.bounded {
-        try await AccountViews.accounts(
-          after: after, limit: pageSize, shard: shard, on: client, logger: logger)
-      }
+      let tokens = try await ledger.storage.views.accounts(
+        after: last, limit: pageSize, shard: shard)
       guard let end = tokens.last else { return }
       let stored = try await storedReadModels(of: tokens)
       let ordered = stored.inputs.sorted { $0.key < $1.key }
@@ -239,16 +230,10 @@ extension LedgerMaintenance {
     inputs: [String: AccountInput], views: [String: AccountViewSlice],
     changes: [String: [ChangeRecord]]
   ) {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    async let inputs = ledger.storage.bounded {
-      try await AccountViews.changesAndEvents(of: tokens, on: client, logger: logger)
-    }
-    async let views = ledger.storage.bounded {
-      try await AccountViewSlice.readWhole(of: tokens, on: client, logger: logger)
-    }
-    async let changes = ledger.storage.bounded {
-      try await ChangeFeed.read(accounts: tokens, on: client, logger: logger)
-    }
+    let (store, feed) = (ledger.storage.views, ledger.storage.changes)
+    async let inputs = store.inputs(of: tokens)
+    async let views = store.storedViews(of: tokens)
+    async let changes = feed.changes(ofAccounts: tokens)
     return (try await inputs, try await views, try await changes)
   }
 

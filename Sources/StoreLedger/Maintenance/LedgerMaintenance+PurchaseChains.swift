@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension LedgerMaintenance {
   /// The `originalTransactionId`s of `customers` in `environment` (for explicit transaction
@@ -15,11 +14,9 @@ extension LedgerMaintenance {
     case .transactions(let ids): return ids
     case .account(let token):
       let token = try Ledger.canonical(token)
-      streams = try await AccountEvents.streams(
-        of: token, on: try ledger.storage.database().client, logger: logger)
+      streams = try await ledger.storage.maintenance.streams(of: token)
     case .everyone:
-      streams = try await LogQueries.purchaseStreams(
-        on: try ledger.storage.database().client, logger: logger)
+      streams = try await ledger.storage.maintenance.purchaseStreams()
     }
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }

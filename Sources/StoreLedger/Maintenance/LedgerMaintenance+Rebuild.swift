@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension LedgerMaintenance {
   /// Projects every account from the log into a fresh version of the account views table
@@ -18,24 +17,17 @@ extension LedgerMaintenance {
     progress: (@Sendable (RebuildProgress) -> Void)? = nil
   ) async throws(LedgerError) -> AccountViewsRebuild {
     let started = ContinuousClock.now
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
+    let store = ledger.storage.maintenance
     // A release that now reads the app of unrouted evidence routes it before projecting.
     let unrouted = try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
     do {
-      let (replaced, total, version) = try await ledger.storage.bounded {
-        let replaced = try await AccountViewsRebuildStatements.liveVersion(
-          on: client, logger: logger)
-        let total = try await AccountViewsRebuildStatements.accountCount(
-          on: client, logger: logger)
-        let version = try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
-        return (replaced, total, version)
-      }
+      let replaced = try await store.liveViewsVersion()
+      let total = try await store.accountCount()
+      let version = try await store.beginViewsVersion()
       let (accounts, events) = try await fill(
         version: version, total: total, pageSize: max(1, pageSize),
         concurrency: max(1, concurrency), now: now, progress: progress)
-      let stale = try await ledger.storage.bounded {
-        try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
-      }
+      let stale = try await store.switchLive(to: version)
       for start in stride(from: 0, to: stale.count, by: 100) {
         try await ledger.views.refreshViews(
           of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
@@ -56,11 +48,8 @@ extension LedgerMaintenance {
   /// with shares 0…N-1), switched live once with ``switchAccountViews(to:now:)``; returns the
   /// new version.
   public func beginAccountViewsRebuild() async throws(LedgerError) -> Int {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      return try await ledger.storage.bounded {
-        try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
-      }
+      return try await ledger.storage.maintenance.beginViewsVersion()
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -85,28 +74,22 @@ extension LedgerMaintenance {
   public func switchAccountViews(to version: Int, now: Date = Date()) async throws(LedgerError)
     -> Int
   {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      let stale = try await ledger.storage.bounded {
-        try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
-      }
+      let stale = try await ledger.storage.maintenance.switchLive(to: version)
       for start in stride(from: 0, to: stale.count, by: 100) {
         try await ledger.views.refreshViews(
           of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       return stale.count
     } catch {
-      throw LedgerStorage.mapped(error)
+      throw Self.versionError(error)
     }
   }
 
   /// Every version of the account views table, oldest first.
   public func accountViewsVersions() async throws(LedgerError) -> [AccountViewsVersion] {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      return try await ledger.storage.bounded {
-        try await AccountViewsRebuildStatements.versions(on: client, logger: logger)
-      }
+      return try await ledger.storage.maintenance.viewsVersions()
     } catch {
       throw Self.versionError(error)
     }
@@ -116,12 +99,8 @@ extension LedgerMaintenance {
   public func accountViewsDifferences(from version: Int) async throws(LedgerError)
     -> [AccountViewDifference]
   {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      return try await ledger.storage.bounded {
-        try await AccountViewsRebuildStatements.differences(
-          from: version, on: client, logger: logger)
-      }
+      return try await ledger.storage.maintenance.viewDifferences(from: version)
     } catch {
       throw Self.versionError(error)
     }
@@ -129,11 +108,8 @@ extension LedgerMaintenance {
 
   /// Drops a retired version's table.
   public func dropAccountViewsVersion(_ version: Int) async throws(LedgerError) {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
     do {
-      try await ledger.storage.bounded {
-        try await AccountViewsRebuildStatements.drop(version, on: client, logger: logger)
-      }
+      try await ledger.storage.maintenance.dropViewsVersion(version)
     } catch {
       throw Self.versionError(error)
     }
@@ -148,8 +124,8 @@ extension LedgerMaintenance {
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
     shard: WorkShard = .whole, progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
-    try await ledger.storage.database().withAccountEventPages(
-      shard: shard, pageSize: pageSize, logger: ledger.storage.logger
+    try await ledger.storage.maintenance.withAccountEventPages(
+      shard: shard, pageSize: pageSize
     ) { pages in
       try await withThrowingTaskGroup(of: (Int, Int).self) { group in
         var (accounts, events, running) = (0, 0, 0)
@@ -177,9 +153,7 @@ extension LedgerMaintenance {
       Int, Int
     )
   {
-    let (client, logger, projection) = (
-      try ledger.storage.database().client, ledger.storage.logger, ledger.views.projection
-    )
+    let (store, projection) = (ledger.storage.maintenance, ledger.views.projection)
     let instant = Timestamp(now)
     var events = 0
     let views = try batch.map { account in
@@ -191,17 +165,14 @@ extension LedgerMaintenance {
       return ledger.views.projectedView(
         of: account.token, changes: account.changes, inputs: inputs, at: instant)
     }
-    try await ledger.storage.bounded {
-      try await AccountViewsRebuildStatements.store(
-        views, version: version, projection: projection, on: client, logger: logger)
-    }
+    try await store.store(views, intoVersion: version, projection: projection)
     return (views.count, events)
   }
 
   /// The rebuild functions' refusals (a version that is not retired) as invalid requests.
   private static func versionError(_ error: any Error) -> LedgerError {
-    if let refusal = AccountViewsRebuildStatements.versionRefusal(error) {
-      return LedgerError(.invalidRequest, refusal)
+    if let error = error as? EventStoreError, error.code == .viewsVersionRefused {
+      return LedgerError(.invalidRequest, error.message)
     }
     return LedgerStorage.mapped(error)
   }

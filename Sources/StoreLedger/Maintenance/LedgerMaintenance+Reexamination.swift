@@ -2,7 +2,6 @@ import AppStoreVerification
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension LedgerMaintenance {
   /// What re-examining the unrouted evidence did.
@@ -28,15 +27,8 @@ extension LedgerMaintenance {
   /// Reads every unrouted notification again with this release's decoder and routes those
   /// whose app it can now read (verifying them again as any notification). Idempotent.
   public func reexamineUnrouted() async throws(LedgerError) -> Reexamination {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    let payloads: [String]
-    do {
-      payloads = try await ledger.storage.bounded {
-        try await NotUnderstoodQueries.unroutedPayloads(on: client, logger: logger)
-      }
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
+    let maintenance = ledger.storage.maintenance
+    let payloads = try await ledger.storage.run { try await maintenance.unroutedPayloads() }
     var result = Reexamination()
     for payload in payloads {
       result.examined += 1
@@ -48,7 +40,8 @@ extension LedgerMaintenance {
       }
     }
     if result.routed > 0 {
-      logger.info("routed unrouted notifications", metadata: ["routed": "\(result.routed)"])
+      ledger.storage.logger.info(
+        "routed unrouted notifications", metadata: ["routed": "\(result.routed)"])
     }
     return result
   }

@@ -4,7 +4,6 @@ import Crypto
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Moves customers who only have StoreKit 1 receipts onto the ledger: each receipt gives a
 /// transaction id (nothing in a receipt is trusted beyond that), the customer is replayed
@@ -140,8 +139,8 @@ public struct ReceiptImport: Sendable {
         // (original transaction ids, which have a stream) take a token.
         for original in originals.sorted()
         where
-          !(try await ledger.storage.database().store.readStream(
-            "sub:\(environment.rawValue):\(original)", limit: 1
+          !(try await ledger.storage.log.readStreams(
+            ["sub:\(environment.rawValue):\(original)"]
           ).isEmpty)
         {
           try await link(token, original)
@@ -184,10 +183,8 @@ public struct ReceiptImport: Sendable {
 extension ReceiptImport {
   /// Where the event with `key` is stored, if the log holds it.
   public func storedEvent(withKey key: String) async throws(LedgerError) -> String? {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    return try await ledger.storage.run {
-      try await LogQueries.event(withKey: key, on: client, logger: logger)?.streamId
-    }
+    let support = ledger.storage.support
+    return try await ledger.storage.run { try await support.event(withKey: key)?.streamId }
   }
 
   func recordReceiptImport(_ outcome: ReceiptImport.Outcome, key: String)

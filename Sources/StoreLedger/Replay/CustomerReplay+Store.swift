@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension CustomerReplay {
   /// The ids to start from: those a run started from before first (their revisions are
@@ -20,9 +19,8 @@ extension CustomerReplay {
 
   private func replayedIds() async throws -> [String] {
     let prefix = "replay:\(environment.rawValue):"
-    let streams = try await LogQueries.streams(
-      startingWith: Self.revisionEventType, on: try ledger.storage.database().client, logger: logger
-    )
+    let streams = try await ledger.storage.maintenance.streams(
+      startingWith: Self.revisionEventType)
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
 

@@ -3,7 +3,6 @@ import AppStoreVerification
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// Compares what the log says of each subscription with what the App Store says now (Get All
 /// Subscription Statuses), at the time Apple signed its answer. A disagreement is recorded as

@@ -1,5 +1,4 @@
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension LedgerRecord {
   /// A seat claim event, kept in the subscription's seat stream under a key that makes each

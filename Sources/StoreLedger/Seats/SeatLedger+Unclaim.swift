@@ -1,7 +1,6 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// `UNCLAIM_SEATS` (Notifications 2.23): the App Store released seat claims of a
 /// developer-hosted group subscription. Apple's readable text promises only `unclaimSeatIds`

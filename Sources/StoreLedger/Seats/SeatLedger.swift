@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import Foundation
 import Logging
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// The seats of developer-hosted group subscriptions (reference §8.13, projections/seats.md):
 /// members of such a group get no App Store transaction, so the ledger's claims are their

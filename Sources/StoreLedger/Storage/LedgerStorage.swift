@@ -2,60 +2,64 @@ import Logging
 import StoreLedgerCore
 import StoreLedgerPostgres
 
-/// The ledger's storage as its parts use it: the log, the account reads and the account index
-/// (ports any storage implements), and, for the jobs that run their own statements
-/// (maintenance, the console, the change feed and its deliveries, refund requests, Apple
-/// actions), the PostgreSQL database. The ledger and each of its services hold this, never
-/// each other's insides.
+/// The ledger's storage as its parts use it: each port in the domain's words, implemented by
+/// PostgreSQL (``init(_:logger:)``) or by any storage offering them all
+/// (``init(_:logger:timeout:)``). The ledger and each of its services take the ports they use,
+/// never each other's insides.
 package struct LedgerStorage: Sendable {
-  /// Appends (with their index entries) and streams read back.
+  /// Appends (with their index entries), streams read back, the feed and its checkpoints.
   package let log: any EventLog
   /// The account queries' reads; a replica may answer them.
   package let accounts: any AccountReads
   /// Who holds which streams, refund requests, seats and downloads.
   package let index: any AccountIndex
-  /// Nil for a ledger whose storage is not PostgreSQL (``Ledger/init(storage:configuration:logger:)``).
-  private let postgres: PostgresLedgerDatabase?
+  /// The stored views and the change derivations the projector keeps.
+  package let views: any AccountViewStore
+  /// The change feed's reads.
+  package let changes: any ChangeFeed
+  /// The changes webhooks' deliveries.
+  package let deliveries: any ChangeDeliveryQueue
+  /// The refund requests by state, id and due time.
+  package let refundRequests: any RefundRequestIndex
+  /// Support's reads across accounts.
+  package let support: any SupportReads
+  /// The audit's, the rebuild's and the replay's needs beyond the log.
+  package let maintenance: any MaintenanceStore
+  /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
+  package let replicas: ReadReplicas?
   package let logger: Logger
   /// How long any database work may take (``LedgerConfiguration/databaseTimeout``).
   package let timeout: Duration
 
   /// Storage on PostgreSQL: the primary's pool, and replicas that may answer reads.
   package init(_ database: PostgresLedgerDatabase, logger: Logger) {
-    self.log = database.store
-    self.accounts = database
-    self.index = database
-    self.postgres = database
-    self.logger = logger
-    self.timeout = database.timeout
+    self.init(
+      log: database.store, ports: database, replicas: database.replicas, logger: logger,
+      timeout: database.timeout)
   }
 
-  /// Storage behind the given ports only.
-  package init(
-    log: any EventLog, accounts: any AccountReads, index: any AccountIndex, logger: Logger,
+  /// Storage offering every port itself (in memory, for example).
+  package init(_ storage: some EventLog & LedgerPorts, logger: Logger, timeout: Duration) {
+    self.init(log: storage, ports: storage, replicas: nil, logger: logger, timeout: timeout)
+  }
+
+  private init(
+    log: any EventLog, ports: some LedgerPorts, replicas: ReadReplicas?, logger: Logger,
     timeout: Duration
   ) {
     self.log = log
-    self.accounts = accounts
-    self.index = index
-    self.postgres = nil
+    self.accounts = ports
+    self.index = ports
+    self.views = ports
+    self.changes = ports
+    self.deliveries = ports
+    self.refundRequests = ports
+    self.support = ports
+    self.maintenance = ports
+    self.replicas = replicas
     self.logger = logger
     self.timeout = timeout
   }
-
-  /// The PostgreSQL database, for the jobs that run their own statements.
-  package func database() throws(LedgerError) -> PostgresLedgerDatabase {
-    guard let postgres else {
-      throw LedgerError(
-        .databaseUnavailable,
-        "this needs the ledger's PostgreSQL database; a ledger on other storage answers "
-          + "ingests, links, debits and account queries only")
-    }
-    return postgres
-  }
-
-  /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
-  package var replicas: ReadReplicas? { postgres?.replicas }
 
   /// `body` within the timeout; its failure as the ledger's error.
   package func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension SupportQueries {
   /// How much the log holds.
@@ -14,26 +13,16 @@ extension SupportQueries {
   public func accountTokens(after token: String = "", limit: Int = 1000)
     async throws(LedgerError) -> [String]
   {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    do {
-      return try await ledger.storage.bounded {
-        try await AccountViews.accounts(after: token, limit: limit, on: client, logger: logger)
-      }
-    } catch {
-      throw LedgerStorage.mapped(error)
+    let views = ledger.storage.views
+    return try await ledger.storage.run {
+      try await views.accounts(after: token, limit: limit, shard: .whole)
     }
   }
 
   /// Counts of events, streams and accounts (a full count: seconds on a large log).
   public func statistics() async throws(LedgerError) -> Statistics {
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    do {
-      let counts = try await ledger.storage.bounded {
-        try await LogQueries.counts(on: client, logger: logger)
-      }
-      return Statistics(events: counts.events, streams: counts.streams, accounts: counts.accounts)
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
+    let support = ledger.storage.support
+    let counts = try await ledger.storage.run { try await support.logCounts() }
+    return Statistics(events: counts.events, streams: counts.streams, accounts: counts.accounts)
   }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 /// What the support console asks of the ledger: read only.
 extension SupportQueries {
@@ -36,15 +35,11 @@ extension SupportQueries {
         .invalidRequest,
         "search by an appAccountToken, a transaction id, an appTransactionId or an order id")
     }
-    let logger = ledger.storage.logger
     let environments = ledger.configuration.environments.map(\.rawValue)
     do {
-      return try await ledger.storage.database().reading(
-        nil, .readYourWrites, "finding accounts"
-      ) { client in
-        try await ConsoleQueries.accounts(
-          matching: query, environments: environments, on: client, logger: logger)
-      }.value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
+      return try await ledger.storage.support.accounts(
+        matching: query, environments: environments, consistency: .readYourWrites
+      ).value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -72,14 +67,11 @@ extension SupportQueries {
     guard page >= 0, (1...1000).contains(size) else {
       throw LedgerError(.invalidRequest, "a page is 0 or more and holds 1 to 1000 changes")
     }
-    let logger = ledger.storage.logger
     do {
-      return try await ledger.storage.database().reading(
-        token, .readYourWrites, "reading an account's changes"
-      ) { client in
-        try await ChangeFeed.newest(
-          account: token, offset: page * size, limit: size, on: client, logger: logger)
-      }.value
+      let read = try await ledger.storage.changes.newestChanges(
+        of: token, offset: page * size, limit: size, consistency: .readYourWrites
+      ).value
+      return (read.changes, Int(read.count ?? 0))
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -87,15 +79,11 @@ extension SupportQueries {
 
   /// The overview at `now` (notifications counted over the 24 hours before it).
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
-    let logger = ledger.storage.logger
     let read: ConsoleOverview
     do {
-      read = try await ledger.storage.database().reading(
-        nil, .readYourWrites, "reading the overview"
-      ) { client in
-        try await ConsoleQueries.overview(
-          since: now.addingTimeInterval(-86_400), on: client, logger: logger)
-      }.value
+      read = try await ledger.storage.support.overview(
+        since: now.addingTimeInterval(-86_400), consistency: .readYourWrites
+      ).value
     } catch {
       throw LedgerStorage.mapped(error)
     }

@@ -1,7 +1,6 @@
 import AppStoreVerification
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 
 extension SupportQueries {
   /// The notifications stored that this release does not understand, newest first: unrouted
@@ -13,16 +12,11 @@ extension SupportQueries {
     guard limit > 0 else {
       throw LedgerError(.invalidRequest, "limit must be a positive number of notifications")
     }
-    let (client, logger) = (try ledger.storage.database().client, ledger.storage.logger)
-    do {
-      return try await ledger.storage.bounded {
-        try await NotUnderstoodQueries.list(
-          knownTypes: NotificationType.knownValues.map(\.rawValue),
-          knownBodies: ResponseBodyV2DecodedPayload.knownBodyObjects, limit: limit,
-          on: client, logger: logger)
-      }
-    } catch {
-      throw LedgerStorage.mapped(error)
+    let support = ledger.storage.support
+    return try await ledger.storage.run {
+      try await support.notUnderstood(
+        knownTypes: NotificationType.knownValues.map(\.rawValue),
+        knownBodies: ResponseBodyV2DecodedPayload.knownBodyObjects, limit: limit)
     }
   }
 }

@@ -124,9 +124,9 @@ public struct AccountProjector: Sendable {
   /// Reads the next events of the feed, projects the accounts their streams belong to, and
   /// moves the checkpoint past them; returns how many events that was.
   func projectNextBatch(now: Date) async throws -> Int {
-    let store = try views.storage.database().store
     let start = try await position()
-    let entries = try await store.readFeedEntries(after: start ?? .beginning, limit: batchSize)
+    let entries = try await views.storage.log.readFeedEntries(
+      after: start ?? .beginning, limit: batchSize)
     guard let first = entries.first, let last = entries.last else {
       counters.update { $0.lagSeconds = 0 }
       try await persistCheckpoint()
@@ -134,10 +134,7 @@ public struct AccountProjector: Sendable {
     }
     counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
     let streams = Array(Set(entries.map(\.streamId))).sorted()
-    let (client, logger) = (try views.storage.database().client, views.storage.logger)
-    let accounts = try await views.storage.bounded {
-      try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger)
-    }
+    let accounts = try await views.storage.index.accounts(holding: streams)
     try await refresh(accounts, now: now)
     counters.update {
       $0.position = last.position
@@ -153,7 +150,7 @@ public struct AccountProjector: Sendable {
   /// has none yet.
   private func position() async throws -> FeedPosition? {
     if let position = counters.value.position { return position }
-    let stored = try await views.storage.database().store.checkpoint(Self.checkpointName)
+    let stored = try await views.storage.log.checkpoint(Self.checkpointName)
     counters.update {
       $0.persisted = .some(stored)
       $0.persistedAt = .now
@@ -168,7 +165,7 @@ public struct AccountProjector: Sendable {
     let state = counters.value
     guard let position = state.position, let persisted = state.persisted, persisted != position
     else { return }
-    let store = try views.storage.database().store
+    let store = views.storage.log
     do {
       try await store.moveCheckpoint(Self.checkpointName, from: persisted, to: position)
       counters.update {
@@ -189,22 +186,15 @@ public struct AccountProjector: Sendable {
   /// Projects again the views that ended by `now` or were computed by other rules; returns
   /// how many.
   func sweep(now: Date) async throws -> Int {
-    let (client, logger, projection) = (
-      try views.storage.database().client, views.storage.logger, views.projection
-    )
+    let (store, projection) = (views.storage.views, views.projection)
     let scansForeign = !counters.value.foreignViewsReplaced
     let settled = AccountViewWriter.changeHorizon(at: now)
-    let (ended, foreign) = try await views.storage.bounded {
-      let ended =
-        try await AccountViews.expired(at: Timestamp(now), limit: 500, on: client, logger: logger)
-        + ChangeFeed.due(at: settled, limit: 500, on: client, logger: logger)
-      guard scansForeign else { return (ended, [String]()) }
-      return (
-        ended,
-        try await AccountViews.foreign(to: projection, limit: 500, on: client, logger: logger)
-          + ChangeFeed.underived(limit: 500, on: client, logger: logger)
-      )
-    }
+    let ended =
+      try await store.expired(at: Timestamp(now), limit: 500)
+      + store.changesDue(at: settled, limit: 500)
+    let foreign =
+      scansForeign
+      ? try await store.foreign(to: projection, limit: 500) + store.underived(limit: 500) : []
     let due = Array(Set(ended + foreign)).sorted()
     try await refresh(due, now: now)
     if scansForeign, foreign.isEmpty { counters.update { $0.foreignViewsReplaced = true } }

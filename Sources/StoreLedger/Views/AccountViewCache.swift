@@ -1,6 +1,5 @@
 import NIOCore
 import StoreLedgerCore
-import StoreLedgerPostgres
 import Synchronization
 
 /// The current views of recently projected accounts, in this process: an account query it can

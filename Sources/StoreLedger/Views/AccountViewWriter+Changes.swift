@@ -12,7 +12,7 @@ extension AccountViewWriter {
   /// when every one of its events has been taken, its state (the fold of all its events; the
   /// fold does not depend on their order, so its view needs no fold of its own).
   struct AccountDerivation {
-    var derived: ChangeFeed.Derived?
+    var derived: DerivedAccountChanges?
     var state: LedgerState?
   }
 
@@ -23,12 +23,9 @@ extension AccountViewWriter {
 
   /// Appends the accounts' new changes to the feed (one statement); accounts another
   /// projector derived first append nothing.
-  func appendChanges(_ derived: [ChangeFeed.Derived]) async throws {
+  func appendChanges(_ derived: [DerivedAccountChanges]) async throws {
     guard !derived.isEmpty else { return }
-    let (client, logger) = (try storage.database().client, storage.logger)
-    let moved = try await storage.bounded {
-      try await ChangeFeed.append(derived, on: client, logger: logger)
-    }
+    let moved = try await storage.views.appendChanges(derived)
     if derived.contains(where: { moved.contains($0.token) && !$0.changes.isEmpty }) {
       changesAppended.signal()
     }
@@ -37,7 +34,7 @@ extension AccountViewWriter {
   /// The account's changes from where its derivation stands (the start when `input` has no
   /// marker) through `horizon`; nil when there is nothing to record.
   func derivedChanges(of token: String, _ input: AccountInput, through horizon: Timestamp)
-    -> ChangeFeed.Derived?
+    -> DerivedAccountChanges?
   {
     derivation(of: token, input, through: horizon).derived
   }
@@ -72,7 +69,7 @@ extension AccountViewWriter {
       return AccountDerivation(derived: nil, state: state)
     }
     return AccountDerivation(
-      derived: ChangeFeed.Derived(
+      derived: DerivedAccountChanges(
         token: token, expectedVersion: marker.version ?? 0, events: Int64(taken),
         instant: instant, due: derivation.nextClockInstant(), firstOrdinal: marker.changes ?? 0,
         changes: changes),

@@ -26,6 +26,26 @@ public protocol EventLog: Sendable {
     _ decide: @escaping @Sendable ([LedgerEvent]) throws -> [NewEvent]
   ) async throws(EventStoreError) -> AppendResult
 
+  /// Appends `events` to `stream` only if the stream is at `expected` (else
+  /// `wrongExpectedVersion`, nothing appended): how a decision over one stream's own events
+  /// (a refund request's) keeps out a concurrent one.
+  func append(_ events: [NewEvent], to stream: String, expected: ExpectedVersion)
+    async throws(EventStoreError) -> AppendResult
+
   /// Every event of `streams`, each stream oldest first, the streams in the order given.
   func readStreams(_ streams: [String]) async throws(EventStoreError) -> [RecordedEvent]
+
+  /// Up to `limit` events after `position` in feed order, each as its position, stream and
+  /// recording time. Only events no earlier append can still precede are given: a reader
+  /// that moves on from the last one never misses one.
+  func readFeedEntries(after position: FeedPosition, limit: Int) async throws(EventStoreError)
+    -> [FeedEntry]
+
+  /// Where the feed's consumer `name` has got to; nil before its first move.
+  func checkpoint(_ name: String) async throws(EventStoreError) -> FeedPosition?
+
+  /// Moves `name` from `expected` (nil: it has none yet) to `position`, or throws
+  /// `checkpointConflict` when it is no longer at `expected`.
+  func moveCheckpoint(_ name: String, from expected: FeedPosition?, to position: FeedPosition)
+    async throws(EventStoreError)
 }

@@ -29,6 +29,9 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
     public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
     /// A stored row's payload or claims do not read as its event type says.
     public static let unreadableEvent = Code(rawValue: "unreadable_event")
+    /// The database refused to switch to or drop a version of the account views (one that
+    /// does not exist, or the live one).
+    public static let viewsVersionRefused = Code(rawValue: "views_version_refused")
     /// The caller's in-transaction hook threw; the append was rolled back.
     public static let hookFailed = Code(rawValue: "hook_failed")
   }

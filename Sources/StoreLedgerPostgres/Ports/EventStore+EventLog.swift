@@ -9,6 +9,12 @@ extension EventStore: EventLog {
     try await append(events, to: stream, expected: .any, indexing: index, hook: nil)
   }
 
+  public func append(_ events: [NewEvent], to stream: String, expected: ExpectedVersion)
+    async throws(EventStoreError) -> AppendResult
+  {
+    try await append(events, to: stream, expected: expected, indexing: nil, hook: nil)
+  }
+
   public func append(
     to stream: String, indexing index: StreamIndex?, decidingOver account: String,
     _ decide: @escaping @Sendable ([LedgerEvent]) throws -> [NewEvent]

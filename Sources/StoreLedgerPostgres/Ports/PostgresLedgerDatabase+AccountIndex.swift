@@ -10,7 +10,8 @@ extension PostgresLedgerDatabase: AccountIndex {
   public func accounts(holding streams: [String]) async throws(EventStoreError) -> [String] {
     let logger = self.logger
     return try await onPrimary("reading the account index") { client in
-      try await AccountViews.accounts(ofStreams: streams, on: client, logger: logger).sorted()
+      try await AccountViewStatements.accounts(ofStreams: streams, on: client, logger: logger)
+        .sorted()
     }
   }
 
@@ -19,7 +20,7 @@ extension PostgresLedgerDatabase: AccountIndex {
   {
     let logger = self.logger
     return try await onPrimary("reading the refund requests' index") { client in
-      try await ConsumptionRequestIndex.streams(
+      try await RefundRequestStatements.streams(
         ofChain: originalTransactionId, on: client, logger: logger)
     }
   }

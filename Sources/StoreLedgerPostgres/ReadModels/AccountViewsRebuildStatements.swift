@@ -55,7 +55,7 @@ package enum AccountViewsRebuildStatements {
   }
 
   package static func store(
-    _ views: [AccountViews.ProjectedView], version: Int, projection: String,
+    _ views: [ProjectedAccountView], version: Int, projection: String,
     on client: PostgresClient, logger: Logger
   ) async throws {
     let unbounded = Int64.min
@@ -141,14 +141,5 @@ package enum AccountViewsRebuildStatements {
       for try await row in rows.decode(Value.self) { value = row }
       return value
     }
-  }
-
-  /// What the database said when it refused to switch to or drop a version (one that does
-  /// not exist, or the live one); nil for any other failure.
-  package static func versionRefusal(_ error: any Error) -> String? {
-    guard let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState],
-      state == "SL010" || state == "SL011"
-    else { return nil }
-    return psql.serverInfo?[.message] ?? "no such account views version"
   }
 }

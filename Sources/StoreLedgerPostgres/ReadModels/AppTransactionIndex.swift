@@ -10,7 +10,7 @@ package enum AppTransactionIndex {
     holdingDownload appTransactionId: String, environment: String, on client: PostgresClient,
     logger: Logger
   ) async throws -> [String] {
-    try await AccountViews.strings(
+    try await AccountViewStatements.strings(
       """
       SELECT app_account_token FROM storeledger.app_transactions
       WHERE environment = \(environment) AND app_transaction_id = \(appTransactionId)

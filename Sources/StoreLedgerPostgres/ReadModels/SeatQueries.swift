@@ -11,7 +11,7 @@ package enum SeatQueries {
     holdingClaims seatClaimIds: [String], on client: PostgresClient, logger: Logger
   ) async throws -> [String] {
     guard !seatClaimIds.isEmpty else { return [] }
-    return try await AccountViews.strings(
+    return try await AccountViewStatements.strings(
       """
       SELECT DISTINCT stream_id FROM storeledger.events
       WHERE event_type = \(SeatClaimEvent.eventType)

@@ -204,19 +204,16 @@ import Testing
 
   @Test func anAccountAppendedToDuringARebuildIsProjectedAgainAfterTheSwitch() async throws {
     try await withAuditedLedger { ledger, database in
-      let client = try ledger.storage.database().client
-      let version = try await AccountViewsRebuildStatements.begin(
-        on: client, logger: TestDatabase.logger)
+      let store = ledger.storage.maintenance
+      let version = try await store.beginViewsVersion()
       _ = try await LedgerMaintenance(ledger: ledger).fill(
         version: version, total: 0, pageSize: 7, concurrency: 2, now: Date(), progress: nil)
-      let tokens = try await AccountViews.accounts(
-        after: "", limit: 1, on: client, logger: TestDatabase.logger)
+      let tokens = try await ledger.storage.views.accounts(after: "", limit: 1, shard: .whole)
       // An append lands after the new version read the log and before the switch.
       let debited = try #require(tokens.first)
       _ = try await ledger.link(
         appAccountToken: debited, originalTransactionId: "2000000999999999")
-      let stale = try await AccountViewsRebuildStatements.switchLive(
-        to: version, on: client, logger: TestDatabase.logger)
+      let stale = try await store.switchLive(to: version)
       #expect(stale == [debited])
       // Not current: queries fold it from the log, and the audit says so until projected.
       #expect(try await LedgerMaintenance(ledger: ledger).audit().accountsNotCurrent == 1)

@@ -96,7 +96,7 @@ import Testing
           #expect(error.appleErrorCode == APIErrorCode.transactionIdNotFound.rawValue)
         }
         let count = try await database.asWriter { client in
-          try await LogQueries.counts(on: client, logger: TestDatabase.logger).events
+          try await LogStatements.counts(on: client, logger: TestDatabase.logger).events
         }
         #expect(count == 1)
       }

@@ -135,7 +135,7 @@ import Testing
         }
       }
       let count = try await database.asWriter { client in
-        try await LogQueries.counts(on: client, logger: TestDatabase.logger).events
+        try await LogStatements.counts(on: client, logger: TestDatabase.logger).events
       }
       #expect(count == 0)
     }

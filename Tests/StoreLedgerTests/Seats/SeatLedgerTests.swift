@@ -55,7 +55,7 @@ import Testing
 
   static func eventCount(_ database: TestDatabase) async throws -> Int {
     try await database.asWriter { client in
-      try await LogQueries.counts(on: client, logger: TestDatabase.logger).events
+      try await LogStatements.counts(on: client, logger: TestDatabase.logger).events
     }
   }
 

@@ -18,8 +18,7 @@ enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .memory:
       let memory = InMemoryLedgerStorage()
       try await body(
-        LedgerStorage(
-          log: memory, accounts: memory, index: memory, logger: logger, timeout: .seconds(30)))
+        LedgerStorage(memory, logger: logger, timeout: .seconds(30)))
     case .postgres:
       try await TestDatabase.withMigrated { database in
         try await database.asWriter { client in

@@ -1,0 +1,36 @@
+/// The outcome of checking the hash chain of a stream or of the whole log.
+public struct HashChainReport: Sendable, Hashable {
+  public struct Mismatch: Sendable, Hashable {
+    public enum Reason: String, Sendable, Hashable {
+      /// The row's content no longer hashes to its `hash`: it was changed.
+      case contentChanged = "content_changed"
+      /// `prev_hash` is not the previous row's `hash`: a row was changed, removed or inserted.
+      case brokenLink = "broken_link"
+      /// Versions are not 1, 2, 3, …: a row is missing.
+      case versionGap = "version_gap"
+    }
+
+    public let streamId: String
+    public let streamVersion: Int64
+    public let position: FeedPosition
+    public let reason: Reason
+
+    package init(streamId: String, streamVersion: Int64, position: FeedPosition, reason: Reason) {
+      self.streamId = streamId
+      self.streamVersion = streamVersion
+      self.position = position
+      self.reason = reason
+    }
+  }
+
+  public let checkedEvents: Int
+  /// The first row, in feed order, that does not match; nil when the chain is intact.
+  public let firstMismatch: Mismatch?
+
+  public var isIntact: Bool { firstMismatch == nil }
+
+  package init(checkedEvents: Int, firstMismatch: Mismatch?) {
+    self.checkedEvents = checkedEvents
+    self.firstMismatch = firstMismatch
+  }
+}

@@ -1,0 +1,148 @@
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+
+/// Maintenance on PostgreSQL: the hash chain is checked by a statement, and a rebuild fills a
+/// new version of `storeledger.account_views` beside the live one.
+extension PostgresLedgerDatabase: MaintenanceStore {
+  public func checkHashChain(shard: WorkShard) async throws(EventStoreError) -> HashChainReport {
+    let store = self.store
+    return try await onPrimary("checking the hash chain") { _ in
+      try await store.checkHashChain(shard: shard)
+    }
+  }
+
+  public func events(after position: FeedPosition, limit: Int, shard: WorkShard)
+    async throws(EventStoreError) -> [RecordedEvent]
+  {
+    let store = self.store
+    return try await onPrimary("reading the feed") { _ in
+      try await store.readFeed(after: position, limit: limit, shard: shard)
+    }
+  }
+
+  public func beginViewsVersion() async throws(EventStoreError) -> Int {
+    let logger = self.logger
+    return try await onPrimary("beginning a views version") { client in
+      try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
+    }
+  }
+
+  public func liveViewsVersion() async throws(EventStoreError) -> Int? {
+    let logger = self.logger
+    return try await onPrimary("reading the live views version") { client in
+      try await AccountViewsRebuildStatements.liveVersion(on: client, logger: logger)
+    }
+  }
+
+  public func accountCount() async throws(EventStoreError) -> Int {
+    let logger = self.logger
+    return try await onPrimary("counting accounts") { client in
+      try await AccountViewsRebuildStatements.accountCount(on: client, logger: logger)
+    }
+  }
+
+  public func store(
+    _ views: [ProjectedAccountView], intoVersion version: Int, projection: String
+  ) async throws(EventStoreError) {
+    let logger = self.logger
+    try await onPrimary("storing rebuilt views") { client in
+      try await AccountViewsRebuildStatements.store(
+        views, version: version, projection: projection, on: client, logger: logger)
+    }
+  }
+
+  public func switchLive(to version: Int) async throws(EventStoreError) -> [String] {
+    let logger = self.logger
+    return try await refusingVersions("switching the live views version") { client in
+      try await AccountViewsRebuildStatements.switchLive(to: version, on: client, logger: logger)
+    }
+  }
+
+  public func dropViewsVersion(_ version: Int) async throws(EventStoreError) {
+    let logger = self.logger
+    try await refusingVersions("dropping a views version") { client in
+      try await AccountViewsRebuildStatements.drop(version, on: client, logger: logger)
+    }
+  }
+
+  public func viewsVersions() async throws(EventStoreError) -> [AccountViewsVersion] {
+    let logger = self.logger
+    return try await onPrimary("listing views versions") { client in
+      try await AccountViewsRebuildStatements.versions(on: client, logger: logger)
+    }
+  }
+
+  public func viewDifferences(from version: Int) async throws(EventStoreError)
+    -> [AccountViewDifference]
+  {
+    let logger = self.logger
+    return try await onPrimary("comparing views versions") { client in
+      try await AccountViewsRebuildStatements.differences(
+        from: version, on: client, logger: logger)
+    }
+  }
+
+  /// On one connection, without the timeout: the statement streams the whole log.
+  public func withAccountEventPages<Result: Sendable>(
+    shard: WorkShard, pageSize: Int,
+    _ body: @escaping @Sendable (AccountEventPages) async throws -> Result
+  ) async throws -> Result {
+    let logger = self.logger
+    return try await client.withConnection { connection in
+      try await connection.failingOnClose { connection in
+        let rows = try await connection.query(
+          AccountViewsRebuildStatements.accountsEvents(shard: shard), logger: logger)
+        let reader = AccountEventPageReader(rows, pageSize: pageSize)
+        return try await body(AccountEventPages { try await reader.next() })
+      }
+    }
+  }
+
+  public func unroutedPayloads() async throws(EventStoreError) -> [String] {
+    let logger = self.logger
+    return try await onPrimary("reading unrouted notifications") { client in
+      try await NotUnderstoodStatements.unroutedPayloads(on: client, logger: logger)
+    }
+  }
+
+  public func purchaseStreams() async throws(EventStoreError) -> [String] {
+    let logger = self.logger
+    return try await onPrimary("listing purchase streams") { client in
+      try await LogStatements.purchaseStreams(on: client, logger: logger)
+    }
+  }
+
+  public func streams(startingWith eventType: String) async throws(EventStoreError)
+    -> [String]
+  {
+    let logger = self.logger
+    return try await onPrimary("listing streams") { client in
+      try await LogStatements.streams(startingWith: eventType, on: client, logger: logger)
+    }
+  }
+
+  public func streams(of account: String) async throws(EventStoreError) -> [String] {
+    let logger = self.logger
+    return try await onPrimary("listing an account's streams") { client in
+      try await AccountEvents.streams(of: account, on: client, logger: logger)
+    }
+  }
+
+  /// `body` on the primary, the database's refusal of a version as `viewsVersionRefused`.
+  private func refusingVersions<Value: Sendable>(
+    _ action: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+  ) async throws(EventStoreError) -> Value {
+    try await onPrimary(action) { client in
+      do {
+        return try await body(client)
+      } catch let error as PSQLError {
+        guard let state = error.serverInfo?[.sqlState], state == "SL010" || state == "SL011"
+        else { throw error }
+        throw EventStoreError(
+          .viewsVersionRefused, error.serverInfo?[.message] ?? "no such account views version",
+          sqlState: state)
+      }
+    }
+  }
+}

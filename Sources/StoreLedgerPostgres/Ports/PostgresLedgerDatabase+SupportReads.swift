@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+
+/// Support's reads across accounts; searches and the overview may go to a replica.
+extension PostgresLedgerDatabase: SupportReads {
+  public func accounts(
+    matching query: String, environments: [String], consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<[AccountSearchMatch]> {
+    let logger = self.logger
+    return try await reading(nil, consistency, "finding accounts") { client in
+      try await ConsoleStatements.accounts(
+        matching: query, environments: environments, on: client, logger: logger
+      ).map { AccountSearchMatch(token: $0.token, matched: $0.matched) }
+    }
+  }
+
+  public func overview(since: Date, consistency: ReadConsistency)
+    async throws(EventStoreError) -> ReadAnswer<ConsoleOverview>
+  {
+    let logger = self.logger
+    return try await reading(nil, consistency, "reading the overview") { client in
+      try await ConsoleStatements.overview(since: since, on: client, logger: logger)
+    }
+  }
+
+  public func logCounts() async throws(EventStoreError) -> LogCounts {
+    let logger = self.logger
+    return try await onPrimary("counting the log") { client in
+      let counts = try await LogStatements.counts(on: client, logger: logger)
+      return LogCounts(events: counts.events, streams: counts.streams, accounts: counts.accounts)
+    }
+  }
+
+  public func notUnderstood(knownTypes: [String], knownBodies: [String], limit: Int)
+    async throws(EventStoreError) -> [NotUnderstoodNotification]
+  {
+    let logger = self.logger
+    return try await onPrimary("listing notifications not understood") { client in
+      try await NotUnderstoodStatements.list(
+        knownTypes: knownTypes, knownBodies: knownBodies, limit: limit, on: client,
+        logger: logger)
+    }
+  }
+
+  public func notificationCount(in stream: String, type: String, since: Int64)
+    async throws(EventStoreError) -> Int
+  {
+    let logger = self.logger
+    return try await onPrimary("counting notifications") { client in
+      try await LogStatements.notificationCount(
+        in: stream, type: type, since: since, on: client, logger: logger)
+    }
+  }
+
+  public func extensionSummary(in stream: String, requestIdentifier: String)
+    async throws(EventStoreError) -> (succeeded: Int64?, failed: Int64?)?
+  {
+    let logger = self.logger
+    return try await onPrimary("reading an extension's summary") { client in
+      try await LogStatements.extensionSummary(
+        in: stream, requestIdentifier: requestIdentifier, on: client, logger: logger)
+    }
+  }
+
+  public func event(withKey key: String) async throws(EventStoreError)
+    -> (streamId: String, streamVersion: Int64, recordedAt: Date)?
+  {
+    let logger = self.logger
+    return try await onPrimary("finding an event by key") { client in
+      try await LogStatements.event(withKey: key, on: client, logger: logger)
+    }
+  }
+}

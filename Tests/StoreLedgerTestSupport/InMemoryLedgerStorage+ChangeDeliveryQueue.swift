@@ -1,0 +1,147 @@
+import Foundation
+import StoreLedgerCore
+import Synchronization
+
+extension InMemoryLedgerStorage: ChangeDeliveryQueue {
+  public func register(_ endpoint: String) async throws(EventStoreError) {
+    state.withLock { state in
+      if state.endpoints[endpoint] == nil {
+        state.endpoints[endpoint] = Endpoint(enqueuedThrough: Int64(state.changes.count))
+      }
+    }
+  }
+
+  @discardableResult
+  public func enqueue(_ endpoint: String, limit: Int) async throws(EventStoreError) -> Int {
+    let now = now()
+    return state.withLock { state in
+      guard let through = state.endpoints[endpoint]?.enqueuedThrough else { return 0 }
+      let new = state.changes.dropFirst(Int(through)).prefix(limit)
+      guard let first = new.first, let last = new.last else { return 0 }
+      for change in new where state.deliveries[endpoint, default: [:]][change.position] == nil {
+        state.deliveries[endpoint, default: [:]][change.position] = Delivery(
+          position: change.position, token: change.appAccountToken, nextAttemptAt: now)
+      }
+      state.endpoints[endpoint]?.enqueuedThrough = last.position
+      return Int(last.position - first.position + 1)
+    }
+  }
+
+  public func claim(_ endpoint: String, limit: Int, lease: Duration)
+    async throws(EventStoreError) -> [ChangeDeliveryClaim]
+  {
+    let now = now()
+    let until = now.addingTimeInterval(Double(lease.components.seconds))
+    return state.withLock { state in
+      let rows = state.deliveries[endpoint] ?? [:]
+      let pending = rows.values.filter { $0.state == "pending" }
+      // An account's oldest pending change goes first; the others wait for it.
+      let oldest = Dictionary(grouping: pending, by: \.token).mapValues {
+        $0.map(\.position).min() ?? 0
+      }
+      let due = pending.filter {
+        $0.nextAttemptAt <= now && ($0.leasedUntil.map { $0 < now } ?? true)
+          && oldest[$0.token] == $0.position
+      }.map(\.position).sorted().prefix(limit)
+      return due.compactMap { position in
+        guard var delivery = rows[position] else { return nil }
+        delivery.leasedUntil = until
+        delivery.attempts += 1
+        delivery.firstAttemptAt = delivery.firstAttemptAt ?? now
+        state.deliveries[endpoint]?[position] = delivery
+        return ChangeDeliveryClaim(
+          position: position, attempt: delivery.attempts,
+          firstAttemptAt: delivery.firstAttemptAt ?? now)
+      }
+    }
+  }
+
+  public func record(_ outcomes: [ChangeDeliveryOutcome], endpoint: String)
+    async throws(EventStoreError)
+  {
+    let now = now()
+    state.withLock { state in
+      for outcome in outcomes {
+        guard var delivery = state.deliveries[endpoint]?[outcome.position] else { continue }
+        delivery.state = outcome.state
+        delivery.lastStatus = outcome.status
+        delivery.lastError = outcome.error?.isEmpty == false ? outcome.error : nil
+        delivery.leasedUntil = nil
+        delivery.nextAttemptAt = outcome.retryAt ?? delivery.nextAttemptAt
+        delivery.deliveredAt = outcome.state == "delivered" ? now : nil
+        state.deliveries[endpoint]?[outcome.position] = delivery
+        if outcome.state == "delivered" { state.endpoints[endpoint]?.deliveredTotal += 1 }
+      }
+    }
+  }
+
+  @discardableResult
+  public func prune(_ endpoint: String, deliveredBefore age: Duration)
+    async throws(EventStoreError) -> Int
+  {
+    let cutoff = now().addingTimeInterval(-Double(age.components.seconds))
+    return state.withLock { state in
+      let old = (state.deliveries[endpoint] ?? [:]).values.filter {
+        $0.state == "delivered" && ($0.deliveredAt.map { $0 < cutoff } ?? false)
+      }
+      for delivery in old { state.deliveries[endpoint]?[delivery.position] = nil }
+      return old.count
+    }
+  }
+
+  public func resend(_ endpoint: String, from position: Int64) async throws(EventStoreError)
+    -> Int
+  {
+    let now = now()
+    return state.withLock { state in
+      guard let through = state.endpoints[endpoint]?.enqueuedThrough else { return 0 }
+      let again = state.changes.filter { $0.position >= position && $0.position <= through }
+      for change in again {
+        state.deliveries[endpoint, default: [:]][change.position] = Delivery(
+          position: change.position, token: change.appAccountToken, nextAttemptAt: now)
+      }
+      return again.count
+    }
+  }
+
+  public func deliveries(endpoint: String?, state wanted: String?, limit: Int)
+    async throws(EventStoreError) -> [ChangeDelivery]
+  {
+    state.withLock { state in
+      state.deliveries.filter { endpoint == nil || $0.key == endpoint }.flatMap { key, rows in
+        rows.values.filter { wanted == nil || $0.state == wanted }.map { $0.entry(endpoint: key) }
+      }.sorted { ($1.position, $0.endpoint) < ($0.position, $1.endpoint) }.prefix(limit).map {
+        $0
+      }
+    }
+  }
+
+  public func deliveries(ofPositions positions: [Int64]) async throws(EventStoreError)
+    -> [ChangeDelivery]
+  {
+    let wanted = Set(positions)
+    return state.withLock { state in
+      state.deliveries.filter { state.endpoints[$0.key] != nil }.flatMap { key, rows in
+        rows.values.filter { wanted.contains($0.position) }.map { $0.entry(endpoint: key) }
+      }.sorted { ($0.position, $0.endpoint) < ($1.position, $1.endpoint) }
+    }
+  }
+
+  public func counts() async throws(EventStoreError) -> [ChangeDeliveryCounts] {
+    let now = now()
+    return state.withLock { state in
+      state.endpoints.sorted { $0.key < $1.key }.map { key, endpoint in
+        let rows = (state.deliveries[key] ?? [:]).values
+        let pending = rows.filter { $0.state == "pending" }
+        let oldest = pending.map(\.position).min().map { state.changes[Int($0) - 1].recordedAt }
+        return ChangeDeliveryCounts(
+          endpoint: key, delivered: endpoint.deliveredTotal,
+          retrying: pending.filter { $0.attempts > 0 }.count,
+          waiting: pending.filter { $0.attempts == 0 }.count,
+          dead: rows.filter { $0.state == "dead" }.count,
+          lagSeconds: oldest.map { now.timeIntervalSince($0) } ?? 0,
+          unqueued: state.changes.count - Int(endpoint.enqueuedThrough))
+      }
+    }
+  }
+}
