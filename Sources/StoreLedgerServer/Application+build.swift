@@ -44,20 +44,21 @@ public func buildApplication(
 }
 
 /// The server's routes over a ledger the caller made (for example on the in-memory storage), as
-/// one app named by `configuration`'s first; no services run. The HTTP contract's in-process
-/// tests use it where the database is not the point.
+/// one app named by `configuration`'s first, with its projector when the configuration runs
+/// one. The HTTP contract's in-process tests use it where the database is not the point.
 package func buildApplication(
   serving ledger: Ledger, configuration: ServerConfiguration, logger: Logger,
   metrics: ServerMetrics = ServerMetrics()
 ) -> some ApplicationProtocol {
   let app = RunningApp(
-    name: configuration.apps.first?.name ?? "default", ledger: ledger, metrics: metrics,
-    logger: logger)
+    name: configuration.apps.first?.name ?? "default", ledger: ledger,
+    runsProjector: configuration.runsProjector, metrics: metrics, logger: logger)
   var single = configuration
   single.apps = Array(configuration.apps.prefix(1))
   return Application(
     router: buildRouter(apps: [app], configuration: single, metrics: metrics, logger: logger),
-    configuration: ApplicationConfiguration(serverName: "storeledger"), logger: logger)
+    configuration: ApplicationConfiguration(serverName: "storeledger"), services: app.services,
+    logger: logger)
 }
 
 func buildRouter(

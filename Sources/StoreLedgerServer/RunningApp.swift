@@ -85,14 +85,22 @@ struct RunningApp: Sendable {
     self.logger = logger
   }
 
-  /// An app whose ledger the caller made (on any storage): its routes, and no services, pool,
-  /// worker or Apple client.
-  init(name: String, ledger: Ledger, metrics: ServerMetrics, logger: Logger) {
+  /// An app whose ledger the caller made (on any storage): its routes and, when
+  /// `runsProjector`, its projector (which polls: no append signal reaches it); no pool, worker
+  /// or Apple client.
+  init(name: String, ledger: Ledger, runsProjector: Bool, metrics: ServerMetrics, logger: Logger) {
     metrics.attach(ledger, app: name)
+    var services: [any Service] = []
+    if runsProjector {
+      let projector = AccountProjector(
+        ledger: ledger, pollInterval: .milliseconds(100), logger: logger)
+      metrics.attach(projector, app: name)
+      services.append(AccountProjectorService(projector: projector))
+    }
     self.name = name
     self.client = nil
     self.ledger = ledger
-    self.services = []
+    self.services = services
     self.metrics = metrics.app(name)
     self.worker = nil
     self.apple = nil

@@ -9,13 +9,13 @@ import Testing
 /// The account view answers the everyday questions: what they pay and under which offer, why
 /// it would expire, whether a price increase waits for the customer, when it renews, and the
 /// account's refunds.
-@Suite(.enabled(if: TestDatabase.shouldRun)) struct AccountViewFieldsTests {
+@Suite struct AccountViewFieldsTests {
   typealias F = LedgerFixtures
   typealias H = ServerHarness
   static let token = "00000000-0000-4000-8000-0000000000f1"
 
   @Test func subscriptionsTellThePriceIncreaseAndRevocationsTheRefund() async throws {
-    try await H.withServer { client, _ in
+    try await H.withInProcessServer { client, _ in
       let day = (Date().timeIntervalSince1970 * 1000 - Double(F.epoch)) / 86_400_000
       var renewal = F.renewal("8000", signed: day - 1, autoRenew: .off, intent: .customerCancelled)
       renewal.priceIncreaseStatus = PriceIncreaseStatus(rawValue: 0)

@@ -29,85 +29,77 @@ import Testing
   }
 
   @Test func sessionsGuardEveryPageAndEndAtSignOut() async throws {
-    try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(
-        configuration: H.configuration(database), logger: ServerHarness.logger)
-      try await application.test(.router) { client in
-        let anonymous = try await client.execute(uri: "/console", method: .get)
-        #expect(anonymous.status == .seeOther)
-        #expect(anonymous.headers[.location] == "/console/sign-in?next=%2Fconsole")
-        let wrong = try await client.execute(
-          uri: "/console/sign-in", method: .post, headers: Self.form,
-          body: ByteBuffer(string: "key=sk-not-this-one"))
-        #expect(wrong.status == .unauthorized)
-        #expect(!String(buffer: wrong.body).contains("sk-not-this-one"))
-        #expect(wrong.headers[.setCookie] == nil)
-        let cookie = try await Self.signIn(client)
-        let overview = try await client.execute(
-          uri: "/console", method: .get, headers: [.cookie: cookie])
-        #expect(overview.status == .ok)
-        #expect(overview.headers[.cacheControl] == "no-store")
-        #expect(overview.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
-        let out = try await client.execute(
-          uri: "/console/sign-out", method: .post, headers: [.cookie: cookie])
-        #expect(out.status == .seeOther && out.headers[.setCookie]?.contains("Max-Age=0") == true)
-        let after = try await client.execute(
-          uri: "/console", method: .get, headers: [.cookie: cookie])
-        #expect(after.status == .seeOther, "the old cookie opens nothing")
-      }
+    try await H.withInProcessServer { client, database in
+      let anonymous = try await client.execute(uri: "/console", method: .get)
+      #expect(anonymous.status == .seeOther)
+      #expect(anonymous.headers[.location] == "/console/sign-in?next=%2Fconsole")
+      let wrong = try await client.execute(
+        uri: "/console/sign-in", method: .post, headers: Self.form,
+        body: ByteBuffer(string: "key=sk-not-this-one"))
+      #expect(wrong.status == .unauthorized)
+      #expect(!String(buffer: wrong.body).contains("sk-not-this-one"))
+      #expect(wrong.headers[.setCookie] == nil)
+      let cookie = try await Self.signIn(client)
+      let overview = try await client.execute(
+        uri: "/console", method: .get, headers: [.cookie: cookie])
+      #expect(overview.status == .ok)
+      #expect(overview.headers[.cacheControl] == "no-store")
+      #expect(overview.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+      let out = try await client.execute(
+        uri: "/console/sign-out", method: .post, headers: [.cookie: cookie])
+      #expect(out.status == .seeOther && out.headers[.setCookie]?.contains("Max-Age=0") == true)
+      let after = try await client.execute(
+        uri: "/console", method: .get, headers: [.cookie: cookie])
+      #expect(after.status == .seeOther, "the old cookie opens nothing")
     }
   }
 
   @Test func badInputGetsAClearPageAndTypedTextIsEscaped() async throws {
-    try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(
-        configuration: H.configuration(database), logger: ServerHarness.logger)
-      try await application.test(.router) { client in
-        let posted = try await client.execute(
-          uri: "/v1/notifications/appstore", method: .post,
-          body: H.webhookBody(
-            try H.signed.notification(
-              .subscribed, .initialBuy, uuid: "console-1",
-              transaction: F.transaction("8800", purchased: 0, expires: 30))))
-        #expect(posted.status == .ok)
-        // Apple asks about the purchase: the account page lists the request and the answer
-        // (none yet); the request's own event is the console's only other.
-        let asked = try await client.execute(
-          uri: "/v1/notifications/appstore", method: .post,
-          body: H.webhookBody(
-            try H.signed.notification(
-              .consumptionRequest, uuid: "c0c0a000-0000-4000-8000-000000000001",
-              transaction: F.transaction("8800", purchased: 0, expires: 30))))
-        #expect(asked.status == .ok)
-        let cookie = try await Self.signIn(client)
-        let session: HTTPFields = [.cookie: cookie]
-        let cases: [(String, HTTPResponse.Status, String)] = [
-          ("/console/accounts/not-a-token", .badRequest, "Not an account"),
-          ("/console/accounts/00000000-0000-4000-8000-00000000ffff", .notFound, "No such account"),
-          ("/console/accounts/\(F.account(1))?at=yesterday", .badRequest, "Not a time"),
-          ("/console/search?q=", .badRequest, "search by an appAccountToken"),
-          ("/console/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E", .notFound, "Nothing matches"),
-          ("/console/search?q=8800", .seeOther, ""),
-          ("/console/accounts/\(F.account(1).uppercased())", .ok, "Subscription 8800: Expired (2)"),
-        ]
-        for (uri, status, text) in cases {
-          let page = try await client.execute(uri: uri, method: .get, headers: session)
-          let body = String(buffer: page.body)
-          #expect(page.status == status, "\(uri)")
-          #expect(text.isEmpty || body.contains(text), "\(uri)")
-          #expect(!body.contains("<script"), "\(uri): typed text is escaped")
-        }
-        let found = try await client.execute(
-          uri: "/console/search?q=8800", method: .get, headers: session)
-        #expect(found.headers[.location] == "/console/accounts/\(F.account(1))")
-        let account = try await client.execute(
-          uri: "/console/accounts/\(F.account(1))", method: .get, headers: session)
-        let html = String(buffer: account.body)
-        #expect(
-          html.contains(
-            "<td>c0c0a000-0000-4000-8000-000000000001</td><td>8800</td><td>pending</td>"))
-        #expect(try await H.eventCount(database) == 3, "the console stored nothing")
+    try await H.withInProcessServer { client, database in
+      let posted = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try H.signed.notification(
+            .subscribed, .initialBuy, uuid: "console-1",
+            transaction: F.transaction("8800", purchased: 0, expires: 30))))
+      #expect(posted.status == .ok)
+      // Apple asks about the purchase: the account page lists the request and the answer
+      // (none yet); the request's own event is the console's only other.
+      let asked = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try H.signed.notification(
+            .consumptionRequest, uuid: "c0c0a000-0000-4000-8000-000000000001",
+            transaction: F.transaction("8800", purchased: 0, expires: 30))))
+      #expect(asked.status == .ok)
+      let cookie = try await Self.signIn(client)
+      let session: HTTPFields = [.cookie: cookie]
+      let cases: [(String, HTTPResponse.Status, String)] = [
+        ("/console/accounts/not-a-token", .badRequest, "Not an account"),
+        ("/console/accounts/00000000-0000-4000-8000-00000000ffff", .notFound, "No such account"),
+        ("/console/accounts/\(F.account(1))?at=yesterday", .badRequest, "Not a time"),
+        ("/console/search?q=", .badRequest, "search by an appAccountToken"),
+        ("/console/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E", .notFound, "Nothing matches"),
+        ("/console/search?q=8800", .seeOther, ""),
+        ("/console/accounts/\(F.account(1).uppercased())", .ok, "Subscription 8800: Expired (2)"),
+      ]
+      for (uri, status, text) in cases {
+        let page = try await client.execute(uri: uri, method: .get, headers: session)
+        let body = String(buffer: page.body)
+        #expect(page.status == status, "\(uri)")
+        #expect(text.isEmpty || body.contains(text), "\(uri)")
+        #expect(!body.contains("<script"), "\(uri): typed text is escaped")
       }
+      let found = try await client.execute(
+        uri: "/console/search?q=8800", method: .get, headers: session)
+      #expect(found.headers[.location] == "/console/accounts/\(F.account(1))")
+      let account = try await client.execute(
+        uri: "/console/accounts/\(F.account(1))", method: .get, headers: session)
+      let html = String(buffer: account.body)
+      #expect(
+        html.contains(
+          "<td>c0c0a000-0000-4000-8000-000000000001</td><td>8800</td><td>pending</td>"))
+      #expect(try await H.eventCount(database) == 3, "the console stored nothing")
     }
   }
 

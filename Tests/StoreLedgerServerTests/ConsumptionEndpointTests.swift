@@ -10,12 +10,12 @@ import Testing
 /// The refund-request endpoints over HTTP on a real database: a CONSUMPTION_REQUEST through
 /// the webhook is listed and shown; bad input and missing credentials answer clearly; the
 /// counts are on `/metrics`; the OpenAPI document describes the endpoints.
-@Suite(.enabled(if: TestDatabase.shouldRun)) struct ConsumptionEndpointTests {
+@Suite struct ConsumptionEndpointTests {
   typealias H = ServerHarness
   typealias F = LedgerFixtures
 
   @Test func aRequestThroughTheWebhookIsListedShownAndCounted() async throws {
-    try await H.withServer { client, _ in
+    try await H.withInProcessServer { client, _ in
       let asked = try H.signed.notification(
         .consumptionRequest, uuid: "0c0ffee0-0000-4000-8000-000000000001",
         transaction: F.transaction(

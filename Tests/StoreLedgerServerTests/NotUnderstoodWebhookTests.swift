@@ -11,7 +11,7 @@ import Testing
 /// Through the webhook: a notification type invented here, with a body object no release
 /// knows, signed by the test PKI, is answered 200, stored once, changes nothing, is counted in
 /// /metrics and listed in the console; a forged one is still 401 and stores nothing.
-@Suite(.enabled(if: TestDatabase.shouldRun)) struct NotUnderstoodWebhookTests {
+@Suite struct NotUnderstoodWebhookTests {
   typealias H = ServerHarness
 
   static func invented(uuid: String, pki: TestPKI = H.pki) throws -> String {
@@ -24,16 +24,14 @@ import Testing
   }
 
   @Test func anInventedNotificationIsAnswered200StoredOnceListedAndCounted() async throws {
-    try await TestDatabase.withMigrated { database in
-      let application = try buildApplication(
-        configuration: H.configuration(database), logger: ServerHarness.logger)
-      try await application.test(.router) { client in
-        try await Self.play(client, database)
-      }
+    try await H.withInProcessServer { client, database in
+      try await Self.play(client, database)
     }
   }
 
-  static func play(_ client: some TestClientProtocol, _ database: TestDatabase) async throws {
+  static func play(_ client: some TestClientProtocol, _ database: InMemoryLedgerStorage)
+    async throws
+  {
     do {
       let body = H.webhookBody(try Self.invented(uuid: "gadget-1"))
       let first = try await client.execute(

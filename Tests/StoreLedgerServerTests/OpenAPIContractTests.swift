@@ -27,7 +27,8 @@ import Testing
     let (ledger, _, configuration) = try H.inMemory()
     let metrics = ServerMetrics()
     let app = RunningApp(
-      name: configuration.apps[0].name, ledger: ledger, metrics: metrics, logger: Self.logger)
+      name: configuration.apps[0].name, ledger: ledger, runsProjector: false, metrics: metrics,
+      logger: Self.logger)
     let router = buildRouter(
       apps: [app], configuration: configuration, metrics: metrics, logger: Self.logger)
     let served = Set(
