@@ -36,17 +36,16 @@ extension IdentityJoiner {
   }
 
   /// Notes the sighting and links what it lets link. A sighting with a token (nearly all of
-  /// them) joins a batch written shortly after, off the ingest's path; one without a token (a
-  /// purchase to attach) is settled now. Runs after the ingest stored its event; a failure is
+  /// them) joins a batch: the ingest that finds no batch being written writes the queue, the
+  /// others' sightings with it, while those ingests return; one without a token (a purchase to
+  /// attach) is settled now. Runs after the ingest stored its event; a failure is
   /// logged and retried with the next sighting of the chain (a replay makes one), never turned
   /// into a failed ingest.
   func join(_ sighting: DownloadSighting?) async {
     guard let sighting, let identities = ledger.identities else { return }
     if identities.contains(sighting.key) { return }
     guard sighting.token == nil else {
-      if identities.enqueue(sighting) {
-        Task { await writeIdentities(endingFlush: true) }
-      }
+      if identities.enqueue(sighting) { await writeIdentities(endingFlush: true) }
       return
     }
     do {

@@ -53,8 +53,13 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
       return try await withTimeout(timeout) {
         let connection = try await PostgresConnection.connect(
           configuration: configuration, id: 1, logger: logger)
-        defer { Task { try? await connection.close() } }
-        _ = try await connection.query("SELECT 1", logger: logger)
+        do {
+          _ = try await connection.query("SELECT 1", logger: logger)
+        } catch {
+          try? await connection.close()
+          throw error
+        }
+        try? await connection.close()
         return nil
       }
     } catch {

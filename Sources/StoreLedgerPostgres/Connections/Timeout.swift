@@ -6,31 +6,24 @@ public struct TimeoutError: Error, CustomStringConvertible {
   public var description: String { "no answer within \(limit)" }
 }
 
-/// Runs `body` and returns its result, or throws ``TimeoutError`` after `limit`, even when
-/// `body` ignores cancellation: it is cancelled and left to finish on its own. PostgresNIO's
-/// pool keeps trying to connect to a server that is down; callers that must answer (a
-/// webhook that should say 503 so Apple retries) put a limit on it with this.
+/// Runs `body` and returns its result, or throws ``TimeoutError`` after `limit`, cancelling
+/// `body`: PostgresNIO's pool keeps trying to connect to a server that is down until its lease
+/// is cancelled, and callers that must answer (a webhook that should say 503 so Apple retries)
+/// put a limit on it with this.
 public func withTimeout<Result: Sendable>(
   _ limit: Duration, _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-  try await withCheckedThrowingContinuation { continuation in
-    let outcome = FirstOutcome(continuation)
-    // The timer is stopped when the work ends: under load, timers left sleeping for the whole
-    // limit pile up by the thousand.
-    let timer = Mutex<Task<Void, Never>?>(nil)
-    let work = Task {
-      let result: Swift.Result<Result, any Error>
-      do { result = .success(try await body()) } catch { result = .failure(error) }
-      timer.withLock { $0?.cancel() }
-      outcome.resume(with: result)
+  try await withThrowingTaskGroup(of: Result?.self) { group in
+    group.addTask { try await body() }
+    group.addTask {
+      try await Task.sleep(for: limit)
+      return nil
     }
-    timer.withLock { stored in
-      stored = Task {
-        do { try await Task.sleep(for: limit) } catch { return }
-        outcome.resume(with: .failure(TimeoutError(limit: limit)))
-        work.cancel()
-      }
+    defer { group.cancelAll() }
+    guard let first = try await group.next(), let result = first else {
+      throw TimeoutError(limit: limit)
     }
+    return result
   }
 }
 

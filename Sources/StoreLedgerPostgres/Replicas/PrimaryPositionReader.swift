@@ -5,11 +5,45 @@ import Synchronization
 /// A caller needs a position read *after* an instant (its write's commit): any reading that
 /// began after that instant is at or past the commit, so concurrent callers share one
 /// statement, and a finished reading stays good for every write that committed before it
-/// began.
+/// began. The caller that starts a reading runs it in its own task; the others wait for its
+/// answer.
 final class PrimaryPositionReader: Sendable {
-  private struct Reading: Sendable {
-    var started: ContinuousClock.Instant
-    var task: Task<WALPosition?, Never>
+  /// One reading of the position: in flight until `answer` is set.
+  private final class Reading: Sendable {
+    struct State {
+      /// Nil while the statement runs; then the position (nil: the primary did not answer).
+      var answer: WALPosition??
+      var waiters: [CheckedContinuation<WALPosition?, Never>] = []
+    }
+
+    let started: ContinuousClock.Instant
+    let state: Mutex<State>
+
+    init(started: ContinuousClock.Instant, answer: WALPosition?? = nil) {
+      self.started = started
+      self.state = Mutex(State(answer: answer))
+    }
+
+    /// Its answer, once it has one.
+    func value() async -> WALPosition? {
+      await withCheckedContinuation { continuation in
+        let answer = state.withLock { state -> WALPosition?? in
+          if let answer = state.answer { return answer }
+          state.waiters.append(continuation)
+          return nil
+        }
+        if let answer { continuation.resume(returning: answer) }
+      }
+    }
+
+    func answer(_ position: WALPosition?) {
+      let waiters = state.withLock { state in
+        state.answer = .some(position)
+        defer { state.waiters = [] }
+        return state.waiters
+      }
+      for waiter in waiters { waiter.resume(returning: position) }
+    }
   }
 
   private let current = Mutex<Reading?>(nil)
@@ -22,17 +56,17 @@ final class PrimaryPositionReader: Sendable {
 
   /// A position of the primary read after `instant`; nil when the primary did not answer.
   func position(after instant: ContinuousClock.Instant) async -> WALPosition? {
-    let reading = current.withLock { current in
-      if let reading = current, reading.started > instant { return reading }
-      let started = ContinuousClock.now
-      let read = self.read
-      let reading = Reading(started: started, task: Task { await read() })
+    let (reading, reads) = current.withLock { current in
+      if let reading = current, reading.started > instant { return (reading, false) }
+      let reading = Reading(started: .now)
       current = reading
-      return reading
+      return (reading, true)
     }
-    let position = await reading.task.value
+    guard reads else { return await reading.value() }
+    let position = await read()
+    reading.answer(position)
     if position == nil {
-      current.withLock { if $0?.started == reading.started { $0 = nil } }
+      current.withLock { if $0 === reading { $0 = nil } }
     }
     return position
   }
@@ -41,7 +75,7 @@ final class PrimaryPositionReader: Sendable {
   func offer(_ position: WALPosition, readingStartedAt started: ContinuousClock.Instant) {
     current.withLock { current in
       if let reading = current, reading.started >= started { return }
-      current = Reading(started: started, task: Task { position })
+      current = Reading(started: started, answer: .some(position))
     }
   }
 }
