@@ -24,6 +24,8 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     // For the Vapor embedding example only (Examples/VaporExample); no product depends on it.
     .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     // A client generated from the served OpenAPI document, for the test that calls the API
@@ -93,6 +95,8 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       resources: [.copy("openapi.json")]
     ),
@@ -159,6 +163,11 @@ let package = Package(
         .product(name: "X509", package: "swift-certificates"),
       ],
       path: "Benchmarks/VerificationBenchmark"
+    ),
+    .executableTarget(
+      name: "MetricsBenchmark",
+      dependencies: ["StoreLedgerServer"],
+      path: "Benchmarks/MetricsBenchmark"
     ),
     .executableTarget(
       name: "FoldBenchmark",

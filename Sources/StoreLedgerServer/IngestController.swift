@@ -140,7 +140,7 @@ struct IngestController: Sendable {
     do {
       let ingested = try await ingest()
       let elapsed = ContinuousClock.now - start
-      metrics.append(seconds: elapsed.seconds)
+      metrics.append(duration: elapsed)
       metrics.ingest(
         kind: kind, outcome: Self.outcome(ingested), notificationType: ingested.notificationType)
       return try JSONBody.response(Stored(ingested), status: ingested.wasDuplicate ? .ok : created)

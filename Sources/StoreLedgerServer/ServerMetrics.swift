@@ -1,25 +1,20 @@
+import CoreMetrics
 import Foundation
+import Metrics
+import Prometheus
 import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
 import Synchronization
 
-/// The server's counters and the append latency histograms, rendered in Prometheus' text
-/// format at `/metrics`. Labels carry apps, routes, outcomes and codes, never tokens or
-/// payloads. A server of several apps (an apps file) puts an `app` label on every sample;
-/// one app from flags renders as it always did, without it.
+/// The server's metrics in Prometheus' text format at `/metrics`: what happens (requests,
+/// ingests, verification failures, append latency) is recorded through swift-metrics into the
+/// server's own Prometheus registry; what is (projectors, replicas, refund requests, change
+/// deliveries) is read at each scrape. Labels carry apps, routes, outcomes and codes, never
+/// tokens or payloads. A server of several apps (an apps file) puts an `app` label on every
+/// sample; one app from flags has none.
 public final class ServerMetrics: Sendable {
-  struct Histogram {
-    var buckets = [Int](repeating: 0, count: ServerMetrics.appendBounds.count)
-    var count = 0
-    var sum = 0.0
-  }
-
   private struct State {
-    var requests: [[String]: Int] = [:]
-    var ingests: [[String]: Int] = [:]
-    var verificationFailures: [[String]: Int] = [:]
-    var appends: [String: Histogram] = [:]
     var labelsApps = false
     /// When verification failures and webhook errors happened in the last 24 hours, by app
     /// (the console's overview).
@@ -35,14 +30,59 @@ public final class ServerMetrics: Sendable {
     var deliversChanges = false
   }
 
-  /// Upper bounds (seconds) of the append latency buckets.
-  static let appendBounds: [Double] = [
-    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  /// Upper bounds of the append latency buckets.
+  static let appendBounds: [Duration] = [
+    .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
+    .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+    .milliseconds(2500),
   ]
+  static let requestsFamily = "storeledger_http_requests_total"
+  static let ingestsFamily = "storeledger_ingests_total"
+  static let failuresFamily = "storeledger_verification_failures_total"
+  static let appendFamily = "storeledger_append_seconds"
+
   private let state = Mutex(State())
   private let attached = Mutex([String: Attached]())
+  private let registry = PrometheusCollectorRegistry()
+  private let factory: ServerMetricsFactory
+  /// The handles made so far, by family and label values: making one takes the registry's
+  /// lock and checks its labels, which a request should not pay again.
+  private let counters = Mutex<[[String]: Metrics.Counter]>([:])
+  private let timers = Mutex<[String: Metrics.Timer]>([:])
 
-  public init() {}
+  public init() {
+    factory = ServerMetricsFactory(
+      registry: registry,
+      help: [
+        Self.requestsFamily: "HTTP requests by method, route and status.",
+        Self.ingestsFamily:
+          "Ingested inputs by kind, outcome (stored, not_understood, unrouted, duplicate, "
+          + "rejected) and notification type.",
+        Self.failuresFamily: "Signed data refused by the verifier, by reason.",
+        Self.appendFamily: "Time to verify, append and index one input.",
+      ],
+      buckets: [Self.appendFamily: Self.appendBounds])
+  }
+
+  /// The dimensions of one sample: `app` first when samples carry it.
+  private func dimensions(app: String, _ pairs: KeyValuePairs<String, String>)
+    -> [(String, String)]
+  {
+    let labelsApps = state.withLock { $0.labelsApps }
+    return (labelsApps ? [("app", app)] : []) + pairs.map { ($0.key, $0.value) }
+  }
+
+  /// The counter of `family` with `pairs` (and the app), made once.
+  private func counter(_ family: String, app: String, _ pairs: KeyValuePairs<String, String>)
+    -> Metrics.Counter
+  {
+    let key = [family, app] + pairs.map(\.value)
+    if let counter = counters.withLock({ $0[key] }) { return counter }
+    let counter = Metrics.Counter(
+      label: family, dimensions: dimensions(app: app, pairs), factory: factory)
+    counters.withLock { $0[key] = counter }
+    return counter
+  }
 
   /// Puts an `app` label on every sample (a server of several apps).
   func labelApps() {
@@ -184,12 +224,13 @@ public final class ServerMetrics: Sendable {
     return text
   }
 
-  func request(app: String, method: String, route: String, status: Int) {
-    state.withLock { state in
-      state.requests[[app, method, route, String(status)], default: 0] += 1
-      if route.hasSuffix(IngestController.webhookPath), status >= 300 {
-        Self.note(&state.recentWebhookErrors[app, default: []])
-      }
+  package func request(app: String, method: String, route: String, status: Int) {
+    counter(
+      Self.requestsFamily, app: app,
+      ["method": method, "route": route, "status": String(status)]
+    ).increment()
+    if route.hasSuffix(IngestController.webhookPath), status >= 300 {
+      state.withLock { Self.note(&$0.recentWebhookErrors[app, default: []]) }
     }
   }
 
@@ -220,39 +261,30 @@ public final class ServerMetrics: Sendable {
 
   /// One ingest (`kind`: notification, transaction, link, debit) and how it ended.
   func ingest(app: String, kind: String, outcome: String, notificationType: String?) {
-    state.withLock { $0.ingests[[app, kind, outcome, notificationType ?? ""], default: 0] += 1 }
+    counter(
+      Self.ingestsFamily, app: app,
+      ["kind": kind, "outcome": outcome, "notification_type": notificationType ?? ""]
+    ).increment()
   }
 
   func verificationFailure(app: String, code: String) {
-    state.withLock { state in
-      state.verificationFailures[[app, code], default: 0] += 1
-      Self.note(&state.recentFailures[app, default: []])
-    }
+    counter(Self.failuresFamily, app: app, ["code": code]).increment()
+    state.withLock { Self.note(&$0.recentFailures[app, default: []]) }
   }
 
-  func append(app: String, seconds: Double) {
-    state.withLock { state in
-      state.appends[app, default: Histogram()].record(seconds, bounds: Self.appendBounds)
-    }
+  func append(app: String, duration: Duration) {
+    let timer =
+      timers.withLock { $0[app] }
+      ?? Metrics.Timer(
+        label: Self.appendFamily, dimensions: dimensions(app: app, [:]), factory: factory)
+    timers.withLock { $0[app] = timer }
+    timer.record(duration: duration)
   }
 
   /// The exposition text.
   public func render() -> String {
     let state = self.state.withLock { $0 }
-    var text = ""
-    text += family(
-      "storeledger_http_requests_total", "counter", "HTTP requests by method, route and status.",
-      state.requests, labels: ["method", "route", "status"], labelsApps: state.labelsApps)
-    text += family(
-      "storeledger_ingests_total", "counter",
-      "Ingested inputs by kind, outcome (stored, not_understood, unrouted, duplicate, rejected) and notification type.",
-      state.ingests, labels: ["kind", "outcome", "notification_type"],
-      labelsApps: state.labelsApps)
-    text += family(
-      "storeledger_verification_failures_total", "counter",
-      "Signed data refused by the verifier, by reason.", state.verificationFailures,
-      labels: ["code"], labelsApps: state.labelsApps)
-    text += histogram(state.appends, labelsApps: state.labelsApps)
+    var text = registry.emitToString()
     let projectors = apps.compactMap { app in
       app.attached.projector.map { (Self.appLabel(state.labelsApps ? app.name : nil), $0.progress) }
     }
@@ -320,50 +352,9 @@ public final class ServerMetrics: Sendable {
     }.joined()
   }
 
-  /// A family whose keys begin with the app; the app becomes a label only when `labelsApps`.
-  private func family(
-    _ name: String, _ type: String, _ help: String, _ values: [[String]: Int], labels: [String],
-    labelsApps: Bool
-  ) -> String {
-    var text = "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-    let names = labelsApps ? ["app"] + labels : labels
-    for (key, value) in values.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-      let values = labelsApps ? key : Array(key.dropFirst())
-      let pairs = zip(names, values).map { "\($0)=\"\(Self.escaped($1))\"" }
-      text += "\(name){\(pairs.joined(separator: ","))} \(value)\n"
-    }
-    return text
-  }
-
-  private func histogram(_ appends: [String: Histogram], labelsApps: Bool) -> String {
-    let name = "storeledger_append_seconds"
-    var text =
-      "# HELP \(name) Time to verify, append and index one input.\n# TYPE \(name) histogram\n"
-    let apps =
-      appends.isEmpty && !labelsApps ? [("", Histogram())] : appends.sorted { $0.key < $1.key }
-    for (app, histogram) in apps {
-      let label = Self.appLabel(labelsApps ? app : nil)
-      for (bound, count) in zip(Self.appendBounds, histogram.buckets) {
-        text += "\(name)_bucket{\(label)le=\"\(bound)\"} \(count)\n"
-      }
-      text += "\(name)_bucket{\(label)le=\"+Inf\"} \(histogram.count)\n"
-      text += "\(name)_sum\(Self.braced(label)) \(histogram.sum)\n"
-      text += "\(name)_count\(Self.braced(label)) \(histogram.count)\n"
-    }
-    return text
-  }
-
   static func escaped(_ value: String) -> String {
     value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       .replacingOccurrences(of: "\n", with: "\\n")
-  }
-}
-
-extension ServerMetrics.Histogram {
-  mutating func record(_ seconds: Double, bounds: [Double]) {
-    count += 1
-    sum += seconds
-    for (index, bound) in bounds.enumerated() where seconds <= bound { buckets[index] += 1 }
   }
 }
 
@@ -380,8 +371,8 @@ struct AppMetrics: Sendable {
     server.verificationFailure(app: app, code: code)
   }
 
-  func append(seconds: Double) {
-    server.append(app: app, seconds: seconds)
+  func append(duration: Duration) {
+    server.append(app: app, duration: duration)
   }
 }
 
