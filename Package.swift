@@ -12,6 +12,9 @@ let package = Package(
     .library(name: "StoreLedgerServer", targets: ["StoreLedgerServer"]),
     .library(name: "AppStoreServerAPI", targets: ["AppStoreServerAPI"]),
     .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+    // Signed fixtures, a test PKI and the in-memory storage, for tests and the benchmarks
+    // (their own package, Benchmarks/).
+    .library(name: "StoreLedgerTestSupport", targets: ["StoreLedgerTestSupport"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
   ],
   dependencies: [
@@ -154,78 +157,6 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       path: "Examples/VaporExample"),
-    .executableTarget(
-      name: "VerificationBenchmark",
-      dependencies: [
-        "AppStoreVerification",
-        "StoreLedgerCore",
-        .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "X509", package: "swift-certificates"),
-      ],
-      path: "Benchmarks/VerificationBenchmark"
-    ),
-    .executableTarget(
-      name: "MetricsBenchmark",
-      dependencies: ["StoreLedgerServer"],
-      path: "Benchmarks/MetricsBenchmark"
-    ),
-    .executableTarget(
-      name: "FoldBenchmark",
-      dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"],
-      path: "Benchmarks/FoldBenchmark"
-    ),
-    .executableTarget(
-      name: "ChangeBenchmark",
-      dependencies: ["StoreLedgerCore", "StoreLedgerTestSupport"],
-      path: "Benchmarks/ChangeBenchmark"
-    ),
-    .executableTarget(
-      name: "DecodeBenchmark",
-      dependencies: ["StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerTestSupport"],
-      path: "Benchmarks/DecodeBenchmark"
-    ),
-    .executableTarget(
-      name: "AppendBenchmark",
-      dependencies: [
-        "StoreLedgerCore", "StoreLedgerPostgres",
-        "StoreLedgerTestSupport",
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      path: "Benchmarks/AppendBenchmark"
-    ),
-    .executableTarget(
-      name: "GrowthBenchmark",
-      dependencies: [
-        "StoreLedgerCore", "StoreLedgerPostgres",
-        "StoreLedgerTestSupport",
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      path: "Benchmarks/GrowthBenchmark"
-    ),
-    .executableTarget(
-      name: "RebuildBenchmark",
-      dependencies: [
-        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerTestSupport",
-        "AppStoreSimulator", "AppStoreVerification",
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      path: "Benchmarks/RebuildBenchmark"),
-    .executableTarget(
-      name: "ServerBenchmark",
-      dependencies: [
-        "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",
-        "StoreLedgerPostgres", "StoreLedgerTestSupport",
-        .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      path: "Benchmarks/ServerBenchmark"
-    ),
     .target(
       name: "StoreLedgerTestSupport",
       dependencies: [

@@ -6,7 +6,7 @@ import Synchronization
 // against a ceiling measured in the same run: the hand-written counter it replaced (one lock,
 // one dictionary increment). Also what rendering `/metrics` costs with those series.
 //
-//   swift build -c release --product MetricsBenchmark && .build/release/MetricsBenchmark
+//   swift build -c release --package-path Benchmarks --product MetricsBenchmark && Benchmarks/.build/release/MetricsBenchmark
 
 let requests = 1_000_000
 let rounds = 5

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AppStoreVerification
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncHTTPClient
 import Foundation
 import NIOCore

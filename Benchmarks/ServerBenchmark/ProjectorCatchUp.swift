@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Logging
 import PostgresNIO
 import StoreLedgerPostgres

@@ -224,7 +224,9 @@ public final class ServerMetrics: Sendable {
     return text
   }
 
-  package func request(app: String, method: String, route: String, status: Int) {
+  /// Counts one HTTP request of `app` by method, route (as routed, never with its values) and
+  /// status: the server's middleware records every request here.
+  public func request(app: String, method: String, route: String, status: Int) {
     counter(
       Self.requestsFamily, app: app,
       ["method": method, "route": route, "status": String(status)]
