@@ -131,7 +131,9 @@ public struct Ledger: Sendable {
     let sighting = IdentityJoiner.sighting(verified.payload, forwarded: appAccountToken)
     if appAccountToken == nil {
       let payload = verified.payload
-      if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
+      if let known = try await RepeatedObservations(storage: storage).stored(
+        in: record.streamId, { $0.repeated(payload) })
+      {
         await IdentityJoiner(ledger: self).join(sighting)
         return known
       }
@@ -154,7 +156,9 @@ public struct Ledger: Sendable {
     }
     let record = try LedgerRecord.mapped { try LedgerRecord.renewalInfo(verified, source: source) }
     let payload = verified.payload
-    if let known = try await repeatedObservation(in: record.streamId, { $0.repeated(payload) }) {
+    if let known = try await RepeatedObservations(storage: storage).stored(
+      in: record.streamId, { $0.repeated(payload) })
+    {
       await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(payload))
       return known
     }

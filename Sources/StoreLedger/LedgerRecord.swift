@@ -44,7 +44,7 @@ public struct LedgerRecord: Sendable, Hashable {
     } else {
       stream = "app:\(environment):\(payload.bundleId ?? "unknown")"
     }
-    let claims = NotificationReceived(
+    let claims = NotificationClaims(
       notification: payload, transaction: verified.transaction?.payload,
       renewalInfo: verified.renewalInfo?.payload,
       appTransaction: verified.appTransaction?.payload)
@@ -76,7 +76,7 @@ public struct LedgerRecord: Sendable, Hashable {
       event: NewEvent(
         eventType: NotificationFacts.eventType, idempotencyKey: stream,
         payload: EventCodec.payload(
-          of: .notification(NotificationFacts(NotificationReceived(notification: payload)))),
+          of: .notification(NotificationFacts(NotificationClaims(notification: payload)))),
         appleSignedAt: payload.signedDate?.date, rawSigned: verified.notification.compactJWS,
         metadata: metadata(source),
         claims: EventPayloadJSON.wrapping(verified.notification.payloadJSON, as: "notification")))
@@ -95,7 +95,7 @@ public struct LedgerRecord: Sendable, Hashable {
       extras: appAccountToken.map { [("appAccountToken", $0)] } ?? [])
     let facts = try facts(
       of: .transaction(
-        TransactionObserved(transaction: transaction, appAccountToken: appAccountToken)))
+        SignedTransactionClaims(transaction: transaction, appAccountToken: appAccountToken)))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, transaction.originalTransactionId ?? id),
       event: NewEvent(
@@ -114,7 +114,7 @@ public struct LedgerRecord: Sendable, Hashable {
     guard let id = renewal.originalTransactionId, let signed = renewal.signedDate else {
       throw MappingError(description: "the renewal info has no originalTransactionId or signedDate")
     }
-    let facts = try facts(of: .renewalInfo(RenewalInfoObserved(renewalInfo: renewal)))
+    let facts = try facts(of: .renewalInfo(RenewalInfoClaims(renewalInfo: renewal)))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, id),
       event: NewEvent(
@@ -137,7 +137,7 @@ public struct LedgerRecord: Sendable, Hashable {
     guard let id = renewal.originalTransactionId else {
       throw MappingError(description: "the renewal info has no originalTransactionId")
     }
-    let observed = StatusObserved(
+    let observed = StatusClaims(
       originalTransactionId: id,
       subscriptionGroupIdentifier: transaction.payload.subscriptionGroupIdentifier, status: status,
       transaction: transaction.payload, renewalInfo: renewal)

@@ -50,7 +50,7 @@ import Testing
       let verified = try await verifier.verifyNotification(notification.signedPayload)
       let event = LedgerEvent(
         claims: .notification(
-          NotificationReceived(
+          NotificationClaims(
             notification: verified.payload, transaction: verified.transaction?.payload,
             renewalInfo: verified.renewalInfo?.payload,
             appTransaction: verified.appTransaction?.payload)))!
@@ -75,7 +75,7 @@ import Testing
         delivered.append(
           LedgerEvent(
             claims: .transaction(
-              TransactionObserved(transaction: payload, appAccountToken: forwarded)))!)
+              SignedTransactionClaims(transaction: payload, appAccountToken: forwarded)))!)
       }
     }
     let repaired = try await Self.replay(simulation.truth, store, verifier)
@@ -116,7 +116,8 @@ import Testing
           events.append(
             LedgerEvent(
               claims: .transaction(
-                TransactionObserved(transaction: try await verifier.verifyTransaction(jws).payload))
+                SignedTransactionClaims(
+                  transaction: try await verifier.verifyTransaction(jws).payload))
             )!)
         }
         revision = page.hasMore == true ? page.revision : nil
@@ -128,7 +129,7 @@ import Testing
           events.append(
             LedgerEvent(
               claims: .status(
-                StatusObserved(
+                StatusClaims(
                   originalTransactionId: item.originalTransactionId ?? "",
                   subscriptionGroupIdentifier: group.subscriptionGroupIdentifier,
                   status: item.status,

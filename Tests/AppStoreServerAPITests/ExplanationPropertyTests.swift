@@ -160,7 +160,7 @@ import Testing
       await add(
         LedgerEvent(
           claims: .notification(
-            NotificationReceived(
+            NotificationClaims(
               notification: verified.payload, transaction: verified.transaction?.payload,
               renewalInfo: verified.renewalInfo?.payload,
               appTransaction: verified.appTransaction?.payload))),
@@ -181,7 +181,7 @@ import Testing
         await add(
           LedgerEvent(
             claims: .transaction(
-              TransactionObserved(transaction: payload, appAccountToken: account))
+              SignedTransactionClaims(transaction: payload, appAccountToken: account))
           ), recordedAfter: 1_000)
         // The backend spends some units of a consumable a few days after the purchase.
         guard payload.type == .consumable, let bought = payload.purchaseDate?.milliseconds,

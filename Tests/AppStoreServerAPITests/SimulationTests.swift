@@ -122,7 +122,7 @@ import Testing
     let events = notifications.map { verified in
       LedgerEvent(
         claims: .notification(
-          NotificationReceived(
+          NotificationClaims(
             notification: verified.payload, transaction: verified.transaction?.payload,
             renewalInfo: verified.renewalInfo?.payload)))!
     }

@@ -65,8 +65,10 @@ import Testing
   /// the codec's typed error rather than read as something else.
   @Test func malformedRowsAreRefusedWithATypedError() throws {
     let unreadable: [(String, String)] = [
-      (TransactionSeen.eventType, #"{"transaction": {"transaction": {"transactionId": 5}}}"#),
-      (TransactionSeen.eventType, #"{"transaction": {}}"#),
+      (
+        SignedTransactionFacts.eventType, #"{"transaction": {"transaction": {"transactionId": 5}}}"#
+      ),
+      (SignedTransactionFacts.eventType, #"{"transaction": {}}"#),
       (NotificationFacts.eventType, "{"),
       (NotificationFacts.eventType, #"{"notification": {}, "renewal": {}}"#),
       ("appstore.transaction.v1", #"{"transaction": {"productId": "x"}}"#),
@@ -118,19 +120,19 @@ import Testing
     reversal.data?.status = .revoked
     return [
       .notification(
-        NotificationReceived(notification: apple, transaction: transaction, renewalInfo: renewal)),
-      .notification(NotificationReceived(notification: reversal, transaction: transaction)),
-      .notification(NotificationReceived(notification: apple)),
-      .notification(NotificationReceived(notification: ResponseBodyV2DecodedPayload())),
-      .transaction(TransactionObserved(transaction: transaction, appAccountToken: "Forwarded")),
-      .transaction(TransactionObserved(transaction: transaction)),
-      .renewalInfo(RenewalInfoObserved(renewalInfo: renewal)),
+        NotificationClaims(notification: apple, transaction: transaction, renewalInfo: renewal)),
+      .notification(NotificationClaims(notification: reversal, transaction: transaction)),
+      .notification(NotificationClaims(notification: apple)),
+      .notification(NotificationClaims(notification: ResponseBodyV2DecodedPayload())),
+      .transaction(SignedTransactionClaims(transaction: transaction, appAccountToken: "Forwarded")),
+      .transaction(SignedTransactionClaims(transaction: transaction)),
+      .renewalInfo(RenewalInfoClaims(renewalInfo: renewal)),
       .status(
-        StatusObserved(
+        StatusClaims(
           originalTransactionId: transaction.originalTransactionId!,
           subscriptionGroupIdentifier: "group", status: .billingRetry,
           transaction: transaction, renewalInfo: renewal)),
-      .status(StatusObserved(originalTransactionId: "1", status: .expired)),
+      .status(StatusClaims(originalTransactionId: "1", status: .expired)),
     ]
   }
 }

@@ -66,7 +66,7 @@ import Testing
     #expect(rows.count > 300)
     #expect(
       Set(rows.map(\.eventType)).isSuperset(
-        of: AppleClaims.claimsEventTypes.subtracting([StatusObserved.eventType])))
+        of: AppleClaims.claimsEventTypes.subtracting([StatusClaims.eventType])))
     try await database.asAdmin { client in
       for row in rows {
         let signedAt = row.appleSignedAtMicros.map { Double($0) / 1e6 }

@@ -85,7 +85,7 @@ public enum LedgerFixtures {
     payload.data = data
     return LedgerEvent(
       claims: .notification(
-        NotificationReceived(notification: payload, transaction: transaction, renewalInfo: renewal)
+        NotificationClaims(notification: payload, transaction: transaction, renewalInfo: renewal)
       ), recordedAt: recorded.map(t), key: payload.notificationUUID)!
   }
 
@@ -95,7 +95,7 @@ public enum LedgerFixtures {
   ) -> LedgerEvent {
     LedgerEvent(
       claims: .transaction(
-        TransactionObserved(transaction: transaction, appAccountToken: forwardedToken)),
+        SignedTransactionClaims(transaction: transaction, appAccountToken: forwardedToken)),
       recordedAt: recorded.map(t),
       key: "tx:\(transaction.transactionId ?? ""):\(transaction.signedDate?.milliseconds ?? 0)")!
   }
@@ -104,7 +104,7 @@ public enum LedgerFixtures {
     -> LedgerEvent
   {
     LedgerEvent(
-      claims: .renewalInfo(RenewalInfoObserved(renewalInfo: renewal)), recordedAt: recorded.map(t),
+      claims: .renewalInfo(RenewalInfoClaims(renewalInfo: renewal)), recordedAt: recorded.map(t),
       key:
         "renewal:\(renewal.originalTransactionId ?? ""):\(renewal.signedDate?.milliseconds ?? 0)")!
   }

@@ -158,6 +158,16 @@ import Testing
             try await ledger.entitlements(for: Self.token).map(\.active) == [false],
             "this process's ingest shows at once")
 
+          // The projector stores the refund's view before it stops: the stored row is then
+          // current, and only the cache's being off decides what answers below.
+          let stored = ContinuousClock.now + .seconds(20)
+          while ContinuousClock.now < stored {
+            let slice = try await ledger.storage.accounts.storedView(
+              of: Self.token, part: nil, consistency: .exact
+            ).value
+            if let slice, slice.projectedChanges == slice.changes { break }
+            try await Task.sleep(for: .milliseconds(20))
+          }
           running.cancel()
           await running.value
           try await admin.execute(

@@ -127,7 +127,7 @@ import Testing
     #expect(debit.event.idempotencyKey == "debit:req-1")
     #expect(throws: LedgerRecord.MappingError.self) {
       try LedgerRecord.command(
-        .renewal(try #require(RenewalFacts(F.renewal("1", signed: 0)))),
+        .renewal(try #require(RenewalInfoFacts(F.renewal("1", signed: 0)))),
         idempotencyKey: "x", source: "api")
     }
   }

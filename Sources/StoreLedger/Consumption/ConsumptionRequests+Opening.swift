@@ -61,14 +61,11 @@ extension ConsumptionRequests {
   }
 
   static func event(_ event: ConsumptionEvent, key: String, source: String) -> NewEvent {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
     let environment: String? =
       if case .requested(let requested) = event { requested.environment } else { nil }
-    // Requests hold identifiers and Apple's enumerations only: encoding cannot fail.
     return NewEvent(
       eventType: event.eventType, idempotencyKey: key,
-      payload: Array(try! encoder.encode(event)), environment: environment,
+      payload: EventCodec.payload(of: event), environment: environment,
       metadata: Array(try! JSONEncoder().encode(["source": source])))
   }
 }

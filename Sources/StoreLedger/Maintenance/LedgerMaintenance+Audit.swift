@@ -126,7 +126,7 @@ extension LedgerMaintenance {
     do {
       let verified = try await ledger.verifiers.unroutable.signedDate.verifyUnroutable(
         UnverifiedJWS(raw))
-      return .notification(NotificationReceived(notification: verified.payload))
+      return .notification(NotificationClaims(notification: verified.payload))
 
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
@@ -153,7 +153,7 @@ extension LedgerMaintenance {
         try await verifier.verifyNotification(raw)
       }
       return .notification(
-        NotificationReceived(
+        NotificationClaims(
           notification: verified.payload, transaction: verified.transaction?.payload,
           renewalInfo: verified.renewalInfo?.payload,
           appTransaction: verified.appTransaction?.payload))
@@ -162,13 +162,13 @@ extension LedgerMaintenance {
         try await verifier.verifyTransaction(raw)
       }
       return .transaction(
-        TransactionObserved(
+        SignedTransactionClaims(
           transaction: verified.payload, appAccountToken: observed.appAccountToken))
     case .renewalInfo, .status:
       let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
         try await verifier.verifyRenewalInfo(raw)
       }
-      return .renewalInfo(RenewalInfoObserved(renewalInfo: verified.payload))
+      return .renewalInfo(RenewalInfoClaims(renewalInfo: verified.payload))
     }
   }
 

@@ -5,8 +5,8 @@
 /// equal to decoding the claims whole and mapping them.
 enum ClaimsUpcaster {
   private typealias ClaimsKeys = AppleClaims.MemberNames
-  private typealias NotificationKeys = NotificationReceived.MemberNames
-  private typealias DataKeys = NotificationReceived.DataMemberNames
+  private typealias NotificationKeys = NotificationClaims.MemberNames
+  private typealias DataKeys = NotificationClaims.DataMemberNames
 
   static func facts(of payload: UnsafeRawBufferPointer) throws -> LedgerEvent.Body {
     // Borrowed: every value is copied out before this returns.
@@ -27,10 +27,10 @@ enum ClaimsUpcaster {
     case ClaimsKeys.transaction.hash:
       guard let facts = try TransactionFacts(flat: object) else { return nil }
       return .transaction(
-        TransactionSeen(
+        SignedTransactionFacts(
           transaction: facts, forwardedToken: try root.string(ClaimsKeys.appAccountToken)))
     case ClaimsKeys.renewalInfo.hash:
-      return try RenewalFacts(flat: object).map(LedgerEvent.Body.renewal)
+      return try RenewalInfoFacts(flat: object).map(LedgerEvent.Body.renewal)
     default: return nil
     }
   }
@@ -45,7 +45,7 @@ enum ClaimsUpcaster {
       transaction: try data.flatMap { try signedObject(DataKeys.signedTransactionInfo, in: $0) }
         .flatMap(TransactionFacts.init(flat:)),
       renewal: try data.flatMap { try signedObject(DataKeys.signedRenewalInfo, in: $0) }
-        .flatMap(RenewalFacts.init(flat:)))
+        .flatMap(RenewalInfoFacts.init(flat:)))
   }
 
   /// A decoded payload in a notification's data; nil for a JWS kept as it came, or none.

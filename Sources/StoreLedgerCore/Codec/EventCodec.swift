@@ -11,6 +11,13 @@ public enum EventCodec {
     Array(try! encoder.encode(body))
   }
 
+  /// The stored payload of a refund request's step (its case under its name, with the
+  /// request's state and when it is due).
+  public static func payload(of event: ConsumptionEvent) -> [UInt8] {
+    // Identifiers, instants and Apple's enumerations: encoding cannot fail.
+    Array(try! encoder.encode(event))
+  }
+
   /// The stored claims.
   public static func claims(_ claims: AppleClaims) -> [UInt8] {
     Array(try! encoder.encode(claims))

@@ -41,10 +41,12 @@ extension LedgerEvent.Body: FlatJSONObjectDecodable {
           TransactionFacts.init(flat:))
       else { throw JSONObjectReader.Mismatch() }
       self = .transaction(
-        TransactionSeen(
+        SignedTransactionFacts(
           transaction: facts, forwardedToken: try object.string(FactMemberNames.forwardedToken)))
     case MemberNames.renewal.hash:
-      guard let facts = try RenewalFacts(flat: object) else { throw JSONObjectReader.Mismatch() }
+      guard let facts = try RenewalInfoFacts(flat: object) else {
+        throw JSONObjectReader.Mismatch()
+      }
       self = .renewal(facts)
     case MemberNames.status.hash: self = .status(try Self.required(root.decoded(kind)))
     case MemberNames.debit.hash: self = .debit(try Self.required(root.decoded(kind)))
@@ -65,7 +67,7 @@ extension LedgerEvent.Body: FlatJSONObjectDecodable {
       status: try object.enumeration(FactMemberNames.status),
       transaction: try object.nested(FactMemberNames.transaction).flatMap(
         TransactionFacts.init(flat:)),
-      renewal: try object.nested(FactMemberNames.renewal).flatMap(RenewalFacts.init(flat:)),
+      renewal: try object.nested(FactMemberNames.renewal).flatMap(RenewalInfoFacts.init(flat:)),
       unclaimSeatIds: try object.strings(FactMemberNames.unclaimSeatIds),
       appTransactionId: try object.string(FactMemberNames.appTransactionId))
   }

@@ -8,8 +8,7 @@ import StoreLedgerCore
 /// `storeledger.app_transactions`.
 extension PostgresLedgerDatabase: AccountIndex {
   public func accounts(holding streams: [String]) async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("reading the account index") { client in
+    try await primary("reading the account index") { client, logger in
       try await AccountViewStatements.accounts(ofStreams: streams, on: client, logger: logger)
         .sorted()
     }
@@ -18,8 +17,7 @@ extension PostgresLedgerDatabase: AccountIndex {
   public func refundRequestStreams(ofChain originalTransactionId: String)
     async throws(EventStoreError) -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("reading the refund requests' index") { client in
+    try await primary("reading the refund requests' index") { client, logger in
       try await RefundRequestStatements.streams(
         ofChain: originalTransactionId, on: client, logger: logger)
     }
@@ -28,8 +26,7 @@ extension PostgresLedgerDatabase: AccountIndex {
   public func seatStreams(holdingClaims seatClaimIds: [String]) async throws(EventStoreError)
     -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("reading the seat claims") { client in
+    try await primary("reading the seat claims") { client, logger in
       try await SeatQueries.streams(holdingClaims: seatClaimIds, on: client, logger: logger)
         .sorted()
     }
@@ -38,8 +35,7 @@ extension PostgresLedgerDatabase: AccountIndex {
   public func note(_ sightings: [DownloadSighting]) async throws(EventStoreError)
     -> [DownloadSighting]
   {
-    let logger = self.logger
-    return try await onPrimary("noting app downloads") { client in
+    try await primary("noting app downloads") { client, logger in
       try await AppTransactionIndex.note(sightings, on: client, logger: logger)
     }
   }
@@ -47,8 +43,7 @@ extension PostgresLedgerDatabase: AccountIndex {
   public func accounts(holdingDownload appTransactionId: String, environment: String)
     async throws(EventStoreError) -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("reading the app downloads' index") { client in
+    try await primary("reading the app downloads' index") { client, logger in
       try await AppTransactionIndex.accounts(
         holdingDownload: appTransactionId, environment: environment, on: client,
         logger: logger

@@ -8,8 +8,7 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func inputs(of tokens: [String]) async throws(EventStoreError)
     -> [String: AccountInput]
   {
-    let logger = self.logger
-    return try await onPrimary("reading accounts to project") { client in
+    try await primary("reading accounts to project") { client, logger in
       try await AccountViewStatements.changesAndEvents(of: tokens, on: client, logger: logger)
     }
   }
@@ -18,8 +17,7 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func store(_ views: [ProjectedAccountView], projection: String)
     async throws(EventStoreError) -> Int
   {
-    let logger = self.logger
-    return try await onPrimary("storing account views") { client in
+    try await primary("storing account views") { client, logger in
       try await AccountViewStatements.store(
         views, projection: projection, on: client, logger: logger)
     }
@@ -29,15 +27,13 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func appendChanges(_ accounts: [DerivedAccountChanges]) async throws(EventStoreError)
     -> Set<String>
   {
-    let logger = self.logger
-    return try await onPrimary("appending changes") { client in
+    try await primary("appending changes") { client, logger in
       try await ChangeFeedStatements.append(accounts, on: client, logger: logger)
     }
   }
 
   public func expired(at time: Timestamp, limit: Int) async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("finding ended views") { client in
+    try await primary("finding ended views") { client, logger in
       try await AccountViewStatements.expired(at: time, limit: limit, on: client, logger: logger)
     }
   }
@@ -45,8 +41,7 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func foreign(to projection: String, limit: Int) async throws(EventStoreError)
     -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("finding views of other rules") { client in
+    try await primary("finding views of other rules") { client, logger in
       try await AccountViewStatements.foreign(
         to: projection, limit: limit, on: client, logger: logger)
     }
@@ -55,15 +50,13 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func changesDue(at time: Timestamp, limit: Int) async throws(EventStoreError)
     -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("finding due changes") { client in
+    try await primary("finding due changes") { client, logger in
       try await ChangeFeedStatements.due(at: time, limit: limit, on: client, logger: logger)
     }
   }
 
   public func underived(limit: Int) async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("finding underived accounts") { client in
+    try await primary("finding underived accounts") { client, logger in
       try await ChangeFeedStatements.underived(limit: limit, on: client, logger: logger)
     }
   }
@@ -71,8 +64,7 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func accounts(after token: String, limit: Int, shard: WorkShard)
     async throws(EventStoreError) -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("listing accounts") { client in
+    try await primary("listing accounts") { client, logger in
       try await AccountViewStatements.accounts(
         after: token, limit: limit, shard: shard, on: client, logger: logger)
     }
@@ -81,8 +73,7 @@ extension PostgresLedgerDatabase: AccountViewStore {
   public func storedViews(of tokens: [String]) async throws(EventStoreError)
     -> [String: AccountViewSlice]
   {
-    let logger = self.logger
-    return try await onPrimary("reading stored views") { client in
+    try await primary("reading stored views") { client, logger in
       try await AccountViewSlice.readWhole(of: tokens, on: client, logger: logger)
     }
   }

@@ -7,16 +7,14 @@ import StoreLedgerCore
 /// `storeledger.change_endpoints`; leases are row locks skipped by other servers.
 extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func register(_ endpoint: String) async throws(EventStoreError) {
-    let logger = self.logger
-    try await onPrimary("registering a changes webhook") { client in
+    try await primary("registering a changes webhook") { client, logger in
       try await ChangeDeliveryStatements.register(endpoint, on: client, logger: logger)
     }
   }
 
   @discardableResult
   public func enqueue(_ endpoint: String, limit: Int) async throws(EventStoreError) -> Int {
-    let logger = self.logger
-    return try await onPrimary("queuing changes") { client in
+    try await primary("queuing changes") { client, logger in
       try await ChangeDeliveryStatements.enqueue(endpoint, limit: limit, on: client, logger: logger)
     }
   }
@@ -24,8 +22,7 @@ extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func claim(_ endpoint: String, limit: Int, lease: Duration)
     async throws(EventStoreError) -> [ChangeDeliveryClaim]
   {
-    let logger = self.logger
-    return try await onPrimary("claiming deliveries") { client in
+    try await primary("claiming deliveries") { client, logger in
       try await ChangeDeliveryStatements.claim(
         endpoint, limit: limit, lease: lease, on: client, logger: logger)
     }
@@ -34,8 +31,7 @@ extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func record(_ outcomes: [ChangeDeliveryOutcome], endpoint: String)
     async throws(EventStoreError)
   {
-    let logger = self.logger
-    try await onPrimary("recording deliveries") { client in
+    try await primary("recording deliveries") { client, logger in
       try await ChangeDeliveryStatements.record(
         outcomes, endpoint: endpoint, on: client, logger: logger)
     }
@@ -45,8 +41,7 @@ extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func prune(_ endpoint: String, deliveredBefore age: Duration)
     async throws(EventStoreError) -> Int
   {
-    let logger = self.logger
-    return try await onPrimary("pruning deliveries") { client in
+    try await primary("pruning deliveries") { client, logger in
       try await ChangeDeliveryStatements.prune(
         endpoint, deliveredBefore: age, on: client, logger: logger)
     }
@@ -55,8 +50,7 @@ extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func resend(_ endpoint: String, from position: Int64) async throws(EventStoreError)
     -> Int
   {
-    let logger = self.logger
-    return try await onPrimary("queuing changes again") { client in
+    try await primary("queuing changes again") { client, logger in
       try await ChangeDeliveryStatements.resend(
         endpoint, from: position, on: client, logger: logger)
     }
@@ -65,8 +59,7 @@ extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func deliveries(endpoint: String?, state: String?, limit: Int)
     async throws(EventStoreError) -> [ChangeDelivery]
   {
-    let logger = self.logger
-    return try await onPrimary("reading the delivery log") { client in
+    try await primary("reading the delivery log") { client, logger in
       try await ChangeDeliveryStatements.log(
         endpoint: endpoint, state: state, limit: limit, on: client, logger: logger)
     }
@@ -75,15 +68,13 @@ extension PostgresLedgerDatabase: ChangeDeliveryQueue {
   public func deliveries(ofPositions positions: [Int64]) async throws(EventStoreError)
     -> [ChangeDelivery]
   {
-    let logger = self.logger
-    return try await onPrimary("reading the delivery log") { client in
+    try await primary("reading the delivery log") { client, logger in
       try await ChangeDeliveryStatements.log(positions: positions, on: client, logger: logger)
     }
   }
 
   public func counts() async throws(EventStoreError) -> [ChangeDeliveryCounts] {
-    let logger = self.logger
-    return try await onPrimary("counting deliveries") { client in
+    try await primary("counting deliveries") { client, logger in
       try await ChangeDeliveryStatements.counts(on: client, logger: logger)
     }
   }

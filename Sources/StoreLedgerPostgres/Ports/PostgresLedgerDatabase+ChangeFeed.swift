@@ -32,29 +32,25 @@ extension PostgresLedgerDatabase: ChangeFeed {
   public func changes(ofAccounts accounts: [String]) async throws(EventStoreError)
     -> [String: [ChangeRecord]]
   {
-    let logger = self.logger
-    return try await onPrimary("reading accounts' changes") { client in
+    try await primary("reading accounts' changes") { client, logger in
       try await ChangeFeedStatements.read(accounts: accounts, on: client, logger: logger)
     }
   }
 
   public func changes(at positions: [Int64]) async throws(EventStoreError) -> [ChangeRecord] {
-    let logger = self.logger
-    return try await onPrimary("reading changes") { client in
+    try await primary("reading changes") { client, logger in
       try await ChangeFeedStatements.read(positions: positions, on: client, logger: logger)
     }
   }
 
   public func head() async throws(EventStoreError) -> Int64 {
-    let logger = self.logger
-    return try await onPrimary("reading the change feed's head") { client in
+    try await primary("reading the change feed's head") { client, logger in
       try await ChangeFeedStatements.head(on: client, logger: logger)
     }
   }
 
   public func firstPosition(recordedSince time: Date) async throws(EventStoreError) -> Int64 {
-    let logger = self.logger
-    return try await onPrimary("finding a change by time") { client in
+    try await primary("finding a change by time") { client, logger in
       try await ChangeFeedStatements.firstPosition(recordedSince: time, on: client, logger: logger)
     }
   }

@@ -22,22 +22,19 @@ extension PostgresLedgerDatabase: MaintenanceStore {
   }
 
   public func beginViewsVersion() async throws(EventStoreError) -> Int {
-    let logger = self.logger
-    return try await onPrimary("beginning a views version") { client in
+    try await primary("beginning a views version") { client, logger in
       try await AccountViewsRebuildStatements.begin(on: client, logger: logger)
     }
   }
 
   public func liveViewsVersion() async throws(EventStoreError) -> Int? {
-    let logger = self.logger
-    return try await onPrimary("reading the live views version") { client in
+    try await primary("reading the live views version") { client, logger in
       try await AccountViewsRebuildStatements.liveVersion(on: client, logger: logger)
     }
   }
 
   public func accountCount() async throws(EventStoreError) -> Int {
-    let logger = self.logger
-    return try await onPrimary("counting accounts") { client in
+    try await primary("counting accounts") { client, logger in
       try await AccountViewsRebuildStatements.accountCount(on: client, logger: logger)
     }
   }
@@ -45,8 +42,7 @@ extension PostgresLedgerDatabase: MaintenanceStore {
   public func store(
     _ views: [ProjectedAccountView], intoVersion version: Int, projection: String
   ) async throws(EventStoreError) {
-    let logger = self.logger
-    try await onPrimary("storing rebuilt views") { client in
+    try await primary("storing rebuilt views") { client, logger in
       try await AccountViewsRebuildStatements.store(
         views, version: version, projection: projection, on: client, logger: logger)
     }
@@ -67,8 +63,7 @@ extension PostgresLedgerDatabase: MaintenanceStore {
   }
 
   public func viewsVersions() async throws(EventStoreError) -> [AccountViewsVersion] {
-    let logger = self.logger
-    return try await onPrimary("listing views versions") { client in
+    try await primary("listing views versions") { client, logger in
       try await AccountViewsRebuildStatements.versions(on: client, logger: logger)
     }
   }
@@ -76,8 +71,7 @@ extension PostgresLedgerDatabase: MaintenanceStore {
   public func viewDifferences(from version: Int) async throws(EventStoreError)
     -> [AccountViewDifference]
   {
-    let logger = self.logger
-    return try await onPrimary("comparing views versions") { client in
+    try await primary("comparing views versions") { client, logger in
       try await AccountViewsRebuildStatements.differences(
         from: version, on: client, logger: logger)
     }
@@ -100,15 +94,13 @@ extension PostgresLedgerDatabase: MaintenanceStore {
   }
 
   public func unroutedPayloads() async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("reading unrouted notifications") { client in
+    try await primary("reading unrouted notifications") { client, logger in
       try await NotUnderstoodStatements.unroutedPayloads(on: client, logger: logger)
     }
   }
 
   public func purchaseStreams() async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("listing purchase streams") { client in
+    try await primary("listing purchase streams") { client, logger in
       try await LogStatements.purchaseStreams(on: client, logger: logger)
     }
   }
@@ -116,15 +108,13 @@ extension PostgresLedgerDatabase: MaintenanceStore {
   public func streams(startingWith eventType: String) async throws(EventStoreError)
     -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("listing streams") { client in
+    try await primary("listing streams") { client, logger in
       try await LogStatements.streams(startingWith: eventType, on: client, logger: logger)
     }
   }
 
   public func streams(of account: String) async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("listing an account's streams") { client in
+    try await primary("listing an account's streams") { client, logger in
       try await AccountEvents.streams(of: account, on: client, logger: logger)
     }
   }

@@ -6,8 +6,7 @@ import StoreLedgerCore
 /// streams' appends.
 extension PostgresLedgerDatabase: RefundRequestIndex {
   public func dueRequests(now: Int64, limit: Int) async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("reading due refund requests") { client in
+    try await primary("reading due refund requests") { client, logger in
       try await RefundRequestStatements.due(now: now, limit: limit, on: client, logger: logger)
     }
   }
@@ -15,23 +14,20 @@ extension PostgresLedgerDatabase: RefundRequestIndex {
   public func requests(inStates states: [String], limit: Int) async throws(EventStoreError)
     -> [String]
   {
-    let logger = self.logger
-    return try await onPrimary("listing refund requests") { client in
+    try await primary("listing refund requests") { client, logger in
       try await RefundRequestStatements.list(
         states: states, limit: limit, on: client, logger: logger)
     }
   }
 
   public func requests(withId id: String) async throws(EventStoreError) -> [String] {
-    let logger = self.logger
-    return try await onPrimary("finding a refund request") { client in
+    try await primary("finding a refund request") { client, logger in
       try await RefundRequestStatements.find(id, on: client, logger: logger)
     }
   }
 
   public func requestCounts() async throws(EventStoreError) -> [RefundRequestCount] {
-    let logger = self.logger
-    return try await onPrimary("counting refund requests") { client in
+    try await primary("counting refund requests") { client, logger in
       try await RefundRequestStatements.counts(on: client, logger: logger).map {
         RefundRequestCount(state: $0.state, late: $0.late, decision: $0.decision, count: $0.count)
       }

@@ -26,8 +26,7 @@ extension PostgresLedgerDatabase: SupportReads {
   }
 
   public func logCounts() async throws(EventStoreError) -> LogCounts {
-    let logger = self.logger
-    return try await onPrimary("counting the log") { client in
+    try await primary("counting the log") { client, logger in
       let counts = try await LogStatements.counts(on: client, logger: logger)
       return LogCounts(events: counts.events, streams: counts.streams, accounts: counts.accounts)
     }
@@ -36,8 +35,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func notUnderstood(knownTypes: [String], knownBodies: [String], limit: Int)
     async throws(EventStoreError) -> [NotUnderstoodNotification]
   {
-    let logger = self.logger
-    return try await onPrimary("listing notifications not understood") { client in
+    try await primary("listing notifications not understood") { client, logger in
       try await NotUnderstoodStatements.list(
         knownTypes: knownTypes, knownBodies: knownBodies, limit: limit, on: client,
         logger: logger)
@@ -47,8 +45,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func notificationCount(in stream: String, type: String, since: Int64)
     async throws(EventStoreError) -> Int
   {
-    let logger = self.logger
-    return try await onPrimary("counting notifications") { client in
+    try await primary("counting notifications") { client, logger in
       try await LogStatements.notificationCount(
         in: stream, type: type, since: since, on: client, logger: logger)
     }
@@ -57,8 +54,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func extensionSummary(in stream: String, requestIdentifier: String)
     async throws(EventStoreError) -> (succeeded: Int64?, failed: Int64?)?
   {
-    let logger = self.logger
-    return try await onPrimary("reading an extension's summary") { client in
+    try await primary("reading an extension's summary") { client, logger in
       try await LogStatements.extensionSummary(
         in: stream, requestIdentifier: requestIdentifier, on: client, logger: logger)
     }
@@ -67,8 +63,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func event(withKey key: String) async throws(EventStoreError)
     -> (streamId: String, streamVersion: Int64, recordedAt: Date)?
   {
-    let logger = self.logger
-    return try await onPrimary("finding an event by key") { client in
+    try await primary("finding an event by key") { client, logger in
       try await LogStatements.event(withKey: key, on: client, logger: logger)
     }
   }

@@ -64,4 +64,14 @@ public struct PostgresLedgerDatabase: Sendable {
       throw EventStoreError.database(error, while: action)
     }
   }
+
+  /// A statement on the primary within the timeout, given the pool and the logger; `action`
+  /// names it in errors.
+  func primary<Value: Sendable>(
+    _ action: String,
+    _ statement: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
+  ) async throws(EventStoreError) -> Value {
+    let logger = self.logger
+    return try await onPrimary(action) { client in try await statement(client, logger) }
+  }
 }

@@ -12,7 +12,7 @@ import Testing
   /// Given the log's snapshots of one transaction, when the same facts come back signed later,
   /// then only a repeat of the newest one is a repeat: A, B, then A again ends on A.
   static func claims(_ transaction: JWSTransactionDecodedPayload) -> AppleClaims {
-    .transaction(TransactionObserved(transaction: transaction))
+    .transaction(SignedTransactionClaims(transaction: transaction))
   }
 
   @Test func aFetchedSnapshotRepeatsOnlyTheNewestOne() {
@@ -39,7 +39,7 @@ import Testing
     let log: [AppleClaims?] = [
       nil,
       .notification(
-        NotificationReceived(
+        NotificationClaims(
           notification: ResponseBodyV2DecodedPayload(),
           transaction: F.transaction("7100", purchased: 10, expires: 40), renewalInfo: renewal)),
     ]

@@ -205,11 +205,9 @@ import Testing
         requestId: id, environment: "Sandbox", transactionId: transaction,
         originalTransactionId: "9\(transaction)", productId: "gems", productType: .consumable,
         appAccountToken: nil, reason: nil, requestedAt: Timestamp(milliseconds: milliseconds)))
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
     return NewEvent(
       eventType: event.eventType, idempotencyKey: "request:\(id)",
-      payload: Array(try! encoder.encode(event)), environment: "Sandbox")
+      payload: EventCodec.payload(of: event), environment: "Sandbox")
   }
 
   @Test(arguments: StorageKind.allCases)

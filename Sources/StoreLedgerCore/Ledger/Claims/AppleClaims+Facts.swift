@@ -11,9 +11,9 @@ extension LedgerEvent.Body {
     case .transaction(let observed):
       guard let facts = TransactionFacts(observed.transaction) else { return nil }
       self = .transaction(
-        TransactionSeen(transaction: facts, forwardedToken: observed.appAccountToken))
+        SignedTransactionFacts(transaction: facts, forwardedToken: observed.appAccountToken))
     case .renewalInfo(let observed):
-      guard let facts = RenewalFacts(observed.renewalInfo) else { return nil }
+      guard let facts = RenewalInfoFacts(observed.renewalInfo) else { return nil }
       self = .renewal(facts)
     case .status(let observed):
       self = .status(
@@ -21,19 +21,19 @@ extension LedgerEvent.Body {
           originalTransactionId: observed.originalTransactionId,
           subscriptionGroupIdentifier: observed.subscriptionGroupIdentifier,
           status: observed.status, transaction: observed.transaction.flatMap(TransactionFacts.init),
-          renewal: observed.renewalInfo.flatMap(RenewalFacts.init)))
+          renewal: observed.renewalInfo.flatMap(RenewalInfoFacts.init)))
     }
   }
 }
 
 extension NotificationFacts {
-  public init(_ received: NotificationReceived) {
+  public init(_ received: NotificationClaims) {
     let notification = received.notification
     self.init(
       notificationType: notification.notificationType, subtype: notification.subtype,
       signedDate: notification.signedDate, status: notification.data?.status,
       transaction: received.transaction.flatMap(TransactionFacts.init),
-      renewal: received.renewalInfo.flatMap(RenewalFacts.init),
+      renewal: received.renewalInfo.flatMap(RenewalInfoFacts.init),
       unclaimSeatIds: notification.unclaimInfo?.unclaimSeatIds,
       appTransactionId: received.appTransaction?.appTransactionId)
   }
@@ -65,7 +65,7 @@ extension TransactionFacts {
   }
 }
 
-extension RenewalFacts {
+extension RenewalInfoFacts {
   /// Nil when the payload lacks an original transaction id.
   public convenience init?(_ payload: JWSRenewalInfoDecodedPayload) {
     self.init(

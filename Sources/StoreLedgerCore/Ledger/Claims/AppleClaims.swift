@@ -2,19 +2,19 @@
 /// beside the facts in the log (the `claims` column; the payload of rows written before the
 /// facts were), re-derived from the JWS by the audit, and the input of scenario files.
 public enum AppleClaims: Hashable, Sendable {
-  case notification(NotificationReceived)
-  case transaction(TransactionObserved)
-  case renewalInfo(RenewalInfoObserved)
-  case status(StatusObserved)
+  case notification(NotificationClaims)
+  case transaction(SignedTransactionClaims)
+  case renewalInfo(RenewalInfoClaims)
+  case status(StatusClaims)
 
   /// The event type under which rows holding these claims as their payload were written
   /// (before the log stored facts).
   public var claimsEventType: String {
     switch self {
-    case .notification: NotificationReceived.eventType
-    case .transaction: TransactionObserved.eventType
-    case .renewalInfo: RenewalInfoObserved.eventType
-    case .status: StatusObserved.eventType
+    case .notification: NotificationClaims.eventType
+    case .transaction: SignedTransactionClaims.eventType
+    case .renewalInfo: RenewalInfoClaims.eventType
+    case .status: StatusClaims.eventType
     }
   }
 
@@ -41,17 +41,17 @@ extension AppleClaims: Codable {
   static func claims(_ kind: Keys, in container: KeyedDecodingContainer<Keys>) throws -> Self {
     switch kind {
     case .notification:
-      return .notification(try container.decode(NotificationReceived.self, forKey: kind))
+      return .notification(try container.decode(NotificationClaims.self, forKey: kind))
     case .transaction:
       return .transaction(
-        TransactionObserved(
+        SignedTransactionClaims(
           transaction: try container.decode(JWSTransactionDecodedPayload.self, forKey: kind),
           appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken)))
     case .renewalInfo:
       return .renewalInfo(
-        RenewalInfoObserved(
+        RenewalInfoClaims(
           renewalInfo: try container.decode(JWSRenewalInfoDecodedPayload.self, forKey: kind)))
-    default: return .status(try container.decode(StatusObserved.self, forKey: kind))
+    default: return .status(try container.decode(StatusClaims.self, forKey: kind))
     }
   }
 

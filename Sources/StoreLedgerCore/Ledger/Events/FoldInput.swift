@@ -10,7 +10,7 @@ public final class FoldInput: Sendable {
   /// The one transaction snapshot the event carries, if any (every kind carries at most one).
   let transactionFacts: TransactionFacts?
   /// The one renewal info the event carries, if any.
-  let renewalFacts: RenewalFacts?
+  let renewalFacts: RenewalInfoFacts?
   /// A digest of ``reference``: orders two events carrying the same facts with one integer
   /// comparison instead of four string comparisons on memory that is rarely in cache.
   private let orderDigest: UInt64

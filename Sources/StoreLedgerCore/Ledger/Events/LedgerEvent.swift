@@ -20,8 +20,8 @@ public struct LedgerEvent: Hashable, Sendable {
   /// The facts of one event, one case per kind. Its `Codable` form is the stored payload.
   public enum Body: Hashable, Sendable {
     case notification(NotificationFacts)
-    case transaction(TransactionSeen)
-    case renewal(RenewalFacts)
+    case transaction(SignedTransactionFacts)
+    case renewal(RenewalInfoFacts)
     case status(StatusFacts)
     case debit(ConsumableDebited)
     case link(AccountLinked)
@@ -60,7 +60,7 @@ extension LedgerEvent.Body {
   public var eventType: String {
     switch self {
     case .notification: NotificationFacts.eventType
-    case .transaction: TransactionSeen.eventType
+    case .transaction: SignedTransactionFacts.eventType
     case .renewal: Self.renewalEventType
     case .status: StatusFacts.eventType
     case .debit: ConsumableDebited.eventType
@@ -94,7 +94,7 @@ extension LedgerEvent.Body {
   }
 
   /// The one renewal info the event carries, if any.
-  public var renewalFacts: RenewalFacts? {
+  public var renewalFacts: RenewalInfoFacts? {
     switch self {
     case .notification(let facts): facts.renewal
     case .renewal(let facts): facts
@@ -126,8 +126,9 @@ extension LedgerEvent.Body: Codable {
     switch kind {
     case .notification:
       self = .notification(try container.decode(NotificationFacts.self, forKey: kind))
-    case .transaction: self = .transaction(try container.decode(TransactionSeen.self, forKey: kind))
-    case .renewal: self = .renewal(try container.decode(RenewalFacts.self, forKey: kind))
+    case .transaction:
+      self = .transaction(try container.decode(SignedTransactionFacts.self, forKey: kind))
+    case .renewal: self = .renewal(try container.decode(RenewalInfoFacts.self, forKey: kind))
     case .status: self = .status(try container.decode(StatusFacts.self, forKey: kind))
     case .debit: self = .debit(try container.decode(ConsumableDebited.self, forKey: kind))
     case .link: self = .link(try container.decode(AccountLinked.self, forKey: kind))

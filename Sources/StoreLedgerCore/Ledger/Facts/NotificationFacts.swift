@@ -9,7 +9,7 @@ public struct NotificationFacts: Hashable, Sendable, Codable {
   /// `data.status`: Apple's signed status of the subscription, when the notification has one.
   public var status: SubscriptionStatus?
   public var transaction: TransactionFacts?
-  public var renewal: RenewalFacts?
+  public var renewal: RenewalInfoFacts?
   /// `UNCLAIM_SEATS`: the seat claims the App Store released.
   public var unclaimSeatIds: [String]?
   /// `RESCIND_CONSENT`: the download (appTransactionId) whose consent was withdrawn.
@@ -18,7 +18,7 @@ public struct NotificationFacts: Hashable, Sendable, Codable {
   public init(
     notificationType: NotificationType? = nil, subtype: NotificationSubtype? = nil,
     signedDate: Timestamp? = nil, status: SubscriptionStatus? = nil,
-    transaction: TransactionFacts? = nil, renewal: RenewalFacts? = nil,
+    transaction: TransactionFacts? = nil, renewal: RenewalInfoFacts? = nil,
     unclaimSeatIds: [String]? = nil, appTransactionId: String? = nil
   ) {
     self.unclaimSeatIds = unclaimSeatIds

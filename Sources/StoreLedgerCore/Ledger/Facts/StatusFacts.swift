@@ -7,12 +7,12 @@ public struct StatusFacts: Hashable, Sendable, Codable {
   public var subscriptionGroupIdentifier: String?
   public var status: SubscriptionStatus?
   public var transaction: TransactionFacts?
-  public var renewal: RenewalFacts?
+  public var renewal: RenewalInfoFacts?
 
   public init(
     originalTransactionId: String, subscriptionGroupIdentifier: String? = nil,
     status: SubscriptionStatus? = nil, transaction: TransactionFacts? = nil,
-    renewal: RenewalFacts? = nil
+    renewal: RenewalInfoFacts? = nil
   ) {
     self.originalTransactionId = originalTransactionId
     self.subscriptionGroupIdentifier = subscriptionGroupIdentifier

@@ -7,7 +7,7 @@ public struct AppleStatusRecord: Hashable, Sendable {
 
   public var source: EventReference { input.reference }
   /// The renewal info signed with the status, if the event carried one.
-  public var renewal: RenewalFacts? { input.renewalFacts }
+  public var renewal: RenewalInfoFacts? { input.renewalFacts }
 
   func supersedes(_ other: AppleStatusRecord) -> Bool {
     let mine = (signedDate?.milliseconds ?? .min, Int64(status.rawValue))

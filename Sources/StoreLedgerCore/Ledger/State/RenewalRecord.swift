@@ -13,7 +13,7 @@ public struct RenewalRecord: Sendable {
     self.signedMilliseconds = input.renewalFacts!.signedDate?.milliseconds ?? .min
   }
 
-  public var facts: RenewalFacts { input.renewalFacts! }
+  public var facts: RenewalInfoFacts { input.renewalFacts! }
 
   public var source: EventReference { input.reference }
   public var originalTransactionId: String { facts.originalTransactionId }

@@ -43,8 +43,9 @@ public struct BillingPlanView: Hashable, Sendable, Encodable {
 
   /// The plan of `transaction`'s period, with what the renewal info in force says of the
   /// commitment's renewal; nil when Apple signed no plan for it.
-  init?(_ transaction: TransactionFacts, renewal: RenewalFacts?) {
-    guard let plan = transaction.plan, let type = plan.billingPlanType ?? (plan.commitment != nil ? .monthly : nil)
+  init?(_ transaction: TransactionFacts, renewal: RenewalInfoFacts?) {
+    guard let plan = transaction.plan,
+      let type = plan.billingPlanType ?? (plan.commitment != nil ? .monthly : nil)
     else { return nil }
     let next = plan.isCommitment ? renewal?.plan?.commitment : nil
     let willRenew = next?.commitmentAutoRenewStatus.map { $0 == .on }

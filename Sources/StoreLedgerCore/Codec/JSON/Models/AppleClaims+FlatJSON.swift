@@ -21,11 +21,11 @@ extension AppleClaims: FlatJSONObjectDecodable {
       self = .notification(try required(object.object(kind)))
     case MemberNames.transaction.hash:
       self = .transaction(
-        TransactionObserved(
+        SignedTransactionClaims(
           transaction: try required(object.object(kind)),
           appAccountToken: try object.string(MemberNames.appAccountToken)))
     case MemberNames.renewalInfo.hash:
-      self = .renewalInfo(RenewalInfoObserved(renewalInfo: try required(object.object(kind))))
+      self = .renewalInfo(RenewalInfoClaims(renewalInfo: try required(object.object(kind))))
     default: self = .status(try required(object.object(kind)))
     }
   }

@@ -1,6 +1,6 @@
 /// A stored notification read without `Decodable` (see FlatJSONObjectDecodable and
-/// NotificationReceived+Codable.swift for the shape).
-extension NotificationReceived: FlatJSONObjectDecodable {
+/// NotificationClaims+Codable.swift for the shape).
+extension NotificationClaims: FlatJSONObjectDecodable {
   enum MemberNames {
     static let notificationType = JSONMemberName("notificationType")
     static let subtype = JSONMemberName("subtype")

@@ -1,6 +1,6 @@
 /// A verified App Store Server Notification V2 with its nested transaction and renewal info
 /// decoded (they were verified with it).
-public struct NotificationReceived: Hashable, Sendable {
+public struct NotificationClaims: Hashable, Sendable {
   public static let eventType = EventTypes.notificationClaims
 
   /// The notification as Apple signed it; `data.signedTransactionInfo` and

@@ -1,6 +1,6 @@
 /// What the reducers need of a verified transaction seen outside a notification (forwarded by
 /// the app, or read from the Server API): its facts and the account the backend named with it.
-public struct TransactionSeen: Hashable, Sendable, Codable {
+public struct SignedTransactionFacts: Hashable, Sendable, Codable {
   public static let eventType = EventTypes.transaction
 
   public var transaction: TransactionFacts

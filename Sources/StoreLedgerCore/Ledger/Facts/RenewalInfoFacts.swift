@@ -1,6 +1,6 @@
 /// The fields of a renewal info the projections read: part of the stored event, with Apple's
 /// member names; shared by reference.
-public final class RenewalFacts: Hashable, Sendable {
+public final class RenewalInfoFacts: Hashable, Sendable {
   public let originalTransactionId: String
   public let productId: String?
   public let autoRenewProductId: String?
@@ -68,7 +68,7 @@ public final class RenewalFacts: Hashable, Sendable {
     contentDigest = digest.value
   }
 
-  public static func == (lhs: RenewalFacts, rhs: RenewalFacts) -> Bool {
+  public static func == (lhs: RenewalInfoFacts, rhs: RenewalInfoFacts) -> Bool {
     if lhs === rhs { return true }
     if lhs.contentDigest != rhs.contentDigest { return false }
     return lhs.originalTransactionId == rhs.originalTransactionId
@@ -85,21 +85,21 @@ public final class RenewalFacts: Hashable, Sendable {
 
   /// The same facts without terms: what a `*.v2` row stored of the same claims (they predate
   /// the 2026 members too).
-  public func withoutTerms() -> RenewalFacts {
+  public func withoutTerms() -> RenewalInfoFacts {
     guard terms != nil else { return self }
     return keeping(terms: nil)
   }
 
   /// The same facts without the members facts gained in 2026 (the plan): what a row stored
   /// before kept.
-  public func withoutLaterMembers() -> RenewalFacts {
+  public func withoutLaterMembers() -> RenewalInfoFacts {
     guard plan != nil else { return self }
     return keeping(terms: terms)
   }
 
   /// These facts with `terms` and without the 2026 members.
-  private func keeping(terms: PriceTerms?) -> RenewalFacts {
-    RenewalFacts(
+  private func keeping(terms: PriceTerms?) -> RenewalInfoFacts {
+    RenewalInfoFacts(
       originalTransactionId: originalTransactionId, productId: productId,
       autoRenewProductId: autoRenewProductId, autoRenewStatus: autoRenewStatus,
       expirationIntent: expirationIntent, isInBillingRetryPeriod: isInBillingRetryPeriod,
@@ -114,7 +114,7 @@ public final class RenewalFacts: Hashable, Sendable {
   }
 }
 
-extension RenewalFacts: Codable {
+extension RenewalInfoFacts: Codable {
   private enum Keys: String, CodingKey {
     case originalTransactionId, productId, autoRenewProductId, autoRenewStatus
     case expirationIntent, isInBillingRetryPeriod, gracePeriodExpiresDate, renewalDate

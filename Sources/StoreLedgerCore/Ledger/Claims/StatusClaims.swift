@@ -1,6 +1,6 @@
 /// One subscription as Get All Subscription Statuses reported it: Apple's status and the
 /// newest transaction and renewal info of that `originalTransactionId`.
-public struct StatusObserved: Hashable, Sendable {
+public struct StatusClaims: Hashable, Sendable {
   public static let eventType = EventTypes.statusClaims
 
   public var originalTransactionId: String
@@ -27,7 +27,7 @@ public struct StatusObserved: Hashable, Sendable {
   }
 }
 
-extension StatusObserved: Codable {
+extension StatusClaims: Codable {
   private enum Keys: String, CodingKey {
     case originalTransactionId, subscriptionGroupIdentifier, status
     case signedTransactionInfo, signedRenewalInfo

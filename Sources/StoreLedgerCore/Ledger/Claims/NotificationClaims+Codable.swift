@@ -2,7 +2,7 @@
 /// `data.signedRenewalInfo` and `appData.signedAppTransactionInfo` may hold the decoded
 /// objects (the scenario format of design.md). A JWS string there stays a string; an object
 /// there becomes `transaction` / `renewalInfo` / `appTransaction`.
-extension NotificationReceived: Codable {
+extension NotificationClaims: Codable {
   private enum Keys: String, CodingKey {
     case notificationType, subtype, notificationUUID, version, signedDate, data, summary
     case externalPurchaseToken, appData, unclaimInfo

@@ -1,5 +1,5 @@
 /// A verified signed renewal info seen outside a notification.
-public struct RenewalInfoObserved: Hashable, Sendable {
+public struct RenewalInfoClaims: Hashable, Sendable {
   public static let eventType = EventTypes.renewalInfoClaims
 
   public var renewalInfo: JWSRenewalInfoDecodedPayload

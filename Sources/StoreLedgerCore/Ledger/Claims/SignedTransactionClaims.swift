@@ -1,6 +1,6 @@
 /// A verified signed transaction seen outside a notification: forwarded by the app after a
 /// purchase, or read from Get Transaction History / Get Transaction Info.
-public struct TransactionObserved: Hashable, Sendable {
+public struct SignedTransactionClaims: Hashable, Sendable {
   public static let eventType = EventTypes.transactionClaims
 
   public var transaction: JWSTransactionDecodedPayload

@@ -1,5 +1,5 @@
 /// A stored status read without `Decodable` (see FlatJSONObjectDecodable).
-extension StatusObserved: FlatJSONObjectDecodable {
+extension StatusClaims: FlatJSONObjectDecodable {
   private enum Keys {
     static let originalTransactionId = JSONMemberName("originalTransactionId")
     static let subscriptionGroupIdentifier = JSONMemberName("subscriptionGroupIdentifier")

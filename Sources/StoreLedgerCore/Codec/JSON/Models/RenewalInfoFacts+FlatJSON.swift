@@ -1,5 +1,5 @@
 /// A stored renewal info's facts, read from its members without making the payload.
-extension RenewalFacts {
+extension RenewalInfoFacts {
   private typealias Keys = JWSRenewalInfoDecodedPayload.MemberNames
 
   /// Reads the members exactly as ``JWSRenewalInfoDecodedPayload/init(flat:)`` does (the tests

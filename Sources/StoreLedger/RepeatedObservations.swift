@@ -1,15 +1,18 @@
 import Foundation
 import StoreLedgerCore
 
-extension Ledger {
+/// Fetched observations the log already holds: Apple signs every response when it serves it,
+/// so without this each replay would store every transaction again.
+struct RepeatedObservations: Sendable {
+  let storage: LedgerStorage
+
   /// The stored event that already says what a fetched observation says: the newest snapshot
   /// of the same transaction (or renewal info) in its chain's stream, equal but for
-  /// `signedDate`. Apple signs every response when it serves it, so without this each replay
-  /// would store every transaction again. Nil when the observation tells something new.
-  func repeatedObservation(
+  /// `signedDate`. Nil when the observation tells something new.
+  func stored(
     in stream: String,
     _ repeated: @Sendable (NewestObservations) -> Int?
-  ) async throws(LedgerError) -> Ingested? {
+  ) async throws(LedgerError) -> Ledger.Ingested? {
     let log = storage.log
     let recorded: [RecordedEvent]
     do {
@@ -26,7 +29,7 @@ extension Ledger {
     }
     guard let index = repeated(NewestObservations(claims)) else { return nil }
     let event = recorded[index]
-    return Ingested(
+    return Ledger.Ingested(
       streamId: stream, idempotencyKey: event.idempotencyKey, streamVersion: event.streamVersion,
       wasDuplicate: true)
   }
