@@ -29,8 +29,6 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-    // For the Vapor embedding example only (Examples/VaporExample); no product depends on it.
-    .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     // A client generated from the served OpenAPI document, for the test that calls the API
     // through it (StoreLedgerOpenAPIClientTests); no product depends on these.
     .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
@@ -149,14 +147,6 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Examples/DocSnippets"),
-    .executableTarget(
-      name: "VaporExample",
-      dependencies: [
-        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres",
-        .product(name: "Vapor", package: "vapor"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-      ],
-      path: "Examples/VaporExample"),
     .target(
       name: "StoreLedgerTestSupport",
       dependencies: [

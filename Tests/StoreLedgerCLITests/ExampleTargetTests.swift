@@ -5,8 +5,9 @@ import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
 
-/// The embedding examples under Examples/ — Hummingbird and Vapor — are built with everything
-/// else by the test command and run here as a backend would run them: each migrates a new
+/// The embedding examples under Examples/ — Hummingbird (a target of the package) and Vapor (a
+/// package of its own, which the test command builds after this one) — run here as a backend
+/// would run them: each migrates a new
 /// database as its owner, serves as the writer role, stores a notification Apple signed,
 /// answers the entitlement check, and answers refused input with the library's own 4xx, never
 /// a 500.
@@ -14,11 +15,23 @@ import Testing
   typealias F = LedgerFixtures
   static let token = "00000000-0000-4000-8000-0000000000f1"
 
+  /// Where the example's executable is: beside the test binary, or in its own package's build.
+  static func binary(_ name: String) -> URL {
+    let beside = CommandLineRunner.executable.deletingLastPathComponent().appendingPathComponent(
+      name)
+    guard !FileManager.default.isExecutableFile(atPath: beside.path) else { return beside }
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    return repository.appendingPathComponent("Examples/\(name)/.build/debug/\(name)")
+  }
+
   @Test(arguments: ["EmbeddingExample", "VaporExample"])
   func anExampleMigratesAsTheOwnerServesAsTheWriterAndMapsErrors(name: String) async throws {
-    let binary = CommandLineRunner.executable.deletingLastPathComponent()
-      .appendingPathComponent(name)
-    #expect(FileManager.default.isExecutableFile(atPath: binary.path))
+    let binary = Self.binary(name)
+    #expect(
+      FileManager.default.isExecutableFile(atPath: binary.path),
+      "\(binary.path) is missing: scripts/test builds it (swift build --package-path Examples/\(name))"
+    )
     // A database with no schema yet: the example's owner creates it.
     try await TestDatabase.withMigrated(to: []) { database in
       let pki = try TestPKI()
