@@ -15,14 +15,18 @@ import Testing
   typealias F = LedgerFixtures
   static let token = "00000000-0000-4000-8000-0000000000f1"
 
-  /// Where the example's executable is: beside the test binary, or in its own package's build.
+  /// Where the example's executable is: its own package's build when it is a package (the
+  /// Vapor example), else beside the test binary.
   static func binary(_ name: String) -> URL {
-    let beside = CommandLineRunner.executable.deletingLastPathComponent().appendingPathComponent(
-      name)
-    guard !FileManager.default.isExecutableFile(atPath: beside.path) else { return beside }
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    return repository.appendingPathComponent("Examples/\(name)/.build/debug/\(name)")
+    let package = repository.appendingPathComponent("Examples/\(name)")
+    guard
+      FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path)
+    else {
+      return CommandLineRunner.executable.deletingLastPathComponent().appendingPathComponent(name)
+    }
+    return package.appendingPathComponent(".build/debug/\(name)")
   }
 
   @Test(arguments: ["EmbeddingExample", "VaporExample"])
