@@ -929,6 +929,212 @@ S.append(scenario(
      {"link": {"appAccountToken": B, "originalTransactionId": O1, "linkedAt": t(1), "transferredFrom": A}}],
     {"subscriptions": [sub(O1, 1, True, appAccountToken=B)], "entitlements": [ent("pro", True, O1, token=B)]}))
 
+
+# Revenue and subscription metrics (projections/revenue.md). Calendar months here: the
+# figures depend on a period's real length (rule V1).
+import datetime
+
+
+def d(text):
+    """Days from EPOCH to a date (`2026-02-01`) or a time (`2026-02-01T12:00`)."""
+    when = datetime.datetime.fromisoformat(text).replace(tzinfo=datetime.timezone.utc)
+    return (int(when.timestamp() * 1000) - EPOCH) / DAY
+
+
+def paid(tid, purchased, expires, orig=O1, product=PRO, price=9990, **extra):
+    return tx(tid, orig=orig, product=product, purchased=d(purchased), expires=d(expires),
+              price=price, **extra)
+
+
+def trial(tid, purchased, expires, orig=O1, product=PRO):
+    return paid(tid, purchased, expires, orig=orig, product=product, price=0, offerType=1,
+                offerDiscountType="FREE_TRIAL", offerPeriod="P1W")
+
+
+def row(start, figures, group=None, currency="USD", environment="Production"):
+    body = {"start": t(d(start)), "environment": environment, "currency": currency, "figures": figures}
+    body["group"] = group or {}
+    return body
+
+
+def metrics(name, description, as_of, events, spec, expect_metrics, expect_diff=None):
+    body = {"name": name, "description": description, "catalog": CATALOG, "asOf": t(d(as_of)),
+            "events": events, "metrics": spec, "expectMetrics": expect_metrics}
+    if expect_diff is not None:
+        body["expectMetricsDiff"] = expect_diff
+    return body
+
+
+def renewal(orig, signed, **extra):
+    return ri(orig, d(signed), **extra)
+
+
+T2 = "2000000000002"
+T3 = "2000000000003"
+
+S.append(metrics(
+    "revenue-trial-converted", "A one-week free trial (offerDiscountType FREE_TRIAL, price 0) renews into a paid month without a gap: a new subscription and a trial start, then a conversion (L2, L3); MRR is the paid month's price (V1), proceeds 70 % (C1); the cohort of January is retained both months.", "2026-03-01",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, trial(O1, "2026-01-01", "2026-01-08"), ri(O1, 0), 1),
+     n("DID_RENEW", None, d("2026-01-08"), paid(T2, "2026-01-08", "2026-02-08"), renewal(O1, "2026-01-08"), 1),
+     n("DID_RENEW", None, d("2026-02-08"), paid(T3, "2026-02-08", "2026-03-08"), renewal(O1, "2026-02-08"), 1)],
+    {"from": "2026-01-01", "to": "2026-03-01", "by": "month", "cohorts": True},
+    {"by": "month", "estimated": True, "rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "activeAtStart": 0, "activeTrials": 0, "mrr": 9990, "arr": 119880,
+                           "newSubscriptions": 1, "trialStarts": 1, "trialConversions": 1, "trialExpirations": 0,
+                           "trialConversionRate": 1.0, "transactions": 1, "grossRevenue": 9990, "netRevenue": 9990,
+                           "estimatedProceeds": 6993, "churned": 0}),
+        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "newSubscriptions": 0,
+                           "trialStarts": 0, "transactions": 1, "grossRevenue": 9990, "estimatedProceeds": 6993,
+                           "churned": 0, "churnRate": 0.0})],
+     "cohorts": [
+        {"cohort": "2026-01", "month": 0, "currency": "USD", "subscriptions": 1, "retained": 1, "retention": 1.0, "revenue": 9990},
+        {"cohort": "2026-01", "month": 1, "currency": "USD", "subscriptions": 1, "retained": 1, "retention": 1.0, "revenue": 9990}]}))
+
+S.append(metrics(
+    "revenue-trial-cancelled", "A free trial whose renewal the customer turns off ends without payment: a trial start and a trial expiration, no churn (churn counts paid subscriptions, L4), conversion rate 0, no revenue.", "2026-02-01",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, trial(O1, "2026-01-01", "2026-01-08"), ri(O1, 0), 1),
+     n("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", d("2026-01-03"), trial(O1, "2026-01-01", "2026-01-08"), renewal(O1, "2026-01-03", auto=0), 1),
+     n("EXPIRED", "VOLUNTARY", d("2026-01-08"), trial(O1, "2026-01-01", "2026-01-08"), renewal(O1, "2026-01-08", auto=0, intent=1), 2)],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 0, "activeTrials": 0, "mrr": 0, "newSubscriptions": 1,
+                           "trialStarts": 1, "trialConversions": 0, "trialExpirations": 1, "trialConversionRate": 0.0,
+                           "churned": 0, "transactions": 0, "grossRevenue": 0, "estimatedProceeds": 0})]}))
+
+S.append(metrics(
+    "revenue-upgrade-mid-period", "Basic (4.99) bought on January 1 and upgraded to Pro (9.99) on January 16: the basic period ends at the upgrade (P2), a product change without churn (L5), and the unused 16 of 31 days come back as an estimated upgrade credit of 4990 × 16/31 = 2575 (U1); each row is one product.", "2026-01-31",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01", product=BASIC, price=4990), ri(O1, 0, product=BASIC), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "UPGRADE", d("2026-01-16"), paid(T2, "2026-01-16", "2026-02-16"), renewal(O1, "2026-01-16"), 1),
+     observed(paid(O1, "2026-01-01", "2026-02-01", product=BASIC, price=4990, signed=d("2026-01-16"), upgraded=True))],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month", "group": "product"},
+    {"grouping": ["product"], "rows": [
+        row("2026-01-01", {"activeSubscriptions": 0, "mrr": 0, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 4990, "upgradeCredit": 2575, "netRevenue": 2415, "estimatedProceeds": 1690,
+                           "churned": 0, "productChanges": 0}, group={"product": BASIC}),
+        row("2026-01-01", {"activeSubscriptions": 1, "mrr": 9990, "arr": 119880, "newSubscriptions": 0,
+                           "productChanges": 1, "transactions": 1, "grossRevenue": 9990, "netRevenue": 9990,
+                           "estimatedProceeds": 6993, "churned": 0}, group={"product": PRO})]}))
+
+S.append(metrics(
+    "revenue-downgrade-at-renewal", "Premium (9.99) downgraded to Basic on January 10 takes effect at the renewal on February 1 (reference §8.3): January's MRR is Premium's, February's Basic's; the change is a product change, not churn.", "2026-02-28",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01", product=PREMIUM), ri(O1, 0, product=PREMIUM), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", d("2026-01-10"), paid(O1, "2026-01-01", "2026-02-01", product=PREMIUM), renewal(O1, "2026-01-10", product=PREMIUM, auto_product=BASIC), 1),
+     n("DID_RENEW", None, d("2026-02-01"), paid(T2, "2026-02-01", "2026-03-01", product=BASIC, price=4990), renewal(O1, "2026-02-01", product=BASIC), 1)],
+    {"from": "2026-01-01", "to": "2026-03-01", "by": "month", "group": "product"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "mrr": 9990, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 9990, "estimatedProceeds": 6993}, group={"product": PREMIUM}),
+        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 0, "mrr": 4990, "productChanges": 1, "transactions": 1,
+                           "grossRevenue": 4990, "estimatedProceeds": 3493, "churned": 0}, group={"product": BASIC}),
+        row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "mrr": 0, "transactions": 0,
+                           "churned": 0, "churnRate": 0.0}, group={"product": PREMIUM})]}))
+
+S.append(metrics(
+    "revenue-prorated-refund", "A month refunded prorated on January 11 (REFUND_PRORATED, revocationPercentage 67000): 67 % of 9990 = 6693 comes back (R2), the period ends at the refund, which is refund churn (L6); net revenue 3297, proceeds 6993 − 4685.", "2026-02-01",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+     n("REFUND", None, d("2026-01-11"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-01-11"), revoked=d("2026-01-11"), rtype="REFUND_PRORATED", pct=67000), renewal(O1, "2026-01-11", auto=0), 5)],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 0, "mrr": 0, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 9990, "refunds": 1, "refundAmount": 6693, "refundRate": 1.0,
+                           "netRevenue": 3297, "estimatedProceeds": 2308, "churnRefund": 1, "churned": 1})]}))
+
+S.append(metrics(
+    "revenue-refund-reversed", "A month refunded on January 11 and the refund reversed on January 21 (REFUND_REVERSED): the refund counts on its day and the reversal on its own (R3), the subscription was out of force in between (refund churn, then a reactivation), and is in force at the month's end with its full MRR.", "2026-01-31",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+     n("REFUND", None, d("2026-01-11"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-01-11"), revoked=d("2026-01-11"), pct=100000), renewal(O1, "2026-01-11"), 5),
+     n("REFUND_REVERSED", None, d("2026-01-21"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-01-21")), renewal(O1, "2026-01-21"), 1)],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "mrr": 9990, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 9990, "refunds": 1, "refundAmount": 9990, "refundsReversed": 1,
+                           "refundReversedAmount": 9990, "netRevenue": 9990, "estimatedProceeds": 6993,
+                           "churnRefund": 1, "churned": 1, "reactivations": 1})]}))
+
+
+def group_money(tid, qty, purchased, expires, tier_price, signed=None, addition=False):
+    extra = {"multiSeatInfo": {"invitationManagement": "DEVELOPER",
+                               "priceTiers": [{"tierPrice": tier_price, "tierQuantity": qty}]}}
+    if addition:
+        extra["additionalTransactionReason"] = "SEAT_ADDITION"
+    return tx(tid, orig=G1, purchased=d(purchased), expires=d(expires), qty=qty, price=tier_price,
+              signed=None if signed is None else d(signed), **extra)
+
+
+S.append(metrics(
+    "revenue-multiseat-seat-addition", "Three seats at 9.99 (Σ tierPrice × tierQuantity = 29970, G2), two seats added on January 16 for the rest of the period at 5.00 each (10000): two charges, one subscription, five seats; the addition's 16 days are worth 10000 × 30.436875/16 = 19023 a month (V2), so MRR is 48993.", "2026-01-31",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, group_money(G1, 3, "2026-01-01", "2026-02-01", 9990), ri(G1, 0, renewalQuantity=3), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "INCREASE_QUANTITY", d("2026-01-16"), group_money(G2, 2, "2026-01-16", "2026-02-01", 5000, addition=True), renewal(G1, "2026-01-16", renewalQuantity=5), 1),
+     observed(group_money(G1, 3, "2026-01-01", "2026-02-01", 9990, signed="2026-01-16", addition=True))],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "activeSeats": 5, "mrr": 48993, "newSubscriptions": 1,
+                           "transactions": 2, "grossRevenue": 39970, "netRevenue": 39970, "estimatedProceeds": 27979})]}))
+
+S.append(metrics(
+    "revenue-family-shared-counted-once", "A family member's FAMILY_SHARED transaction of the same subscription is access, not a sale: revenue and subscriptions count the purchaser's only (G5).", "2026-01-31",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+     n("SUBSCRIBED", "INITIAL_BUY", 0, paid("2000000000301", "2026-01-01", "2026-02-01", orig="2000000000301", token=B, ownership="FAMILY_SHARED"), ri("2000000000301", 0), 1, uuid="family-member")],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "mrr": 9990, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 9990, "estimatedProceeds": 6993})]}))
+
+late = [
+    n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1, recorded=0),
+    n("DID_RENEW", None, d("2026-02-01"), paid(T2, "2026-02-01", "2026-03-01"), renewal(O1, "2026-02-01"), 1, recorded=d("2026-02-01")),
+    n("REFUND", None, d("2026-02-10"), paid(T2, "2026-02-01", "2026-03-01", signed=d("2026-02-10"), revoked=d("2026-02-10")), renewal(O1, "2026-02-10", auto=0), 5, recorded=d("2026-03-05"))]
+
+S.append(metrics(
+    "revenue-late-notification-moves-a-past-figure", "February's refund reaches StoreLedger only on March 5: February as known on March 1 shows one active subscription and 9990 of net revenue; as known on March 10 the refund (dated February 10) takes both away. The diff lists each figure that moved and the late REFUND that moved it (two clocks).", "2026-03-10",
+    late,
+    {"from": "2026-02-01", "to": "2026-03-01", "by": "month", "diffKnownAt": [t(d("2026-03-01")), t(d("2026-03-10"))]},
+    {"rows": [
+        row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "mrr": 0, "transactions": 1,
+                           "grossRevenue": 9990, "refunds": 1, "refundAmount": 9990, "netRevenue": 0,
+                           "estimatedProceeds": 0, "churnRefund": 1, "churned": 1, "churnRate": 1.0})]},
+    {"knownAt": [t(d("2026-03-01")), t(d("2026-03-10"))],
+     "changes": [
+        {"figure": "activeSubscriptions", "before": 1, "after": 0},
+        {"figure": "arr", "before": 119880, "after": 0},
+        {"figure": "churnRefund", "before": 0, "after": 1},
+        {"figure": "churned", "before": 0, "after": 1},
+        {"figure": "estimatedProceeds", "before": 6993, "after": 0},
+        {"figure": "mrr", "before": 9990, "after": 0},
+        {"figure": "netRevenue", "before": 9990, "after": 0},
+        {"figure": "refundAmount", "before": 0, "after": 9990},
+        {"figure": "refunds", "before": 0, "after": 1}],
+     "causes": [{"originalTransactionId": O1,
+                 "events": [{"reference": {"key": "events[2]", "notification": "REFUND", "transactionId": T2},
+                             "recordedAt": t(d("2026-03-05"))}]}]}))
+
+S.append(metrics(
+    "revenue-billing-churn-and-reactivation", "A renewal fails on February 1 (billing retry, expirationIntent 2) and is recovered on February 11 (DID_RENEW/BILLING_RECOVERY, a new period from the recovery): billing churn at the end of the paid period (L6), a reactivation at the recovery (L7).", "2026-03-01",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+     n("DID_FAIL_TO_RENEW", None, d("2026-02-01"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-02-01", retry=True, intent=2), 3),
+     n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-11"), paid(T2, "2026-02-11", "2026-03-11"), renewal(O1, "2026-02-11"), 1)],
+    {"from": "2026-02-01", "to": "2026-03-01", "by": "month"},
+    {"rows": [
+        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "churnBilling": 1,
+                           "churned": 1, "churnRate": 1.0, "reactivations": 1, "transactions": 1,
+                           "grossRevenue": 9990, "estimatedProceeds": 6993})]}))
+
+YEARLY = "com.example.pro.yearly"
+S.append(metrics(
+    "revenue-reduced-commission-after-a-year-in-a-reporting-currency", "A yearly subscription in Germany (EUR, 19 % tax included): the second year's proceeds take out the tax and 15 % (a year of paid service, C2): 99990 × 0.85 / 1.19 = 71421; MRR is a twelfth (8333). With a rate table (EUR 1.10, from 2027 1.20) every amount is also in USD at the rate of the bucket's start (X1).", "2027-01-15",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2027-01-01", product=YEARLY, price=99990, currency="EUR", storefront="DEU"), ri(O1, 0, product=YEARLY), 1),
+     n("DID_RENEW", None, d("2027-01-01"), paid(T2, "2027-01-01", "2028-01-01", product=YEARLY, price=99990, currency="EUR", storefront="DEU"), renewal(O1, "2027-01-01", product=YEARLY), 1)],
+    {"from": "2026-12-01", "to": "2027-02-01", "by": "month", "commission": {"taxRates": {"DEU": 1900}},
+     "rates": {"reportingCurrency": "USD", "rates": [{"currency": "EUR", "rate": "1.10", "from": "2026-01-01"}, {"currency": "EUR", "rate": "1.20", "from": "2027-01-01"}]}},
+    {"rows": [
+        row("2026-12-01", {"activeSubscriptions": 1, "mrr": 8333, "arr": 99996, "transactions": 0, "estimatedProceeds": 0}, currency="EUR"),
+        row("2027-01-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 8333, "transactions": 1,
+                           "grossRevenue": 99990, "estimatedProceeds": 71421, "churnRate": 0.0}, currency="EUR")],
+     "reporting": {"currency": "USD", "rows": [
+        row("2026-12-01", {"activeSubscriptions": 1, "mrr": 9166, "arr": 109992}),
+        row("2027-01-01", {"activeSubscriptions": 1, "mrr": 10000, "arr": 120000, "grossRevenue": 119988,
+                           "netRevenue": 119988, "estimatedProceeds": 85705})]}}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

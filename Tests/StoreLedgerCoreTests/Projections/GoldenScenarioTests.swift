@@ -24,10 +24,41 @@ import Testing
 
   @Test(arguments: files) func scenarioMatchesItsExpectation(file: String) throws {
     let scenario = try Self.load(file)
-    #expect(scenario.expect != nil, "\(file) has no expectation")
+    #expect(
+      scenario.expect != nil || scenario.expectMetrics != nil, "\(file) has no expectation")
     let mismatches = try scenario.mismatches(of: scenario.snapshot())
     #expect(mismatches.isEmpty, "\(file): \(mismatches.joined(separator: "; "))")
     #expect(scenario.changeMismatches() == [], "\(file)")
+    let metrics = try scenario.metricsMismatches()
+    #expect(metrics.isEmpty, "\(file): \(metrics.joined(separator: "; "))")
+  }
+
+  /// Metrics do not depend on the order notifications arrived in either (nor on duplicates).
+  @Test(arguments: files.filter { $0.contains("-revenue-") })
+  func metricsIgnoreArrivalOrder(file: String) throws {
+    var scenario = try Self.load(file)
+    let expected = try scenario.metricsReport()
+    let expectedDiff = try scenario.metricsDiff()
+    #expect(expected != nil)
+    var random = SeededRandom(seed: UInt64(file.utf8.count))
+    let original = scenario.events
+    for order in [original.reversed(), original.shuffled(using: &random), original + original] {
+      scenario.events = Array(order)
+      #expect(try scenario.metricsReport() == expected, "\(file)")
+      #expect(try scenario.metricsDiff() == expectedDiff, "\(file)")
+    }
+  }
+
+  /// Every revenue rule the issue's list names has a golden scenario.
+  @Test func revenueScenariosCoverTheListedRules() {
+    let names = Self.files.filter { $0.contains("-revenue-") }
+    for rule in [
+      "trial-converted", "trial-cancelled", "upgrade-mid-period", "downgrade-at-renewal",
+      "prorated-refund", "refund-reversed", "multiseat-seat-addition", "family-shared-counted-once",
+      "late-notification-moves-a-past-figure",
+    ] {
+      #expect(names.contains { $0.contains(rule) }, "no golden scenario for \(rule)")
+    }
   }
 
   /// Every rule of the change table (C1–C14) is shown by some golden scenario's changes.

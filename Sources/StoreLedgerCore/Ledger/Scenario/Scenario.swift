@@ -24,6 +24,12 @@ public struct Scenario: Sendable, Decodable {
   public var changesOf: String?
   /// The account's expected changes, in order, every one of them.
   public var expectChanges: [ExpectedChange]?
+  /// A metrics question about the events (projections/revenue.md), asked at `asOf`.
+  public var metrics: MetricsSpec?
+  /// The expected answer (`metrics --json`), compared like `expect`.
+  public var expectMetrics: JSONValue?
+  /// The expected difference between the answers known at `metrics.diffKnownAt`.
+  public var expectMetricsDiff: JSONValue?
 
   /// One expected change: its type, subject, old and new values (as `AccountChange` holds
   /// them) and when it happened.
@@ -109,6 +115,33 @@ public struct Scenario: Sendable, Decodable {
     let found = changes(of: token).map(ExpectedChange.init)
     guard found != expected else { return [] }
     return ["changes: \(found.map(\.description)), expected \(expected.map(\.description))"]
+  }
+
+  /// The answer to ``metrics`` (nil without one).
+  public func metricsReport() throws -> MetricsReport? {
+    guard let metrics else { return nil }
+    return try RevenueMetrics.report(of: events, for: try metrics.query(now: asOf))
+  }
+
+  /// The difference ``metrics`` asks for with `diffKnownAt` (nil without one).
+  public func metricsDiff() throws -> MetricsDiff? {
+    guard let metrics, let times = metrics.diffKnownAt, times.count == 2 else { return nil }
+    return try RevenueMetrics.diff(
+      of: events, for: try metrics.query(now: asOf), knownAt: times[0], times[1])
+  }
+
+  /// How the metrics differ from `expectMetrics` and `expectMetricsDiff`.
+  public func metricsMismatches() throws -> [String] {
+    var found: [String] = []
+    if let expected = expectMetrics, let report = try metricsReport() {
+      let actual = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(report))
+      found += expected.mismatches(in: actual).map { "metrics: \($0)" }
+    }
+    if let expected = expectMetricsDiff, let diff = try metricsDiff() {
+      let actual = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(diff))
+      found += expected.mismatches(in: actual).map { "metrics diff: \($0)" }
+    }
+    return found
   }
 
   /// How the snapshot differs from `expect` (empty when it matches or nothing is expected).

@@ -1,0 +1,22 @@
+/// A stretch of time a subscription was in force without anything changing: one period (or
+/// the part of it before a refund or an upgrade cut it), with what it is worth per month.
+/// Segments of one subscription never overlap; seat additions in the same period add up in
+/// one segment.
+public struct RevenueSegment: Hashable, Sendable, Codable {
+  public var originalTransactionId: String
+  /// The transaction the segment's attributes come from: the newest purchase in force.
+  public var transactionId: String
+  public var start: Timestamp
+  public var end: Timestamp
+  /// A free trial (`offerDiscountType` FREE_TRIAL, or a zero price under an offer).
+  public var isTrial: Bool
+  /// Monthly recurring revenue of the transactions in force, in milliunits of the currency
+  /// (rules V1–V3 of projections/revenue.md).
+  public var monthlyValue: Int64
+  /// Seats in force for a multiseat subscription, 0 otherwise.
+  public var seats: Int64
+  public var attributes: MetricsAttributes
+
+  /// In force at `time`.
+  public func holds(_ time: Timestamp) -> Bool { start <= time && time < end }
+}

@@ -1,0 +1,359 @@
+/// The money of one purchase chain, from its folded facts: the segments it was in force
+/// (for instants: actives, trials, MRR) and the dated entries (for ranges: revenue, refunds,
+/// trials, churn). Pure: the same facts give the same timeline whatever order they came in,
+/// so every figure made from timelines is reproducible from the log
+/// (projections/revenue.md).
+public struct RevenueTimeline: Hashable, Sendable, Codable {
+  public var originalTransactionId: String
+  /// An auto-renewable subscription (else a one-time purchase, which has no segments).
+  public var isSubscription: Bool
+  /// When the chain first came into force: its cohort's month.
+  public var firstStart: Timestamp?
+  public var segments: [RevenueSegment]
+  public var entries: [RevenueEntry]
+
+  /// The timelines of every chain `state` holds, with churn counted only for ends at or
+  /// before `horizon` (the time the facts are known at: an end after it has not happened).
+  public static func timelines(
+    of state: LedgerState, horizon: Timestamp, commission: CommissionPolicy
+  ) -> [RevenueTimeline] {
+    var chains: [String: [TransactionRecord]] = [:]
+    var timelines: [RevenueTimeline] = []
+    for record in state.transactions.values {
+      let facts = record.facts
+      guard TransactionMoney(facts).isCounted else { continue }
+      if facts.isAutoRenewable {
+        chains[facts.originalTransactionId, default: []].append(record)
+      } else {
+        timelines.append(oneTime(record, commission: commission))
+      }
+    }
+    for (id, records) in chains {
+      let renewals = state.subscription(id)?.renewals ?? RenewalHistory()
+      timelines.append(
+        subscription(
+          id, records: records, renewals: renewals, horizon: horizon, commission: commission))
+    }
+    return timelines.sorted { $0.originalTransactionId < $1.originalTransactionId }
+  }
+
+  // MARK: One-time purchases
+
+  static func oneTime(_ record: TransactionRecord, commission: CommissionPolicy)
+    -> RevenueTimeline
+  {
+    let facts = record.facts
+    let money = TransactionMoney(facts)
+    let attributes = MetricsAttributes(facts)
+    var entries: [RevenueEntry] = []
+    let rate = commission.rate(paidServiceBefore: nil)
+    func entry(_ kind: RevenueEntry.Kind, _ date: Timestamp, _ amount: Int64) {
+      entries.append(
+        RevenueEntry(
+          kind: kind, date: date, amount: amount,
+          proceeds: commission.proceeds(of: amount, storefront: attributes.storefront, rate: rate),
+          transactionId: facts.transactionId, originalTransactionId: facts.originalTransactionId,
+          attributes: attributes))
+    }
+    if let bought = facts.purchaseDate, money.gross > 0 { entry(.purchase, bought, money.gross) }
+    for refund in refunds(of: record, money: money) { entry(refund.0, refund.1, refund.2) }
+    return RevenueTimeline(
+      originalTransactionId: facts.transactionId, isSubscription: false,
+      firstStart: facts.purchaseDate, segments: [], entries: entries)
+  }
+
+  /// Refund entries of a transaction (rules R1–R4): a refund at its `revocationDate`, its
+  /// reversal at the first evidence that the transaction stands again, a seat refund at the
+  /// snapshot that reports it. Family revocations are not refunds (the member's transaction
+  /// is not counted anyway).
+  private static func refunds(of record: TransactionRecord, money: TransactionMoney)
+    -> [(RevenueEntry.Kind, Timestamp, Int64)]
+  {
+    var found: [(RevenueEntry.Kind, Timestamp, Int64)] = []
+    func entry(_ kind: RevenueEntry.Kind, _ date: Timestamp, _ amount: Int64) {
+      found.append((kind, date, amount))
+    }
+    let facts = record.facts
+    if let revocation = record.revocation, revocation.type != .familyRevoke,
+      let date = revocation.date ?? revocation.signedDate
+    {
+      let amount = money.refunded(percentage: revocation.percentage)
+      entry(.refund, date, amount)
+      if let reinstated = record.reinstatedAt { entry(.refundReversed, reinstated, amount) }
+    } else if let seats = facts.plan?.multiSeat?.revokedSeatQuantity, seats > 0,
+      let signed = facts.signedDate
+    {
+      entry(.refund, signed, money.refunded(seats: Int64(seats), of: facts))
+    }
+    return found
+  }
+
+  // MARK: Subscriptions
+
+  /// One transaction's time in force: its period, cut by an upgrade and by a refund.
+  struct Piece {
+    var record: TransactionRecord
+    var money: TransactionMoney
+    var start: Timestamp
+    var end: Timestamp
+    var monthlyValue: Int64
+    /// Ended by a refund of this transaction (not by its period's end).
+    var endedByRefund: Bool
+    var purchased: Timestamp
+  }
+
+  static func subscription(
+    _ id: String, records: [TransactionRecord], renewals: RenewalHistory, horizon: Timestamp,
+    commission: CommissionPolicy
+  ) -> RevenueTimeline {
+    let sorted = records.sorted {
+      ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
+        < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
+    }
+    let pieces = sorted.flatMap { Self.pieces(of: $0, among: sorted) }
+    let segments = Self.segments(of: id, pieces)
+    var entries: [RevenueEntry] = []
+    appendCharges(sorted, segments: segments, commission: commission, into: &entries)
+    appendLifecycle(
+      segments, pieces: pieces, renewals: renewals, horizon: horizon, into: &entries)
+    entries.sort {
+      ($0.date.milliseconds, $0.kind.rawValue, $0.transactionId)
+        < ($1.date.milliseconds, $1.kind.rawValue, $1.transactionId)
+    }
+    return RevenueTimeline(
+      originalTransactionId: id, isSubscription: true, firstStart: segments.first?.start,
+      segments: segments, entries: entries)
+  }
+
+  /// The transaction's time in force (rules P1–P4): from `purchaseDate` to `expiresDate`,
+  /// ended early by the purchase that upgraded it, with the time a refund was in force cut
+  /// out.
+  static func pieces(of record: TransactionRecord, among chain: [TransactionRecord]) -> [Piece] {
+    let facts = record.facts
+    guard let start = facts.purchaseDate, var end = facts.expiresDate, end > start else {
+      return []
+    }
+    let money = TransactionMoney(facts)
+    let fullValue = TransactionMoney.monthlyValue(of: money.gross, from: start, to: end)
+    if facts.isUpgraded, let upgrade = upgradePurchase(of: record, among: chain) {
+      end = upgrade
+    }
+    var spans: [(Timestamp, Timestamp, Bool)] = [(start, end, false)]
+    if let revocation = record.revocation, revocation.type != .familyRevoke {
+      let revoked = max(start, revocation.date ?? start)
+      let reinstated = record.reinstatedAt
+      spans = []
+      if revoked > start { spans.append((start, min(revoked, end), revoked < end)) }
+      if let reinstated, reinstated < end { spans.append((max(reinstated, revoked), end, false)) }
+    }
+    return spans.filter { $0.1 > $0.0 }.map {
+      Piece(
+        record: record, money: money, start: $0.0, end: $0.1, monthlyValue: fullValue,
+        endedByRefund: $0.2, purchased: start)
+    }
+  }
+
+  /// When the transaction that replaced an upgraded one was bought: the first later purchase
+  /// of the chain inside its period that is not a seat addition of the same period.
+  static func upgradePurchase(of record: TransactionRecord, among chain: [TransactionRecord])
+    -> Timestamp?
+  {
+    let facts = record.facts
+    guard let start = facts.purchaseDate, let end = facts.expiresDate else { return nil }
+    return chain.compactMap { other -> Timestamp? in
+      let next = other.facts
+      guard next.transactionId != facts.transactionId, let bought = next.purchaseDate,
+        bought > start, bought < end, !(other.isSeatAddition && next.expiresDate == end)
+      else { return nil }
+      return bought
+    }.min()
+  }
+
+  /// Cuts the pieces into segments at every start and end: each segment holds the pieces in
+  /// force throughout it (rule P5).
+  static func segments(of id: String, _ pieces: [Piece]) -> [RevenueSegment] {
+    var boundaries = Set<Int64>()
+    for piece in pieces {
+      boundaries.insert(piece.start.milliseconds)
+      boundaries.insert(piece.end.milliseconds)
+    }
+    let times = boundaries.sorted()
+    var segments: [RevenueSegment] = []
+    for (from, to) in zip(times, times.dropFirst()) {
+      let inForce = pieces.filter { $0.start.milliseconds <= from && $0.end.milliseconds >= to }
+      guard
+        let main = inForce.max(by: {
+          ($0.purchased.milliseconds, $0.record.facts.transactionId)
+            < ($1.purchased.milliseconds, $1.record.facts.transactionId)
+        })
+      else { continue }
+      let facts = main.record.facts
+      let segment = RevenueSegment(
+        originalTransactionId: id, transactionId: facts.transactionId,
+        start: Timestamp(milliseconds: from), end: Timestamp(milliseconds: to),
+        isTrial: inForce.allSatisfy(\.money.isTrial),
+        monthlyValue: inForce.reduce(0) { $0 + $1.monthlyValue },
+        seats: inForce.reduce(0) {
+          $0 + ($1.record.facts.plan?.seats(quantity: $1.record.facts.quantity) ?? 0)
+        },
+        attributes: MetricsAttributes(facts))
+      // Pieces of one transaction cut at a boundary nothing changed at join again.
+      if var last = segments.last, last.end == segment.start,
+        last.transactionId == segment.transactionId, last.monthlyValue == segment.monthlyValue,
+        last.seats == segment.seats, last.isTrial == segment.isTrial
+      {
+        last.end = segment.end
+        segments[segments.count - 1] = last
+      } else {
+        segments.append(segment)
+      }
+    }
+    return segments
+  }
+
+  /// Charges and refunds (rules G1–G6, R1–R4, U1), with the commission each period earns:
+  /// reduced once the chain has a year of paid service before the period, counted over
+  /// paid segments and started again after a gap of more than 60 days (rule C2).
+  static func appendCharges(
+    _ records: [TransactionRecord], segments: [RevenueSegment], commission: CommissionPolicy,
+    into entries: inout [RevenueEntry]
+  ) {
+    let first = records.first?.facts.transactionId
+    for record in records {
+      let facts = record.facts
+      let money = TransactionMoney(facts)
+      guard let bought = facts.purchaseDate else { continue }
+      let attributes = MetricsAttributes(facts)
+      let rate = commission.rate(paidServiceBefore: paidService(segments, before: bought))
+      func entry(_ kind: RevenueEntry.Kind, _ date: Timestamp, _ amount: Int64) {
+        entries.append(
+          RevenueEntry(
+            kind: kind, date: date, amount: amount,
+            proceeds: commission.proceeds(
+              of: amount, storefront: attributes.storefront, rate: rate),
+            transactionId: facts.transactionId,
+            originalTransactionId: facts.originalTransactionId, attributes: attributes))
+      }
+      if money.gross > 0 {
+        let isAddition =
+          record.isSeatAddition
+          && records.contains {
+            $0.isSeatAddition && $0.facts.expiresDate == facts.expiresDate
+              && ($0.facts.purchaseDate ?? bought) < bought
+          }
+        let upgrades = records.contains {
+          $0.facts.isUpgraded && upgradePurchase(of: $0, among: records) == bought
+        }
+        let kind: RevenueEntry.Kind =
+          isAddition
+          ? .seatAddition : (facts.transactionId == first || upgrades ? .purchase : .renewal)
+        entry(kind, bought, money.gross)
+      }
+      for refund in refunds(of: record, money: money) { entry(refund.0, refund.1, refund.2) }
+      if facts.isUpgraded, let upgraded = upgradePurchase(of: record, among: records),
+        let end = facts.expiresDate, money.gross > 0, !record.isRevoked
+      {
+        // The unused share of the period, refunded prorated by Apple (rule U1).
+        let unused = Int128(end.milliseconds - upgraded.milliseconds)
+        let whole = Int128(end.milliseconds - bought.milliseconds)
+        let credit = Int64(CommissionPolicy.divideRounded(Int128(money.gross) * unused, whole))
+        if credit > 0 { entry(.upgradeCredit, upgraded, credit) }
+      }
+    }
+  }
+
+  /// Paid time in force before `time`, started again after a gap of more than 60 days.
+  static func paidService(_ segments: [RevenueSegment], before time: Timestamp) -> Int64 {
+    var total: Int64 = 0
+    var lastEnd: Timestamp?
+    for segment in segments where segment.start < time {
+      if let lastEnd,
+        segment.start.milliseconds - lastEnd.milliseconds
+          > CommissionPolicy.serviceGapLimit
+      {
+        total = 0
+      }
+      if !segment.isTrial {
+        total += min(segment.end, time).milliseconds - segment.start.milliseconds
+      }
+      lastEnd = max(lastEnd ?? segment.end, segment.end)
+    }
+    if let lastEnd, time.milliseconds - lastEnd.milliseconds > CommissionPolicy.serviceGapLimit {
+      return 0
+    }
+    return total
+  }
+
+  /// Starts, trials, conversions, reactivations, product changes and churn, from the
+  /// segments (rules L1–L7).
+  static func appendLifecycle(
+    _ segments: [RevenueSegment], pieces: [Piece], renewals: RenewalHistory,
+    horizon: Timestamp, into entries: inout [RevenueEntry]
+  ) {
+    func entry(_ kind: RevenueEntry.Kind, _ date: Timestamp, _ segment: RevenueSegment) {
+      entries.append(
+        RevenueEntry(
+          kind: kind, date: date, amount: 0, proceeds: 0, transactionId: segment.transactionId,
+          originalTransactionId: segment.originalTransactionId, attributes: segment.attributes))
+    }
+    guard let first = segments.first else { return }
+    entry(.newSubscription, first.start, first)
+    if first.isTrial { entry(.trialStarted, first.start, first) }
+    for (index, segment) in segments.enumerated() {
+      let next = segments.indices.contains(index + 1) ? segments[index + 1] : nil
+      if let next, next.start == segment.end {
+        if segment.isTrial, !next.isTrial { entry(.trialConverted, next.start, next) }
+        if next.attributes.productId != segment.attributes.productId {
+          entry(.productChanged, next.start, next)
+        }
+        continue
+      }
+      // The segment ends and nothing follows at once: an end, if it has happened.
+      if segment.end <= horizon {
+        if segment.isTrial {
+          entry(.trialExpired, segment.end, segment)
+        } else {
+          entry(
+            churn(of: segment, pieces: pieces, renewals: renewals, before: next?.start),
+            segment.end, segment)
+        }
+      }
+      if let next {
+        entry(.reactivated, next.start, next)
+        if next.isTrial { entry(.trialStarted, next.start, next) }
+      }
+    }
+  }
+
+  /// Why a paid segment ended (rule L6): a refund of the period in force; else what the
+  /// newest renewal info signed during the period (and before any return) says: customer
+  /// cancelled or declined a price increase → voluntary; billing error or billing retry →
+  /// billing; auto-renew off → voluntary; anything else → other.
+  static func churn(
+    of segment: RevenueSegment, pieces: [Piece], renewals: RenewalHistory, before next: Timestamp?
+  ) -> RevenueEntry.Kind {
+    if pieces.contains(where: {
+      $0.record.facts.transactionId == segment.transactionId && $0.endedByRefund
+        && $0.end == segment.end
+    }) {
+      return .churnRefund
+    }
+    let periodStart =
+      pieces.first { $0.record.facts.transactionId == segment.transactionId }?.purchased
+      ?? segment.start
+    let renewal = renewals.records.last {
+      guard let signed = $0.signedDate else { return false }
+      return signed >= periodStart && (next.map { signed < $0 } ?? true)
+    }
+    guard let renewal else { return .churnOther }
+    switch renewal.facts.expirationIntent {
+    case .customerCancelled?, .priceIncreaseNotConsented?: return .churnVoluntary
+    case .billingError?: return .churnBilling
+    case .some: return .churnOther
+    case nil: break
+    }
+    if renewal.isInBillingRetryPeriod { return .churnBilling }
+    if renewal.autoRenewStatus == .off { return .churnVoluntary }
+    return .churnOther
+  }
+}
