@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StoreLedger
+import StoreLedgerCore
 
 /// Every error the API answers, as `{"error": {"code", "message"}}` with a stable code. The
 /// one place where failures become HTTP statuses. Messages never carry payloads, tokens or
@@ -31,7 +32,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     "unauthorized", "not_found", "invalid_body", "invalid_request", "invalid_payload",
     "unknown_app", "app_required", "method_not_allowed", "body_too_large", "http_error",
     "internal_error", "invalid_policy",
-  ]
+  ] + MetricsError.Code.all.map(\.rawValue)
 
   static let unauthorized = APIError(
     .unauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
@@ -90,6 +91,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     switch error {
     case let error as APIError: error
     case let error as LedgerError: APIError(error)
+    // A metrics question that cannot be answered as asked: the caller's to fix.
+    case let error as MetricsError: APIError(.badRequest, error.code.rawValue, error.message)
     case let error as HTTPError: APIError(error)
     case let error as any HTTPResponseError where error.status == .contentTooLarge:
       APIError(HTTPError(.contentTooLarge))

@@ -129,6 +129,7 @@ struct RunningApp: Sendable {
     AccountController(ledger: ledger).register(on: protected)
     ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
     ChangesController(ledger: ledger).register(on: protected)
+    MetricsController(ledger: ledger).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

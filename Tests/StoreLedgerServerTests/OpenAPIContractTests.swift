@@ -120,6 +120,16 @@ import Testing
       }
       _ = try await check(.get, "/v1/changes?limit=1000")
       _ = try await check(.get, "/v1/changes/deliveries")
+      let from = MetricsCalendar.dateText(simulation.configuration.start)
+      let to = MetricsCalendar.dateText(simulation.configuration.end)
+      let metrics = try await check(
+        .get, "/v1/metrics?from=\(from)&to=\(to)&by=month&group=product,offer&cohorts=true")
+      #expect((metrics["rows"]?.array?.count ?? 0) > 0)
+      #expect((metrics["cohorts"]?.array?.count ?? 0) > 0)
+      _ = try await check(.get, "/v1/metrics?at=\(at)&group=storefront,environment")
+      _ = try await check(
+        .get, "/v1/metrics?from=\(from)&to=\(to)&by=week&currency=EUR&rates=USD=0.92")
+      _ = try await check(.get, "/v1/metrics/diff?from=\(from)&to=\(to)&by=month&before=\(from)")
       _ = try await check(.get, "/health")
       #expect(checked > 500)
     }

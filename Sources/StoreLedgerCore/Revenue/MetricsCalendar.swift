@@ -107,6 +107,15 @@ public enum MetricsCalendar {
   /// Reads `YYYY-MM-DD` (midnight UTC), `YYYY-MM` (the month's first day) or an ISO 8601
   /// time with a zone (`2026-03-01T12:00:00Z`), or milliseconds since 1970.
   public static func parse(_ text: String) -> Timestamp? {
+    guard let time = unbounded(text), (0...latest).contains(time.milliseconds) else { return nil }
+    return time
+  }
+
+  /// 9999-12-31T23:59:59.999Z: later times are not App Store times (and would overflow the
+  /// calendar arithmetic).
+  static let latest: Int64 = 253_402_300_799_999
+
+  private static func unbounded(_ text: String) -> Timestamp? {
     if let milliseconds = Int64(text), text.count > 10 {
       return Timestamp(milliseconds: milliseconds)
     }

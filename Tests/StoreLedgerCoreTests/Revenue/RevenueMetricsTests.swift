@@ -204,3 +204,11 @@ import Testing
     #expect(rows.last?.figures.grossRevenue == 9990)
   }
 }
+
+extension RevenueMetricsTests {
+  @Test func timesOutsideTheCalendarAreNotTimes() {
+    #expect(MetricsCalendar.parse("9223372036854775807") == nil)
+    #expect(MetricsCalendar.parse("-10000000000") == nil)
+    #expect(MetricsCalendar.parse("253402300799999") != nil)
+  }
+}
