@@ -1135,6 +1135,25 @@ S.append(metrics(
         row("2027-01-01", {"activeSubscriptions": 1, "mrr": 10000, "arr": 120000, "grossRevenue": 119988,
                            "netRevenue": 119988, "estimatedProceeds": 85705})]}}))
 
+
+def seat_refunded(signed, revoked_seats):
+    body = group_money(G1, 3, "2026-01-01", "2026-02-01", 9990, signed=signed)
+    body["multiSeatInfo"]["revokedSeatQuantity"] = revoked_seats
+    return body
+
+
+S.append(metrics(
+    "revenue-seat-refund-dated-when-first-signed", "One of three seats refunded on January 10 (REFUND/SEATS, revokedSeatQuantity 1: 9990 back, R4), the same snapshot re-signed by a history replay on February 5: the refund stays in January; the purchaser keeps access with two seats, and MRR stays as charged until the next period (V1).", "2026-02-10",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, group_money(G1, 3, "2026-01-01", "2026-02-01", 9990), ri(G1, 0, renewalQuantity=3), 1),
+     n("REFUND", "SEATS", d("2026-01-10"), seat_refunded("2026-01-10", 1), renewal(G1, "2026-01-10", renewalQuantity=2), 1),
+     observed(seat_refunded("2026-02-05", 1), recorded=d("2026-02-05"))],
+    {"from": "2026-01-01", "to": "2026-03-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "activeSeats": 2, "mrr": 29970, "transactions": 1,
+                           "grossRevenue": 29970, "refunds": 1, "refundAmount": 9990, "netRevenue": 19980,
+                           "estimatedProceeds": 13986, "churned": 0}),
+        row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "refunds": 0, "churnOther": 1, "churned": 1})]}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

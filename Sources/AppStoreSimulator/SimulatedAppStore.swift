@@ -47,6 +47,8 @@ public final class SimulatedAppStore: Sendable {
     var customerGroups: [String: [GroupEntry]] = [:]
     /// Transactions finished with Finish Transaction.
     var finished: Set<String> = []
+    /// What the store charged and refunded.
+    var books = RevenueBooks()
   }
 
   struct StoredTransaction {
@@ -95,10 +97,14 @@ public final class SimulatedAppStore: Sendable {
       if state.transactions[id] == nil {
         state.transactionsOfCustomer[customer, default: []].append(id)
       }
+      state.books.enter(previous: state.transactions[id]?.payload, new: stamped, at: state.now)
       state.transactions[id] = StoredTransaction(payload: stamped, modified: state.sequence)
       state.owners[id] = customer
     }
   }
+
+  /// What the store charged and refunded so far, by month and currency.
+  public var books: RevenueBooks { state.withLock { $0.books } }
 
   public func put(_ subscription: SimulatedSubscription) {
     var stamped = subscription

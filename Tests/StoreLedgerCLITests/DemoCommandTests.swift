@@ -34,6 +34,18 @@ import Testing
     var changes: Changes
     var seats: Seats
     var unrouted: Int
+    var metrics: Metrics
+
+    /// StoreLedger's metrics against the simulated store's own books.
+    struct Metrics: Decodable {
+      var months: Int
+      var currencies: [String]
+      var compared: Int
+      var differences: [String]
+      var grossRevenue: [String: Int64]
+      var trialStarts: Int64
+      var trialConversions: Int64
+    }
 
     struct Seats: Decodable {
       var members: Int
@@ -191,6 +203,13 @@ import Testing
       #expect(summary.accounts == truth.accounts + summary.seats.members)
       #expect(summary.seats.membersAgree == summary.seats.members)
       #expect(summary.seats.disagreements == [])
+      // Every month's charges, refunds, reversals and new subscriptions, from the log, equal
+      // what the simulated store booked as it charged.
+      #expect(summary.metrics.differences == [])
+      #expect(summary.metrics.compared >= 7 * 12)
+      #expect(summary.metrics.currencies == ["USD"])
+      #expect((summary.metrics.grossRevenue["USD"] ?? 0) > 0)
+      #expect(summary.metrics.trialStarts > 0)
       #expect(summary.consumables.map(\.balance) == [truth.gemUnits])
       #expect(summary.dropped > 0 && summary.delivered + summary.dropped == summary.notifications)
       #expect(summary.recoveryAppended <= summary.dropped)

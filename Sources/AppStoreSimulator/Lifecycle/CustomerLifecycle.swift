@@ -63,10 +63,19 @@ struct CustomerLifecycle {
       original, original: original, product: first.id, at: start,
       expires: start + first.period, ownership: shared ? .familyShared : .purchased)
     if random.chance(0.3) {
-      // An introductory offer of one period at a reduced price, with every field Apple sends.
+      // An introductory offer of one period, with every field Apple sends: a free trial of
+      // a week or a month (every other customer, decided without a draw so the rest of the
+      // plan stays the seed's), else the period at half price. Apple's `price` is what was
+      // charged, after the offer.
       current.offerType = .introductory
-      current.offerDiscountType = .payAsYouGo
       current.offerPeriod = first.isoPeriod
+      if first.period <= 31 * Self.day, (nextIdBase / 10_000) % 2 == 0 {
+        current.offerDiscountType = .freeTrial
+        current.price = 0
+      } else {
+        current.offerDiscountType = .payAsYouGo
+        current.price = first.price / 2
+      }
     }
     var renewal = renewalInfo(original, product: first.id, at: start)
     put(current, at: start)
@@ -171,6 +180,8 @@ struct CustomerLifecycle {
       next.offerIdentifier = renewal.offerIdentifier
       next.offerDiscountType = renewal.offerDiscountType ?? .payAsYouGo
       next.offerPeriod = renewal.offerPeriod ?? P.subscription(product)!.isoPeriod
+      // The offer's period at half price.
+      next.price = (next.price ?? 0) / 2
     }
     renewal = renewalInfo(next.originalTransactionId!, product: product, at: time)
     put(next, at: time)

@@ -74,16 +74,21 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
       found.append((kind, date, amount))
     }
     let facts = record.facts
+    // A transaction that cost nothing (a free trial) returns nothing: not a refund.
+    guard money.gross > 0 else { return [] }
+    // Seats refunded before the purchase was revoked whole are not returned twice.
+    var seatsReturned: Int64 = 0
+    for refund in record.seatRefunds {
+      let amount = money.refunded(seats: refund.seats, of: facts)
+      entry(.refund, refund.date, amount)
+      seatsReturned += amount
+    }
     if let revocation = record.revocation, revocation.type != .familyRevoke,
       let date = revocation.date ?? revocation.signedDate
     {
-      let amount = money.refunded(percentage: revocation.percentage)
+      let amount = max(0, money.refunded(percentage: revocation.percentage) - seatsReturned)
       entry(.refund, date, amount)
       if let reinstated = record.reinstatedAt { entry(.refundReversed, reinstated, amount) }
-    } else if let seats = facts.plan?.multiSeat?.revokedSeatQuantity, seats > 0,
-      let signed = facts.signedDate
-    {
-      entry(.refund, signed, money.refunded(seats: Int64(seats), of: facts))
     }
     return found
   }

@@ -127,6 +127,8 @@ struct DemoSummary: Codable, Sendable {
   var auditAccounts = 0
   var stages: [Stage] = []
   var truth = Truth()
+  /// StoreLedger's revenue metrics against the simulated store's own books.
+  var metrics = DemoRevenue.Summary()
   var consumption = Consumption()
   /// Customers moved from StoreKit 1 receipts (new to the ledger or already known, linked).
   var migratedReceipts = 0
@@ -179,6 +181,20 @@ struct DemoSummary: Codable, Sendable {
   static let statusNames = [
     "1": "active", "2": "expired", "3": "billing retry", "4": "grace period", "5": "revoked",
   ]
+
+  /// Revenue by currency, and how it compares with the store's books.
+  var revenueLine: String {
+    let byCurrency = metrics.currencies.map { currency in
+      "\(currency) gross \(MetricsText.amount(metrics.grossRevenue[currency] ?? 0)), net "
+        + "\(MetricsText.amount(metrics.netRevenue[currency] ?? 0)), proceeds (est.) "
+        + "\(MetricsText.amount(metrics.estimatedProceeds[currency] ?? 0)), MRR at the end "
+        + "\(MetricsText.amount(metrics.mrr[currency] ?? 0))"
+    }.joined(separator: "; ")
+    return "\(byCurrency.isEmpty ? "none" : byCurrency) over \(metrics.months) months; "
+      + "\(metrics.trialStarts) trials, \(metrics.trialConversions) converted, "
+      + "\(metrics.churned) churned; \(metrics.compared - metrics.differences.count) of "
+      + "\(metrics.compared) figures agree with the simulated store's books"
+  }
 
   func text() -> String {
     let instant = ISO8601DateFormatter().string(from: Timestamp(milliseconds: asOf).date)
@@ -264,6 +280,7 @@ struct DemoSummary: Codable, Sendable {
       Audit              \(verdict)
       Truth              \(truth.agree.grouped) of \(truth.accounts.grouped) accounts agree with the \
       simulator's truth (status, product, entitlements), \(truth.disagreements.count) disagreements
+      Revenue            \(revenueLine)
 
       """
   }

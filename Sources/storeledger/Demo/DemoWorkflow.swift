@@ -88,6 +88,7 @@ struct DemoWorkflow: Service {
     try await query(port: server, ledger: ledger, into: &summary)
     try await awaitChanges(ledger: ledger, receiver: receiver, into: &summary)
     try await sumUp(ledger: ledger, into: &summary)
+    try await revenue(ledger: ledger, into: &summary)
     return summary
   }
 
@@ -232,6 +233,22 @@ struct DemoWorkflow: Service {
         + ", webhook check "
         + (result.webhookCheck.passed ? "passed" : "failed") + ", \(result.offersChecked) "
         + "accounts' offers read", into: &summary)
+  }
+
+  /// Every simulated month's revenue from the log, against the simulated store's books.
+  private func revenue(ledger: Ledger, into summary: inout DemoSummary) async throws {
+    let configuration = simulation.configuration
+    let from = MetricsCalendar.start(of: .month, holding: configuration.start)
+    let to = MetricsCalendar.next(
+      .month, after: MetricsCalendar.start(of: .month, holding: store.lastSigned))
+    let stage = DemoRevenue(store: store, ledger: ledger, from: from, to: to)
+    let (metrics, seconds) = try await timed("revenue") { try await stage.run() }
+    summary.metrics = metrics
+    record(
+      "revenue", seconds,
+      "\(metrics.months) months × \(metrics.currencies.count) currencies from the log: "
+        + "\(metrics.compared - metrics.differences.count) of \(metrics.compared) figures agree "
+        + "with the simulated store's books", into: &summary)
   }
 
   private func audit(ledger: Ledger, into summary: inout DemoSummary) async throws {

@@ -22,6 +22,10 @@ public struct TransactionRecord: Sendable {
   private var middleStandingMilliseconds: [Int64] = []
   /// The backend's forward of the transaction that named the greatest account token.
   private var forwardedInput: FoldInput?
+  /// Seat refunds of a multiseat purchase: each `revokedSeatQuantity` seen, with the oldest
+  /// `signedDate` that showed it, by quantity (empty for every other transaction). The
+  /// newest snapshot alone cannot tell when seats were refunded: it may be signed later.
+  private var seatRefundMilliseconds: [Int32: Int64] = [:]
 
   /// The newest snapshot by `signedDate`.
   public var facts: TransactionFacts { input.transactionFacts! }
@@ -102,6 +106,12 @@ public struct TransactionRecord: Sendable {
 
   private mutating func absorbRevocationEvidence(from source: FoldInput) {
     let snapshot = source.transactionFacts!
+    if let seats = snapshot.plan?.multiSeat?.revokedSeatQuantity, seats > 0 {
+      let signed = snapshot.signedMilliseconds
+      if seatRefundMilliseconds[seats].map({ signed < $0 }) ?? true {
+        seatRefundMilliseconds[seats] = signed
+      }
+    }
     guard snapshot.revocationDate != nil else {
       noteStanding(snapshot.signedDate, source: source)
       return
@@ -143,6 +153,23 @@ public struct TransactionRecord: Sendable {
     while index > 0, middleStandingMilliseconds[index - 1] > displaced { index -= 1 }
     if index > 0, middleStandingMilliseconds[index - 1] == displaced { return }
     middleStandingMilliseconds.insert(displaced, at: index)
+  }
+
+  /// When seats of this purchase were refunded and how many each time: the first time each
+  /// larger `revokedSeatQuantity` was signed, oldest first (a quantity signed earlier than a
+  /// smaller one counts from then).
+  public var seatRefunds: [(date: Timestamp, seats: Int64)] {
+    guard !seatRefundMilliseconds.isEmpty else { return [] }
+    var refunds: [(date: Timestamp, seats: Int64)] = []
+    var refunded: Int64 = 0
+    for (quantity, signed) in seatRefundMilliseconds.sorted(by: {
+      ($0.value, $0.key) < ($1.value, $1.key)
+    })
+    where Int64(quantity) > refunded {
+      refunds.append((Timestamp(milliseconds: signed), Int64(quantity) - refunded))
+      refunded = Int64(quantity)
+    }
+    return refunds
   }
 
   /// When the newest revocation was undone: the first standing evidence signed at or after
@@ -201,6 +228,7 @@ extension TransactionRecord: Hashable {
       && lhs.forwardedAccountToken == rhs.forwardedAccountToken
       && lhs.oldestStandingMilliseconds == rhs.oldestStandingMilliseconds
       && lhs.middleStandingMilliseconds == rhs.middleStandingMilliseconds
+      && lhs.seatRefundMilliseconds == rhs.seatRefundMilliseconds
   }
 
   public func hash(into hasher: inout Hasher) {
