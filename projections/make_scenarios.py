@@ -1154,6 +1154,20 @@ S.append(metrics(
                            "estimatedProceeds": 13986, "churned": 0}),
         row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "refunds": 0, "churnOther": 1, "churned": 1})]}))
 
+
+S.append(metrics(
+    "revenue-refunded-again-after-a-reversal", "A month refunded on January 11, the refund reversed on January 15, then refunded again (prorated, half) on January 21: two refunds (9990 and 4995), one reversal, the subscription out of force twice (two refund churns, one reactivation); net 4995 (R1–R3).", "2026-01-31",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+     n("REFUND", None, d("2026-01-11"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-01-11"), revoked=d("2026-01-11"), pct=100000), renewal(O1, "2026-01-11"), 5),
+     n("REFUND_REVERSED", None, d("2026-01-15"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-01-15")), renewal(O1, "2026-01-15"), 1),
+     n("REFUND", None, d("2026-01-21"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-01-21"), revoked=d("2026-01-21"), rtype="REFUND_PRORATED", pct=50000), renewal(O1, "2026-01-21", auto=0), 5, uuid="refund-again")],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 0, "mrr": 0, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 9990, "refunds": 2, "refundAmount": 14985, "refundsReversed": 1,
+                           "refundReversedAmount": 9990, "netRevenue": 4995, "estimatedProceeds": 3496,
+                           "churnRefund": 2, "churned": 2, "reactivations": 1})]}))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

@@ -50,6 +50,9 @@ struct RunningApp: Sendable {
       let projector = AccountProjector(ledger: ledger, wakeUp: appended, logger: logger)
       metrics.attach(projector, app: app.name)
       services.append(AccountProjectorService(projector: projector))
+      services.append(
+        RevenueProjectorService(
+          projector: RevenueProjector(ledger: ledger, wakeUp: appended, logger: logger)))
     }
     let apple = try app.appStoreAPI.map {
       AppStoreServerAPIClient(
@@ -96,6 +99,10 @@ struct RunningApp: Sendable {
         ledger: ledger, pollInterval: .milliseconds(100), logger: logger)
       metrics.attach(projector, app: name)
       services.append(AccountProjectorService(projector: projector))
+      services.append(
+        RevenueProjectorService(
+          projector: RevenueProjector(
+            ledger: ledger, pollInterval: .milliseconds(100), logger: logger)))
     }
     self.name = name
     self.client = nil

@@ -7,10 +7,12 @@ import StoreLedgerPostgres
 struct RebuildCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "rebuild",
-    abstract: "Rebuild the account views from the log into a new version and switch to it.",
+    abstract:
+      "Rebuild the account views (and the revenue analytics) from the log.",
     discussion: """
       Projects every account from the log into a fresh table while the live one keeps \
-      answering, then makes it live in one transaction. The replaced version stays as \
+      answering, then makes it live in one transaction; then makes the revenue analytics \
+      (storeledger_analytics) again from every purchase chain (--analytics: those only). The replaced version stays as \
       storeledger.account_views_v<N> for comparison until you drop it. Use it after a \
       restore, a change of catalog, or when `storeledger audit` finds a view wrong.
 
@@ -29,6 +31,7 @@ struct RebuildCommand: AsyncParsableCommand {
 
   @OptionGroup var ledger: LedgerOptions
   @Flag(help: "List the versions of the account views table instead.") var list = false
+  @Flag(help: "Rebuild only the revenue analytics (storeledger_analytics).") var analytics = false
   @Option(help: "List the accounts whose view differs between the live table and version N.")
   var compare: Int?
   @Option(help: "Drop retired version N's table.") var drop: Int?
@@ -42,10 +45,13 @@ struct RebuildCommand: AsyncParsableCommand {
   @Flag(help: "Print the result as JSON.") var json = false
 
   func validate() throws {
-    let modes = [list, compare != nil, drop != nil, begin, into != nil, switchTo != nil]
+    let modes = [
+      list, compare != nil, drop != nil, begin, into != nil, switchTo != nil, analytics,
+    ]
     if modes.filter({ $0 }).count > 1 {
       throw ValidationError(
-        "give at most one of --list, --compare N, --drop N, --begin, --into V, --switch V")
+        "give at most one of --list, --compare N, --drop N, --begin, --into V, --switch V, "
+          + "--analytics")
     }
     if (shard == nil) != (into == nil) {
       throw ValidationError("--shard K/N and --into V go together")
@@ -59,8 +65,15 @@ struct RebuildCommand: AsyncParsableCommand {
       return
     }
     let (list, compare, drop, json, pageSize) = (list, compare, drop, json, pageSize)
-    try await ledger.withLedger("storeledger.rebuild") { ledger, _ in
-      if list {
+    let analytics = analytics
+    try await ledger.withLedger("storeledger.rebuild") { ledger, logger in
+      if analytics {
+        let events = try await RevenueProjector(ledger: ledger, logger: logger).rebuild()
+        say(
+          json
+            ? #"{"revenueAnalyticsEvents":\#(events)}"#
+            : "revenue analytics made again from \(events.grouped) events")
+      } else if list {
         say(
           try Self.output(
             try await LedgerMaintenance(ledger: ledger).accountViewsVersions(), json: json))
@@ -81,7 +94,11 @@ struct RebuildCommand: AsyncParsableCommand {
             progress.accounts, of: progress.totalAccounts, "accounts, \(progress.events) events")
         }
         bar.finish()
-        say(json ? try CommandJSON.string(result) : Self.text(result))
+        let events = try await RevenueProjector(ledger: ledger, logger: logger).rebuild()
+        say(
+          json
+            ? try CommandJSON.string(result)
+            : Self.text(result) + "; revenue analytics made again from \(events.grouped) events")
       }
     }
   }

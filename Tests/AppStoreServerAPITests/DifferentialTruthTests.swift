@@ -92,6 +92,56 @@ import Testing
     #expect(unrouted > 0)
     #expect(compared > Self.customers * Self.instants)
     #expect(disagreements.isEmpty, "\(disagreements.count) disagreements")
+    // Every month's money from the same events against the simulated store's own books.
+    let revenue = try Self.revenueDifferences(events, store.books, configuration)
+    print(
+      "differential revenue: \(revenue.compared) figures compared with the store's books, "
+        + "\(revenue.differences.count) differences")
+    for difference in revenue.differences.prefix(20) { print("  \(difference)") }
+    #expect(revenue.compared >= 12 * 7)
+    #expect(revenue.differences.isEmpty, "\(revenue.differences.count) revenue differences")
+  }
+
+  /// Charges, refunds, reversals and new subscriptions of every month and currency, from
+  /// StoreLedger's metrics of `events`, against what the store booked as it charged.
+  static func revenueDifferences(
+    _ events: [LedgerEvent], _ books: RevenueBooks, _ configuration: SimulationConfiguration
+  ) throws -> (compared: Int, differences: [String]) {
+    let query = try MetricsQuery(
+      from: MetricsCalendar.start(of: .month, holding: configuration.start),
+      to: MetricsCalendar.next(
+        .month, after: MetricsCalendar.start(of: .month, holding: configuration.end)),
+      granularity: .month, now: configuration.end)
+    let report = try RevenueMetrics.report(of: events, for: query)
+    var engine: [String: [String: MetricsFigures]] = [:]
+    for row in report.rows {
+      engine[MetricsCalendar.monthText(row.start), default: [:]][row.currency] = row.figures
+    }
+    let figures: [(String, KeyPath<MetricsFigures, Int64>, KeyPath<RevenueBooks.Month, Int64>)] = [
+      ("transactions", \.transactions, \.transactions),
+      ("grossRevenue", \.grossRevenue, \.gross), ("refunds", \.refunds, \.refunds),
+      ("refundAmount", \.refundAmount, \.refunded),
+      ("refundsReversed", \.refundsReversed, \.reversals),
+      ("refundReversedAmount", \.refundReversedAmount, \.reversed),
+      ("newSubscriptions", \.newSubscriptions, \.newSubscriptions),
+    ]
+    var compared = 0
+    var differences: [String] = []
+    for month in Set(engine.keys).union(books.months.keys).sorted() {
+      for currency in Set((engine[month] ?? [:]).keys).union((books.months[month] ?? [:]).keys) {
+        let ours = engine[month]?[currency] ?? MetricsFigures()
+        let theirs = books.months[month]?[currency] ?? RevenueBooks.Month()
+        for (name, mine, booked) in figures {
+          compared += 1
+          if ours[keyPath: mine] != theirs[keyPath: booked] {
+            differences.append(
+              "\(month) \(currency) \(name): StoreLedger \(ours[keyPath: mine]), books "
+                + "\(theirs[keyPath: booked])")
+          }
+        }
+      }
+    }
+    return (compared, differences)
   }
 
   /// Every customer's history and statuses, as a replay fetches them.

@@ -30,6 +30,8 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     /// By endpoint and position.
     var deliveries: [String: [Int64: Delivery]] = [:]
     var checkpoints: [String: FeedPosition] = [:]
+    /// Revenue rows by chain.
+    var revenue: [String: ChainRevenue] = [:]
     /// Versions of the views table: the live one is ``views``; the others keep their rows.
     var versions: [Int: AccountViewsVersion] = [:]
     var versionRows: [Int: [String: ViewRow]] = [:]

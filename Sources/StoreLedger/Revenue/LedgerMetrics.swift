@@ -7,6 +7,8 @@ import StoreLedgerCore
 public struct LedgerMetrics: Sendable {
   let log: any EventLog
   let maintenance: any MaintenanceStore
+  let revenue: any RevenueAnalyticsStore
+  let projector: RevenueProjector
   let logger: Logger
   /// Purchase chains read per round trip.
   let pageSize: Int
@@ -14,20 +16,70 @@ public struct LedgerMetrics: Sendable {
   public init(ledger: Ledger, pageSize: Int = 500) {
     log = ledger.storage.log
     maintenance = ledger.storage.maintenance
+    revenue = ledger.storage.revenue
+    projector = RevenueProjector(ledger: ledger, logger: ledger.storage.logger)
     logger = ledger.storage.logger
     self.pageSize = max(1, pageSize)
   }
 
+  /// Where an answer is computed from.
+  public enum Source: Sendable {
+    /// The analytics rows when they can answer (everything known, the default commission),
+    /// else the log.
+    case automatic
+    /// Every purchase chain's events folded again.
+    case log
+    /// The revenue analytics, brought up to date first.
+    case analytics
+  }
+
   /// The answer to `query`. Throws ``MetricsError`` for a question that cannot be answered
-  /// (a rate missing), ``LedgerError`` when the database fails.
-  public func report(_ query: MetricsQuery) async throws -> MetricsReport {
+  /// (a rate missing), ``LedgerError`` when the database fails. Both sources give the same
+  /// answer (`RevenueAnalyticsTests`).
+  public func report(_ query: MetricsQuery, from source: Source = .automatic) async throws
+    -> MetricsReport
+  {
+    let analytics =
+      switch source {
+      case .log: false
+      case .analytics: true
+      case .automatic: query.knownAt == nil && query.commission == CommissionPolicy()
+      }
     var aggregator = MetricsAggregator(query)
-    try await forEachChain { events in
-      for timeline in RevenueMetrics.timelines(of: events, for: query) {
-        aggregator.add(timeline)
+    if analytics {
+      try await projector.catchUp()
+      try await forEachRevenuePage(after: .beginning) { page in
+        for chain in page { for timeline in chain.timelines { aggregator.add(timeline) } }
+      }
+    } else {
+      try await forEachChain { events in
+        for timeline in RevenueMetrics.timelines(of: events, for: query) {
+          aggregator.add(timeline)
+        }
       }
     }
     return try aggregator.report()
+  }
+
+  /// Every chain's revenue rows whose newest event is after `position`, a page at a time in
+  /// position order (an export goes on from the last page's last position). The analytics
+  /// are read as they are: bring them up to date with ``RevenueProjector/catchUp()`` first.
+  public func forEachRevenuePage(
+    after position: FeedPosition, _ body: ([ChainRevenue]) async throws -> Void
+  ) async throws {
+    var position = position
+    while true {
+      let page: [ChainRevenue]
+      do {
+        page = try await revenue.revenueChains(after: position, limit: pageSize)
+      } catch {
+        throw LedgerStorage.mapped(error)
+      }
+      guard let last = page.last else { return }
+      try await body(page)
+      position = last.position
+      if page.count < pageSize { return }
+    }
   }
 
   /// How the answer known at `before` differs from the one known at `after`, with the

@@ -25,6 +25,8 @@ package struct LedgerStorage: Sendable {
   package let support: any SupportReads
   /// The audit's, the rebuild's and the replay's needs beyond the log.
   package let maintenance: any MaintenanceStore
+  /// Each purchase chain's revenue rows (`storeledger_analytics`).
+  package let revenue: any RevenueAnalyticsStore
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
   package let logger: Logger
@@ -56,6 +58,7 @@ package struct LedgerStorage: Sendable {
     self.refundRequests = ports
     self.support = ports
     self.maintenance = ports
+    self.revenue = ports
     self.replicas = replicas
     self.logger = logger
     self.timeout = timeout

@@ -108,6 +108,8 @@ public struct MetricsAggregator: Sendable {
       stocks[key] = stock
     }
     for entry in timeline.entries {
+      // An end after the horizon has not happened (rows made for every end carry it).
+      if entry.kind.isEnd, entry.date > query.horizon { continue }
       guard let bucket = bucket(holding: entry.date) else { continue }
       flows[CellKey(bucket: bucket, key: key(entry.attributes)), default: MetricsFigures()]
         .count(entry)

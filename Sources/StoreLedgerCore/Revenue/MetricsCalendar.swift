@@ -113,7 +113,7 @@ public enum MetricsCalendar {
 
   /// 9999-12-31T23:59:59.999Z: later times are not App Store times (and would overflow the
   /// calendar arithmetic).
-  static let latest: Int64 = 253_402_300_799_999
+  public static let latest: Int64 = 253_402_300_799_999
 
   private static func unbounded(_ text: String) -> Timestamp? {
     if let milliseconds = Int64(text), text.count > 10 {

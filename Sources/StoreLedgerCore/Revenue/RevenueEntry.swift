@@ -46,4 +46,28 @@ public struct RevenueEntry: Hashable, Sendable, Codable {
   public var transactionId: String
   public var originalTransactionId: String
   public var attributes: MetricsAttributes
+
+  public init(
+    kind: Kind, date: Timestamp, amount: Int64, proceeds: Int64, transactionId: String,
+    originalTransactionId: String, attributes: MetricsAttributes
+  ) {
+    self.kind = kind
+    self.date = date
+    self.amount = amount
+    self.proceeds = proceeds
+    self.transactionId = transactionId
+    self.originalTransactionId = originalTransactionId
+    self.attributes = attributes
+  }
+}
+
+extension RevenueEntry.Kind {
+  /// An end (churn, an expired trial): dated when the period ends, so it has happened only
+  /// once that time has passed.
+  public var isEnd: Bool {
+    switch self {
+    case .churnVoluntary, .churnBilling, .churnRefund, .churnOther, .trialExpired: true
+    default: false
+    }
+  }
 }

@@ -17,6 +17,20 @@ public struct RevenueSegment: Hashable, Sendable, Codable {
   public var seats: Int64
   public var attributes: MetricsAttributes
 
+  public init(
+    originalTransactionId: String, transactionId: String, start: Timestamp, end: Timestamp,
+    isTrial: Bool, monthlyValue: Int64, seats: Int64, attributes: MetricsAttributes
+  ) {
+    self.originalTransactionId = originalTransactionId
+    self.transactionId = transactionId
+    self.start = start
+    self.end = end
+    self.isTrial = isTrial
+    self.monthlyValue = monthlyValue
+    self.seats = seats
+    self.attributes = attributes
+  }
+
   /// In force at `time`.
   public func holds(_ time: Timestamp) -> Bool { start <= time && time < end }
 }

@@ -12,6 +12,17 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
   public var segments: [RevenueSegment]
   public var entries: [RevenueEntry]
 
+  public init(
+    originalTransactionId: String, isSubscription: Bool, firstStart: Timestamp?,
+    segments: [RevenueSegment], entries: [RevenueEntry]
+  ) {
+    self.originalTransactionId = originalTransactionId
+    self.isSubscription = isSubscription
+    self.firstStart = firstStart
+    self.segments = segments
+    self.entries = entries
+  }
+
   /// The timelines of every chain `state` holds, with churn counted only for ends at or
   /// before `horizon` (the time the facts are known at: an end after it has not happened).
   public static func timelines(
@@ -83,12 +94,11 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
       entry(.refund, refund.date, amount)
       seatsReturned += amount
     }
-    if let revocation = record.revocation, revocation.type != .familyRevoke,
-      let date = revocation.date ?? revocation.signedDate
-    {
+    for (revocation, reinstated) in record.refundHistory where revocation.type != .familyRevoke {
+      guard let date = revocation.date ?? revocation.signedDate else { continue }
       let amount = max(0, money.refunded(percentage: revocation.percentage) - seatsReturned)
       entry(.refund, date, amount)
-      if let reinstated = record.reinstatedAt { entry(.refundReversed, reinstated, amount) }
+      if let reinstated { entry(.refundReversed, reinstated, amount) }
     }
     return found
   }
@@ -143,13 +153,20 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
     if facts.isUpgraded, let upgrade = upgradePurchase(of: record, among: chain) {
       end = upgrade
     }
+    // The time each refund was in force is cut out (a refund reversed and made again cuts
+    // twice); a span that a refund ends says so.
     var spans: [(Timestamp, Timestamp, Bool)] = [(start, end, false)]
-    if let revocation = record.revocation, revocation.type != .familyRevoke {
+    for (revocation, reinstated) in record.refundHistory where revocation.type != .familyRevoke {
       let revoked = max(start, revocation.date ?? start)
-      let reinstated = record.reinstatedAt
-      spans = []
-      if revoked > start { spans.append((start, min(revoked, end), revoked < end)) }
-      if let reinstated, reinstated < end { spans.append((max(reinstated, revoked), end, false)) }
+      let back = reinstated.map { max($0, revoked) }
+      spans = spans.flatMap { span -> [(Timestamp, Timestamp, Bool)] in
+        let (from, to, cut) = span
+        guard revoked < to, (back ?? to) > from || back == nil else { return [span] }
+        var parts: [(Timestamp, Timestamp, Bool)] = []
+        if revoked > from { parts.append((from, min(revoked, to), true)) }
+        if let back, back < to { parts.append((max(back, from), to, cut)) }
+        return parts
+      }
     }
     return spans.filter { $0.1 > $0.0 }.map {
       Piece(

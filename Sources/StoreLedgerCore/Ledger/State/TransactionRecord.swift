@@ -11,6 +11,10 @@ public struct TransactionRecord: Sendable {
   private var signedMilliseconds: Int64
   /// The event that brought the newest snapshot carrying a `revocationDate`.
   private var revocationInput: FoldInput?
+  /// Refunds before the newest one, when a refund was reversed and the purchase refunded
+  /// again: the newest snapshot of each other `revocationDate` (empty for nearly every
+  /// transaction). Revenue counts each refund; entitlement reads the newest only.
+  private var otherRevocationInputs: [FoldInput] = []
   /// `standingSince` in milliseconds, `Int64.min` when there is no such evidence.
   private var standingMilliseconds: Int64 = .min
   private var standingInput: FoldInput?
@@ -117,7 +121,31 @@ public struct TransactionRecord: Sendable {
       return
     }
     let candidate = Revocation(input: source)
-    if revocation.map({ candidate.isNewer(than: $0) }) ?? true { revocationInput = source }
+    guard let current = revocation else {
+      revocationInput = source
+      return
+    }
+    if candidate.date == current.date {
+      if candidate.isNewer(than: current) { revocationInput = source }
+      return
+    }
+    // Another refund: the newest (by signing) stays the one in force; the other is kept.
+    let (kept, other) =
+      candidate.isNewer(than: current) ? (source, current.input) : (current.input, source)
+    revocationInput = kept
+    // The refund in force is not also one of the others (an older snapshot of its date).
+    let keptDate = kept.transactionFacts?.revocationDate
+    otherRevocationInputs.removeAll { $0.transactionFacts?.revocationDate == keptDate }
+    let otherRevocation = Revocation(input: other)
+    if let index = otherRevocationInputs.firstIndex(where: {
+      $0.transactionFacts?.revocationDate == otherRevocation.date
+    }) {
+      if otherRevocation.isNewer(than: Revocation(input: otherRevocationInputs[index])) {
+        otherRevocationInputs[index] = other
+      }
+    } else {
+      otherRevocationInputs.append(other)
+    }
   }
 
   private mutating func noteStanding(_ signedDate: Timestamp?, source: FoldInput) {
@@ -153,6 +181,26 @@ public struct TransactionRecord: Sendable {
     while index > 0, middleStandingMilliseconds[index - 1] > displaced { index -= 1 }
     if index > 0, middleStandingMilliseconds[index - 1] == displaced { return }
     middleStandingMilliseconds.insert(displaced, at: index)
+  }
+
+  /// Every refund of this purchase, oldest signed first, each with when it was undone (the
+  /// first evidence that the purchase stands again signed after it and before the next
+  /// refund; nil while it stands).
+  public var refundHistory: [(revocation: Revocation, reinstatedAt: Timestamp?)] {
+    guard let newest = revocation else { return [] }
+    let all = (otherRevocationInputs.map(Revocation.init) + [newest]).sorted {
+      $1.isNewer(than: $0)
+    }
+    return all.enumerated().map { index, refund in
+      let signed = refund.signedDate?.milliseconds ?? .min
+      guard let standing = firstStanding(onOrAfter: signed) else { return (refund, nil) }
+      if index + 1 < all.count,
+        standing >= all[index + 1].signedDate?.milliseconds ?? .max
+      {
+        return (refund, nil)
+      }
+      return (refund, Timestamp(milliseconds: standing))
+    }
   }
 
   /// When seats of this purchase were refunded and how many each time: the first time each
@@ -229,6 +277,8 @@ extension TransactionRecord: Hashable {
       && lhs.oldestStandingMilliseconds == rhs.oldestStandingMilliseconds
       && lhs.middleStandingMilliseconds == rhs.middleStandingMilliseconds
       && lhs.seatRefundMilliseconds == rhs.seatRefundMilliseconds
+      && Set(lhs.otherRevocationInputs.map(\.reference))
+        == Set(rhs.otherRevocationInputs.map(\.reference))
   }
 
   public func hash(into hasher: inout Hasher) {

@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+import StoreLedgerCore
+import StoreLedgerPostgres
+
+/// Keeps the revenue analytics (`storeledger_analytics`, projections/revenue.md) current:
+/// follows the feed from its checkpoint and makes again the rows of every purchase chain an
+/// event arrived for, from the chain's whole stream (so rows never depend on the order
+/// events came in). Several may run at once: rows are replaced whole and the checkpoint moves
+/// by compare-and-swap.
+public struct RevenueProjector: Sendable {
+  public static let checkpointName = "revenue-analytics"
+
+  let log: any EventLog
+  let revenue: any RevenueAnalyticsStore
+  let wakeUp: WakeUpSignal?
+  let batchSize: Int
+  let pollInterval: Duration
+  let logger: Logger
+  /// Chains read per round trip.
+  let pageSize = 500
+
+  public init(
+    ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 2000,
+    pollInterval: Duration = .milliseconds(500), logger: Logger
+  ) {
+    log = ledger.storage.log
+    revenue = ledger.storage.revenue
+    self.wakeUp = wakeUp
+    self.batchSize = max(1, batchSize)
+    self.pollInterval = pollInterval
+    self.logger = logger
+  }
+
+  /// Rows are made with every end counted (the analytics' readers count an end once it has
+  /// passed) and the default commission (no tax table).
+  static let horizon = Timestamp(milliseconds: MetricsCalendar.latest)
+
+  /// Projects until the feed has nothing more; returns how many events it passed.
+  @discardableResult
+  public func catchUp() async throws(LedgerError) -> Int {
+    var total = 0
+    do {
+      while true {
+        let moved = try await projectNextBatch()
+        if moved == 0 { return total }
+        total += moved
+      }
+    } catch {
+      throw LedgerStorage.mapped(error)
+    }
+  }
+
+  /// Follows the feed until cancelled.
+  public func run() async {
+    while !Task.isCancelled {
+      let generation = wakeUp?.generation
+      do {
+        if try await projectNextBatch() > 0 { continue }
+      } catch {
+        if Task.isCancelled { return }
+        logger.warning(
+          "revenue projector failed; retrying",
+          metadata: ["error": "\(LedgerStorage.mapped(error).code)"])
+        try? await Task.sleep(for: .seconds(1))
+        continue
+      }
+      if let wakeUp {
+        _ = await wakeUp.wait(after: generation, timeout: pollInterval)
+      } else {
+        try? await Task.sleep(for: pollInterval)
+      }
+    }
+  }
+
+  /// Deletes every row and projects the whole log again.
+  @discardableResult
+  public func rebuild() async throws(LedgerError) -> Int {
+    do {
+      try await revenue.clearRevenue()
+      let checkpoint = try await log.checkpoint(Self.checkpointName)
+      if let checkpoint {
+        try await log.moveCheckpoint(Self.checkpointName, from: checkpoint, to: .beginning)
+      }
+    } catch {
+      throw LedgerStorage.mapped(error)
+    }
+    return try await catchUp()
+  }
+
+  /// One batch of the feed: the chains it names projected, the checkpoint moved past it.
+  func projectNextBatch() async throws -> Int {
+    let checkpoint = try await log.checkpoint(Self.checkpointName)
+    let entries = try await log.readFeedEntries(
+      after: checkpoint ?? .beginning, limit: batchSize)
+    guard let last = entries.last else { return 0 }
+    let chains = Set(entries.map(\.streamId).filter { $0.hasPrefix("sub:") }).sorted()
+    var start = 0
+    while start < chains.count {
+      let page = Array(chains[start..<min(start + pageSize, chains.count)])
+      start += page.count
+      try await revenue.storeRevenue(try await project(page))
+    }
+    do {
+      try await log.moveCheckpoint(Self.checkpointName, from: checkpoint, to: last.position)
+    } catch {
+      // Another projector moved it: the rows it made are as good as these.
+      guard error.code == .checkpointConflict else { throw error }
+    }
+    return entries.count
+  }
+
+  /// The rows of each of `streams`, from its whole stream.
+  func project(_ streams: [String]) async throws -> [ChainRevenue] {
+    let rows = try await log.readStreams(streams)
+    var byStream: [String: (events: [LedgerEvent], position: FeedPosition, recorded: Date)] = [:]
+    for row in rows {
+      var chain = byStream[row.streamId] ?? ([], row.position, row.recordedAt)
+      chain.position = max(chain.position, row.position)
+      chain.recorded = max(chain.recorded, row.recordedAt)
+      if EventCodec.holdsLedgerEvent(row.eventType) {
+        do {
+          chain.events.append(try EventCodec.event(row))
+        } catch {
+          logger.warning(
+            "revenue projector skipped an unreadable event",
+            metadata: ["stream": "\(row.streamId)"])
+        }
+      }
+      byStream[row.streamId] = chain
+    }
+    return streams.compactMap { stream in
+      guard let chain = byStream[stream] else { return nil }
+      let timelines = RevenueTimeline.timelines(
+        of: LedgerState.fold(chain.events), horizon: Self.horizon,
+        commission: CommissionPolicy())
+      return ChainRevenue(
+        chain: stream, position: chain.position, recordedAt: chain.recorded,
+        timelines: timelines)
+    }
+  }
+}
