@@ -39,6 +39,7 @@ struct ConsolePage {
       html.element(
         "a", ["href": base, "class": "brand"], text: "StoreLedger" + (app.map { " · \($0)" } ?? ""))
       guard signedIn else { return }
+      html.element("a", ["href": "\(base)/revenue", "id": "revenue-link"], text: "Revenue")
       html.element("form", ["role": "search", "method": "get", "action": "\(base)/search"]) {
         html in
         html.element("label", ["for": "q"], text: "Find a customer")
@@ -115,5 +116,7 @@ struct ConsolePage {
     .timeline{width:100%;height:auto;max-width:72rem;border:1px solid #ddd}
     .legend{display:flex;gap:1rem;flex-wrap:wrap;list-style:none;padding:0}.legend svg{vertical-align:middle}
     details{margin:.25rem 0}
+    figure.chart{margin:1rem 0}.chart-svg{width:100%;height:auto;max-width:72rem;border:1px solid #ddd}
+    .axis{font-size:11px;fill:#333}.question{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}
     """
 }

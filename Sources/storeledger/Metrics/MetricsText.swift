@@ -3,19 +3,9 @@ import StoreLedgerCore
 
 /// The metrics as text tables, amounts in units of their currency.
 enum MetricsText {
-  /// 9990 milliunits → "9.99"; 8333 → "8.333".
-  static func amount(_ milliunits: Int64) -> String {
-    let sign = milliunits < 0 ? "-" : ""
-    let magnitude = milliunits.magnitude
-    var fraction = String(magnitude % 1000)
-    fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
-    if fraction.hasSuffix("0") { fraction.removeLast() }
-    return "\(sign)\(magnitude / 1000).\(fraction)"
-  }
+  static func amount(_ milliunits: Int64) -> String { MetricsFormat.amount(milliunits) }
 
-  static func percent(_ rate: Double?) -> String {
-    rate.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
-  }
+  static func percent(_ rate: Double?) -> String { MetricsFormat.percent(rate) }
 
   static func period(_ row: MetricsReport.Row, by: String) -> String {
     switch by {
