@@ -50,6 +50,7 @@ import Testing
         try await browser.evaluate("document.querySelector('.card strong').textContent") as? String
           == "\(try await Self.accountCount(client, simulation))")
       try await browser.screenshot(to: Self.screenshots.appendingPathComponent("overview.png"))
+      try await Self.revenue(browser, base: base, simulation)
       try await Self.signOut(browser, base: base)
       try await Self.deepLinkSurvivesSignIn(browser, base: base, token: token, time: time)
       try await Self.signOut(browser, base: base)
@@ -213,6 +214,31 @@ import Testing
     try await browser.screenshot(
       to: screenshots.appendingPathComponent("account-timeline.png"), scale: 0.75,
       top: Double(top as? Int ?? 0), height: 420)
+  }
+
+  /// The revenue page in a browser: its charts drawn, every point named, every field
+  /// labelled, readable text.
+  static func revenue(_ browser: HeadlessChromium, base: String, _ simulation: Simulation)
+    async throws
+  {
+    let from = MetricsCalendar.dateText(simulation.configuration.start)
+    let to = MetricsCalendar.dateText(simulation.configuration.end)
+    try await browser.open("\(base)/console/revenue?from=\(from)&to=\(to)&by=month")
+    let text = try await browser.text()
+    #expect(text.contains("MRR") && text.contains("Cohorts"))
+    let charts = try await browser.evaluate(
+      "[...document.querySelectorAll('figure.chart svg')].filter(s => s.getBoundingClientRect().width > 200).length"
+    )
+    #expect(charts as? Int == 3, "three charts drawn")
+    let named = try await browser.evaluate(
+      "[...document.querySelectorAll('figure.chart svg a')].filter(a => a.getAttribute('aria-label') && a.querySelector('title')).length"
+    )
+    #expect((named as? Int ?? 0) > 10, "every point and bar is named")
+    let unlabelled = try await browser.evaluate(
+      "[...document.querySelectorAll('input:not([type=hidden]), select')].filter(i => !document.querySelector(`label[for=\"${i.id}\"]`)).length"
+    )
+    #expect(unlabelled as? Int == 0, "every field has a label")
+    try await browser.screenshot(to: Self.screenshots.appendingPathComponent("revenue.png"))
   }
 
   static func keyboardAndLabels(_ browser: HeadlessChromium) async throws {

@@ -131,7 +131,10 @@ struct RevenueChart {
     for index in labels.indices where index % every == 0 || index == labels.count - 1 {
       html.element(
         "text",
-        ["x": Self.number(x(index) - 20), "y": Self.number(Self.height - 8), "class": "axis"],
+        [
+          "x": Self.number(x(index) - (index == labels.count - 1 ? 60 : 20)),
+          "y": Self.number(Self.height - 8), "class": "axis",
+        ],
         text: labels[index])
     }
   }
