@@ -669,11 +669,15 @@ S.append(changes(
     {"subscriptions": [sub(O1, 2, False)]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("subscription.auto_renew_off", O1, 10),
+     ch("subscription.cancelled", O1, 10),
      ch("subscription.auto_renew_on", O1, 12),
      ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9)),
+     ch("renewal", O2, 29.9, new="9990"),
      ch("entitlement.revoked", "pro", 59.9),
-     ch("subscription.status_changed", O1, 59.9, old="1", new="2")]))
+     ch("subscription.status_changed", O1, 59.9, old="1", new="2"),
+     ch("subscription.expired", O1, 59.9)]))
 
 S.append(changes(
     "changes-billing-grace-recovery-refund", "A failed renewal with a grace period (the clock starts it at the period's end), recovery in grace, a refund and its reversal: C3, C4, C5, C6, C7, C10, C11, C2 and C1.", 50,
@@ -686,6 +690,7 @@ S.append(changes(
     {"subscriptions": [sub(O1, 1, True)], "revocations": [{"transactionId": O2, "reversed": True}]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("entitlement.end_moved", "pro", 30, old=ms(30), new=ms(36)),
      ch("subscription.status_changed", O1, 30, old="1", new="4"),
      ch("subscription.billing_problem_started", O1, 30),
@@ -694,12 +699,15 @@ S.append(changes(
      ch("subscription.status_changed", O1, 33, old="4", new="1"),
      ch("subscription.billing_problem_resolved", O1, 33),
      ch("subscription.grace_period_ended", O1, 33),
+     ch("renewal", O2, 33, new="9990"),
      ch("entitlement.revoked", "pro", 40),
      ch("subscription.status_changed", O1, 40, old="1", new="5"),
      ch("purchase.refunded", O2, 40),
+     ch("refund", O2, 40, new="9990"),
      ch("entitlement.granted", "pro", 45, new=ms(60)),
      ch("subscription.status_changed", O1, 45, old="5", new="1"),
-     ch("purchase.refund_reversed", O2, 45)]))
+     ch("purchase.refund_reversed", O2, 45),
+     ch("refund.reversed", O2, 45, new="9990")]))
 
 S.append(changes(
     "changes-extension-price-increase-balance", "A renewal date extension, a price increase pending then accepted, a consumable bought and spent: C3, C9, C13, C14, C1, C12 and C2.", 20,
@@ -714,12 +722,14 @@ S.append(changes(
     {"consumables": [{"productId": GEMS, "balance": 0}]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("entitlement.end_moved", "pro", 5, old=ms(30), new=ms(37)),
      ch("subscription.renewal_extended", O1, 5, old=ms(30), new=ms(37)),
      ch("subscription.price_increase_pending", O1, 10),
      ch("subscription.price_increase_accepted", O1, 12),
      ch("entitlement.granted", "gems", 14),
      ch("consumable.balance_changed", GEMS, 14, old="0", new="100"),
+     ch("purchase", "9100", 14, new="9990"),
      ch("entitlement.revoked", "gems", 15),
      ch("consumable.balance_changed", GEMS, 15, old="100", new="0")]))
 
@@ -817,8 +827,10 @@ S.append(changes(
      "entitlements": [ent("pro", True, O2, expires=59.9)]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("subscription.commitment_cancelled", O1, 10, new=ms(365)),
-     ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9))]))
+     ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9)),
+     ch("renewal", O2, 29.9, new="9990")]))
 
 S.append(changes(
     "commitment-cancelled-then-resumed", "The commitment cancelled, then renewed again by the customer (commitmentAutoRenewStatus back to 1): C-rules commitment_cancelled and commitment_resumed.", 20,
@@ -828,6 +840,7 @@ S.append(changes(
     {"subscriptions": [sub(O1, 1, True, billingPlan={"commitmentWillRenew": True, "cancelledInsideCommitment": False})]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("subscription.commitment_cancelled", O1, 10, new=ms(365)),
      ch("subscription.commitment_resumed", O1, 15)]))
 
@@ -883,11 +896,13 @@ S.append(changes(
         "renewalQuantity": 2, "overClaimed": ["claim-3"], "transactionIds": [G2]})]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", G1, 0, new="1"),
+     ch("purchase", G1, 0, new="29970"),
      ch("seat.claimed", "claim-1", 1, new=G1),
      ch("seat.claimed", "claim-2", 2, new=G1),
      ch("seat.claimed", "claim-3", 3, new=G1),
      ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9)),
-     ch("subscription.seats_changed", G1, 29.9, old="3", new="2")]))
+     ch("subscription.seats_changed", G1, 29.9, old="3", new="2"),
+     ch("renewal", G2, 29.9, new="19980")]))
 
 APP_TX = "705123456789012345"
 
@@ -910,6 +925,7 @@ S.append(changes(
      "consentRescinded": [{"appTransactionId": APP_TX, "rescindedAt": t(5), "accounts": [A], "endsEntitlements": False}]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("consent.rescinded", APP_TX, 5, new="recorded")]))
 
 S.append(changes(
@@ -919,6 +935,7 @@ S.append(changes(
      "entitlements": [{"appAccountToken": A, "entitlement": "pro", "active": False, "rule": "E6", "expiresDate": t(5)}]},
     [ch("entitlement.granted", "pro", 0, new=ms(30)),
      ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
      ch("entitlement.revoked", "pro", 5),
      ch("consent.rescinded", APP_TX, 5, new="ends_entitlements")],
     rescindedConsentEndsEntitlements=True))
@@ -1167,6 +1184,26 @@ S.append(metrics(
                            "grossRevenue": 9990, "refunds": 2, "refundAmount": 14985, "refundsReversed": 1,
                            "refundReversedAmount": 9990, "netRevenue": 4995, "estimatedProceeds": 3496,
                            "churnRefund": 2, "churned": 2, "reactivations": 1})]}))
+
+
+S.append(changes(
+    "changes-money-trial-conversion-upgrade", "A free week (FREE_TRIAL, price 0), renewed into a paid month before it ended, then upgraded to Premium: the lifecycle changes with money (C24 purchase, C26 trial.started, C27 trial.converted, C25 renewal, C28 subscription.product_changed), each carrying price, currency, quantity, storefront, offer and period; `new` here is the amount.", 25,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=7, price=0, offerType=1, offerDiscountType="FREE_TRIAL", offerPeriod="P1W"), ri(O1, 0), 1),
+     n("DID_RENEW", None, 6.9, tx(O2, orig=O1, purchased=6.9, expires=36.9), ri(O1, 6.9), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "UPGRADE", 20, tx(T3, orig=O1, product=PREMIUM, purchased=20, expires=50, price=14990), ri(O1, 20, product=PREMIUM), 1),
+     observed(tx(O2, orig=O1, purchased=6.9, expires=36.9, signed=20, upgraded=True))],
+    {"subscriptions": [sub(O1, 1, True, productId=PREMIUM)]},
+    [ch("entitlement.granted", "pro", 0, new=ms(7)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="0"),
+     ch("trial.started", O1, 0),
+     ch("entitlement.end_moved", "pro", 6.9, old=ms(7), new=ms(36.9)),
+     ch("renewal", O2, 6.9, new="9990"),
+     ch("trial.converted", O1, 6.9, new="9990"),
+     ch("entitlement.granted", "premium", 20, new=ms(50)),
+     ch("entitlement.end_moved", "pro", 20, old=ms(36.9), new=ms(50)),
+     ch("purchase", T3, 20, new="14990"),
+     ch("subscription.product_changed", O1, 20, old=PRO, new="14990")]))
 
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)

@@ -71,7 +71,40 @@ extension ChangeRecord: Encodable {
     case .consentRescinded:
       try data.encode(subject, forKey: "appTransactionId")
       try data.encode(new, forKey: "policy")
+    case .purchase, .renewal, .refund, .refundReversedWithMoney, .trialStarted, .trialConverted,
+      .productChanged, .subscriptionCancelled, .subscriptionExpired:
+      try encodeMoney(into: &data)
     }
+  }
+
+  /// A lifecycle change's money, its members in `data` (projections/changes.md, C24–C32).
+  private func encodeMoney(into data: inout KeyedEncodingContainer<Key>) throws {
+    guard let money = change.money else {
+      try data.encode(change.subject, forKey: "subject")
+      return
+    }
+    try data.encode(money.transactionId, forKey: "transactionId")
+    try data.encode(money.originalTransactionId, forKey: "originalTransactionId")
+    try data.encodeIfPresent(money.productId, forKey: "productId")
+    if change.kind == .productChanged {
+      try data.encodeIfPresent(change.old, forKey: "previousProductId")
+    }
+    try data.encodeIfPresent(money.amount, forKey: "amount")
+    try data.encodeIfPresent(money.price, forKey: "price")
+    try data.encodeIfPresent(money.currency, forKey: "currency")
+    try data.encodeIfPresent(money.quantity, forKey: "quantity")
+    try data.encodeIfPresent(money.storefront, forKey: "storefront")
+    try data.encodeIfPresent(money.environment, forKey: "environment")
+    if money.offerType != nil || money.offerIdentifier != nil {
+      var offer = data.nestedContainer(keyedBy: Key.self, forKey: "offer")
+      try offer.encodeIfPresent(money.offerType, forKey: "type")
+      try offer.encodeIfPresent(money.offerIdentifier, forKey: "identifier")
+      try offer.encodeIfPresent(money.offerDiscountType, forKey: "discountType")
+      try offer.encodeIfPresent(money.offerPeriod, forKey: "period")
+    }
+    try data.encodeIfPresent(money.periodStart?.milliseconds, forKey: "periodStart")
+    try data.encodeIfPresent(money.periodEnd?.milliseconds, forKey: "periodEnd")
+    try data.encodeIfPresent(money.expirationIntent, forKey: "expirationIntent")
   }
 
   /// The change as the bytes a webhook delivers and signs.

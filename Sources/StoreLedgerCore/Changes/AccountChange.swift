@@ -28,6 +28,26 @@ public struct AccountChange: Hashable, Sendable, Codable {
     case seatClaimed = "seat.claimed"
     case seatReleased = "seat.released"
     case consentRescinded = "consent.rescinded"
+    // Lifecycle changes with money (C24–C32): each carries ``ChangeMoney`` as its new value.
+    case purchase = "purchase"
+    case renewal = "renewal"
+    case trialStarted = "trial.started"
+    case trialConverted = "trial.converted"
+    case productChanged = "subscription.product_changed"
+    case subscriptionCancelled = "subscription.cancelled"
+    case subscriptionExpired = "subscription.expired"
+    case refund = "refund"
+    case refundReversedWithMoney = "refund.reversed"
+
+    /// Whether the change's new value is its ``ChangeMoney``.
+    public var carriesMoney: Bool {
+      switch self {
+      case .purchase, .renewal, .trialStarted, .trialConverted, .productChanged,
+        .subscriptionCancelled, .subscriptionExpired, .refund, .refundReversedWithMoney:
+        true
+      default: false
+      }
+    }
   }
 
   public var kind: Kind
@@ -37,6 +57,20 @@ public struct AccountChange: Hashable, Sendable, Codable {
   public var subject: String
   public var old: String?
   public var new: String?
+
+  /// The money a lifecycle change carries (nil for the other kinds).
+  public var money: ChangeMoney? {
+    guard kind.carriesMoney, let new else { return nil }
+    return ChangeMoney(jsonText: new)
+  }
+
+  /// A lifecycle change with money: its subject, the old value (the previous product of a
+  /// product change), and the money as the new value.
+  public init(
+    _ kind: Kind, account: String?, subject: String, old: String? = nil, money: ChangeMoney
+  ) {
+    self.init(kind, account: account, subject: subject, old: old, new: money.jsonText)
+  }
 
   public init(
     _ kind: Kind, account: String?, subject: String, old: String? = nil, new: String? = nil

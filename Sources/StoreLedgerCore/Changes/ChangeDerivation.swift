@@ -109,12 +109,41 @@ public struct ChangeDerivation: Sendable {
     let at = max(time, instant ?? time)
     var derived = advance(to: at)
     let before = snapshot(at: at)
+    let key = event.compiled.transactionFacts?.key
+    let previous = key.flatMap { state.transactions[$0] }
+    // A link that makes a purchase chain the account's brings its money with it (C24–C32).
+    var linked: String?
+    if case .link(let link) = event.body {
+      let chain = link.originalTransactionId
+      if let record = state.transactions.values.first(where: {
+        $0.facts.originalTransactionId == chain
+      }), !holds(record, at: at) {
+        linked = chain
+      }
+    }
     state.apply(event)
     cached = nil
     clock = nil
     instant = at
     let after = snapshot(at: at)
-    derived += changes(before, after).map { DerivedChange($0, occurredAt: at, cause: event.key) }
+    var found = changes(before, after)
+    if let key, let record = state.transactions[key], holds(record, at: at) {
+      found += MoneyChanges.changes(previous: previous, now: record, state: state, account: token)
+    }
+    if let linked {
+      let records = state.transactions.values.filter {
+        $0.facts.originalTransactionId == linked
+      }.sorted {
+        ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
+          < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
+      }
+      if let first = records.first, holds(first, at: at) {
+        for record in records {
+          found += MoneyChanges.changes(previous: nil, now: record, state: state, account: token)
+        }
+      }
+    }
+    derived += found.map { DerivedChange($0, occurredAt: at, cause: event.key) }
     return derived
   }
 
@@ -144,13 +173,25 @@ public struct ChangeDerivation: Sendable {
   }
 
   /// The differences of the account's parts of the two snapshots: an item that becomes the
-  /// account's (a link names it) is new to the account then, one that leaves is gone.
+  /// account's (a link names it) is new to the account then, one that leaves is gone; with
+  /// the money beside a renewal turned off and an expiry (C30, C31).
   private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
-    AccountChanges.diff(before: before.part(for: token), after: after.part(for: token)).map {
+    let part = after.part(for: token)
+    let found = AccountChanges.diff(before: before.part(for: token), after: part).map {
       change in
       var change = change
       change.appAccountToken = token
       return change
     }
+    return found
+      + MoneyChanges.companions(of: found, state: state, after: part, account: token)
+  }
+
+  /// Whether the purchase chain of `record` is this account's at `time`.
+  private mutating func holds(_ record: TransactionRecord, at time: Timestamp) -> Bool {
+    let view = view()
+    let chain = record.facts.originalTransactionId
+    let records = view.chains[chain]?.transactions ?? [record]
+    return view.accountToken(ofChain: chain, records: records, at: time) == token
   }
 }

@@ -32,24 +32,27 @@ struct ChangeDerivationTests {
     let kinds = changes.map(\.change.kind)
     #expect(
       kinds == [
-        // Bought: granted, status 1.
-        .entitlementGranted, .subscriptionStatusChanged,
+        // Bought: granted, status 1, the purchase with its money.
+        .entitlementGranted, .subscriptionStatusChanged, .purchase,
         // Day 30, by the clock: the period ends before the ledger hears of a renewal.
-        .entitlementRevoked, .subscriptionStatusChanged,
+        .entitlementRevoked, .subscriptionStatusChanged, .subscriptionExpired,
         // Day 30.5: the renewal failed, with a grace period: access again until day 36.
         .entitlementGranted, .subscriptionStatusChanged, .billingProblemStarted,
         .gracePeriodStarted,
         // Day 33: renewed.
         .entitlementEndMoved, .subscriptionStatusChanged, .billingProblemResolved,
-        .gracePeriodEnded,
+        .gracePeriodEnded, .renewal,
         // Day 63, by the clock: the period ends (the untokened purchase is not the account's).
-        .entitlementRevoked, .subscriptionStatusChanged,
+        .entitlementRevoked, .subscriptionStatusChanged, .subscriptionExpired,
       ])
     #expect(changes.allSatisfy { $0.change.appAccountToken == Self.token })
     #expect(changes.last?.occurredAt == F.t(63) && changes.last?.cause == nil)
     #expect(changes[0].cause != nil && changes[0].occurredAt == F.t(0))
-    #expect(changes[2].cause == nil && changes[2].occurredAt == F.t(30))
-    #expect(changes[5].change.old == "2" && changes[5].change.new == "4")
+    #expect(changes[3].cause == nil && changes[3].occurredAt == F.t(30))
+    #expect(changes[7].change.old == "2" && changes[7].change.new == "4")
+    #expect(changes[2].change.money?.transactionId == "1")
+    #expect(changes[14].change.money?.transactionId == "2")
+    #expect(changes[14].change.money?.periodEnd == F.t(63))
     #expect(derivation.nextClockInstant().map { $0 > F.t(100) } ?? true)
   }
 

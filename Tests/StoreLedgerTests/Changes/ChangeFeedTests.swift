@@ -45,26 +45,28 @@ import Testing
       for try await record in ChangeFeedReader(ledger: ledger).sequence(after: 0) {
         seen.append(record)
         arrivals.append(Date())
-        if record.change.new == "2" { break }
+        if record.change.kind == .subscriptionExpired { break }
       }
-      try #require(seen.count == 4)
+      try #require(seen.count == 6)
       #expect(
         seen.map(\.change.kind) == [
-          .entitlementGranted, .subscriptionStatusChanged, .entitlementRevoked,
-          .subscriptionStatusChanged,
+          .entitlementGranted, .subscriptionStatusChanged, .purchase, .entitlementRevoked,
+          .subscriptionStatusChanged, .subscriptionExpired,
         ])
-      #expect(seen.map(\.position) == [1, 2, 3, 4])
-      #expect(seen.map(\.ordinal) == [0, 1, 2, 3])
-      #expect(seen[3].change.old == "1" && seen[3].change.new == "2")
-      #expect(seen[2].cause == nil && seen[0].cause != nil)
+      #expect(seen.map(\.position) == [1, 2, 3, 4, 5, 6])
+      #expect(seen.map(\.ordinal) == [0, 1, 2, 3, 4, 5])
+      #expect(seen[4].change.old == "1" && seen[4].change.new == "2")
+      #expect(seen[3].cause == nil && seen[0].cause != nil && seen[5].cause == nil)
+      #expect(seen[2].change.money?.transactionId == "9001")
+      #expect(seen[5].change.money?.periodEnd == seen[3].occurredAt)
       let end = Timestamp(milliseconds: F.epoch + Int64(expires * Double(F.day)))
-      #expect(abs(seen[2].occurredAt.milliseconds - end.milliseconds) <= 1)
-      let delay = arrivals[2].timeIntervalSince1970 - Double(end.milliseconds) / 1000
+      #expect(abs(seen[3].occurredAt.milliseconds - end.milliseconds) <= 1)
+      let delay = arrivals[3].timeIntervalSince1970 - Double(end.milliseconds) / 1000
       #expect(delay < 1.0, "the clock's change arrived \(delay) s after its instant")
       let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
         of: Self.token, through: Date())
       #expect(derived == Self.comparable(seen))
-      #expect(Set(seen.map(\.id)).count == 4)
+      #expect(Set(seen.map(\.id)).count == 6)
       #expect(seen[0].id == ChangeRecord.id(account: Self.token, ordinal: 0))
     }
   }
@@ -88,23 +90,23 @@ import Testing
         try await group.waitForAll()
       }
       let all = try await ChangeFeedReader(ledger: ledger).changes(after: 0, limit: 1000)
-      // Each account: granted, and status none → 1, at its event.
-      #expect(all.count == 12)
-      #expect(all.map(\.position) == Array(1...12))
-      #expect(try await ChangeFeedReader(ledger: ledger).head() == 12)
+      // Each account: granted, status none → 1 and the purchase, at its event.
+      #expect(all.count == 18)
+      #expect(all.map(\.position) == Array(1...18))
+      #expect(try await ChangeFeedReader(ledger: ledger).head() == 18)
       for index in 1...6 {
         let mine = try await ChangeFeedReader(ledger: ledger).changes(
           after: 0, account: F.account(index))
-        #expect(mine.map(\.ordinal) == [0, 1])
+        #expect(mine.map(\.ordinal) == [0, 1, 2])
         let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
           of: F.account(index), through: now)
         #expect(derived == Self.comparable(mine))
       }
       let beyond = await #expect(throws: LedgerError.self) {
-        try await ChangeFeedReader(ledger: ledger).changes(after: 13)
+        try await ChangeFeedReader(ledger: ledger).changes(after: 19)
       }
       #expect(beyond?.code == .positionBeyondFeed)
-      #expect(try await ChangeFeedReader(ledger: ledger).changes(after: 12).isEmpty)
+      #expect(try await ChangeFeedReader(ledger: ledger).changes(after: 18).isEmpty)
       await #expect(throws: LedgerError.self) {
         try await ChangeFeedReader(ledger: ledger).changes(after: 0, limit: 0)
       }
@@ -134,7 +136,7 @@ import Testing
           try await projector.catchUp()
           #expect(
             try await ChangeFeedReader(ledger: ledger).changes(after: 0).map(\.change.kind) == [
-              .entitlementGranted, .balanceChanged,
+              .entitlementGranted, .balanceChanged, .purchase,
             ])
           _ = try await ledger.link(appAccountToken: Self.token, originalTransactionId: "9200")
           try await projector.catchUp()
@@ -142,17 +144,19 @@ import Testing
             after: 0, account: Self.token)
           #expect(
             mine.map(\.change.kind) == [
-              .entitlementGranted, .balanceChanged, .entitlementGranted,
-              .subscriptionStatusChanged,
+              .entitlementGranted, .balanceChanged, .purchase, .entitlementGranted,
+              .subscriptionStatusChanged, .purchase,
             ])
-          #expect(mine[2].change.subject == "pro" && mine[3].change.new == "1")
-          #expect(mine[2].occurredAt > mine[1].occurredAt)
+          #expect(mine[3].change.subject == "pro" && mine[4].change.new == "1")
+          #expect(mine[3].occurredAt > mine[2].occurredAt)
+          // The linked purchase's money comes with it, at the link.
+          #expect(mine[5].change.subject == "9200" && mine[5].occurredAt == mine[3].occurredAt)
           let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
             of: Self.token, through: Date())
           #expect(derived == Self.comparable(mine))
 
           let clean = try await LedgerMaintenance(ledger: ledger).audit()
-          #expect(clean.isConsistent && clean.changesCompared == 4)
+          #expect(clean.isConsistent && clean.changesCompared == 6)
           try await admin.execute(
             """
             UPDATE storeledger.changes SET new_value = '999'

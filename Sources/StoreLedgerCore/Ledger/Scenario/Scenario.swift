@@ -40,11 +40,15 @@ public struct Scenario: Sendable, Decodable {
     public var new: String?
     public var at: Timestamp
 
+    /// A change as a scenario writes it: for a lifecycle change with money, `new` is the
+    /// amount (the rest of the money is shown by unit tests).
     public init(_ derived: DerivedChange) {
       type = derived.change.kind.rawValue
       subject = derived.change.subject
       old = derived.change.old
-      new = derived.change.new
+      new =
+        derived.change.kind.carriesMoney
+        ? derived.change.money?.amount.map(String.init) : derived.change.new
       at = derived.occurredAt
     }
 
