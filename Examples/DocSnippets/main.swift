@@ -121,3 +121,16 @@ func isGenuine(body: [UInt8], header: String, secret: String) -> Bool {
   return mac.map { String(format: "%02x", $0) }.joined() == v1
 }
 // snippet:end
+
+/// The DocC article RevenueAndMetrics and docs/reference/revenue.md.
+func revenue(ledger: Ledger) async throws -> MetricsReport {
+  // snippet:begin
+  let metrics = LedgerMetrics(ledger: ledger)
+  let query = try MetricsQuery(
+    from: Timestamp(milliseconds: 1_767_225_600_000),  // 2026-01-01
+    to: Timestamp(milliseconds: 1_798_761_600_000),  // 2027-01-01
+    granularity: .month, grouping: [.product], now: Timestamp(Date()))
+  let report = try await metrics.report(query)
+  // snippet:end
+  return report
+}

@@ -133,7 +133,7 @@ import Testing
       #expect(stored.status == 0, "\(stored.standardError)")
       let derived = try CommandLineRunner.run(["changes", "derive"] + options)
       #expect(derived.status == 0, "\(derived.standardError)")
-      #expect(derived.standardOutput.contains("newest position is 2"))
+      #expect(derived.standardOutput.contains("newest position is 3"))
       let list = try CommandLineRunner.run(["changes", "list", "--json"] + options)
       #expect(list.status == 0, "\(list.standardError)")
       let lines = try list.standardOutput.split(separator: "\n").map {
@@ -142,8 +142,14 @@ import Testing
       #expect(
         lines.map { $0["type"] } == [
           .string("entitlement.granted"), .string("consumable.balance_changed"),
+          .string("purchase"),
         ])
-      guard case .object(let data)? = lines.last?["data"] else {
+      guard case .object(let money)? = lines.last?["data"] else {
+        Issue.record("no data")
+        return
+      }
+      #expect(money["transactionId"] == .string("4300") && money["quantity"] == .number(1))
+      guard case .object(let data)? = lines[1]["data"] else {
         Issue.record("no data")
         return
       }

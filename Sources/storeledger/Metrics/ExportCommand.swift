@@ -21,7 +21,7 @@ struct ExportCommand: AsyncParsableCommand {
 
       Examples:
         storeledger export --format csv > entries.csv
-        storeledger export --what periods --format jsonl --from 2026-01-01 --to 2027-01-01
+        storeledger export --what periods --format jsonl --from 2026-01-01
         storeledger export --after-position 81234/3 --format jsonl >> entries.jsonl
       """)
 

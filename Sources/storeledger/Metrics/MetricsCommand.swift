@@ -15,9 +15,11 @@ struct MetricsCommand: AsyncParsableCommand {
       proceeds are estimates (App Store Connect's reports are the accounting truth).
 
       Examples:
-        storeledger metrics --from 2026-01-01 --to 2027-01-01 --by month --group product
-        storeledger metrics --at 2026-06-30T23:59:59Z --known-at 2026-07-01T00:00:00Z --json
-        storeledger metrics --from 2026-01-01 --to 2026-04-01 --by month --rates rates.csv --currency USD
+        storeledger metrics --from 2026-01-01 --to 2027-01-01 --by month \\
+          --group product
+        storeledger metrics --at 2026-06-30T23:59:59Z --known-at 2026-07-01 --json
+        storeledger metrics --from 2026-01-01 --to 2026-04-01 --by month \\
+          --rates rates.csv --currency USD
         storeledger metrics diff --from 2026-02-01 --to 2026-03-01 --by month \\
           --known-at 2026-03-01 --known-at 2026-03-10
       """,
