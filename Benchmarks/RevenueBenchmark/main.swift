@@ -45,96 +45,99 @@ let logger = {
   logger.logLevel = .error
   return logger
 }()
-let day: Int64 = 86_400_000
-let year = MetricsCalendar.parse("2026-01-01")!
-let yearEnd = MetricsCalendar.parse("2027-01-01")!
+enum Bench {
+  static let day: Int64 = 86_400_000
+  static let year = Timestamp(milliseconds: 1_767_225_600_000)  // 2026-01-01
+  static let yearEnd = Timestamp(milliseconds: 1_798_761_600_000)  // 2027-01-01
 
-/// A subscription's rows as the rules make them: monthly periods from a day of the year, some
-/// after a free week, some refunded, an end with its reason when it ended within the year.
-func timeline(_ index: Int, random: inout SeededRandom) -> RevenueTimeline {
-  let id = String(2_000_000_000_000_000 + index)
-  let product = ["pro.monthly", "pro.plus.monthly", "pro.basic.monthly"][index % 3]
-  let price: Int64 = [9_990, 10_990, 4_990][index % 3]
-  let currency = index % 10 < 7 ? "USD" : (index % 10 < 9 ? "EUR" : "JPY")
-  let attributes = MetricsAttributes(
-    productId: product, subscriptionGroup: "21482000", storefront: "USA", currency: currency,
-    environment: "Production", offer: "none")
-  var start = year.milliseconds + day * Int64(random.int(0..<365))
-  var segments: [RevenueSegment] = []
-  var entries: [RevenueEntry] = []
-  func entry(_ kind: RevenueEntry.Kind, _ at: Int64, _ amount: Int64 = 0, _ tid: String = id) {
-    entries.append(
-      RevenueEntry(
-        kind: kind, date: Timestamp(milliseconds: at), amount: amount,
-        proceeds: amount * 7 / 10, transactionId: tid, originalTransactionId: id,
-        attributes: attributes))
+  /// A subscription's rows as the rules make them: monthly periods from a day of the year, some
+  /// after a free week, some refunded, an end with its reason when it ended within the year.
+  static func timeline(_ index: Int, random: inout SeededRandom) -> RevenueTimeline {
+    let id = String(2_000_000_000_000_000 + index)
+    let product = ["pro.monthly", "pro.plus.monthly", "pro.basic.monthly"][index % 3]
+    let price: Int64 = [9_990, 10_990, 4_990][index % 3]
+    let currency = index % 10 < 7 ? "USD" : (index % 10 < 9 ? "EUR" : "JPY")
+    let attributes = MetricsAttributes(
+      productId: product, subscriptionGroup: "21482000", storefront: "USA", currency: currency,
+      environment: "Production", offer: "none")
+    var start = year.milliseconds + day * Int64(random.int(0..<365))
+    var segments: [RevenueSegment] = []
+    var entries: [RevenueEntry] = []
+    func entry(_ kind: RevenueEntry.Kind, _ at: Int64, _ amount: Int64 = 0, _ tid: String = id) {
+      entries.append(
+        RevenueEntry(
+          kind: kind, date: Timestamp(milliseconds: at), amount: amount,
+          proceeds: amount * 7 / 10, transactionId: tid, originalTransactionId: id,
+          attributes: attributes))
+    }
+    entry(.newSubscription, start)
+    if random.chance(0.2) {
+      segments.append(
+        RevenueSegment(
+          originalTransactionId: id, transactionId: id, start: Timestamp(milliseconds: start),
+          end: Timestamp(milliseconds: start + 7 * day), isTrial: true, monthlyValue: 0, seats: 0,
+          attributes: attributes))
+      entry(.trialStarted, start)
+      start += 7 * day
+      entry(.trialConverted, start)
+    }
+    let months = random.int(1..<13)
+    for month in 0..<months {
+      let from = start + Int64(month) * 30 * day
+      let tid = "\(id)-\(month)"
+      segments.append(
+        RevenueSegment(
+          originalTransactionId: id, transactionId: tid, start: Timestamp(milliseconds: from),
+          end: Timestamp(milliseconds: from + 30 * day), isTrial: false,
+          monthlyValue: price * 2_629_746_000 / (30 * day), seats: 0, attributes: attributes))
+      entry(month == 0 ? .purchase : .renewal, from, price, tid)
+    }
+    let end = start + Int64(months) * 30 * day
+    if random.chance(0.05) { entry(.refund, end - 10 * day, price, "\(id)-\(months - 1)") }
+    entry([.churnVoluntary, .churnBilling, .churnOther][index % 3], end)
+    return RevenueTimeline(
+      originalTransactionId: id, isSubscription: true,
+      firstStart: segments.first?.start, segments: segments, entries: entries)
   }
-  entry(.newSubscription, start)
-  if random.chance(0.2) {
-    segments.append(
-      RevenueSegment(
-        originalTransactionId: id, transactionId: id, start: Timestamp(milliseconds: start),
-        end: Timestamp(milliseconds: start + 7 * day), isTrial: true, monthlyValue: 0, seats: 0,
-        attributes: attributes))
-    entry(.trialStarted, start)
-    start += 7 * day
-    entry(.trialConverted, start)
+
+  /// The same aggregate the analytics answer, written as one plain query over one flat table:
+  /// every period and every dated entry in one row shape.
+  static let plainQuery = """
+    WITH days AS (
+      SELECT d::date AS day, d + interval '1 day' - interval '1 millisecond' AS instant
+        FROM generate_series(timestamp '2026-01-01', timestamp '2026-12-31', interval '1 day') d),
+    stocks AS (
+      SELECT days.day, f.currency, count(*) FILTER (WHERE NOT f.is_trial) AS active,
+             count(*) FILTER (WHERE f.is_trial) AS trials,
+             coalesce(sum(f.monthly_value) FILTER (WHERE NOT f.is_trial), 0) AS mrr
+        FROM days JOIN bench_flat f
+          ON f.kind = 'period' AND f.starts_at <= days.instant AND f.ends_at > days.instant
+       GROUP BY 1, 2),
+    flows AS (
+      SELECT f.occurred_at::date AS day, f.currency,
+             count(*) FILTER (WHERE f.kind IN ('purchase', 'renewal')) AS transactions,
+             coalesce(sum(f.amount) FILTER (WHERE f.kind IN ('purchase', 'renewal')), 0) AS gross,
+             count(*) FILTER (WHERE f.kind LIKE 'churn%') AS churned,
+             count(*) FILTER (WHERE f.kind = 'new_subscription') AS new
+        FROM bench_flat f
+       WHERE f.kind <> 'period' AND f.occurred_at >= timestamp '2026-01-01'
+         AND f.occurred_at < timestamp '2027-01-01'
+       GROUP BY 1, 2)
+    SELECT count(*) FROM stocks s FULL JOIN flows f USING (day, currency)
+    """
+
+  static func peakMemoryMegabytes() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+      let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+    else { return 0 }
+    return kilobytes / 1024
   }
-  let months = random.int(1..<13)
-  for month in 0..<months {
-    let from = start + Int64(month) * 30 * day
-    let tid = "\(id)-\(month)"
-    segments.append(
-      RevenueSegment(
-        originalTransactionId: id, transactionId: tid, start: Timestamp(milliseconds: from),
-        end: Timestamp(milliseconds: from + 30 * day), isTrial: false,
-        monthlyValue: price * 2_629_746_000 / (30 * day), seats: 0, attributes: attributes))
-    entry(month == 0 ? .purchase : .renewal, from, price, tid)
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   }
-  let end = start + Int64(months) * 30 * day
-  if random.chance(0.05) { entry(.refund, end - 10 * day, price, "\(id)-\(months - 1)") }
-  entry([.churnVoluntary, .churnBilling, .churnOther][index % 3], end)
-  return RevenueTimeline(
-    originalTransactionId: id, isSubscription: true,
-    firstStart: segments.first?.start, segments: segments, entries: entries)
-}
 
-/// The same aggregate the analytics answer, written as one plain query over one flat table:
-/// every period and every dated entry in one row shape.
-let plainQuery = """
-  WITH days AS (
-    SELECT d::date AS day, d + interval '1 day' - interval '1 millisecond' AS instant
-      FROM generate_series(timestamp '2026-01-01', timestamp '2026-12-31', interval '1 day') d),
-  stocks AS (
-    SELECT days.day, f.currency, count(*) FILTER (WHERE NOT f.is_trial) AS active,
-           count(*) FILTER (WHERE f.is_trial) AS trials,
-           coalesce(sum(f.monthly_value) FILTER (WHERE NOT f.is_trial), 0) AS mrr
-      FROM days JOIN bench_flat f
-        ON f.kind = 'period' AND f.starts_at <= days.instant AND f.ends_at > days.instant
-     GROUP BY 1, 2),
-  flows AS (
-    SELECT f.occurred_at::date AS day, f.currency,
-           count(*) FILTER (WHERE f.kind IN ('purchase', 'renewal')) AS transactions,
-           coalesce(sum(f.amount) FILTER (WHERE f.kind IN ('purchase', 'renewal')), 0) AS gross,
-           count(*) FILTER (WHERE f.kind LIKE 'churn%') AS churned,
-           count(*) FILTER (WHERE f.kind = 'new_subscription') AS new
-      FROM bench_flat f
-     WHERE f.kind <> 'period' AND f.occurred_at >= timestamp '2026-01-01'
-       AND f.occurred_at < timestamp '2027-01-01'
-     GROUP BY 1, 2)
-  SELECT count(*) FROM stocks s FULL JOIN flows f USING (day, currency)
-  """
-
-func peakMemoryMegabytes() -> Double {
-  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-    let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
-  else { return 0 }
-  return kilobytes / 1024
-}
-
-func seconds(_ duration: Duration) -> Double {
-  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 let server = try DatabaseURL(urlText)
@@ -148,7 +151,7 @@ do {
     var periods = 0
     var entries = 0
     for index in 0..<options.subscriptions {
-      let timeline = timeline(index, random: &random)
+      let timeline = Bench.timeline(index, random: &random)
       periods += timeline.segments.count
       entries += timeline.entries.count
       batch.append(
@@ -164,7 +167,7 @@ do {
     try await storage.storeRevenue(batch)
     print(
       "seeded \(options.subscriptions) subscriptions: \(periods) periods, \(entries) entries in "
-        + String(format: "%.0f s", seconds(ContinuousClock.now - seedStart)))
+        + String(format: "%.0f s", Bench.seconds(ContinuousClock.now - seedStart)))
   }
   // The flat table the plain query reads, made and analyzed by the superuser.
   try await PostgresClient.withRunningClient(
@@ -189,25 +192,25 @@ do {
   try await database.withWriter { client in
     let ledger = try Ledger(
       client: client,
-      configuration: LedgerConfiguration(bundleId: "com.example.app", environments: [.production]),
+      configuration: LedgerConfiguration(bundleId: "com.example.app", environments: [.sandbox]),
       logger: logger)
     let metrics = LedgerMetrics(ledger: ledger, pageSize: 2_000)
     let query = try MetricsQuery(
-      from: year, to: yearEnd, granularity: .day, now: yearEnd)
+      from: Bench.year, to: Bench.yearEnd, granularity: .day, now: Bench.yearEnd)
     var ratios: [Double] = []
     var functionRatios: [Double] = []
     for round in 1...options.rounds {
       let plainStart = ContinuousClock.now
-      _ = try await client.execute(PostgresQuery(unsafeSQL: plainQuery), logger: logger)
-      let plain = seconds(ContinuousClock.now - plainStart)
+      _ = try await client.execute(PostgresQuery(unsafeSQL: Bench.plainQuery), logger: logger)
+      let plain = Bench.seconds(ContinuousClock.now - plainStart)
       let functionStart = ContinuousClock.now
       _ = try await client.execute(
         "SELECT count(*) FROM storeledger_analytics.daily_metrics('2026-01-01', '2026-12-31')",
         logger: logger)
-      let function = seconds(ContinuousClock.now - functionStart)
+      let function = Bench.seconds(ContinuousClock.now - functionStart)
       let libraryStart = ContinuousClock.now
       let report = try await metrics.report(query, from: .analytics)
-      let library = seconds(ContinuousClock.now - libraryStart)
+      let library = Bench.seconds(ContinuousClock.now - libraryStart)
       ratios.append(plain / library)
       functionRatios.append(plain / function)
       print(
@@ -222,7 +225,7 @@ do {
       "median speed vs one plain SQL query over a flat table: LedgerMetrics "
         + String(format: "%.2f", median(ratios)) + ", daily_metrics function "
         + String(format: "%.2f", median(functionRatios)) + " (target ≥ 0.5); peak memory "
-        + String(format: "%.0f MB", peakMemoryMegabytes()))
+        + String(format: "%.0f MB", Bench.peakMemoryMegabytes()))
   }
   try await database.drop()
 } catch {
