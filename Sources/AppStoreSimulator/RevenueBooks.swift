@@ -97,4 +97,50 @@ public struct RevenueBooks: Sendable, Hashable {
   {
     body(&months[MetricsCalendar.monthText(time), default: [:]][currency, default: Month()])
   }
+
+  /// The figures compared with StoreLedger's, by name: its figure and the books' value.
+  public static var compared:
+    [(name: String, figure: KeyPath<MetricsFigures, Int64>, booked: KeyPath<Month, Int64>)]
+  {
+    [
+      ("transactions", \.transactions, \.transactions), ("grossRevenue", \.grossRevenue, \.gross),
+      ("refunds", \.refunds, \.refunds), ("refundAmount", \.refundAmount, \.refunded),
+      ("refundsReversed", \.refundsReversed, \.reversals),
+      ("refundReversedAmount", \.refundReversedAmount, \.reversed),
+      ("newSubscriptions", \.newSubscriptions, \.newSubscriptions),
+    ]
+  }
+
+  /// How StoreLedger's monthly `report` (environments added up) agrees with the books: every
+  /// figure of every month and currency either holds, one line each where they differ.
+  public func compare(_ report: MetricsReport) -> (compared: Int, differences: [String]) {
+    var engine: [String: [String: [Int64]]] = [:]
+    for row in report.rows {
+      let month = MetricsCalendar.monthText(row.start)
+      var values = engine[month]?[row.currency] ?? Array(repeating: 0, count: Self.compared.count)
+      for (index, item) in Self.compared.enumerated() {
+        values[index] += row.figures[keyPath: item.figure]
+      }
+      engine[month, default: [:]][row.currency] = values
+    }
+    var compared = 0
+    var differences: [String] = []
+    for month in Set(engine.keys).union(months.keys).sorted() {
+      let ours = engine[month] ?? [:]
+      let theirs = months[month] ?? [:]
+      for currency in Set(ours.keys).union(theirs.keys).sorted() {
+        let booked = theirs[currency] ?? Month()
+        for (index, item) in Self.compared.enumerated() {
+          compared += 1
+          let mine = ours[currency]?[index] ?? 0
+          if mine != booked[keyPath: item.booked] {
+            differences.append(
+              "\(month) \(currency) \(item.name): StoreLedger \(mine), the store's books "
+                + "\(booked[keyPath: item.booked])")
+          }
+        }
+      }
+    }
+    return (compared, differences)
+  }
 }

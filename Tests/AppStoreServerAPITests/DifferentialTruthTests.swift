@@ -112,36 +112,7 @@ import Testing
       to: MetricsCalendar.next(
         .month, after: MetricsCalendar.start(of: .month, holding: configuration.end)),
       granularity: .month, now: configuration.end)
-    let report = try RevenueMetrics.report(of: events, for: query)
-    var engine: [String: [String: MetricsFigures]] = [:]
-    for row in report.rows {
-      engine[MetricsCalendar.monthText(row.start), default: [:]][row.currency] = row.figures
-    }
-    let figures: [(String, KeyPath<MetricsFigures, Int64>, KeyPath<RevenueBooks.Month, Int64>)] = [
-      ("transactions", \.transactions, \.transactions),
-      ("grossRevenue", \.grossRevenue, \.gross), ("refunds", \.refunds, \.refunds),
-      ("refundAmount", \.refundAmount, \.refunded),
-      ("refundsReversed", \.refundsReversed, \.reversals),
-      ("refundReversedAmount", \.refundReversedAmount, \.reversed),
-      ("newSubscriptions", \.newSubscriptions, \.newSubscriptions),
-    ]
-    var compared = 0
-    var differences: [String] = []
-    for month in Set(engine.keys).union(books.months.keys).sorted() {
-      for currency in Set((engine[month] ?? [:]).keys).union((books.months[month] ?? [:]).keys) {
-        let ours = engine[month]?[currency] ?? MetricsFigures()
-        let theirs = books.months[month]?[currency] ?? RevenueBooks.Month()
-        for (name, mine, booked) in figures {
-          compared += 1
-          if ours[keyPath: mine] != theirs[keyPath: booked] {
-            differences.append(
-              "\(month) \(currency) \(name): StoreLedger \(ours[keyPath: mine]), books "
-                + "\(theirs[keyPath: booked])")
-          }
-        }
-      }
-    }
-    return (compared, differences)
+    return books.compare(try RevenueMetrics.report(of: events, for: query))
   }
 
   /// Every customer's history and statuses, as a replay fetches them.

@@ -33,32 +33,17 @@ struct DemoRevenue {
     var churned: Int64 = 0
   }
 
-  /// The figures compared, by name, with the books' value of each.
-  static var compared:
-    [(String, WritableKeyPath<MetricsFigures, Int64>, KeyPath<RevenueBooks.Month, Int64>)]
-  {
-    [
-      ("transactions", \.transactions, \.transactions),
-      ("grossRevenue", \.grossRevenue, \.gross),
-      ("refunds", \.refunds, \.refunds),
-      ("refundAmount", \.refundAmount, \.refunded),
-      ("refundsReversed", \.refundsReversed, \.reversals),
-      ("refundReversedAmount", \.refundReversedAmount, \.reversed),
-      ("newSubscriptions", \.newSubscriptions, \.newSubscriptions),
-    ]
-  }
-
   func run() async throws -> Summary {
     let query = try MetricsQuery(
       from: from, to: to, granularity: .month, now: Timestamp(Date()))
     let report = try await LedgerMetrics(ledger: ledger).report(query)
-    // Environments add up here: the simulated store sells in one.
-    var engine: [String: [String: MetricsFigures]] = [:]
     var summary = Summary()
+    var currencies = Set<String>()
+    var months = Set<String>()
     for row in report.rows {
-      let month = MetricsCalendar.monthText(row.start)
-      engine[month, default: [:]][row.currency, default: MetricsFigures()].addCompared(row.figures)
       let figures = row.figures
+      currencies.insert(row.currency)
+      months.insert(MetricsCalendar.monthText(row.start))
       summary.grossRevenue[row.currency, default: 0] += figures.grossRevenue
       summary.refundAmount[row.currency, default: 0] += figures.refundAmount
       summary.netRevenue[row.currency, default: 0] += figures.netRevenue
@@ -71,35 +56,10 @@ struct DemoRevenue {
         summary.mrr[row.currency, default: 0] += figures.mrr
       }
     }
-    let books = store.books.months
-    let months = Set(engine.keys).union(books.keys).sorted()
-    var currencies = Set<String>()
-    for month in months {
-      let ours = engine[month] ?? [:]
-      let theirs = books[month] ?? [:]
-      for currency in Set(ours.keys).union(theirs.keys).sorted() {
-        currencies.insert(currency)
-        let figures = ours[currency] ?? MetricsFigures()
-        let booked = theirs[currency] ?? RevenueBooks.Month()
-        for (name, mine, store) in Self.compared {
-          summary.compared += 1
-          if figures[keyPath: mine] != booked[keyPath: store] {
-            summary.differences.append(
-              "\(month) \(currency) \(name): StoreLedger \(figures[keyPath: mine]), "
-                + "the store's books \(booked[keyPath: store])")
-          }
-        }
-      }
-    }
-    summary.months = months.count
+    let books = store.books
+    (summary.compared, summary.differences) = books.compare(report)
+    summary.months = months.union(books.months.keys).count
     summary.currencies = currencies.sorted()
     return summary
-  }
-}
-
-extension MetricsFigures {
-  /// Adds another row's counts and amounts (the demo sums environments).
-  mutating func addCompared(_ other: MetricsFigures) {
-    for (_, path, _) in DemoRevenue.compared { self[keyPath: path] += other[keyPath: path] }
   }
 }
