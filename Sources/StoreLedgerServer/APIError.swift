@@ -28,11 +28,12 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
   /// Every code the API answers with, beyond those of ``LedgerError``: the OpenAPI document
   /// lists exactly these and the ledger's (a test holds the two together).
-  static let ownCodes = [
-    "unauthorized", "not_found", "invalid_body", "invalid_request", "invalid_payload",
-    "unknown_app", "app_required", "method_not_allowed", "body_too_large", "http_error",
-    "internal_error", "invalid_policy",
-  ] + MetricsError.Code.all.map(\.rawValue)
+  static let ownCodes =
+    [
+      "unauthorized", "not_found", "invalid_body", "invalid_request", "invalid_payload",
+      "unknown_app", "app_required", "method_not_allowed", "body_too_large", "http_error",
+      "internal_error", "invalid_policy",
+    ] + MetricsError.Code.all.map(\.rawValue)
 
   static let unauthorized = APIError(
     .unauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
@@ -91,8 +92,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     switch error {
     case let error as APIError: error
     case let error as LedgerError: APIError(error)
-    // A metrics question that cannot be answered as asked: the caller's to fix.
-    case let error as MetricsError: APIError(.badRequest, error.code.rawValue, error.message)
+    // A metrics question whose parameters each fit the document but that cannot be answered
+    // together: the caller's to fix (a parameter unlike the document is 400 before this).
+    case let error as MetricsError:
+      APIError(.unprocessableContent, error.code.rawValue, error.message)
     case let error as HTTPError: APIError(error)
     case let error as any HTTPResponseError where error.status == .contentTooLarge:
       APIError(HTTPError(.contentTooLarge))

@@ -20,7 +20,7 @@ struct MetricsController: Sendable {
     group.get("/v1/metrics/diff") { request, _ in
       let parameters = request.uri.queryParameters
       guard let before = try Self.time(parameters.get("before"), "before") else {
-        throw APIError.invalidRequest("give `before`: the first time to compare (knownAt)")
+        throw Self.unanswerable("give `before`: the first time to compare (knownAt)")
       }
       let after = try Self.time(parameters.get("after"), "after") ?? Timestamp(Date())
       let query = try Self.query(parameters, knownAt: nil)
@@ -32,7 +32,7 @@ struct MetricsController: Sendable {
   static func time(_ text: String?, _ name: String) throws -> Timestamp? {
     guard let text else { return nil }
     guard let time = MetricsCalendar.parse(text) else {
-      throw APIError.invalidRequest(
+      throw Self.unanswerable(
         "`\(name)` '\(text)' is not a time: give YYYY-MM-DD, RFC 3339 with a zone, or milliseconds")
     }
     return time
@@ -53,7 +53,7 @@ struct MetricsController: Sendable {
         guard parts.count == 2, parts[0].count == 3, let percent = Double(parts[1]),
           percent >= 0, percent <= 1000
         else {
-          throw APIError.invalidRequest("`tax` is STOREFRONT=PERCENT,…, like DEU=19,FRA=20")
+          throw Self.unanswerable("`tax` is STOREFRONT=PERCENT,…, like DEU=19,FRA=20")
         }
         commission.taxRates[parts[0].uppercased()] = Int64((percent * 100).rounded())
       }
@@ -62,7 +62,7 @@ struct MetricsController: Sendable {
     let now = Timestamp(Date())
     if let at = try time(values["at"], "at") {
       guard values["from"] == nil, values["to"] == nil else {
-        throw APIError.invalidRequest("give `at`, or `from` and `to`, not both")
+        throw Self.unanswerable("give `at`, or `from` and `to`, not both")
       }
       return try MetricsQuery(
         at: at, grouping: grouping, knownAt: knownAt, now: now, commission: commission,
@@ -70,7 +70,7 @@ struct MetricsController: Sendable {
     }
     guard let from = try time(values["from"], "from"), let to = try time(values["to"], "to")
     else {
-      throw APIError.invalidRequest("give `from` and `to` (a range), or `at` (an instant)")
+      throw Self.unanswerable("give `from` and `to` (a range), or `at` (an instant)")
     }
     return try MetricsQuery(
       from: from, to: to, granularity: try MetricsGranularity(parsing: values["by"] ?? "day"),
@@ -82,13 +82,13 @@ struct MetricsController: Sendable {
   static func rates(_ text: String?, currency: String?) throws -> CurrencyRates? {
     guard let text, !text.isEmpty else {
       guard currency == nil else {
-        throw APIError.invalidRequest(
+        throw Self.unanswerable(
           "`currency` names the reporting currency of `rates`; give both")
       }
       return nil
     }
     guard let currency else {
-      throw APIError.invalidRequest("`rates` needs `currency`: the reporting currency (ISO 4217)")
+      throw Self.unanswerable("`rates` needs `currency`: the reporting currency (ISO 4217)")
     }
     let lines = text.split(separator: ",").map { entry -> String in
       let rate = entry.split(separator: "@", maxSplits: 1)
@@ -97,5 +97,10 @@ struct MetricsController: Sendable {
       return pair.count == 2 ? "\(pair[0]),\(pair[1])\(from)" : String(entry)
     }
     return try CurrencyRates.read(lines.joined(separator: "\n"), reportingCurrency: currency)
+  }
+
+  /// A question whose parameters fit the document but do not go together: 422.
+  static func unanswerable(_ message: String) -> APIError {
+    APIError(.unprocessableContent, "invalid_request", message)
   }
 }
