@@ -88,30 +88,29 @@ public struct MetricsFigures: Hashable, Sendable, Codable {
     return figures[keyPath: path]
   }
 
-  static var namedPaths: [String: WritableKeyPath<MetricsFigures, Int64>] {
+  /// Every integer figure by its JSON name, in a stable order: the one list the names and
+  /// the lookup are made from.
+  static var named: [(String, WritableKeyPath<MetricsFigures, Int64>)] {
     [
-      "activeSubscriptions": \.activeSubscriptions, "activeAtStart": \.activeAtStart,
-      "activeTrials": \.activeTrials,
-      "activeSeats": \.activeSeats, "mrr": \.mrr, "arr": \.arr,
-      "newSubscriptions": \.newSubscriptions, "trialStarts": \.trialStarts,
-      "trialConversions": \.trialConversions, "trialExpirations": \.trialExpirations,
-      "reactivations": \.reactivations, "productChanges": \.productChanges,
-      "churnVoluntary": \.churnVoluntary, "churnBilling": \.churnBilling,
-      "churnRefund": \.churnRefund, "churnOther": \.churnOther, "churned": \.churned,
-      "transactions": \.transactions, "refunds": \.refunds, "refundsReversed": \.refundsReversed,
-      "grossRevenue": \.grossRevenue, "refundAmount": \.refundAmount,
-      "refundReversedAmount": \.refundReversedAmount, "upgradeCredit": \.upgradeCredit,
-      "netRevenue": \.netRevenue, "estimatedProceeds": \.estimatedProceeds,
+      ("activeSubscriptions", \.activeSubscriptions), ("activeAtStart", \.activeAtStart),
+      ("activeTrials", \.activeTrials), ("activeSeats", \.activeSeats), ("mrr", \.mrr),
+      ("arr", \.arr), ("newSubscriptions", \.newSubscriptions), ("trialStarts", \.trialStarts),
+      ("trialConversions", \.trialConversions), ("trialExpirations", \.trialExpirations),
+      ("reactivations", \.reactivations), ("productChanges", \.productChanges),
+      ("churnVoluntary", \.churnVoluntary), ("churnBilling", \.churnBilling),
+      ("churnRefund", \.churnRefund), ("churnOther", \.churnOther), ("churned", \.churned),
+      ("transactions", \.transactions), ("refunds", \.refunds),
+      ("refundsReversed", \.refundsReversed), ("grossRevenue", \.grossRevenue),
+      ("refundAmount", \.refundAmount), ("refundReversedAmount", \.refundReversedAmount),
+      ("upgradeCredit", \.upgradeCredit), ("netRevenue", \.netRevenue),
+      ("estimatedProceeds", \.estimatedProceeds),
     ]
   }
 
+  static var namedPaths: [String: WritableKeyPath<MetricsFigures, Int64>] {
+    Dictionary(uniqueKeysWithValues: named)
+  }
+
   /// Names of the integer figures, in a stable order.
-  public static let figureNames: [String] = [
-    "activeSubscriptions", "activeAtStart", "activeTrials", "activeSeats", "mrr", "arr",
-    "newSubscriptions",
-    "trialStarts", "trialConversions", "trialExpirations", "reactivations", "productChanges",
-    "churnVoluntary", "churnBilling", "churnRefund", "churnOther", "churned", "transactions",
-    "refunds", "refundsReversed", "grossRevenue", "refundAmount", "refundReversedAmount",
-    "upgradeCredit", "netRevenue", "estimatedProceeds",
-  ]
+  public static var figureNames: [String] { named.map(\.0) }
 }
