@@ -35,6 +35,9 @@ import Testing
         #expect(debit.status == .created)
       }
       let cookie = try await ConsoleHTTPTests.signIn(client)
+      // The projector derives changes behind the log: wait until the feed holds every balance
+      // change before the page is read, so the changes table is complete.
+      try await Self.waitForChanges(client, token: token, atLeast: 58)
       let first = String(
         buffer: try await client.execute(
           uri: "/console/accounts/\(token)", method: .get, headers: [.cookie: cookie]
@@ -53,7 +56,8 @@ import Testing
         ).body)
       #expect(older.contains("<td>gems.100</td><td>7700</td>"))
       #expect(older.contains("Page 2 of 2"))
-      #expect(first.contains("newest first (56 in all)"), "changes have their total")
+      // The 55 debits' balance changes and the three the purchase derives.
+      #expect(first.contains("change feed, newest first (58 in all)"), "changes have their total")
       #expect(first.contains("45 → 44") || first.contains("→"), "changes say old → new")
       // Every catalog entitlement, the one never held included.
       #expect(first.contains("never held"))
@@ -72,5 +76,24 @@ import Testing
       #expect(foreign.status == .notFound)
       #expect(first.count < 50 * 4_000, "no JWS inline: \(first.count) bytes")
     }
+  }
+
+  /// Waits (long-polling the feed, at most ten seconds) until the account has `atLeast` changes.
+  static func waitForChanges(
+    _ client: any TestClientProtocol, token: String, atLeast target: Int
+  ) async throws {
+    var after = 0
+    var seen = 0
+    let deadline = ContinuousClock.now + .seconds(10)
+    while seen < target, ContinuousClock.now < deadline {
+      let page = try H.value(
+        try await client.execute(
+          uri: "/v1/changes?after=\(after)&wait=2&appAccountToken=\(token)&limit=100",
+          method: .get, headers: H.authorized))
+      let changes = page["changes"]?.array ?? []
+      seen += changes.count
+      if case .number(let position)? = changes.last?["position"] { after = Int(position) }
+    }
+    try #require(seen >= target, "the projector derived \(seen) of \(target) changes")
   }
 }
