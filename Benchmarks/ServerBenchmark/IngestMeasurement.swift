@@ -1,5 +1,5 @@
-import BenchmarkSupport
 import AppStoreVerification
+import BenchmarkSupport
 import Foundation
 import Logging
 import NIOHTTP1
@@ -31,9 +31,17 @@ struct IngestMeasurement {
       "signed \(count) notifications in \(String(format: "%.1f", (ContinuousClock.now - signing).seconds)) s"
     )
 
+    // While the load runs, how stale each projector's output is (sampled every 100 ms).
+    let freshness = ProjectorFreshness(
+      database: database,
+      checkpoints: [AccountProjector.checkpointName, RevenueProjector.checkpointName],
+      logger: run.logger)
+    let sampler = Task { await freshness.sample() }
     let webhook = try await load.run(count: count, workers: clients) { [load] index in
       try await load.send(.POST, "/v1/notifications/appstore", body: bodies[index])
     }
+    sampler.cancel()
+    await sampler.value
     print(
       "webhook ingest, \(clients) clients: \(rate(count, webhook.seconds)) "
         + "(statuses \(webhook.statuses))")
@@ -41,6 +49,24 @@ struct IngestMeasurement {
     let lag = try await projectorCatchUp(database, logger: run.logger)
     print(
       "projector current for every account \(String(format: "%.2f", lag)) s after the load ended")
+    let revenueCatchUp = try await freshness.catchUp(RevenueProjector.checkpointName)
+    print(
+      "revenue analytics past every event \(String(format: "%.2f", revenueCatchUp)) s after that")
+    for (name, label) in [
+      (AccountProjector.checkpointName, "account"), (RevenueProjector.checkpointName, "revenue"),
+    ] {
+      let ages = freshness.sorted(name)
+      let p50 = ProjectorFreshness.percentile(ages, 0.5)
+      let p99 = ProjectorFreshness.percentile(ages, 0.99)
+      print(
+        "\(name) during the load: oldest unprojected event p50 \(String(format: "%.3f", p50)) s, "
+          + "p99 \(String(format: "%.3f", p99)) s, max \(String(format: "%.3f", ages.last ?? 0)) s "
+          + "(\(ages.count) samples)")
+      print(
+        String(
+          format: "RESULT %@_staleness_p50_s=%.3f p99_s=%.3f max_s=%.3f",
+          label, p50, p99, ages.last ?? 0))
+    }
     let verification = try await verificationAlone(payloads)
     print("ceiling: verification alone, 2 tasks: \(rate(count, verification))")
     let batched = try await batchedInsert(try await rows(of: payloads), clients: clients)

@@ -1,5 +1,5 @@
-import BenchmarkSupport
 import AsyncHTTPClient
+import BenchmarkSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
