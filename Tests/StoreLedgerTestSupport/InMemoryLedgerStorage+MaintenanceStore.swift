@@ -41,6 +41,18 @@ extension InMemoryLedgerStorage: MaintenanceStore {
     }
   }
 
+  public func leaves(after position: FeedPosition, limit: Int) async throws(EventStoreError)
+    -> [LogLeaf]
+  {
+    state.withLock { state in
+      state.events.lazy.filter { $0.position > position }.prefix(limit).map {
+        LogLeaf(
+          position: $0.position, streamId: $0.streamId, streamVersion: $0.streamVersion,
+          hash: $0.hash)
+      }
+    }
+  }
+
   public func events(after position: FeedPosition, limit: Int, shard: WorkShard)
     async throws(EventStoreError) -> [RecordedEvent]
   {

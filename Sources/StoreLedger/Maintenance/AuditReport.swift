@@ -14,6 +14,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
       case readModel = "read_model"
       /// An account's stored changes are not what the log derives.
       case changeFeed = "change_feed"
+      /// The log or a checkpoint does not match what the signed checkpoints vouch for.
+      case checkpoint
     }
 
     public var kind: Kind

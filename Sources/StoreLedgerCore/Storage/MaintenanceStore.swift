@@ -5,6 +5,11 @@ public protocol MaintenanceStore: Sendable {
   /// Checks every stream's hash chain (of `shard`).
   func checkHashChain(shard: WorkShard) async throws(EventStoreError) -> HashChainReport
 
+  /// Up to `limit` rows after `position` in feed order, each as its position, stream, version
+  /// and row hash: the leaves of a signed checkpoint. Like the feed, only rows no earlier append
+  /// can still precede.
+  func leaves(after position: FeedPosition, limit: Int) async throws(EventStoreError) -> [LogLeaf]
+
   /// Up to `limit` events after `position` in feed order (of `shard`), whole.
   func events(after position: FeedPosition, limit: Int, shard: WorkShard)
     async throws(EventStoreError) -> [RecordedEvent]

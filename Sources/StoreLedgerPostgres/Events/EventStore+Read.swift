@@ -64,6 +64,37 @@ extension EventStore {
     }
   }
 
+  /// The feed like ``readFeed(after:limit:)``, but only each row's position, stream, version
+  /// and hash: the leaves of a signed checkpoint.
+  public func readLeaves(after position: FeedPosition, limit: Int = 10_000)
+    async throws(EventStoreError) -> [LogLeaf]
+  {
+    do {
+      return try await client.query(
+        """
+        SELECT events.tx_id::text, seq, stream_id, stream_version, hash FROM storeledger.events
+        WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.tx_id, events.seq LIMIT \(limit)
+        """, logger: logger
+      ) { rows in
+        var leaves: [LogLeaf] = []
+        for try await (transaction, sequence, stream, version, hash) in rows.decode(
+          (String, Int64, String, Int64, ByteBuffer).self)
+        {
+          leaves.append(
+            LogLeaf(
+              position: FeedPosition(
+                transactionId: try UInt64(transaction).orThrow(), sequence: sequence),
+              streamId: stream, streamVersion: version, hash: Array(buffer: hash)))
+        }
+        return leaves
+      }
+    } catch {
+      throw EventStoreError.database(error, while: "reading the log's row hashes")
+    }
+  }
+
   /// The feed like ``readFeed(after:limit:)``, but only each event's position, stream and
   /// recording time: a fraction of the bytes when the reader does not need the payloads.
   public func readFeedEntries(after position: FeedPosition, limit: Int = 1000)

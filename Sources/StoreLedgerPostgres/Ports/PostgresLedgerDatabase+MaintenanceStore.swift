@@ -12,6 +12,15 @@ extension PostgresLedgerDatabase: MaintenanceStore {
     }
   }
 
+  public func leaves(after position: FeedPosition, limit: Int) async throws(EventStoreError)
+    -> [LogLeaf]
+  {
+    let store = self.store
+    return try await onPrimary("reading the log's row hashes") { _ in
+      try await store.readLeaves(after: position, limit: limit)
+    }
+  }
+
   public func events(after position: FeedPosition, limit: Int, shard: WorkShard)
     async throws(EventStoreError) -> [RecordedEvent]
   {

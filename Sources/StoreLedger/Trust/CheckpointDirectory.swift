@@ -1,0 +1,115 @@
+import Foundation
+
+/// Where checkpoints are published: `checkpoints/<tree size>.json`, each signed, and
+/// `leaves/<from>-<to>.txt`, the row hashes (hex, one per line, feed order) each checkpoint
+/// added to the one before. The leaves let an auditor name the exact row that no longer
+/// matches; they are hashes only, no content, so the directory holds no personal data.
+public struct CheckpointDirectory: Sendable {
+  public let url: URL
+
+  public init(_ url: URL) { self.url = url }
+
+  var checkpointsURL: URL { url.appendingPathComponent("checkpoints", isDirectory: true) }
+  var leavesURL: URL { url.appendingPathComponent("leaves", isDirectory: true) }
+
+  static func padded(_ number: Int) -> String {
+    let digits = String(number)
+    return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+  }
+
+  /// Every checkpoint, smallest tree first, with its file name.
+  public func checkpoints() throws(CheckpointError) -> [(name: String, checkpoint: LogCheckpoint)] {
+    let names = try files(in: checkpointsURL, suffix: ".json")
+    var found: [(name: String, checkpoint: LogCheckpoint)] = []
+    for name in names {
+      let file = checkpointsURL.appendingPathComponent(name)
+      guard let bytes = FileManager.default.contents(atPath: file.path) else {
+        throw CheckpointError(.unusableDirectory, "checkpoints/\(name) cannot be read")
+      }
+      found.append(
+        ("checkpoints/\(name)", try LogCheckpoint.read(bytes, name: "checkpoints/\(name)")))
+    }
+    return found.sorted { $0.checkpoint.treeSize < $1.checkpoint.treeSize }
+  }
+
+  /// Every published row hash, in feed order. The files must follow one another without a gap.
+  public func leaves() throws(CheckpointError) -> [MerkleTree.Hash] {
+    var ranges: [(from: Int, to: Int, name: String)] = []
+    for name in try files(in: leavesURL, suffix: ".txt") {
+      let bounds = name.dropLast(4).split(separator: "-")
+      guard bounds.count == 2, let from = Int(bounds[0]), let to = Int(bounds[1]), from < to else {
+        throw CheckpointError(
+          .malformedCheckpoint, "leaves/\(name) is not named <from>-<to>.txt")
+      }
+      ranges.append((from, to, name))
+    }
+    ranges.sort { $0.from < $1.from }
+    var leaves: [MerkleTree.Hash] = []
+    for range in ranges {
+      guard range.from == leaves.count else {
+        throw CheckpointError(
+          .malformedCheckpoint,
+          "leaves/\(range.name) starts at row \(range.from), but the files before it end at row "
+            + "\(leaves.count): a leaves file is missing or overlaps")
+      }
+      let file = leavesURL.appendingPathComponent(range.name)
+      guard let bytes = FileManager.default.contents(atPath: file.path) else {
+        throw CheckpointError(.unusableDirectory, "leaves/\(range.name) cannot be read")
+      }
+      for line in bytes.split(separator: UInt8(ascii: "\n")) {
+        guard let hash = Hex.decode(String(decoding: line, as: UTF8.self)), hash.count == 32
+        else {
+          throw CheckpointError(
+            .malformedCheckpoint, "leaves/\(range.name) holds a line that is not a 32-byte hex hash"
+          )
+        }
+        leaves.append(hash)
+      }
+      guard leaves.count == range.to else {
+        throw CheckpointError(
+          .malformedCheckpoint,
+          "leaves/\(range.name) should hold \(range.to - range.from) hashes, not "
+            + "\(leaves.count - range.from)")
+      }
+    }
+    return leaves
+  }
+
+  /// Publishes `leaves` (rows `from`…) and then the checkpoint that covers them, each file
+  /// written whole before it is renamed into place.
+  func publish(leaves: [MerkleTree.Hash], from start: Int, checkpoint: LogCheckpoint)
+    throws(CheckpointError)
+  {
+    do {
+      try FileManager.default.createDirectory(at: leavesURL, withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: checkpointsURL, withIntermediateDirectories: true)
+      if !leaves.isEmpty {
+        let text = leaves.map { Hex.encode($0) + "\n" }.joined()
+        try Data(text.utf8).write(
+          to: leavesURL.appendingPathComponent(
+            "\(Self.padded(start))-\(Self.padded(start + leaves.count)).txt"),
+          options: .atomic)
+      }
+      try checkpoint.encoded().write(
+        to: checkpointsURL.appendingPathComponent("\(Self.padded(checkpoint.treeSize)).json"),
+        options: .atomic)
+    } catch {
+      throw CheckpointError(
+        .unusableDirectory, "cannot write to \(url.path): \(error.localizedDescription)")
+    }
+  }
+
+  private func files(in directory: URL, suffix: String) throws(CheckpointError) -> [String] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+      return []
+    }
+    guard isDirectory.boolValue,
+      let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+    else {
+      throw CheckpointError(.unusableDirectory, "\(directory.path) is not a readable directory")
+    }
+    return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted()
+  }
+}
