@@ -1,0 +1,197 @@
+import AppStoreVerification
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerTestSupport
+import Testing
+
+@testable import StoreLedger
+
+/// Signed checkpoints on a real PostgreSQL: what they prove beyond the hash chain. A superuser
+/// who rewrites a debit (a row Apple did not sign) and recomputes its stream's chain with
+/// `storeledger.event_digest`, then rebuilds the views, passes the plain audit; the checkpoint
+/// audit names the row, and the checkpointer refuses to sign over it.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct SignedCheckpointTests {
+  typealias F = LedgerFixtures
+  static let token = "00000000-0000-4000-8000-000000000001"
+  static let logger = TestDatabase.logger
+
+  func withLedger(
+    _ body: @Sendable (Ledger, TestDatabase, CheckpointDirectory) async throws -> Void
+  ) async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asWriter { client in
+        let ledger = try AccountViewTests.ledger(client)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+          "checkpoints-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gems = F.transaction("c1", product: "gems.100", type: .consumable, purchased: 0)
+        _ = try await ledger.ingest(
+          signedTransaction: try LedgerTests.pki.sign(LedgerTests.sandbox(gems)))
+        for index in 1...3 {
+          _ = try await ledger.debit(
+            appAccountToken: Self.token, productId: "gems.100", quantity: 10,
+            idempotencyKey: "spend-\(index)", at: LedgerTests.now)
+        }
+        try await body(ledger, database, CheckpointDirectory(folder))
+      }
+    }
+  }
+
+  func checkpointer(_ ledger: Ledger, _ key: CheckpointKey, _ folder: CheckpointDirectory)
+    -> LogCheckpointer
+  {
+    LogCheckpointer(
+      ledger: ledger, key: key, directory: folder, origin: "tests", logger: Self.logger)
+  }
+
+  @Test func checkpointsOfAGrowingLogAuditCleanAndEachExtendsTheOneBefore() async throws {
+    try await withLedger { ledger, _, folder in
+      let key = CheckpointKey.generate(.ed25519)
+      let first = try #require(try await checkpointer(ledger, key, folder).publish())
+      #expect(first.treeSize == 4, "a purchase and three debits")
+      // Nothing new: nothing signed.
+      #expect(try await checkpointer(ledger, key, folder).publish() == nil)
+      _ = try await ledger.debit(
+        appAccountToken: Self.token, productId: "gems.100", quantity: 5, idempotencyKey: "later",
+        at: LedgerTests.now)
+      // A new checkpointer takes up from the directory (after checking the log against it).
+      let second = try #require(try await checkpointer(ledger, key, folder).publish())
+      #expect(second.treeSize == 5)
+      let leaves = try folder.leaves()
+      #expect(leaves.count == 5)
+      #expect(second.root == MerkleTree.root(leaves.map(MerkleTree.leafHash)))
+      let proof = MerkleTree.consistencyProof(first: 4, leaves.map(MerkleTree.leafHash)[...])
+      #expect(
+        MerkleTree.verifyConsistency(
+          first: 4, firstRoot: try #require(first.root), second: 5,
+          secondRoot: try #require(second.root), proof: proof))
+      _ = try await ledger.debit(
+        appAccountToken: Self.token, productId: "gems.100", quantity: 5, idempotencyKey: "after",
+        at: LedgerTests.now)
+      let report = try await LedgerMaintenance(ledger: ledger).auditCheckpoints(
+        directory: folder, publicKey: key.publicKey)
+      #expect(report.isConsistent, "\(report.problems)")
+      #expect(report.checkpoints == 2 && report.newestTreeSize == 5)
+      #expect(report.rowsCompared == 5 && report.rowsAfterNewest == 1)
+    }
+  }
+
+  @Test func aSuperuserRewriteWithTheChainRecomputedPassesThePlainAuditButNotTheCheckpoints()
+    async throws
+  {
+    try await withLedger { ledger, database, folder in
+      let key = CheckpointKey.generate(.es256)
+      try #require(try await checkpointer(ledger, key, folder).publish() != nil)
+      // The attack: the second debit spent 1, not 10; its chain made whole again.
+      let (stream, version) = try await Self.rewriteSecondDebit(database)
+      _ = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
+      let plain = try await LedgerMaintenance(ledger: ledger).audit()
+      #expect(plain.isConsistent, "the hash chain cannot see it: \(plain.problems)")
+      let balances = try await ledger.balances(for: Self.token, at: LedgerTests.now)
+      #expect(balances.first?.balance == 79, "100 − 10 − 1 − 10: the rewrite took hold")
+
+      let report = try await LedgerMaintenance(ledger: ledger).auditCheckpoints(
+        directory: folder, publicKey: key.publicKey)
+      #expect(!report.isConsistent)
+      let problem = try #require(report.problems.first)
+      #expect(problem.kind == .checkpoint)
+      #expect(problem.subject == stream && problem.streamVersion == version)
+      #expect(problem.detail.contains("row 2 of the log"))
+      // The checkpointer signs nothing over the rewritten history.
+      let refused = await #expect(throws: CheckpointError.self) {
+        try await checkpointer(ledger, key, folder).publish()
+      }
+      #expect(refused?.code == .logDiverged)
+      #expect(try folder.checkpoints().count == 1)
+    }
+  }
+
+  @Test func whatMakesTheCheckImpossibleIsATypedError() async throws {
+    try await withLedger { ledger, _, folder in
+      let maintenance = LedgerMaintenance(ledger: ledger)
+      let key = CheckpointKey.generate(.ed25519)
+      let empty = await #expect(throws: CheckpointError.self) {
+        try await maintenance.auditCheckpoints(directory: folder, publicKey: key.publicKey)
+      }
+      #expect(empty?.code == .unusableDirectory)
+      try #require(try await checkpointer(ledger, key, folder).publish() != nil)
+      let wrong = await #expect(throws: CheckpointError.self) {
+        try await maintenance.auditCheckpoints(
+          directory: folder, publicKey: CheckpointKey.generate(.ed25519).publicKey)
+      }
+      #expect(wrong?.code == .wrongPublicKey)
+      // A checkpoint altered on disk: the signature no longer verifies, and it is named.
+      let file = try #require(
+        try FileManager.default.contentsOfDirectory(
+          at: folder.checkpointsURL, includingPropertiesForKeys: nil
+        ).first)
+      var checkpoint = try LogCheckpoint.read(try Data(contentsOf: file), name: "x")
+      checkpoint.treeSize = 3
+      try checkpoint.encoded().write(to: file)
+      let forged = try await maintenance.auditCheckpoints(
+        directory: folder, publicKey: key.publicKey)
+      #expect(forged.problems.first?.detail.contains("signature does not verify") == true)
+      // A file that is not a checkpoint.
+      try Data("{}".utf8).write(to: file)
+      let malformed = await #expect(throws: CheckpointError.self) {
+        try await maintenance.auditCheckpoints(directory: folder, publicKey: key.publicKey)
+      }
+      #expect(malformed?.code == .malformedCheckpoint)
+    }
+  }
+
+  /// As the superuser: triggers off, the second debit's quantity changed, that row's and every
+  /// later row's hash in its stream recomputed with the schema's own digest, triggers on.
+  static func rewriteSecondDebit(_ database: TestDatabase) async throws -> (String, Int64) {
+    try await database.asAdmin { client in
+      let (stream, version) = try await client.query(
+        """
+        SELECT stream_id, stream_version FROM storeledger.events
+        WHERE event_type = \(EventTypes.debit) ORDER BY tx_id, seq OFFSET 1 LIMIT 1
+        """, logger: logger
+      ) { rows in
+        var found: (String, Int64)?
+        for try await row in rows.decode((String, Int64).self) { found = row }
+        return try #require(found)
+      }
+      try await client.execute(
+        "ALTER TABLE storeledger.events DISABLE TRIGGER events_reject_update_delete",
+        logger: logger)
+      try await client.execute(
+        """
+        UPDATE storeledger.events SET payload = jsonb_set(payload, '{debit,quantity}', '1')
+        WHERE stream_id = \(stream) AND stream_version = \(version)
+        """, logger: logger)
+      let last = try await client.query(
+        "SELECT max(stream_version) FROM storeledger.events WHERE stream_id = \(stream)",
+        logger: logger
+      ) { rows in
+        var last: Int64 = 0
+        for try await value in rows.decode(Int64.self) { last = value }
+        return last
+      }
+      for row in version...last {
+        try await client.execute(
+          """
+          UPDATE storeledger.events AS e
+          SET prev_hash = p.prev, hash = storeledger.event_digest(p.prev, e.stream_id,
+            e.stream_version, e.event_id, e.idempotency_key, e.event_type, e.environment,
+            e.apple_signed_at, e.recorded_at, e.payload, e.raw_signed, e.metadata, e.claims)
+          FROM (SELECT coalesce(
+                  (SELECT hash FROM storeledger.events
+                   WHERE stream_id = \(stream) AND stream_version = \(row) - 1),
+                  '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)
+                  AS prev) AS p
+          WHERE e.stream_id = \(stream) AND e.stream_version = \(row)
+          """, logger: logger)
+      }
+      try await client.execute(
+        "ALTER TABLE storeledger.events ENABLE TRIGGER events_reject_update_delete",
+        logger: logger)
+      return (stream, version)
+    }
+  }
+}
