@@ -21,6 +21,11 @@ struct AuditCommand: AsyncParsableCommand {
       With --account TOKEN [--at T]: what that account had at T (default now), each \
       entitlement with the rule and the events (type, signedDate, transaction) that decided it.
 
+      With --checkpoints DIR --public-key FILE: also checks each checkpoint's signature, that \
+      each is a prefix of the next (RFC 6962 consistency proofs), and the log's rows against \
+      the published row hashes, naming the first row that differs (a rewrite whose chain was \
+      recomputed, which the hash chain alone cannot show).
+
       Example:
         storeledger audit \\
           --database-url postgres://storeledger_writer@127.0.0.1/app \\
@@ -43,13 +48,30 @@ struct AuditCommand: AsyncParsableCommand {
     parsing: .upToNextOption,
     help: "Combine the --json reports of every shard of one audit into one verdict.")
   var combine: [String] = []
+  @Option(
+    help: "Also check the log against the signed checkpoints in this directory (with --public-key)."
+  )
+  var checkpoints: String?
+  @Option(help: "The public key (PEM) the checkpoints were signed with.")
+  var publicKey: String?
+
+  func validate() throws {
+    if (checkpoints == nil) != (publicKey == nil) {
+      throw ValidationError("--checkpoints and --public-key go together")
+    }
+  }
 
   func run() async throws {
     if let account {
       try await auditAccount(account)
       return
     }
-    let report = try combine.isEmpty ? await audit() : Self.combined(combine)
+    var report = try combine.isEmpty ? await audit() : Self.combined(combine)
+    if let checkpoints, let publicKey {
+      let checked = try await auditCheckpoints(checkpoints, publicKey)
+      report.problems += checked.problems
+      if !json { say(Self.text(checked)) }
+    }
     say(json ? try Self.json(report) : Self.text(report))
     if !report.isConsistent { throw ExitCode.failure }
   }
@@ -62,6 +84,27 @@ struct AuditCommand: AsyncParsableCommand {
     return try await ledger.withLedger("storeledger.audit") { ledger, _ in
       try await LedgerMaintenance(ledger: ledger).audit(shard: share)
     }
+  }
+
+  private func auditCheckpoints(_ path: String, _ keyPath: String) async throws
+    -> CheckpointAuditReport
+  {
+    let key = try CheckpointCommand.publicKey(keyPath)
+    let directory = CheckpointDirectory(URL(fileURLWithPath: path, isDirectory: true))
+    return try await ledger.withLedger("storeledger.audit") { ledger, _ in
+      do {
+        return try await LedgerMaintenance(ledger: ledger).auditCheckpoints(
+          directory: directory, publicKey: key)
+      } catch let error as CheckpointError {
+        throw ValidationError("\(error.code): \(error.message)")
+      }
+    }
+  }
+
+  static func text(_ report: CheckpointAuditReport) -> String {
+    "\(report.checkpoints) checkpoints verified; \(report.rowsCompared) of the "
+      + "\(report.newestTreeSize) rows they cover compared"
+      + (report.rowsAfterNewest > 0 ? " (\(report.rowsAfterNewest) rows appended since)" : "")
   }
 
   /// One verdict from the shards' reports.
