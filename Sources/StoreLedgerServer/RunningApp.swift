@@ -20,6 +20,8 @@ struct RunningApp: Sendable {
   let worker: ConsumptionWorker?
   let apple: AppStoreServerAPIClient?
   let verifierEnvironment: AppStoreEnvironment?
+  /// Where the app's signed checkpoints are published, when they are.
+  let checkpoints: CheckpointDirectory?
   let logger: Logger
 
   init(
@@ -76,8 +78,17 @@ struct RunningApp: Sendable {
         ChangeDeliveryService(
           deliverer: ChangeDeliverer(ledger: ledger, configuration: delivery, logger: logger)))
     }
+    if let checkpoints = app.checkpoints, let key = checkpoints.key {
+      services.append(
+        CheckpointService(
+          checkpointer: LogCheckpointer(
+            ledger: ledger, key: key, directory: checkpoints.directory,
+            origin: checkpoints.origin, logger: logger),
+          interval: checkpoints.interval, logger: logger))
+    }
     metrics.attach(ledger, app: app.name)
     self.name = app.name
+    self.checkpoints = app.checkpoints?.directory
     self.client = client
     self.ledger = ledger
     self.services = services
@@ -112,6 +123,7 @@ struct RunningApp: Sendable {
     self.worker = nil
     self.apple = nil
     self.verifierEnvironment = nil
+    self.checkpoints = nil
     self.logger = logger
   }
 
@@ -137,6 +149,7 @@ struct RunningApp: Sendable {
     ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
     ChangesController(ledger: ledger).register(on: protected)
     MetricsController(ledger: ledger).register(on: protected)
+    CheckpointsController(directory: checkpoints).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

@@ -25,14 +25,17 @@ public struct ServedApp: Sendable {
   /// Delivers the app's change feed to these webhooks from this process. Several servers may
   /// each deliver: a change is claimed by one of them at a time.
   public var changeDelivery: ChangeDeliveryConfiguration?
+  /// Signed checkpoints of the app's log: published in a directory and served.
+  public var checkpoints: CheckpointSettings?
 
   public init(
     name: String, database: PostgresClient.Configuration,
     readReplicas: [ReplicaDatabase] = [], replicaSettings: ReadReplicas.Settings = .init(),
     ledger: LedgerConfiguration, appStoreAPI: AppStoreAPISettings? = nil,
     consumption: ConsumptionWorkerConfiguration? = nil,
-    changeDelivery: ChangeDeliveryConfiguration? = nil
+    changeDelivery: ChangeDeliveryConfiguration? = nil, checkpoints: CheckpointSettings? = nil
   ) {
+    self.checkpoints = checkpoints
     self.name = name
     self.database = database
     self.readReplicas = readReplicas

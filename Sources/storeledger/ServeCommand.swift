@@ -89,6 +89,13 @@ struct ServeCommand: AsyncParsableCommand {
   var changesWebhook: [String] = []
   @Option(help: "The secret signing a webhook's deliveries (one per --changes-webhook, in order).")
   var changesSecret: [String] = []
+  @Option(
+    help: "Publish signed checkpoints here, served at GET /v1/checkpoints (a folder per app).")
+  var checkpointDir: String?
+  @Option(
+    help: "Sign a checkpoint every --checkpoint-interval with this key (PEM, P-256 or Ed25519).")
+  var checkpointKey: String?
+  @Option(help: "Seconds between signed checkpoints (default 60).") var checkpointInterval: Int?
   @Option(name: .customLong("api-keys"), help: "Comma list of bearer keys.") var apiKeys: String?
   @Option var host: String?
   @Option var port: Int?
@@ -227,7 +234,35 @@ struct ServeCommand: AsyncParsableCommand {
       appStoreAPI: settings.map { AppStoreAPISettings(api: $0.0, verifier: $0.1) },
       consumption: try policyPath.map {
         ConsumptionWorkerConfiguration(policy: try ConsumptionCommand.policy($0))
-      }, changeDelivery: try changeDelivery(environment, appWebhooks: webhooks))
+      }, changeDelivery: try changeDelivery(environment, appWebhooks: webhooks),
+      checkpoints: try checkpoints(environment, app: app, origin: configuration.bundleId))
+  }
+
+  /// Where the app's checkpoints are published and, with a key, signed.
+  func checkpoints(_ environment: [String: String], app: AppsFile.App?, origin: String) throws
+    -> CheckpointSettings?
+  {
+    let directory = LedgerOptions.setting(checkpointDir, "STORELEDGER_CHECKPOINT_DIR", environment)
+    let keyPath = LedgerOptions.setting(checkpointKey, "STORELEDGER_CHECKPOINT_KEY", environment)
+    let seconds = try LedgerOptions.setting(
+      checkpointInterval.map(String.init), "STORELEDGER_CHECKPOINT_INTERVAL", environment
+    ).map { text in
+      guard let value = Int(text), (1...86_400).contains(value) else {
+        throw ValidationError("--checkpoint-interval is 1 to 86400 seconds")
+      }
+      return value
+    }
+    guard let directory else {
+      if keyPath != nil || seconds != nil {
+        throw ValidationError("--checkpoint-key and --checkpoint-interval need --checkpoint-dir")
+      }
+      return nil
+    }
+    var url = URL(fileURLWithPath: directory, isDirectory: true)
+    if let app { url = url.appendingPathComponent(app.name, isDirectory: true) }
+    return CheckpointSettings(
+      directory: CheckpointDirectory(url), key: try keyPath.map(CheckpointCommand.privateKey),
+      interval: .seconds(seconds ?? 60), origin: app?.name ?? origin)
   }
 
   /// The change webhooks from the flags, or else from the environment, and the app's own

@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerServer
+import StoreLedgerTestSupport
+import Testing
+
+/// A server that signs checkpoints as the log grows (on a real PostgreSQL) serves them and
+/// the consistency proof between two; one without a directory says so.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct CheckpointEndpointTests {
+  typealias H = ServerHarness
+  typealias F = LedgerFixtures
+
+  @Test func aSigningServerServesCheckpointsAndTheirConsistencyProof() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "served-checkpoints-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let key = CheckpointKey.generate(.ed25519)
+    try await TestDatabase.withMigrated { database in
+      var configuration = H.configuration(database)
+      configuration.apps[0].checkpoints = CheckpointSettings(
+        directory: CheckpointDirectory(folder), key: key, interval: .milliseconds(100),
+        origin: "tests")
+      let application = try buildApplication(configuration: configuration, logger: H.logger)
+      try await application.test(.ahc(.http)) { client in
+        for index in 0..<3 {
+          let stored = try await client.execute(
+            uri: "/v1/transactions", method: .post, headers: H.authorized,
+            body: H.json([
+              "signedTransaction": try H.signed.transaction(
+                F.transaction("90\(index)", purchased: 0, expires: 30))
+            ]))
+          #expect(stored.status == .created)
+        }
+        let first = try await Self.waitForCheckpoint(client, size: 3)
+        let publicKey = key.publicKey
+        #expect(first.isSigned(by: publicKey) && first.origin == "tests")
+        _ = try await client.execute(
+          uri: "/v1/transactions", method: .post, headers: H.authorized,
+          body: H.json([
+            "signedTransaction": try H.signed.transaction(
+              F.transaction("999", purchased: 0, expires: 30))
+          ]))
+        let second = try await Self.waitForCheckpoint(client, size: 4)
+        #expect(second.isSigned(by: publicKey))
+
+        let answer = try await client.execute(
+          uri: "/v1/checkpoints/consistency?first=3&second=4", method: .get, headers: H.authorized)
+        #expect(answer.status == .ok)
+        let body = try JSONDecoder().decode(
+          [String: JSONValue].self, from: Data(answer.body.readableBytesView))
+        let proof = try (body["proof"]?.array ?? []).map { value -> [UInt8] in
+          guard case .string(let hex) = value else { throw CancellationError() }
+          return stride(from: 0, to: hex.count, by: 2).compactMap {
+            let start = hex.index(hex.startIndex, offsetBy: $0)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
+          }
+        }
+        #expect(
+          MerkleTree.verifyConsistency(
+            first: 3, firstRoot: try #require(first.root), second: 4,
+            secondRoot: try #require(second.root), proof: proof))
+
+        let unknown = try await client.execute(
+          uri: "/v1/checkpoints/consistency?first=2&second=4", method: .get, headers: H.authorized)
+        #expect(unknown.status == .notFound)
+        let reversed = try await client.execute(
+          uri: "/v1/checkpoints/consistency?first=4&second=3", method: .get, headers: H.authorized)
+        #expect(reversed.status == .badRequest)
+        let anonymous = try await client.execute(uri: "/v1/checkpoints", method: .get)
+        #expect(anonymous.status == .unauthorized)
+      }
+    }
+  }
+
+  @Test func aServerWithoutADirectorySaysSo() async throws {
+    try await H.withInProcessServer { client, _ in
+      let answer = try await client.execute(
+        uri: "/v1/checkpoints", method: .get, headers: H.authorized)
+      #expect(answer.status == .notImplemented)
+      #expect(try H.errorCode(answer) == "not_configured")
+    }
+  }
+
+  /// Polls the newest checkpoint (the server signs every 100 ms) until it covers `size` rows.
+  static func waitForCheckpoint(_ client: any TestClientProtocol, size: Int) async throws
+    -> LogCheckpoint
+  {
+    let deadline = ContinuousClock.now + .seconds(15)
+    while ContinuousClock.now < deadline {
+      let answer = try await client.execute(
+        uri: "/v1/checkpoints?limit=1", method: .get, headers: H.authorized)
+      #expect(answer.status == .ok)
+      struct Listing: Decodable { let checkpoints: [LogCheckpoint] }
+      let listing = try JSONDecoder().decode(
+        Listing.self, from: Data(answer.body.readableBytesView))
+      if let newest = listing.checkpoints.first, newest.treeSize >= size { return newest }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    throw CheckpointError(.unusableDirectory, "no checkpoint of \(size) rows within 15 s")
+  }
+}
