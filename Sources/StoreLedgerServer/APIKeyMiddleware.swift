@@ -1,31 +1,40 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StoreLedger
+import StoreLedgerCore
 
-/// Requires `Authorization: Bearer <key>` with one of the configured keys. Keys are compared
-/// in constant time and never logged.
+/// Requires `Authorization: Bearer <key>` with a key that holds the request's scope: `read`
+/// for reads (`GET`, and the refund policy's dry run), `write` for everything that records or
+/// asks Apple to act. An unknown key is 401; a known key without the scope is 403
+/// `insufficient_scope`, before the body is read.
 struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
-  let keys: Set<String>
+  let ring: APIKeyRing
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-      Self.isKnown(Array(header.dropFirst("Bearer ".count).utf8), among: keys)
+      let grant = try await ring.grant(for: String(header.dropFirst("Bearer ".count)))
     else { throw APIError.unauthorized }
+    let needed = Self.scope(of: request)
+    guard grant.allows(needed) else {
+      throw APIError(
+        .forbidden, "insufficient_scope",
+        "the key \(grant.name) has \(grant.scopes.sorted().map(\.rawValue).joined(separator: ", "))"
+          + "; this request needs \(needed.rawValue): use a key with that scope "
+          + "(storeledger keys create --scopes \(needed.rawValue),…)")
+    }
     return try await next(request, context)
   }
 
-  /// Whether `presented` is one of `keys`, compared in constant time per key.
-  static func isKnown(_ presented: [UInt8], among keys: Set<String>) -> Bool {
-    var known = false
-    for key in keys {
-      let expected = Array(key.utf8)
-      guard expected.count == presented.count else { continue }
-      var difference: UInt8 = 0
-      for (left, right) in zip(expected, presented) { difference |= left ^ right }
-      if difference == 0 { known = true }
+  /// The scope a request needs.
+  static func scope(of request: Request) -> APIKeyScope {
+    switch request.method {
+    case .get, .head, .options: return .read
+    default:
+      // A dry run computes an answer and records nothing.
+      return request.uri.path.hasSuffix("/v1/consumption-requests/dry-run") ? .read : .write
     }
-    return known
   }
 }

@@ -133,8 +133,10 @@ struct RunningApp: Sendable {
     on group: RouterGroup<BasicRequestContext>, prefix: String = "",
     configuration: ServerConfiguration, sessions: ConsoleSessions
   ) {
+    // The server's keys, and the app's named keys (each app's in its own database).
+    let ring = APIKeyRing(configured: configuration.apiKeys, keys: APIKeys(ledger: ledger))
     ConsoleController(
-      ledger: ledger, sessions: sessions, apiKeys: configuration.apiKeys, metrics: metrics,
+      ledger: ledger, sessions: sessions, ring: ring, metrics: metrics,
       base: "\(prefix)/console", cookiePath: configuration.routesByApp ? "/apps" : "/console",
       app: configuration.routesByApp ? name : nil
     ).register(on: group)
@@ -142,7 +144,7 @@ struct RunningApp: Sendable {
       routes: .shared, bodyLimit: configuration.bodyLimit)
     ingest(bodyLimit: configuration.bodyLimit).registerWebhook(
       on: group.group().add(middleware: validation))
-    let protected = group.group().add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
+    let protected = group.group().add(middleware: APIKeyMiddleware(ring: ring))
       .add(middleware: validation)
     ingest(bodyLimit: configuration.bodyLimit).registerCommands(on: protected)
     AccountController(ledger: ledger).register(on: protected)

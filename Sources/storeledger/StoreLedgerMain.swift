@@ -45,6 +45,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       LinkCommand.self, WebhookCheckCommand.self, ExtendCommand.self,
       OffersCommand.self, ImportReceiptsCommand.self, AppTransactionCommand.self,
       NotUnderstoodCommand.self, SeatsCommand.self, GroupsCommand.self, FinishCommand.self,
-      MetricsCommand.self, ExportCommand.self, CheckpointCommand.self,
+      MetricsCommand.self, ExportCommand.self, CheckpointCommand.self, KeysCommand.self,
     ])
 }

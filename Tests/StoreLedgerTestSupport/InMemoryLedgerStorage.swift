@@ -32,6 +32,7 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     var checkpoints: [String: FeedPosition] = [:]
     /// Revenue rows by chain.
     var revenue: [String: ChainRevenue] = [:]
+    var apiKeys: [APIKeyRecord] = []
     /// Versions of the views table: the live one is ``views``; the others keep their rows.
     var versions: [Int: AccountViewsVersion] = [:]
     var versionRows: [Int: [String: ViewRow]] = [:]

@@ -27,6 +27,8 @@ package struct LedgerStorage: Sendable {
   package let maintenance: any MaintenanceStore
   /// Each purchase chain's revenue rows (`storeledger_analytics`).
   package let revenue: any RevenueAnalyticsStore
+  /// The app's named API keys.
+  package let keys: any APIKeyStore
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
   package let logger: Logger
@@ -59,6 +61,7 @@ package struct LedgerStorage: Sendable {
     self.support = ports
     self.maintenance = ports
     self.revenue = ports
+    self.keys = ports
     self.replicas = replicas
     self.logger = logger
     self.timeout = timeout

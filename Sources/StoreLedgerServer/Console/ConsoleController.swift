@@ -11,7 +11,7 @@ import StoreLedgerPostgres
 struct ConsoleController: Sendable {
   let ledger: Ledger
   let sessions: ConsoleSessions
-  let apiKeys: Set<String>
+  let ring: APIKeyRing
   let metrics: AppMetrics
   /// `/console`, or `/apps/{name}/console`.
   let base: String
@@ -80,14 +80,16 @@ struct ConsoleController: Sendable {
   private func signedIn(_ request: Request, _ page: () async throws -> Response) async throws
     -> Response
   {
-    guard let token = session(of: request), sessions.isOpen(token) else {
+    guard let token = session(of: request), let reference = sessions.keyReference(token),
+      let grant = try await ring.grant(session: reference), grant.allows(.console)
+    else {
       // The page asked for comes back after sign-in: a link pasted into a ticket opens it.
       var destination = request.uri.path
       if let query = request.uri.query, !query.isEmpty { destination += "?" + query }
       let next = destination.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
       return ConsolePage.redirect(to: "\(base)/sign-in?next=\(next)")
     }
-    return try await page()
+    return try await ConsolePage.$grant.withValue(grant) { try await page() }
   }
 
   /// A console page to return to after sign-in: a path of this console, nothing else (no
@@ -124,9 +126,17 @@ struct ConsoleController: Sendable {
         + "try again.", status: .forbidden)
   }
 
-  private func signInPage(refused: Bool, next: String? = nil) -> Response {
+  private func signInPage(
+    refused: Bool, next: String? = nil, scopes: Set<APIKeyScope>? = nil
+  ) -> Response {
     let document = page.document(title: "Sign in", signedIn: false) { html in
-      if refused {
+      if let scopes {
+        html.element(
+          "p", ["class": "error", "role": "alert"],
+          text: "That key may not open the console: its scopes are "
+            + scopes.sorted().map(\.rawValue).joined(separator: ", ")
+            + ". Use a key with the console scope.")
+      } else if refused {
         html.element(
           "p", ["class": "error", "role": "alert"],
           text: "That key was not accepted. Use one of the server's API keys.")
@@ -161,10 +171,13 @@ struct ConsoleController: Sendable {
     let key = (Self.formValue("key", in: form) ?? "").trimmingCharacters(
       in: .whitespacesAndNewlines)
     let next = Self.formValue("next", in: form)
-    guard APIKeyMiddleware<BasicRequestContext>.isKnown(Array(key.utf8), among: apiKeys) else {
+    guard let grant = try await ring.grant(for: key) else {
       return signInPage(refused: true, next: next)
     }
-    let token = sessions.open()
+    guard grant.allows(.console) else {
+      return signInPage(refused: true, next: next, scopes: grant.scopes)
+    }
+    let token = sessions.open(keyReference: grant.keyId ?? "configured")
     let secure = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "; Secure" : ""
     // Lax: a link followed from a ticket or a chat carries the session; a form posted from
     // another site does not (and is refused anyway, isSameOrigin).

@@ -1,10 +1,15 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StoreLedger
+import StoreLedgerCore
 
 /// The console's page frame: one self-contained HTML document (no external assets, no
 /// scripts), with the search form and sign-out on every signed-in page.
 struct ConsolePage {
+  /// The key the page is shown to (its name and scopes appear in the header).
+  @TaskLocal static var grant: APIKeyGrant?
+
   /// Where the console is served (`/console`, or `/apps/{name}/console`).
   let base: String
   /// The app's name on a server of several apps.
@@ -51,6 +56,12 @@ struct ConsolePage {
             "size": "44",
           ])
         html.element("button", ["type": "submit"], text: "Search")
+      }
+      if let grant = Self.grant {
+        html.element(
+          "span", ["id": "key-scopes"],
+          text: "Key \(grant.name): "
+            + grant.scopes.sorted().map(\.rawValue).joined(separator: ", "))
       }
       html.element("form", ["method": "post", "action": "\(base)/sign-out"]) { html in
         html.element("button", ["type": "submit"], text: "Sign out")

@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// The console's signed-in sessions, as signed tokens: `<expiry>.<nonce>.<mac>`, the MAC an
+/// The console's signed-in sessions, as signed tokens: `<expiry>.<nonce>.<key>.<mac>` (the key
+/// the session was opened with: `configured` or a named key's public id), the MAC an
 /// HMAC-SHA256 under a key derived from the server's API keys. Nothing is kept per session, so
 /// a session outlives a restart and every server with the same keys accepts it; changing the
 /// keys signs everyone out. Sign-out forgets the token on the server that signed it out (and
@@ -25,26 +26,31 @@ final class ConsoleSessions: Sendable {
     key = SymmetricKey(data: SHA256.hash(data: material))
   }
 
-  /// A new session's token, valid for `lifetime` from `now`.
-  func open(now: Date = Date()) -> String {
+  /// A new session's token for the key `keyReference`, valid for `lifetime` from `now`.
+  func open(keyReference: String, now: Date = Date()) -> String {
     var generator = SystemRandomNumberGenerator()
     let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let expiry = Int64(now.timeIntervalSince1970) + lifetime.components.seconds
-    let body = "\(expiry).\(Self.hex(nonce))"
+    let body = "\(expiry).\(Self.hex(nonce)).\(keyReference)"
     return body + "." + mac(body)
   }
 
-  func isOpen(_ token: String, now: Date = Date()) -> Bool {
+  /// The key the session was opened with, while it is open; nil otherwise.
+  func keyReference(_ token: String, now: Date = Date()) -> String? {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3, let expiry = Int64(parts[0]), parts[1].count == 32,
-      expiry > Int64(now.timeIntervalSince1970)
-    else { return false }
-    let body = "\(parts[0]).\(parts[1])"
+    guard parts.count == 4, let expiry = Int64(parts[0]), parts[1].count == 32,
+      !parts[2].isEmpty, expiry > Int64(now.timeIntervalSince1970)
+    else { return nil }
+    let body = "\(parts[0]).\(parts[1]).\(parts[2])"
     guard
-      let given = Self.bytes(String(parts[2])),
+      let given = Self.bytes(String(parts[3])),
       HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Data(body.utf8), using: key)
-    else { return false }
-    return closed.withLock { $0[token] == nil }
+    else { return nil }
+    return closed.withLock { $0[token] == nil } ? String(parts[2]) : nil
+  }
+
+  func isOpen(_ token: String, now: Date = Date()) -> Bool {
+    keyReference(token, now: now) != nil
   }
 
   func close(_ token: String, now: Date = Date()) {

@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+import Synchronization
+
+/// Who a bearer key is: one of the configured keys (every scope) or a named key of the app
+/// (its scopes). A named key's answer is remembered for a second, so a busy client costs one
+/// lookup a second and a revoked key stops working within a second. Keys are compared in
+/// constant time and never logged or kept (the memory is keyed by a hash).
+final class APIKeyRing: Sendable {
+  let configured: Set<String>
+  let keys: APIKeys?
+  private let remembered = Mutex([String: (grant: APIKeyGrant?, until: ContinuousClock.Instant)]())
+  static let memory = Duration.seconds(1)
+
+  init(configured: Set<String>, keys: APIKeys?) {
+    self.configured = configured
+    self.keys = keys
+  }
+
+  /// What `presented` may do; nil when it is no key.
+  func grant(for presented: String) async throws -> APIKeyGrant? {
+    if Self.isKnown(Array(presented.utf8), among: configured) { return .configured }
+    guard let keys, presented.hasPrefix("slk_") else { return nil }
+    let reference = Self.reference(presented)
+    let now = ContinuousClock.now
+    if let found = remembered.withLock({ $0[reference] }), found.until > now { return found.grant }
+    let grant = try await keys.grant(for: presented)
+    remembered.withLock { memory in
+      if memory.count > 10_000 { memory = memory.filter { $0.value.until > now } }
+      memory[reference] = (grant, now + Self.memory)
+    }
+    return grant
+  }
+
+  /// The grant of a console session's key: `configured`, or a named key's id.
+  func grant(session keyReference: String) async throws -> APIKeyGrant? {
+    if keyReference == "configured" { return configured.isEmpty ? nil : .configured }
+    guard let keys else { return nil }
+    let reference = "id:" + keyReference
+    let now = ContinuousClock.now
+    if let found = remembered.withLock({ $0[reference] }), found.until > now { return found.grant }
+    let grant = try await keys.grant(id: keyReference)
+    remembered.withLock { $0[reference] = (grant, now + Self.memory) }
+    return grant
+  }
+
+  private static func reference(_ presented: String) -> String {
+    SHA256.hash(data: Data(presented.utf8)).map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// Whether `presented` is one of `keys`, compared in constant time per key.
+  static func isKnown(_ presented: [UInt8], among keys: Set<String>) -> Bool {
+    var known = false
+    for key in keys {
+      let expected = Array(key.utf8)
+      guard expected.count == presented.count else { continue }
+      var difference: UInt8 = 0
+      for (left, right) in zip(expected, presented) { difference |= left ^ right }
+      if difference == 0 { known = true }
+    }
+    return known
+  }
+}

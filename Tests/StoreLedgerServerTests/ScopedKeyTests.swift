@@ -1,0 +1,182 @@
+import AppStoreVerification
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerServer
+import StoreLedgerTestSupport
+import Testing
+
+/// Named keys with scopes on a real PostgreSQL: a read key reads and is refused (403, nothing
+/// written) on every write route of the OpenAPI document; a write key writes but does not
+/// read; a revoked key stops working; the console opens only to a key with its scope and says
+/// what the key may do.
+@Suite(.enabled(if: TestDatabase.shouldRun)) struct ScopedKeyTests {
+  typealias H = ServerHarness
+  typealias F = LedgerFixtures
+  static let token = "00000000-0000-4000-8000-000000000001"
+
+  static func bearer(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
+
+  /// Keys made in the server's database, by a ledger of its own.
+  static func makeKeys(_ database: TestDatabase, _ keys: [(String, Set<APIKeyScope>)])
+    async throws -> [String]
+  {
+    try await database.asWriter { client in
+      let ledger = try Ledger(
+        client: client,
+        configuration: LedgerConfiguration(
+          bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+          trustedRoots: H.pki.trustedRoots, catalog: H.catalog),
+        logger: H.logger)
+      var made: [String] = []
+      for (name, scopes) in keys {
+        made.append(try await APIKeys(ledger: ledger).create(name: name, scopes: scopes).key)
+      }
+      return made
+    }
+  }
+
+  static func revoke(_ database: TestDatabase, _ name: String) async throws {
+    try await database.asWriter { client in
+      let ledger = try Ledger(
+        client: client,
+        configuration: LedgerConfiguration(
+          bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+          trustedRoots: H.pki.trustedRoots, catalog: H.catalog),
+        logger: H.logger)
+      try await APIKeys(ledger: ledger).revoke(name: name)
+    }
+  }
+
+  /// Every write operation of the served OpenAPI document, its path parameters filled in.
+  static func writeRoutes() throws -> [(HTTPRequest.Method, String)] {
+    let document = try JSONDecoder().decode(
+      JSONValue.self,
+      from: Data(
+        contentsOf: URL(fileURLWithPath: #filePath)
+          .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+          .appendingPathComponent("Sources/StoreLedgerServer/openapi.json")))
+    guard case .object(let paths)? = document["paths"] else { return [] }
+    let values = [
+      "{token}": token, "{productId}": "gems.100", "{id}": "00000000-0000-4000-8000-0000000000aa",
+      "{offerId}": "offer", "{originalTransactionId}": "1000", "{seatClaimId}": "claim-1",
+      "{requestIdentifier}": "00000000-0000-4000-8000-0000000000bb", "{transactionId}": "1000",
+    ]
+    var routes: [(HTTPRequest.Method, String)] = []
+    for (template, item) in paths.sorted(by: { $0.key < $1.key })
+    where template != "/v1/notifications/appstore" {
+      guard case .object(let operations) = item else { continue }
+      for method in ["post", "put", "patch", "delete"] where operations[method] != nil {
+        if template == "/v1/consumption-requests/dry-run" { continue }
+        var path = template
+        for (name, value) in values { path = path.replacingOccurrences(of: name, with: value) }
+        routes.append((HTTPRequest.Method(rawValue: method.uppercased())!, path))
+      }
+    }
+    return routes
+  }
+
+  @Test func aReadKeyIsRefusedOnEveryWriteRouteAndAWriteKeyCannotRead() async throws {
+    try await H.withServer { client, database in
+      let keys = try await Self.makeKeys(
+        database, [("dashboard", [.read]), ("backend", [.write]), ("support", [.read, .console])])
+      let (reader, writer, support) = (keys[0], keys[1], keys[2])
+      let gems = try H.signed.transaction(
+        F.transaction("7100", product: "gems.100", type: .consumable, purchased: 0, signed: 0))
+      let stored = try await client.execute(
+        uri: "/v1/transactions", method: .post, headers: Self.bearer(writer),
+        body: H.json(["signedTransaction": gems]))
+      #expect(stored.status == .created)
+      let read = try await client.execute(
+        uri: "/v1/accounts/\(Self.token)/consumables", method: .get, headers: Self.bearer(reader))
+      #expect(read.status == .ok)
+      let writerReads = try await client.execute(
+        uri: "/v1/accounts/\(Self.token)/consumables", method: .get, headers: Self.bearer(writer))
+      #expect(writerReads.status == .forbidden)
+      #expect(try H.errorCode(writerReads) == "insufficient_scope")
+
+      let before = try await database.eventCount()
+      let routes = try Self.writeRoutes()
+      #expect(routes.count >= 15, "\(routes.count) write routes")
+      for (method, path) in routes {
+        let refused = try await client.execute(
+          uri: path, method: method, headers: Self.bearer(reader),
+          body: H.json(["quantity": 1, "signedTransaction": gems]))
+        #expect(refused.status == .forbidden, "\(method) \(path)")
+        #expect(try H.errorCode(refused) == "insufficient_scope", "\(method) \(path)")
+        #expect(String(buffer: refused.body).contains("dashboard"), "names the key")
+      }
+      #expect(try await database.eventCount() == before, "nothing written")
+      // The dry run of a refund policy records nothing: a read key may run it.
+      let dryRun = try await client.execute(
+        uri: "/v1/consumption-requests/dry-run", method: .post, headers: Self.bearer(support),
+        body: H.json(["policy": [String: Any]()]))
+      #expect(dryRun.status != .forbidden && dryRun.status != .unauthorized)
+
+      // Malformed and unknown named keys are no keys.
+      let otherSecret = String(reader.dropLast()) + (reader.last == "A" ? "B" : "A")
+      for bogus in ["slk_", "slk_0123456789abcdef_short", otherSecret] {
+        let answer = try await client.execute(
+          uri: "/v1/accounts/\(Self.token)/consumables", method: .get, headers: Self.bearer(bogus))
+        #expect(answer.status == .unauthorized, "\(bogus.prefix(24))")
+      }
+      // Revoked: refused within a second (polled, never slept on).
+      try await Self.revoke(database, "dashboard")
+      let deadline = ContinuousClock.now + .seconds(5)
+      var status = HTTPResponse.Status.ok
+      while status != .unauthorized, ContinuousClock.now < deadline {
+        status =
+          try await client.execute(
+            uri: "/v1/accounts/\(Self.token)/consumables", method: .get,
+            headers: Self.bearer(reader)
+          ).status
+        if status != .unauthorized { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(status == .unauthorized)
+    }
+  }
+
+  /// The console's point is the key's scope, not storage: an in-process server on the
+  /// in-memory storage (whose responses are not followed through redirects).
+  @Test func theConsoleOpensOnlyToAConsoleKeyAndSaysWhatItMayDo() async throws {
+    let (ledger, _, configuration) = try H.inMemory()
+    let keys = [
+      try await APIKeys(ledger: ledger).create(name: "dashboard", scopes: [.read]).key,
+      try await APIKeys(ledger: ledger).create(name: "support", scopes: [.read, .console]).key,
+    ]
+    let application = buildApplication(
+      serving: ledger, configuration: configuration, logger: H.logger)
+    try await application.test(.router) { client in
+      let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+      let refused = try await client.execute(
+        uri: "/console/sign-in", method: .post, headers: form,
+        body: ByteBuffer(string: "key=\(keys[0])"))
+      #expect(refused.status == .unauthorized)
+      #expect(String(buffer: refused.body).contains("may not open the console"))
+      #expect(refused.headers[.setCookie] == nil)
+      let accepted = try await client.execute(
+        uri: "/console/sign-in", method: .post, headers: form,
+        body: ByteBuffer(string: "key=\(keys[1])"))
+      #expect(accepted.status == .seeOther, "\(String(buffer: accepted.body).suffix(600))")
+      let cookie = String(try #require(accepted.headers[.setCookie]?.split(separator: ";").first))
+      let overview = try await client.execute(
+        uri: "/console", method: .get, headers: [.cookie: cookie])
+      #expect(overview.status == .ok)
+      #expect(String(buffer: overview.body).contains("Key support: read, console"))
+      // Revoking the key closes its sessions.
+      try await APIKeys(ledger: ledger).revoke(name: "support")
+      let deadline = ContinuousClock.now + .seconds(5)
+      var status = HTTPResponse.Status.ok
+      while status == .ok, ContinuousClock.now < deadline {
+        status = try await client.execute(uri: "/console", method: .get, headers: [.cookie: cookie])
+          .status
+        if status == .ok { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(status == .seeOther, "back to sign-in")
+    }
+  }
+}
