@@ -166,7 +166,8 @@ import Testing
       #expect(!result.standardError.contains(" error "), "a run that succeeded logs no error")
       let summary = try JSONDecoder().decode(Summary.self, from: Data(result.standardOutput.utf8))
       // Customers migrated from their receipts are accounts too.
-      // The simulated year ends at the start of today (UTC): nothing is signed in the future.
+      // The simulated year ends at the start of a day that began six hours ago or more (UTC):
+      // nothing is signed in the future, even just after midnight.
       let day = SimulationConfiguration.day
       let today = Int64(Date().timeIntervalSince1970 * 1000) / day * day
       #expect(summary.asOf == today || summary.asOf == today - day, "ended \(summary.asOf)")

@@ -104,12 +104,15 @@ struct DemoRun: Sendable {
 }
 
 extension DemoRun {
-  /// The simulated months end at the start of today (UTC): everything the App Store signs is
-  /// in the past, and the console and the commands, which answer at the present, see the
-  /// year as it ended.
+  /// The simulated months end at the start of the last UTC day that began at least six hours
+  /// ago (today's, or yesterday's just after midnight): the App Store signs a few things up to
+  /// an hour after the last day (seat notifications, late renewals), and all of it must be in
+  /// the past, so the console and the commands, which answer at the present, see the year as
+  /// it ended.
   static func start(months: Int, now: Date = Date()) -> Timestamp {
     let day = SimulationConfiguration.day
-    let today = Int64(now.timeIntervalSince1970 * 1000) / day * day
+    let settled = Int64(now.timeIntervalSince1970 * 1000) - 6 * 3_600_000
+    let today = settled / day * day
     return Timestamp(milliseconds: today - Int64(months) * SimulationConfiguration.period)
   }
 
