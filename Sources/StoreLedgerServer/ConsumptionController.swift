@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import StoreLedger
 import StoreLedgerCore
@@ -12,6 +13,13 @@ struct ConsumptionController: Sendable {
   struct Listing: Encodable {
     let requests: [ConsumptionRequestReport]
     let metrics: ConsumptionMetrics
+  }
+
+  /// A customer's refund consent: the answer in force now and every answer recorded.
+  struct ConsentAnswer: Encodable {
+    let appAccountToken: String
+    let inForce: RefundConsent?
+    let history: [RefundConsent]
   }
 
   struct DryRun: Encodable {
@@ -37,6 +45,38 @@ struct ConsumptionController: Sendable {
       let id = try context.parameters.require("id")
       let override = try await Self.override(request)
       return try JSONBody.response(try await configuredWorker().answer(id, override: override))
+    }
+    group.post("/v1/accounts/{token}/consent") { request, context in
+      let token = try context.parameters.require("token")
+      struct Body: Decodable {
+        let consented: Bool
+        let collectedAt: Int64?
+        let method: String?
+      }
+      let body = try await JSONBody.decode(
+        Body.self, from: request, limit: 4096,
+        what: #"{"consented": true|false, "collectedAt": ms?, "method": "…"?}"#)
+      let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+      let stored = try await RefundConsents(ledger: ledger).record(
+        appAccountToken: token, consented: body.consented,
+        collectedAt: body.collectedAt.map { Timestamp(milliseconds: $0).date } ?? Date(),
+        method: body.method, idempotencyKey: key)
+      return try JSONBody.response(
+        ConsentAnswer(
+          appAccountToken: AppAccountToken.canonical(token) ?? token,
+          inForce: try await RefundConsents(ledger: ledger).inForce(
+            for: token, at: Timestamp(Date())),
+          history: try await RefundConsents(ledger: ledger).history(for: token)),
+        status: stored.wasDuplicate ? .ok : .created)
+    }
+    group.get("/v1/accounts/{token}/consent") { _, context in
+      let token = try context.parameters.require("token")
+      let consents = RefundConsents(ledger: ledger)
+      let history = try await consents.history(for: token)
+      return try JSONBody.response(
+        ConsentAnswer(
+          appAccountToken: AppAccountToken.canonical(token) ?? token,
+          inForce: RefundConsent.inForce(history, at: Timestamp(Date())), history: history))
     }
     group.post("/v1/consumption-requests/dry-run") { request, _ in
       let policy = try await Self.policy(request)

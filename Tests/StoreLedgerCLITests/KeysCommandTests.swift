@@ -24,7 +24,9 @@ import Testing
 
       let list = try CommandLineRunner.run(["keys", "list"] + options)
       #expect(list.status == 0)
-      #expect(list.standardOutput.contains("support") && list.standardOutput.contains("console,read") == false)
+      #expect(
+        list.standardOutput.contains("support")
+          && list.standardOutput.contains("console,read") == false)
       #expect(list.standardOutput.contains("read,console"))
       #expect(!list.standardOutput.contains(String(key.suffix(43))), "the secret is never listed")
 

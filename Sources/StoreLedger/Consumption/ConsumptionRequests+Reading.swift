@@ -131,7 +131,10 @@ extension ConsumptionRequests {
     }
     guard let token = chain.accountToken(ofChain: requested.originalTransactionId, records: records)
     else { return chain.consumptionFacts(of: requested.transactionId, at: time) }
-    return try await ledger.view(for: token).consumptionFacts(of: requested.transactionId, at: time)
+    var facts = try await ledger.view(for: token).consumptionFacts(
+      of: requested.transactionId, at: time)
+    facts?.consent = try await RefundConsents(ledger: ledger).inForce(for: token, at: time)
+    return facts
   }
 
   /// Counts over every request.

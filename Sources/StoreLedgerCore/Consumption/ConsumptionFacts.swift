@@ -16,12 +16,16 @@ public struct ConsumptionFacts: Hashable, Sendable, Codable {
   public var earlierRefunds: Int
   /// A family member's access (`FAMILY_SHARED`): Apple takes no consumption information.
   public var familyShared: Bool
+  /// The customer's refund consent in force when the request is answered, as the app recorded
+  /// it; nil when none is recorded (or no account holds the purchase).
+  public var consent: RefundConsent?
 
   public init(
     transactionId: String, productId: String?, productType: ProductType?, delivered: Bool,
     deliveryReason: String, consumedMilliunits: Int32?, sampleContentProvided: Bool,
-    earlierRefunds: Int, familyShared: Bool = false
+    earlierRefunds: Int, familyShared: Bool = false, consent: RefundConsent? = nil
   ) {
+    self.consent = consent
     self.transactionId = transactionId
     self.productId = productId
     self.productType = productType

@@ -3,15 +3,28 @@
 /// which refund to prefer by what the ledger knows of the purchase.
 ///
 /// ```json
-/// { "customerConsented": true, "undelivered": "GRANT_FULL",
+/// { "consent": "recorded", "undelivered": "GRANT_FULL",
 ///   "consumables": { "grantFullBelowPercent": 10, "declineAbovePercent": 50,
 ///                    "between": "GRANT_PRORATED" },
 ///   "autoRenewable": "GRANT_PRORATED", "nonConsumable": "DECLINE", "nonRenewing": null }
 /// ```
 public struct ConsumptionPolicy: Hashable, Sendable {
-  /// The app asks the customer's consent to share consumption data; without it StoreLedger
-  /// sends nothing and closes requests as skipped.
-  public var customerConsented: Bool
+  /// Where the customer's consent to share consumption data comes from. Without consent
+  /// StoreLedger sends nothing and closes the request as skipped.
+  public enum ConsentSource: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The app does not obtain consent: nothing is ever sent.
+    case none
+    /// Only a consent the app recorded for the customer (``RefundConsent``), in force when the
+    /// request is answered.
+    case recorded
+    /// The operator states the app collects consent at purchase: sent unless the customer
+    /// withdrew it (a recorded withdrawal).
+    case atPurchase
+  }
+
+  public var consent: ConsentSource
+  /// Whether the policy may ever send (any consent source but `none`).
+  public var customerConsented: Bool { consent != .none }
   /// The preference when the ledger never delivered the purchase.
   public var undelivered: RefundPreference?
   public var consumables: Consumables
@@ -36,12 +49,14 @@ public struct ConsumptionPolicy: Hashable, Sendable {
     }
   }
 
+  /// `customerConsented`, when given, is the older form: true as `atPurchase`, false as `none`.
   public init(
-    customerConsented: Bool = false, undelivered: RefundPreference? = .grantFull,
+    consent: ConsentSource = .recorded, customerConsented: Bool? = nil,
+    undelivered: RefundPreference? = .grantFull,
     consumables: Consumables = .init(), autoRenewable: RefundPreference? = nil,
     nonConsumable: RefundPreference? = nil, nonRenewing: RefundPreference? = nil
   ) {
-    self.customerConsented = customerConsented
+    self.consent = customerConsented.map { $0 ? .atPurchase : .none } ?? consent
     self.undelivered = undelivered
     self.consumables = consumables
     self.autoRenewable = autoRenewable
@@ -70,12 +85,27 @@ public struct ConsumptionPolicy: Hashable, Sendable {
         answer: nil, reasons: [],
         skipReason: "Apple takes no consumption information for a family-shared purchase")
     }
-    guard customerConsented else {
+    let consentReason: String
+    switch (consent, facts.consent) {
+    case (.none, _):
       return Decision(
         answer: nil, reasons: [],
         skipReason: "the policy says the app does not obtain the customer's consent")
+    case (_, let recorded?) where !recorded.consented:
+      return Decision(
+        answer: nil, reasons: [],
+        skipReason: "the customer withdrew consent on \(recorded.collectedAt)")
+    case (_, let recorded?):
+      consentReason = "the customer consented on \(recorded.collectedAt) (recorded by the app)"
+    case (.recorded, nil):
+      return Decision(
+        answer: nil, reasons: [],
+        skipReason: "no consent is recorded for the customer: the app records it "
+          + "(POST /v1/accounts/{token}/consent), or the policy's consent is atPurchase")
+    case (.atPurchase, nil):
+      consentReason = "consent collected at purchase (the policy's consent is atPurchase)"
     }
-    var reasons = [facts.deliveryReason]
+    var reasons = [consentReason, facts.deliveryReason]
     let delivery: DeliveryStatus = facts.delivered ? .delivered : .undeliveredOther
     var percentage: Int32? = nil
     if facts.productType == .consumable {
@@ -137,7 +167,8 @@ extension ConsumptionPolicy: Codable {
   }
 
   private enum Keys: String, CodingKey, CaseIterable {
-    case customerConsented, undelivered, consumables, autoRenewable, nonConsumable, nonRenewing
+    case consent, customerConsented, undelivered, consumables, autoRenewable, nonConsumable
+    case nonRenewing
   }
   private enum ConsumableKeys: String, CodingKey, CaseIterable {
     case grantFullBelowPercent, declineAbovePercent, between
@@ -149,7 +180,17 @@ extension ConsumptionPolicy: Codable {
     func member<T: Decodable>(_ key: Keys, _ type: T.Type) throws -> T? {
       try container.decodeIfPresent(T.self, forKey: AnyKey(key.rawValue))
     }
-    customerConsented = try member(.customerConsented, Bool.self) ?? false
+    // `consent` decides when given; the older `customerConsented` only without it.
+    let legacy = try member(.customerConsented, Bool.self)
+    if let source = try member(.consent, String.self) {
+      guard let known = ConsentSource(rawValue: source) else {
+        throw ValidationError(
+          description: "consent: \"\(source)\" is not one of none, recorded, atPurchase")
+      }
+      consent = known
+    } else {
+      consent = legacy.map { $0 ? .atPurchase : .none } ?? .recorded
+    }
     undelivered = try Self.preference(container, .undelivered, default: .grantFull)
     autoRenewable = try Self.preference(container, .autoRenewable, default: nil)
     nonConsumable = try Self.preference(container, .nonConsumable, default: nil)
@@ -170,7 +211,7 @@ extension ConsumptionPolicy: Codable {
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: Keys.self)
-    try container.encode(customerConsented, forKey: .customerConsented)
+    try container.encode(consent, forKey: .consent)
     try container.encode(undelivered, forKey: .undelivered)
     var nested = container.nestedContainer(keyedBy: ConsumableKeys.self, forKey: .consumables)
     try nested.encode(consumables.grantFullBelowPercent, forKey: .grantFullBelowPercent)

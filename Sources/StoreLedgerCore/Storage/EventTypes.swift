@@ -52,6 +52,8 @@ public enum EventTypes {
   public static let transactionFinished = "ledger.transaction_finished.v1"
   public static let webhookChecked = "ledger.webhook_checked.v1"
   public static let receiptImported = "ledger.receipt_imported.v1"
+  /// The customer's refund consent as the app recorded it (``RefundConsent``).
+  public static let refundConsent = "ledger.refund_consent.v1"
   // Bookkeeping.
   public static let replayRevision = "replay.revision.v1"
 
@@ -68,7 +70,7 @@ public enum EventTypes {
     refundClosed: .refundRequest,
     orderLookedUp: .record, renewalExtensionRequested: .record, promotionalOfferSigned: .record,
     requestSigned: .record, transactionFinished: .record, webhookChecked: .record,
-    receiptImported: .record,
+    receiptImported: .record, refundConsent: .record,
     replayRevision: .bookkeeping,
   ]
 

@@ -175,7 +175,7 @@ extension ConsumptionCommand {
     } catch {
       throw ValidationError(
         "\(path) is not a consumption policy: a JSON object such as "
-          + #"{"customerConsented": true, "undelivered": "GRANT_FULL", "consumables": "#
+          + #"{"consent": "recorded", "undelivered": "GRANT_FULL", "consumables": "#
           + #"{"grantFullBelowPercent": 10, "declineAbovePercent": 50}}"#)
     }
   }

@@ -212,4 +212,57 @@ struct ConsumptionPolicyTests {
       }
     }
   }
+
+  /// Consent by source, as a decision table: the policy's source × the customer's recorded
+  /// answer in force → sent (with the reason that says which) or skipped (with why).
+  @Test(arguments: [
+    (ConsumptionPolicy.ConsentSource.none, Bool?.none, nil as String?),
+    (.none, true, nil),
+    (.recorded, nil, nil),
+    (.recorded, true, "recorded by the app"),
+    (.recorded, false, nil),
+    (.atPurchase, nil, "collected at purchase"),
+    (.atPurchase, true, "recorded by the app"),
+    (.atPurchase, false, nil),
+  ])
+  func consentBySourceAndTheCustomersRecordedAnswer(
+    source: ConsumptionPolicy.ConsentSource, recorded: Bool?, sentBecause: String?
+  ) {
+    var facts = Self.facts(.consumable, spent: 0)
+    facts.consent = recorded.map {
+      RefundConsent(
+        appAccountToken: "00000000-0000-4000-8000-000000000001", consented: $0,
+        collectedAt: Timestamp(milliseconds: 1_767_225_600_000), method: "settings")
+    }
+    let decision = ConsumptionPolicy(consent: source).decide(facts)
+    if let sentBecause {
+      #expect(decision.answer?.customerConsented == true)
+      #expect(decision.reasons.first?.contains(sentBecause) == true, "\(decision.reasons)")
+    } else {
+      #expect(decision.answer == nil)
+      let why = decision.skipReason ?? ""
+      switch (source, recorded) {
+      case (.none, _): #expect(why.contains("does not obtain"))
+      case (_, false?): #expect(why.contains("withdrew"))
+      default: #expect(why.contains("no consent is recorded"))
+      }
+    }
+  }
+
+  @Test func theConsentSourceIsReadFromEitherFormConsentFirst() throws {
+    func policy(_ json: String) throws -> ConsumptionPolicy {
+      try JSONDecoder().decode(ConsumptionPolicy.self, from: Data(json.utf8))
+    }
+    #expect(try policy("{}").consent == .recorded)
+    #expect(try policy(#"{"consent": "atPurchase"}"#).consent == .atPurchase)
+    #expect(try policy(#"{"customerConsented": true}"#).consent == .atPurchase)
+    #expect(
+      try policy(#"{"customerConsented": false}"#).consent == ConsumptionPolicy.ConsentSource.none)
+    #expect(try policy(#"{"consent": "recorded", "customerConsented": true}"#).consent == .recorded)
+    #expect(throws: ConsumptionPolicy.ValidationError.self) {
+      try policy(#"{"consent": "always"}"#)
+    }
+    let encoded = String(decoding: try JSONEncoder().encode(try policy("{}")), as: UTF8.self)
+    #expect(encoded.contains(#""consent":"recorded""#))
+  }
 }

@@ -11,7 +11,8 @@ import Testing
 /// nothing; bad names and empty scopes are refused.
 @Suite struct APIKeysTests {
   static let configuration = LedgerConfiguration(
-    bundleId: "com.example.app", environments: [.sandbox], trustedRoots: LedgerTests.pki.trustedRoots,
+    bundleId: "com.example.app", environments: [.sandbox],
+    trustedRoots: LedgerTests.pki.trustedRoots,
     catalog: LedgerTests.catalog)
 
   @Test(arguments: StorageKind.allCases)
@@ -35,7 +36,9 @@ import Testing
       try await keys.revoke(name: "dashboard")
       #expect(try await keys.grant(for: key) == nil)
       #expect(try await keys.grant(id: record.id) == nil)
-      let again = await #expect(throws: LedgerError.self) { try await keys.revoke(name: "dashboard") }
+      let again = await #expect(throws: LedgerError.self) {
+        try await keys.revoke(name: "dashboard")
+      }
       #expect(again?.code == .notFound)
       let renewed = try await keys.create(name: "dashboard", scopes: [.read, .console])
       #expect(try await keys.grant(for: renewed.key)?.scopes == [.read, .console])

@@ -296,4 +296,66 @@ import Testing
       }
     }
   }
+
+  /// With the policy's consent `recorded`, only the customer's recorded answer in force when
+  /// the request is answered lets anything be sent, and the answer's reasons say so; a
+  /// withdrawal recorded later closes the next request as skipped, saying why.
+  @Test func onlyARecordedConsentInForceIsSentAndTheAnswerSaysWhich() async throws {
+    let store = Self.store()
+    let policy = ConsumptionPolicy(consent: .recorded, autoRenewable: .grantProrated)
+    try await H.withLedger(catalog: Self.catalog) { ledger, _ in
+      try await H.withClient(store) { client in
+        let first = try await Self.prepare(ledger, store, debit: 0)
+        let worker = Self.worker(ledger, client, store, policy: policy)
+        #expect(await worker.runOnce().closed == 1)
+        let skipped = try await ConsumptionRequests(ledger: ledger).request(first)
+        #expect(skipped.state == .skipped)
+        #expect(skipped.problem?.contains("no consent is recorded") == true, "\(skipped)")
+        #expect(store.consumptionAnswers().isEmpty)
+
+        // The app records the customer's consent (collected the day before).
+        let consents = RefundConsents(ledger: ledger)
+        try await consents.record(
+          appAccountToken: Self.token, consented: true, collectedAt: F.t(9).date,
+          method: "refund dialog v2")
+        let duplicate = try await consents.record(
+          appAccountToken: Self.token, consented: true, collectedAt: F.t(9).date,
+          method: "refund dialog v2")
+        #expect(duplicate.wasDuplicate)
+        var count = store.notifications().count
+        store.put(
+          F.transaction(
+            "3001", product: "gems", type: .consumable, purchased: 8, token: Self.token),
+          customer: "c1")
+        store.requestRefund(of: "3001")
+        count = try await Self.deliver(store, to: ledger, from: count)
+        let pass = await worker.runOnce()
+        let listed = try await ConsumptionRequests(ledger: ledger).list()
+        #expect(pass.answered == 1, "\(pass) \(listed)")
+        #expect(store.consumptionAnswers().last?.information.customerConsented == true)
+        let answered = try await ConsumptionRequests(ledger: ledger).request("3001")
+        #expect(answered.reasons.first?.contains("recorded by the app") == true)
+
+        // A withdrawal after it: the next request is skipped, naming the withdrawal.
+        try await consents.record(
+          appAccountToken: Self.token, consented: false,
+          collectedAt: Date(timeIntervalSince1970: F.t(9).date.timeIntervalSince1970 + 3600))
+        store.put(
+          F.transaction(
+            "3002", product: "gems", type: .consumable, purchased: 8, token: Self.token),
+          customer: "c1")
+        store.requestRefund(of: "3002")
+        try await Self.deliver(store, to: ledger, from: count)
+        #expect(await worker.runOnce().closed == 1)
+        let withdrawn = try await ConsumptionRequests(ledger: ledger).request("3002")
+        #expect(withdrawn.state == .skipped && withdrawn.problem?.contains("withdrew") == true)
+        #expect(store.consumptionAnswers().count == 1)
+        let history = try await consents.history(for: Self.token)
+        #expect(history.map(\.consented) == [true, false])
+        // The answers fold nothing: the account's view and the audit are as before.
+        let report = try await LedgerMaintenance(ledger: ledger).audit()
+        #expect(report.isConsistent, "\(report.problems)")
+      }
+    }
+  }
 }
