@@ -7,6 +7,7 @@ import StoreLedger
 /// an error every round and never signed over.
 struct CheckpointService: Service {
   let checkpointer: LogCheckpointer
+  let forwarder: CheckpointForwarder?
   let interval: Duration
   let logger: Logger
 
@@ -15,6 +16,11 @@ struct CheckpointService: Service {
       while !Task.isCancelled {
         do {
           try await checkpointer.publish()
+          if let forwarder,
+            let newest = try checkpointer.directory.checkpoints().last?.checkpoint
+          {
+            await forwarder.forward(newest)
+          }
         } catch let error as CheckpointError {
           logger.error(
             "signed checkpoint refused",

@@ -10,11 +10,14 @@ public struct CheckpointSettings: Sendable {
   public var interval: Duration
   /// The log's name in each checkpoint.
   public var origin: String
+  /// Receivers the newest checkpoint is POSTed to once signed (as JSON).
+  public var webhooks: [URL]
 
   public init(
     directory: CheckpointDirectory, key: CheckpointKey?, interval: Duration = .seconds(60),
-    origin: String
+    origin: String, webhooks: [URL] = []
   ) {
+    self.webhooks = webhooks
     self.directory = directory
     self.key = key
     self.interval = interval

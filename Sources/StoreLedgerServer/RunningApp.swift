@@ -84,6 +84,8 @@ struct RunningApp: Sendable {
           checkpointer: LogCheckpointer(
             ledger: ledger, key: key, directory: checkpoints.directory,
             origin: checkpoints.origin, logger: logger),
+          forwarder: checkpoints.webhooks.isEmpty
+            ? nil : CheckpointForwarder(urls: checkpoints.webhooks, logger: logger),
           interval: checkpoints.interval, logger: logger))
     }
     metrics.attach(ledger, app: app.name)

@@ -96,6 +96,8 @@ struct ServeCommand: AsyncParsableCommand {
     help: "Sign a checkpoint every --checkpoint-interval with this key (PEM, P-256 or Ed25519).")
   var checkpointKey: String?
   @Option(help: "Seconds between signed checkpoints (default 60).") var checkpointInterval: Int?
+  @Option(help: "POST each new signed checkpoint to this http(s) URL (repeat for several).")
+  var checkpointWebhook: [String] = []
   @Option(name: .customLong("api-keys"), help: "Comma list of bearer keys.") var apiKeys: String?
   @Option var host: String?
   @Option var port: Int?
@@ -252,9 +254,19 @@ struct ServeCommand: AsyncParsableCommand {
       }
       return value
     }
+    let hooks =
+      checkpointWebhook.isEmpty
+      ? LedgerOptions.list(environment["STORELEDGER_CHECKPOINT_WEBHOOKS"]) : checkpointWebhook
+    let webhooks = try hooks.map { text in
+      guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""),
+        url.host != nil
+      else { throw ValidationError("--checkpoint-webhook \(text) is not an http(s) URL") }
+      return url
+    }
     guard let directory else {
-      if keyPath != nil || seconds != nil {
-        throw ValidationError("--checkpoint-key and --checkpoint-interval need --checkpoint-dir")
+      if keyPath != nil || seconds != nil || !webhooks.isEmpty {
+        throw ValidationError(
+          "--checkpoint-key, --checkpoint-interval and --checkpoint-webhook need --checkpoint-dir")
       }
       return nil
     }
@@ -262,7 +274,7 @@ struct ServeCommand: AsyncParsableCommand {
     if let app { url = url.appendingPathComponent(app.name, isDirectory: true) }
     return CheckpointSettings(
       directory: CheckpointDirectory(url), key: try keyPath.map(CheckpointCommand.privateKey),
-      interval: .seconds(seconds ?? 60), origin: app?.name ?? origin)
+      interval: .seconds(seconds ?? 60), origin: app?.name ?? origin, webhooks: webhooks)
   }
 
   /// The change webhooks from the flags, or else from the environment, and the app's own

@@ -9,7 +9,7 @@ import StoreLedgerCore
 public actor LogCheckpointer {
   let maintenance: any MaintenanceStore
   let key: CheckpointKey
-  public let directory: CheckpointDirectory
+  public nonisolated let directory: CheckpointDirectory
   let origin: String
   let logger: Logger
   /// Rows read per round trip.
