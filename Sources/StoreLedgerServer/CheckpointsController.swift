@@ -40,8 +40,14 @@ struct CheckpointsController: Sendable {
       else {
         throw LedgerError(.invalidRequest, "give `first` and `second`: two checkpoints' tree sizes")
       }
-      guard first >= 0, first <= second else {
-        throw LedgerError(.invalidRequest, "`first` is at most `second`, and neither is negative")
+      guard first >= 0, second >= 0 else {
+        throw LedgerError(.invalidRequest, "tree sizes are not negative")
+      }
+      // Each size fits the document; together they ask for the impossible.
+      guard first <= second else {
+        throw APIError(
+          .unprocessableContent, "invalid_request",
+          "`first` is the earlier checkpoint's size: at most `second`")
       }
       let sizes = Set(try Self.read { try directory.checkpoints() }.map(\.checkpoint.treeSize))
       for size in [first, second] where !sizes.contains(size) {

@@ -56,6 +56,15 @@ struct ConsumptionController: Sendable {
       let body = try await JSONBody.decode(
         Body.self, from: request, limit: 4096,
         what: #"{"consented": true|false, "collectedAt": ms?, "method": "…"?}"#)
+      // A time the document allows but that has not come yet: answered 422, like any request
+      // whose parts fit the document but cannot be taken.
+      if let collectedAt = body.collectedAt,
+        collectedAt > Int64((Date().timeIntervalSince1970 + 300) * 1000)
+      {
+        throw APIError(
+          .unprocessableContent, "invalid_time",
+          "`collectedAt` is when the app collected the answer: not in the future")
+      }
       let key = request.headers[HTTPField.Name("Idempotency-Key")!]
       let stored = try await RefundConsents(ledger: ledger).record(
         appAccountToken: token, consented: body.consented,

@@ -88,7 +88,7 @@ import Testing
           let reversed = try await client.execute(
             uri: "/v1/checkpoints/consistency?first=4&second=3", method: .get, headers: H.authorized
           )
-          #expect(reversed.status == .badRequest)
+          #expect(reversed.status == .unprocessableContent)
           let anonymous = try await client.execute(uri: "/v1/checkpoints", method: .get)
           #expect(anonymous.status == .unauthorized)
           // The receiver got the newest checkpoint, signed, as the server published it.

@@ -20,8 +20,12 @@ api=$(port); web=$(port)
   --out "$work/sim" --webhook "http://127.0.0.1:$web/v1/notifications/appstore" >"$work/sim.log" 2>&1 &
 sim=$!
 for _ in $(seq 1 300); do [ -s "$work/sim/api-key.p8" ] && break; sleep 0.1; done
+# The server signs checkpoints every second, so their routes answer what they publish.
+"$binary" checkpoint new-key --out "$work/checkpoint-key.pem" >/dev/null
 "$binary" serve --database-url "$url" --bundle-id com.example.app --environments Sandbox \
   --root-certs "$work/sim/root.der" --api-keys judge-key-0123456789 --port "$web" \
+  --checkpoint-dir "$work/checkpoints" --checkpoint-key "$work/checkpoint-key.pem" \
+  --checkpoint-interval 1 \
   --key-id SIM5 --issuer-id 5f6e7d8c-0000-4000-8000-000000000005 --p8 "$work/sim/api-key.p8" \
   --api-url "http://127.0.0.1:$api" --log-level error >"$work/serve.log" 2>&1 &
 srv=$!
