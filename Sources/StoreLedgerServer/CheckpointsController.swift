@@ -61,7 +61,7 @@ struct CheckpointsController: Sendable {
       let proof = MerkleTree.consistencyProof(
         first: first, leaves[..<second].map(MerkleTree.leafHash)[...])
       return try JSONBody.response(
-        Consistency(first: first, second: second, proof: proof.map(Self.hex)))
+        Consistency(first: first, second: second, proof: proof.map(Hex.encode)))
     }
   }
 
@@ -89,9 +89,5 @@ struct CheckpointsController: Sendable {
       throw LedgerError(.invalidRequest, "`\(name)` is a whole number")
     }
     return value
-  }
-
-  static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
   }
 }

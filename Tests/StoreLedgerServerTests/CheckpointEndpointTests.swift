@@ -69,12 +69,9 @@ import Testing
           #expect(answer.status == .ok)
           let body = try JSONDecoder().decode(
             [String: JSONValue].self, from: Data(answer.body.readableBytesView))
-          let proof = try (body["proof"]?.array ?? []).map { value -> [UInt8] in
-            guard case .string(let hex) = value else { throw CancellationError() }
-            return stride(from: 0, to: hex.count, by: 2).compactMap {
-              let start = hex.index(hex.startIndex, offsetBy: $0)
-              return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
-            }
+          let proof = (body["proof"]?.array ?? []).compactMap { value -> [UInt8]? in
+            guard case .string(let hex) = value else { return nil }
+            return Hex.decode(hex)
           }
           #expect(
             MerkleTree.verifyConsistency(

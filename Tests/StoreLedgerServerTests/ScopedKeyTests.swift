@@ -21,35 +21,36 @@ import Testing
 
   static func bearer(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
 
-  /// Keys made in the server's database, by a ledger of its own.
+  /// The named keys of the server's database, through a ledger of its own.
+  static func withKeys<Result: Sendable>(
+    _ database: TestDatabase, _ body: @Sendable (APIKeys) async throws -> Result
+  ) async throws -> Result {
+    try await database.asWriter { client in
+      try await body(
+        APIKeys(
+          ledger: try Ledger(
+            client: client,
+            configuration: LedgerConfiguration(
+              bundleId: SignedFixtures.bundleId, environments: [.sandbox],
+              trustedRoots: H.pki.trustedRoots, catalog: H.catalog),
+            logger: H.logger)))
+    }
+  }
+
   static func makeKeys(_ database: TestDatabase, _ keys: [(String, Set<APIKeyScope>)])
     async throws -> [String]
   {
-    try await database.asWriter { client in
-      let ledger = try Ledger(
-        client: client,
-        configuration: LedgerConfiguration(
-          bundleId: SignedFixtures.bundleId, environments: [.sandbox],
-          trustedRoots: H.pki.trustedRoots, catalog: H.catalog),
-        logger: H.logger)
-      var made: [String] = []
+    try await withKeys(database) { made in
+      var result: [String] = []
       for (name, scopes) in keys {
-        made.append(try await APIKeys(ledger: ledger).create(name: name, scopes: scopes).key)
+        result.append(try await made.create(name: name, scopes: scopes).key)
       }
-      return made
+      return result
     }
   }
 
   static func revoke(_ database: TestDatabase, _ name: String) async throws {
-    try await database.asWriter { client in
-      let ledger = try Ledger(
-        client: client,
-        configuration: LedgerConfiguration(
-          bundleId: SignedFixtures.bundleId, environments: [.sandbox],
-          trustedRoots: H.pki.trustedRoots, catalog: H.catalog),
-        logger: H.logger)
-      try await APIKeys(ledger: ledger).revoke(name: name)
-    }
+    try await withKeys(database) { try await $0.revoke(name: name) }
   }
 
   /// Every write operation of the served OpenAPI document, its path parameters filled in.

@@ -63,12 +63,7 @@ public enum MerkleTree {
       guard sn != 0 else { return false }
       if fn & 1 == 1 || fn == sn {
         hash = nodeHash(sibling, hash)
-        if fn & 1 == 0 {
-          while fn & 1 == 0 && fn != 0 {
-            fn >>= 1
-            sn >>= 1
-          }
-        }
+        if fn & 1 == 0 { climbPastLeftEdges(&fn, &sn) }
       } else {
         hash = nodeHash(hash, sibling)
       }
@@ -120,12 +115,7 @@ public enum MerkleTree {
       if fn & 1 == 1 || fn == sn {
         fr = nodeHash(node, fr)
         sr = nodeHash(node, sr)
-        if fn & 1 == 0 {
-          while fn & 1 == 0 && fn != 0 {
-            fn >>= 1
-            sn >>= 1
-          }
-        }
+        if fn & 1 == 0 { climbPastLeftEdges(&fn, &sn) }
       } else {
         sr = nodeHash(sr, node)
       }
@@ -133,6 +123,15 @@ public enum MerkleTree {
       sn >>= 1
     }
     return fr == firstRoot && sr == secondRoot && sn == 0
+  }
+
+  /// RFC 9162's "right-shift both until LSB(fn) is set or fn is 0": climbs past the levels
+  /// where the node is a left child on the tree's right edge (it has no sibling there).
+  private static func climbPastLeftEdges(_ fn: inout Int, _ sn: inout Int) {
+    while fn & 1 == 0 && fn != 0 {
+      fn >>= 1
+      sn >>= 1
+    }
   }
 
   /// The largest power of two strictly below `count` (count ≥ 2).
