@@ -1,5 +1,5 @@
-import BenchmarkSupport
 import AppStoreVerification
+import BenchmarkSupport
 import Foundation
 import Logging
 import PostgresNIO
@@ -13,9 +13,10 @@ import StoreLedgerTestSupport
 // phase; then the audit's signature re-verification next to the verifier in memory.
 // Needs a PostgreSQL superuser URL (scripts/bench-rebuild starts a throwaway cluster).
 // Usage: RebuildBenchmark --database-url URL [--events 1000000] [--rounds 3]
-//        [--signature-customers 300] [--seed-only]
+//        [--signature-customers 300] [--seed-only] [--checkpoints-only]
 // --seed-only: seed the log, analyze it, print `database NAME` and keep it (scripts/bench-shards
 // then runs the CLI's audit and rebuild on it, in one process and in two).
+// --checkpoints-only: after seeding, measure only signed checkpoints (CheckpointMeasurement).
 
 struct Options {
   var databaseURL = ProcessInfo.processInfo.environment["STORELEDGER_TEST_DATABASE_URL"]
@@ -23,6 +24,7 @@ struct Options {
   var rounds = 3
   var signatureCustomers = 300
   var seedOnly = false
+  var checkpointsOnly = false
 
   init(_ arguments: [String]) {
     var iterator = arguments.dropFirst().makeIterator()
@@ -32,6 +34,7 @@ struct Options {
       case "--events": eventCount = iterator.next().flatMap(Int.init) ?? eventCount
       case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
       case "--seed-only": seedOnly = true
+      case "--checkpoints-only": checkpointsOnly = true
       case "--signature-customers":
         signatureCustomers = iterator.next().flatMap(Int.init) ?? signatureCustomers
       default: fatalError("unknown argument \(argument)")
@@ -87,6 +90,11 @@ do {
         trustedRoots: try TestPKI().trustedRoots),
       logger: logger)
     print("round  phase                   rows/events   per second     peak RSS")
+    if options.checkpointsOnly {
+      try await CheckpointMeasurement.run(
+        ledger: ledger, client: client, rounds: rounds, logger: logger)
+      return
+    }
     var ratios: [Double] = []
     for round in 1...rounds {
       let (read, readSeconds) = try await Figures.measure("read (account rows)", round) {
@@ -111,6 +119,10 @@ do {
     print(
       String(
         format: "median rebuild ÷ read: %.2f (target ≥ 0.75, issue 21)", sorted[sorted.count / 2]))
+  }
+  if options.checkpointsOnly {
+    try await database.drop()
+    exit(0)
   }
   let signatures = try await SignatureMeasurement(customers: signatureCustomers, logger: logger)
     .run(server: server)
