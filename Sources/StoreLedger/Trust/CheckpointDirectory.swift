@@ -34,6 +34,13 @@ public struct CheckpointDirectory: Sendable {
 
   /// Every published row hash, in feed order. The files must follow one another without a gap.
   public func leaves() throws(CheckpointError) -> [MerkleTree.Hash] {
+    let flat = try leafBytes()
+    return stride(from: 0, to: flat.count, by: 32).map { Array(flat[$0..<($0 + 32)]) }
+  }
+
+  /// The published row hashes as one run of bytes, 32 per row in feed order: a log of millions
+  /// of rows in one allocation.
+  public func leafBytes() throws(CheckpointError) -> [UInt8] {
     var ranges: [(from: Int, to: Int, name: String)] = []
     for name in try files(in: leavesURL, suffix: ".txt") {
       let bounds = name.dropLast(4).split(separator: "-")
@@ -44,40 +51,40 @@ public struct CheckpointDirectory: Sendable {
       ranges.append((from, to, name))
     }
     ranges.sort { $0.from < $1.from }
-    var leaves: [MerkleTree.Hash] = []
+    var flat: [UInt8] = []
+    flat.reserveCapacity((ranges.last?.to ?? 0) * 32)
     for range in ranges {
-      guard range.from == leaves.count else {
+      guard range.from == flat.count / 32 else {
         throw CheckpointError(
           .malformedCheckpoint,
           "leaves/\(range.name) starts at row \(range.from), but the files before it end at row "
-            + "\(leaves.count): a leaves file is missing or overlaps")
+            + "\(flat.count / 32): a leaves file is missing or overlaps")
       }
       let file = leavesURL.appendingPathComponent(range.name)
       guard let bytes = FileManager.default.contents(atPath: file.path) else {
         throw CheckpointError(.unusableDirectory, "leaves/\(range.name) cannot be read")
       }
       for line in bytes.split(separator: UInt8(ascii: "\n")) {
-        guard let hash = Hex.decode(String(decoding: line, as: UTF8.self)), hash.count == 32
-        else {
+        guard line.count == 64, let hash = Hex.decode(String(decoding: line, as: UTF8.self)) else {
           throw CheckpointError(
             .malformedCheckpoint, "leaves/\(range.name) holds a line that is not a 32-byte hex hash"
           )
         }
-        leaves.append(hash)
+        flat.append(contentsOf: hash)
       }
-      guard leaves.count == range.to else {
+      guard flat.count / 32 == range.to else {
         throw CheckpointError(
           .malformedCheckpoint,
           "leaves/\(range.name) should hold \(range.to - range.from) hashes, not "
-            + "\(leaves.count - range.from)")
+            + "\(flat.count / 32 - range.from)")
       }
     }
-    return leaves
+    return flat
   }
 
-  /// Publishes `leaves` (rows `from`…) and then the checkpoint that covers them, each file
-  /// written whole before it is renamed into place.
-  func publish(leaves: [MerkleTree.Hash], from start: Int, checkpoint: LogCheckpoint)
+  /// Publishes `leaves` (rows `from`…; hex lines, 65 bytes a row) and then the checkpoint
+  /// that covers them, each file written whole before it is renamed into place.
+  func publish(leaves: [UInt8], from start: Int, checkpoint: LogCheckpoint)
     throws(CheckpointError)
   {
     do {
@@ -85,10 +92,10 @@ public struct CheckpointDirectory: Sendable {
       try FileManager.default.createDirectory(
         at: checkpointsURL, withIntermediateDirectories: true)
       if !leaves.isEmpty {
-        let text = leaves.map { Hex.encode($0) + "\n" }.joined()
-        try Data(text.utf8).write(
+        let rows = leaves.count / 65
+        try Data(leaves).write(
           to: leavesURL.appendingPathComponent(
-            "\(Self.padded(start))-\(Self.padded(start + leaves.count)).txt"),
+            "\(Self.padded(start))-\(Self.padded(start + rows)).txt"),
           options: .atomic)
       }
       try checkpoint.encoded().write(

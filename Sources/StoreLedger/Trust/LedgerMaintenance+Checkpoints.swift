@@ -29,8 +29,10 @@ extension LedgerMaintenance {
           + "name \(Set(checkpoints.map { String($0.checkpoint.keyId.prefix(16)) + "…" }).sorted().joined(separator: ", ")): "
           + "give the public key of the key that signs them")
     }
-    let published = try directory.leaves()
-    let leafHashes = published.map(MerkleTree.leafHash)
+    let published = try directory.leafBytes()
+    let leafHashes = stride(from: 0, to: published.count, by: 32).map {
+      MerkleTree.leafHash(Array(published[$0..<($0 + 32)]))
+    }
     var trusted: [(name: String, checkpoint: LogCheckpoint)] = []
     for (name, checkpoint) in checkpoints {
       guard checkpoint.isSigned(by: publicKey) else {
@@ -77,9 +79,10 @@ extension LedgerMaintenance {
     return report
   }
 
-  /// Reads the log in feed order and compares each row's hash with the published one.
+  /// Reads the log in feed order and compares each row's hash with the published one (32
+  /// bytes a row in `published`).
   private func compareLog(
-    with published: [MerkleTree.Hash], upTo size: Int, pageSize: Int,
+    with published: [UInt8], upTo size: Int, pageSize: Int,
     into report: inout CheckpointAuditReport
   ) async throws {
     let store = ledger.storage.maintenance
@@ -90,11 +93,12 @@ extension LedgerMaintenance {
       guard let last = page.last else { break }
       for leaf in page {
         if index < size {
-          if leaf.hash != published[index] {
+          let signed = published[(index * 32)..<(index * 32 + 32)]
+          if !leaf.hash.elementsEqual(signed) {
             report.problems.append(
               AuditReport.Problem(
                 kind: .checkpoint, subject: leaf.streamId, streamVersion: leaf.streamVersion,
-                field: nil, live: Hex.encode(leaf.hash), rebuilt: Hex.encode(published[index]),
+                field: nil, live: Hex.encode(leaf.hash), rebuilt: Hex.encode(Array(signed)),
                 detail: "row \(index) of the log (feed position \(leaf.position)) is not the row "
                   + "the checkpoints signed: it was changed, or a row before it was removed or "
                   + "inserted"))

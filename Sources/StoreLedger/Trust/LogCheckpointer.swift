@@ -36,14 +36,17 @@ public actor LogCheckpointer {
   public func publish(now: Date = Date()) async throws -> LogCheckpoint? {
     if !loaded { try await load() }
     let start = frontier.size
-    var added: [MerkleTree.Hash] = []
+    // The new rows' leaves file, as its bytes (hex lines): one buffer, not an array a row.
+    var added: [UInt8] = []
     var next = frontier
     var reached = position
     while true {
       let page = try await maintenance.leaves(after: reached, limit: pageSize)
       guard let last = page.last else { break }
+      added.reserveCapacity(added.count + page.count * 65)
       for leaf in page {
-        added.append(leaf.hash)
+        added.append(contentsOf: Hex.encode(leaf.hash).utf8)
+        added.append(UInt8(ascii: "\n"))
         next.append(leafHash: MerkleTree.leafHash(leaf.hash))
       }
       reached = last.position
@@ -65,11 +68,13 @@ public actor LogCheckpointer {
   /// Takes up from the directory: its leaves must match its newest checkpoint and the log's
   /// first rows.
   private func load() async throws {
-    let published = try directory.leaves()
+    let published = try directory.leafBytes()
+    let count = published.count / 32
+    func row(_ index: Int) -> ArraySlice<UInt8> { published[(index * 32)..<(index * 32 + 32)] }
     if let newest = try directory.checkpoints().last?.checkpoint {
-      guard newest.treeSize == published.count,
-        MerkleTree.root(published.map(MerkleTree.leafHash)) == newest.root
-      else {
+      var check = MerkleFrontier()
+      for index in 0..<count { check.append(leafHash: MerkleTree.leafHash(Array(row(index)))) }
+      guard newest.treeSize == count, check.root == newest.root else {
         throw CheckpointError(
           .unusableDirectory,
           "\(directory.url.path): the leaves files do not match the newest checkpoint (size "
@@ -79,17 +84,16 @@ public actor LogCheckpointer {
     var index = 0
     var reached = FeedPosition.beginning
     var frontier = MerkleFrontier()
-    while index < published.count {
-      let page = try await maintenance.leaves(
-        after: reached, limit: min(pageSize, published.count - index))
+    while index < count {
+      let page = try await maintenance.leaves(after: reached, limit: min(pageSize, count - index))
       guard let last = page.last else {
         throw CheckpointError(
           .logDiverged,
-          "the log has \(index) rows but the published checkpoints cover \(published.count): rows "
+          "the log has \(index) rows but the published checkpoints cover \(count): rows "
             + "were removed; run `storeledger audit --checkpoints` and do not sign over it")
       }
       for leaf in page {
-        guard leaf.hash == published[index] else {
+        guard leaf.hash.elementsEqual(row(index)) else {
           throw CheckpointError(
             .logDiverged,
             "row \(index) (feed position \(leaf.position)) is not the row "
