@@ -35,6 +35,8 @@ enum CheckpointMeasurement {
     var signRatios: [Double] = []
     var auditRatios: [Double] = []
     for round in 1...rounds {
+      // Each phase's peak from the heap it needs, not what the phase before left to malloc.
+      PeakMemory.trim()
       let (rows, readSeconds) = try await Figures.measure("read (row hashes)", round) {
         try await ceiling(on: client, logger: logger)
       }
@@ -43,12 +45,14 @@ enum CheckpointMeasurement {
       defer { try? FileManager.default.removeItem(at: folder) }
       let key = CheckpointKey.generate(.ed25519)
       let directory = CheckpointDirectory(folder)
+      PeakMemory.trim()
       let (signed, signSeconds) = try await Figures.measure("sign first checkpoint", round) {
         let checkpointer = LogCheckpointer(
           ledger: ledger, key: key, directory: directory, origin: "bench", logger: logger)
         return try await checkpointer.publish()?.treeSize ?? 0
       }
       precondition(signed == rows, "the checkpoint covers \(signed) of \(rows) rows")
+      PeakMemory.trim()
       let (compared, auditSeconds) = try await Figures.measure("checkpoint audit", round) {
         let report = try await LedgerMaintenance(ledger: ledger).auditCheckpoints(
           directory: directory, publicKey: key.publicKey)

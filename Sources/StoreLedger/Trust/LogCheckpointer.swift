@@ -43,7 +43,6 @@ public actor LogCheckpointer {
     while true {
       let page = try await maintenance.leaves(after: reached, limit: pageSize)
       guard let last = page.last else { break }
-      added.reserveCapacity(added.count + page.count * 65)
       for leaf in page {
         added.append(contentsOf: Hex.encode(leaf.hash).utf8)
         added.append(UInt8(ascii: "\n"))
