@@ -66,26 +66,18 @@ struct ConsumptionController: Sendable {
           "`collectedAt` is when the app collected the answer: not in the future")
       }
       let key = request.headers[HTTPField.Name("Idempotency-Key")!]
-      let stored = try await RefundConsents(ledger: ledger).record(
+      let consents = RefundConsents(ledger: ledger)
+      let stored = try await consents.record(
         appAccountToken: token, consented: body.consented,
         collectedAt: body.collectedAt.map { Timestamp(milliseconds: $0).date } ?? Date(),
         method: body.method, idempotencyKey: key)
       return try JSONBody.response(
-        ConsentAnswer(
-          appAccountToken: AppAccountToken.canonical(token) ?? token,
-          inForce: try await RefundConsents(ledger: ledger).inForce(
-            for: token, at: Timestamp(Date())),
-          history: try await RefundConsents(ledger: ledger).history(for: token)),
-        status: stored.wasDuplicate ? .ok : .created)
+        try await Self.consent(of: token, consents), status: stored.wasDuplicate ? .ok : .created)
     }
     group.get("/v1/accounts/{token}/consent") { _, context in
-      let token = try context.parameters.require("token")
-      let consents = RefundConsents(ledger: ledger)
-      let history = try await consents.history(for: token)
-      return try JSONBody.response(
-        ConsentAnswer(
-          appAccountToken: AppAccountToken.canonical(token) ?? token,
-          inForce: RefundConsent.inForce(history, at: Timestamp(Date())), history: history))
+      try JSONBody.response(
+        try await Self.consent(
+          of: try context.parameters.require("token"), RefundConsents(ledger: ledger)))
     }
     group.post("/v1/consumption-requests/dry-run") { request, _ in
       let policy = try await Self.policy(request)
@@ -96,6 +88,14 @@ struct ConsumptionController: Sendable {
           requests: try await ConsumptionRequests(ledger: ledger).dryRun(
             policy: policy, limit: limit)))
     }
+  }
+
+  /// The customer's consent now: one read of its stream, the answer in force taken from it.
+  static func consent(of token: String, _ consents: RefundConsents) async throws -> ConsentAnswer {
+    let history = try await consents.history(for: token)
+    return ConsentAnswer(
+      appAccountToken: AppAccountToken.canonical(token) ?? token,
+      inForce: RefundConsent.inForce(history, at: Timestamp(Date())), history: history)
   }
 
   private func configuredWorker() throws -> ConsumptionWorker {

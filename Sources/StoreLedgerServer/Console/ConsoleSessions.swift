@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoreLedger
 import Synchronization
 
 /// The console's signed-in sessions, as signed tokens: `<expiry>.<nonce>.<key>.<mac>` (the key
@@ -31,7 +32,7 @@ final class ConsoleSessions: Sendable {
     var generator = SystemRandomNumberGenerator()
     let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let expiry = Int64(now.timeIntervalSince1970) + lifetime.components.seconds
-    let body = "\(expiry).\(Self.hex(nonce)).\(keyReference)"
+    let body = "\(expiry).\(Hex.encode(nonce)).\(keyReference)"
     return body + "." + mac(body)
   }
 
@@ -43,7 +44,7 @@ final class ConsoleSessions: Sendable {
     else { return nil }
     let body = "\(parts[0]).\(parts[1]).\(parts[2])"
     guard
-      let given = Self.bytes(String(parts[3])),
+      let given = Hex.decode(parts[3]), given.count == 32,
       HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Data(body.utf8), using: key)
     else { return nil }
     return closed.withLock { $0[token] == nil } ? String(parts[2]) : nil
@@ -63,23 +64,6 @@ final class ConsoleSessions: Sendable {
   }
 
   private func mac(_ body: String) -> String {
-    Self.hex(Array(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
-  }
-
-  private static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
-  }
-
-  private static func bytes(_ hex: String) -> [UInt8]? {
-    guard hex.count == 64 else { return nil }
-    var bytes: [UInt8] = []
-    var index = hex.startIndex
-    while index < hex.endIndex {
-      let next = hex.index(index, offsetBy: 2)
-      guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-      bytes.append(byte)
-      index = next
-    }
-    return bytes
+    Hex.encode(Array(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
   }
 }
