@@ -188,7 +188,12 @@ public struct Ledger: Sendable {
     let appAccountToken = try Self.canonical(appAccountToken)
     let holder = try await holder(ofChain: originalTransactionId)
     let moving = holder.map { $0 != appAccountToken } ?? false
-    if moving, !transfer {
+    // A purchase of an erased account is re-linked, as a transfer, without asking for one.
+    var fromErased = false
+    if moving, !transfer, let holder {
+      fromErased = try await isRetired(holder, holding: originalTransactionId)
+    }
+    if moving, !transfer, !fromErased {
       throw LedgerError(
         .purchaseHeldByAnotherAccount,
         "this purchase belongs to another account; to move it to this one, link it again with "
@@ -246,7 +251,8 @@ public struct Ledger: Sendable {
     do {
       view = LedgerView(
         LedgerState.fold(
-          try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),
+          try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) && $0.erasedBy == nil }
+            .map(EventCodec.event)),
         catalog: configuration.catalog, options: configuration.options)
     } catch {
       throw LedgerError(.invalidPayload, "a stored event of the purchase could not be read")
@@ -261,6 +267,20 @@ public struct Ledger: Sendable {
       return try await storage.index.accounts(holding: streams).first
     } catch {
       throw LedgerStorage.mapped(error)
+    }
+  }
+
+  /// Whether `token`, the holder of the chain by Apple's signature, names an account an
+  /// erasure removed that does not hold the chain since (its later data quarantined): such a
+  /// purchase moves freely.
+  func isRetired(_ token: String, holding originalTransactionId: String)
+    async throws(LedgerError) -> Bool
+  {
+    let (erasure, index) = (storage.erasure, storage.index)
+    let streams = configuration.purchaseStreams(ofChain: originalTransactionId)
+    return try await storage.run {
+      guard try await erasure.erasure(ofAccount: token) != nil else { return false }
+      return !(try await index.accounts(holding: streams).contains(token))
     }
   }
 

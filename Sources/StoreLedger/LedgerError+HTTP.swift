@@ -8,8 +8,9 @@ extension LedgerError {
     case .verificationFailed: 401
     case .invalidPayload, .invalidRequest: 400
     case .insufficientBalance, .conflict, .positionBeyondFeed, .notDeveloperHosted,
-      .subscriptionNotActive, .purchaseHeldByAnotherAccount:
+      .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts:
       409
+    case .erasureNotPermitted: 403
     case .notFound: 404
     case .idempotencyKeyReused: 422
     case .databaseUnavailable, .databasePermissionDenied: 503

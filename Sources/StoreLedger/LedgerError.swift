@@ -43,6 +43,11 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// An idempotency key used before, on the same account and route, for a different request.
     public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
 
+    /// An erasure would remove rows other accounts hold too; erase them together.
+    public static let sharedWithOtherAccounts = Code(rawValue: "shared_with_other_accounts")
+    /// The database role may not erase: erasure runs as the owner role.
+    public static let erasureNotPermitted = Code(rawValue: "erasure_not_permitted")
+
     /// The database role may not do what was asked (SQLSTATE 42501): the schema belongs to
     /// the owner role, which `migrate` uses; the writer serves.
     public static let databasePermissionDenied = Code(rawValue: "database_permission_denied")
@@ -53,7 +58,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
       .databaseUnavailable, .databaseRejected, .notFound, .conflict, .appleRefused,
       .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
-      .databasePermissionDenied,
+      .databasePermissionDenied, .sharedWithOtherAccounts, .erasureNotPermitted,
     ]
   }
 

@@ -6,8 +6,8 @@ import StoreLedgerCore
 
 /// Requires `Authorization: Bearer <key>` with a key that holds the request's scope: `read`
 /// for reads (`GET`, and the refund policy's dry run), `write` for everything that records or
-/// asks Apple to act. An unknown key is 401; a known key without the scope is 403
-/// `insufficient_scope`, before the body is read.
+/// asks Apple to act, `admin` for an erasure. An unknown key is 401; a known key without the
+/// scope is 403 `insufficient_scope`, before the body is read.
 struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
   let ring: APIKeyRing
 
@@ -33,8 +33,11 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     switch request.method {
     case .get, .head, .options: return .read
     default:
+      let path = request.uri.path
+      // Erasure removes data for good: only an administrator's key.
+      if path.hasSuffix("/erasure") { return .admin }
       // A dry run computes an answer and records nothing.
-      return request.uri.path.hasSuffix("/v1/consumption-requests/dry-run") ? .read : .write
+      return path.hasSuffix("/v1/consumption-requests/dry-run") ? .read : .write
     }
   }
 }

@@ -154,6 +154,7 @@ struct RunningApp: Sendable {
     ChangesController(ledger: ledger).register(on: protected)
     MetricsController(ledger: ledger).register(on: protected)
     CheckpointsController(directory: checkpoints).register(on: protected)
+    ErasureController(ledger: ledger).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

@@ -142,6 +142,12 @@ struct AuditCommand: AsyncParsableCommand {
         + "signatures verified; \(report.accountsCompared) account views compared"
         + (report.accountsNotCurrent > 0 ? " (\(report.accountsNotCurrent) not current)" : "")
     ]
+    if report.eventsErased > 0 || report.erasuresChecked > 0 {
+      lines.append(
+        "\(report.eventsErased) events erased by \(report.erasuresChecked) erasures: checked by "
+          + "their links and their erasure's record; their signatures are erased, not "
+          + "verifiable by design")
+    }
     for problem in report.problems {
       var line = "\(problem.kind.rawValue) \(problem.subject)"
       if let version = problem.streamVersion { line += " v\(version)" }

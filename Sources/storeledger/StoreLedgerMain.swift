@@ -46,6 +46,6 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       OffersCommand.self, ImportReceiptsCommand.self, AppTransactionCommand.self,
       NotUnderstoodCommand.self, SeatsCommand.self, GroupsCommand.self, FinishCommand.self,
       MetricsCommand.self, ExportCommand.self, CheckpointCommand.self, KeysCommand.self,
-      ConsentCommand.self,
+      ConsentCommand.self, EraseCommand.self,
     ])
 }

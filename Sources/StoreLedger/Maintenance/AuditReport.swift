@@ -16,6 +16,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
       case changeFeed = "change_feed"
       /// The log or a checkpoint does not match what the signed checkpoints vouch for.
       case checkpoint
+      /// Erased rows are not exactly those their erasure recorded.
+      case erasure
     }
 
     public var kind: Kind
@@ -30,6 +32,11 @@ public struct AuditReport: Sendable, Hashable, Codable {
   }
 
   public var eventsChecked = 0
+  /// Events among them that an erasure turned into tombstones: their links and their
+  /// erasure's record are checked; their signatures are gone, not verifiable by design.
+  public var eventsErased = 0
+  /// Erasure events whose erased rows were counted and digested again.
+  public var erasuresChecked = 0
   public var signaturesVerified = 0
   public var accountsCompared = 0
   /// Accounts whose live view is not current (the projector has not caught up): not compared.
@@ -49,9 +56,34 @@ public struct AuditReport: Sendable, Hashable, Codable {
 
   public init() {}
 
+  private enum CodingKeys: String, CodingKey {
+    case eventsChecked, eventsErased, erasuresChecked, signaturesVerified, accountsCompared
+    case accountsNotCurrent, changesCompared, problems, hashChainSeconds, signatureSeconds
+    case readModelSeconds, shard
+  }
+
+  /// Reads reports written by releases without erasure counts as well.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    eventsChecked = try container.decode(Int.self, forKey: .eventsChecked)
+    eventsErased = try container.decodeIfPresent(Int.self, forKey: .eventsErased) ?? 0
+    erasuresChecked = try container.decodeIfPresent(Int.self, forKey: .erasuresChecked) ?? 0
+    signaturesVerified = try container.decode(Int.self, forKey: .signaturesVerified)
+    accountsCompared = try container.decode(Int.self, forKey: .accountsCompared)
+    accountsNotCurrent = try container.decode(Int.self, forKey: .accountsNotCurrent)
+    changesCompared = try container.decode(Int.self, forKey: .changesCompared)
+    problems = try container.decode([Problem].self, forKey: .problems)
+    hashChainSeconds = try container.decode(Double.self, forKey: .hashChainSeconds)
+    signatureSeconds = try container.decode(Double.self, forKey: .signatureSeconds)
+    readModelSeconds = try container.decode(Double.self, forKey: .readModelSeconds)
+    shard = try container.decodeIfPresent(WorkShard.self, forKey: .shard)
+  }
+
   /// Adds `part`'s counts and problems (after this report's), not its timings.
   mutating func add(_ part: AuditReport) {
     eventsChecked += part.eventsChecked
+    eventsErased += part.eventsErased
+    erasuresChecked += part.erasuresChecked
     signaturesVerified += part.signaturesVerified
     accountsCompared += part.accountsCompared
     accountsNotCurrent += part.accountsNotCurrent

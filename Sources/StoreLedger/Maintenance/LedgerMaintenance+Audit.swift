@@ -42,11 +42,40 @@ extension LedgerMaintenance {
   private func auditHashChain(shard: WorkShard, into report: inout AuditReport) async throws {
     let chain = try await ledger.storage.maintenance.checkHashChain(shard: shard)
     report.eventsChecked = chain.checkedEvents
+    report.eventsErased = chain.erasedEvents
     if let mismatch = chain.firstMismatch {
       report.problems.append(
         .init(
           kind: .hashChain, subject: mismatch.streamId, streamVersion: mismatch.streamVersion,
           detail: mismatch.reason.rawValue))
+    }
+    // Erasures span shards: the first share checks them for all.
+    if shard.index == 0 { try await auditErasures(into: &report) }
+  }
+
+  /// Every erasure's rows are exactly those it recorded (count and digest of their hashes),
+  /// and no row is erased without an erasure that records it: a row marked erased outside an
+  /// erasure (to hide an edit behind a tombstone) is named here.
+  private func auditErasures(into report: inout AuditReport) async throws {
+    let erasure = ledger.storage.erasure
+    for record in try await erasure.erasures() {
+      report.erasuresChecked += 1
+      guard !record.isIntact else { continue }
+      report.problems.append(
+        .init(
+          kind: .erasure, subject: "erasures",
+          detail: "erasure \(record.erasureId.uuidString.lowercased()) recorded "
+            + "\(record.recordedRows) rows (digest \(record.recordedDigest)); the log holds "
+            + "\(record.foundRows) erased by it (digest \(record.foundDigest))"))
+    }
+    for (id, rows) in try await erasure.unrecordedErasures().sorted(by: {
+      $0.key.uuidString < $1.key.uuidString
+    }) {
+      report.problems.append(
+        .init(
+          kind: .erasure, subject: "erasures",
+          detail: "\(rows) rows are marked erased by \(id.uuidString.lowercased()), which no "
+            + "erasure event records"))
     }
   }
 

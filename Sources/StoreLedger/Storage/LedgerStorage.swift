@@ -29,6 +29,8 @@ package struct LedgerStorage: Sendable {
   package let revenue: any RevenueAnalyticsStore
   /// The app's named API keys.
   package let keys: any APIKeyStore
+  /// Erasure of accounts' personal data.
+  package let erasure: any AccountErasureStore
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
   package let logger: Logger
@@ -62,6 +64,7 @@ package struct LedgerStorage: Sendable {
     self.maintenance = ports
     self.revenue = ports
     self.keys = ports
+    self.erasure = ports
     self.replicas = replicas
     self.logger = logger
     self.timeout = timeout

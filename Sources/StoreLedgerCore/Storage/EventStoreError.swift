@@ -34,6 +34,10 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
     public static let viewsVersionRefused = Code(rawValue: "views_version_refused")
     /// The caller's in-transaction hook threw; the append was rolled back.
     public static let hookFailed = Code(rawValue: "hook_failed")
+    /// An erasure named an account the log holds nothing of and no erasure removed.
+    public static let unknownAccount = Code(rawValue: "unknown_account")
+    /// An erasure would remove rows another account holds too.
+    public static let sharedAccountData = Code(rawValue: "shared_account_data")
   }
 
   public let code: Code

@@ -54,6 +54,8 @@ public enum EventTypes {
   public static let receiptImported = "ledger.receipt_imported.v1"
   /// The customer's refund consent as the app recorded it (``RefundConsent``).
   public static let refundConsent = "ledger.refund_consent.v1"
+  /// An erasure of accounts' personal data: who asked, why, what it covers (no personal data).
+  public static let accountErased = "ledger.account_erased.v1"
   // Bookkeeping.
   public static let replayRevision = "replay.revision.v1"
 
@@ -70,7 +72,7 @@ public enum EventTypes {
     refundClosed: .refundRequest,
     orderLookedUp: .record, renewalExtensionRequested: .record, promotionalOfferSigned: .record,
     requestSigned: .record, transactionFinished: .record, webhookChecked: .record,
-    receiptImported: .record, refundConsent: .record,
+    receiptImported: .record, refundConsent: .record, accountErased: .record,
     replayRevision: .bookkeeping,
   ]
 

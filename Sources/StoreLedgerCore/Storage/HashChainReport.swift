@@ -24,13 +24,17 @@ public struct HashChainReport: Sendable, Hashable {
   }
 
   public let checkedEvents: Int
+  /// Rows among them that an erasure turned into tombstones: checked by their links (their
+  /// content is gone, so their hash cannot be recomputed) and by their erasure's record.
+  public let erasedEvents: Int
   /// The first row, in feed order, that does not match; nil when the chain is intact.
   public let firstMismatch: Mismatch?
 
   public var isIntact: Bool { firstMismatch == nil }
 
-  package init(checkedEvents: Int, firstMismatch: Mismatch?) {
+  package init(checkedEvents: Int, erasedEvents: Int = 0, firstMismatch: Mismatch?) {
     self.checkedEvents = checkedEvents
+    self.erasedEvents = erasedEvents
     self.firstMismatch = firstMismatch
   }
 }

@@ -2,4 +2,4 @@
 /// offers them all, on one database.
 public typealias LedgerPorts = AccountReads & AccountIndex & AccountViewStore & ChangeFeed
   & ChangeDeliveryQueue & RefundRequestIndex & SupportReads & MaintenanceStore
-  & RevenueAnalyticsStore & APIKeyStore
+  & RevenueAnalyticsStore & APIKeyStore & AccountErasureStore

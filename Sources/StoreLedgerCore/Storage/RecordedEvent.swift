@@ -21,12 +21,15 @@ public struct RecordedEvent: Sendable, Hashable {
   /// Apple's verified claims the facts were made from (JSON); nil for the backend's commands
   /// and for rows whose payload is the claims.
   public let claims: [UInt8]?
+  /// The erasure that turned the row into a tombstone (payload `{"erased": id}`, no claims,
+  /// no JWS, no metadata); nil for a row as it was appended.
+  public let erasedBy: UUID?
 
   public init(
     streamId: String, streamVersion: Int64, position: FeedPosition, eventId: UUID,
     idempotencyKey: String, eventType: String, environment: String?, appleSignedAt: Date?,
     recordedAt: Date, payload: [UInt8], rawSigned: String?, metadata: [UInt8],
-    previousHash: [UInt8], hash: [UInt8], claims: [UInt8]?
+    previousHash: [UInt8], hash: [UInt8], claims: [UInt8]?, erasedBy: UUID? = nil
   ) {
     self.streamId = streamId
     self.streamVersion = streamVersion
@@ -43,5 +46,6 @@ public struct RecordedEvent: Sendable, Hashable {
     self.previousHash = previousHash
     self.hash = hash
     self.claims = claims
+    self.erasedBy = erasedBy
   }
 }

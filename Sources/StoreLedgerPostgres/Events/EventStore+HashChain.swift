@@ -4,7 +4,8 @@ import StoreLedgerCore
 extension EventStore {
   /// Recomputes every hash of one stream (or of the whole log when `streamId` is nil; of its
   /// streams in `shard` only) inside PostgreSQL and reports the first row, in feed order, that
-  /// does not match.
+  /// does not match. An erased row's content is gone, so its hash is checked by its links
+  /// alone (its own `prev_hash`, and the next row's); its erasure's record covers the rest.
   public func checkHashChain(streamId: String? = nil, shard: WorkShard = .whole)
     async throws(EventStoreError) -> HashChainReport
   {
@@ -13,9 +14,12 @@ extension EventStore {
         """
         WITH checked AS (
           SELECT stream_id, stream_version, tx_id, seq,
-            hash IS DISTINCT FROM storeledger.event_digest(prev_hash, stream_id, stream_version,
-              event_id, idempotency_key, event_type, environment, apple_signed_at, recorded_at,
-              payload, raw_signed, metadata, claims) AS content_changed,
+            erased_by IS NOT NULL AS erased,
+            erased_by IS NULL
+              AND hash IS DISTINCT FROM storeledger.event_digest(prev_hash, stream_id,
+                stream_version, event_id, idempotency_key, event_type, environment,
+                apple_signed_at, recorded_at, payload, raw_signed, metadata, claims)
+              AS content_changed,
             prev_hash IS DISTINCT FROM coalesce(lag(hash) OVER stream,
               '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)
               AS broken_link,
@@ -27,7 +31,8 @@ extension EventStore {
                 % \(shard.count) = \(shard.index))
           WINDOW stream AS (PARTITION BY stream_id ORDER BY stream_version)
         )
-        SELECT (SELECT count(*) FROM checked), m.stream_id, m.stream_version, m.tx_id::text, m.seq,
+        SELECT (SELECT count(*) FROM checked), (SELECT count(*) FROM checked WHERE erased),
+               m.stream_id, m.stream_version, m.tx_id::text, m.seq,
                CASE WHEN m.version_gap THEN 'version_gap'
                     WHEN m.content_changed THEN 'content_changed' ELSE 'broken_link' END
         FROM (SELECT 1) one
@@ -38,12 +43,13 @@ extension EventStore {
         """, logger: logger
       ) { rows in
         var report = HashChainReport(checkedEvents: 0, firstMismatch: nil)
-        for try await (count, stream, version, transaction, sequence, reason) in rows.decode(
-          (Int64, String?, Int64?, String?, Int64?, String).self)
+        for try await (count, erased, stream, version, transaction, sequence, reason)
+          in rows
+          .decode((Int64, Int64, String?, Int64?, String?, Int64?, String).self)
         {
           report = try Self.report(
-            count: count, stream: stream, version: version, transaction: transaction,
-            sequence: sequence, reason: reason)
+            count: count, erased: erased, stream: stream, version: version,
+            transaction: transaction, sequence: sequence, reason: reason)
         }
         return report
       }
@@ -53,16 +59,19 @@ extension EventStore {
   }
 
   private static func report(
-    count: Int64, stream: String?, version: Int64?, transaction: String?, sequence: Int64?,
+    count: Int64, erased: Int64, stream: String?, version: Int64?, transaction: String?,
+    sequence: Int64?,
     reason: String
   ) throws -> HashChainReport {
     guard let stream, let version, let transaction, let sequence else {
-      return HashChainReport(checkedEvents: Int(count), firstMismatch: nil)
+      return HashChainReport(
+        checkedEvents: Int(count), erasedEvents: Int(erased), firstMismatch: nil)
     }
     let mismatch = HashChainReport.Mismatch(
       streamId: stream, streamVersion: version,
       position: FeedPosition(transactionId: try UInt64(transaction).orThrow(), sequence: sequence),
       reason: try HashChainReport.Mismatch.Reason(rawValue: reason).orThrow())
-    return HashChainReport(checkedEvents: Int(count), firstMismatch: mismatch)
+    return HashChainReport(
+      checkedEvents: Int(count), erasedEvents: Int(erased), firstMismatch: mismatch)
   }
 }

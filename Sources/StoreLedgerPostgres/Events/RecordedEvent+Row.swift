@@ -10,7 +10,7 @@ extension RecordedEvent {
   static let columns = """
     stream_id, stream_version, tx_id::text AS tx_id_text, seq, event_id, idempotency_key, event_type,
     environment, apple_signed_at, recorded_at, payload::text, raw_signed, metadata::text,
-    prev_hash, hash, claims::text
+    prev_hash, hash, claims::text, erased_by
     """
 
   init(row: PostgresRow) throws {
@@ -32,7 +32,8 @@ extension RecordedEvent {
       metadata: Array(try cells[12].decode(String.self).utf8),
       previousHash: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
       hash: Array(try cells[14].decode(ByteBuffer.self).readableBytesView),
-      claims: try cells[15].decode(String?.self).map { Array($0.utf8) })
+      claims: try cells[15].decode(String?.self).map { Array($0.utf8) },
+      erasedBy: try cells[16].decode(UUID?.self))
   }
 }
 

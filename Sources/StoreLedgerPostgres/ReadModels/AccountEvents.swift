@@ -44,7 +44,8 @@ package enum AccountEvents {
         FROM storeledger.account_streams a
         CROSS JOIN LATERAL (
           SELECT event_type, payload, recorded_at, idempotency_key, stream_version
-          FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+          FROM storeledger.events WHERE stream_id = a.stream_id AND erased_by IS NULL
+          ORDER BY stream_version
         ) e
         WHERE a.app_account_token = \(token)
         ORDER BY a.stream_id, e.stream_version
@@ -56,7 +57,7 @@ package enum AccountEvents {
       CROSS JOIN LATERAL (
         SELECT event_type, payload, recorded_at, idempotency_key, stream_version
         FROM storeledger.events
-        WHERE stream_id = a.stream_id
+        WHERE stream_id = a.stream_id AND erased_by IS NULL
           AND (environment IS NULL OR environment = \(environment))
         ORDER BY stream_version
       ) e

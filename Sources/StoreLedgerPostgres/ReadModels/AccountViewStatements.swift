@@ -40,7 +40,8 @@ package enum AccountViewStatements {
       FROM storeledger.account_streams a
       CROSS JOIN LATERAL (
         SELECT event_type, payload, recorded_at, idempotency_key, stream_version, tx_id, seq
-        FROM storeledger.events WHERE stream_id = a.stream_id ORDER BY stream_version
+        FROM storeledger.events WHERE stream_id = a.stream_id AND erased_by IS NULL
+          ORDER BY stream_version
       ) x
       WHERE a.app_account_token = t.token
     ) e ON true

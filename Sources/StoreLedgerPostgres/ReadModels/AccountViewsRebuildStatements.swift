@@ -45,7 +45,7 @@ package enum AccountViewsRebuildStatements {
     LEFT JOIN storeledger.account_views v ON v.app_account_token = a.app_account_token
     LEFT JOIN LATERAL (
       SELECT event_type, payload, idempotency_key FROM storeledger.events
-      WHERE stream_id = a.stream_id ORDER BY stream_version OFFSET 0
+      WHERE stream_id = a.stream_id AND erased_by IS NULL ORDER BY stream_version OFFSET 0
     ) e ON true
     WHERE \(shard.count) = 1
       OR ((hashtextextended(a.app_account_token, 0) % \(shard.count)) + \(shard.count))

@@ -42,6 +42,9 @@ struct ConsoleController: Sendable {
     group.get(RouterPath("/console/not-understood")) { request, _ in
       try await signedIn(request) { try await notUnderstood() }
     }
+    group.get(RouterPath("/console/erasures")) { request, _ in
+      try await signedIn(request) { try await erasures() }
+    }
     group.get(RouterPath("/console/revenue")) { request, _ in
       try await signedIn(request) { try await revenue(Self.values(request)) }
     }
@@ -228,6 +231,7 @@ struct ConsoleController: Sendable {
       return ConsolePage.redirect(to: "\(base)/accounts/\(only.key)")
     }
     guard !matches.isEmpty else {
+      if let erased = try await erasedAccount(query) { return erased }
       return message(
         "Nothing matches",
         "No account has an appAccountToken, transaction id, appTransactionId or recorded order "
@@ -302,6 +306,7 @@ struct ConsoleController: Sendable {
     let recorded = try await ledger.events(for: canonical)
     let events = try recorded.map(StoredEvent.init)
     guard !events.isEmpty else {
+      if let erased = try await erasedAccount(canonical) { return erased }
       return message(
         "No such account", "The ledger holds no event of \(canonical).", status: .notFound,
         query: token)
@@ -359,6 +364,29 @@ struct ConsoleController: Sendable {
       ).render(into: &html)
     }
     return ConsolePage.response(document)
+  }
+
+  private func erasures() async throws -> Response {
+    let erasures = try await AccountErasure(ledger: ledger).erasures()
+    let document = page.document(title: "Erasures") { html in
+      ErasuresPage(erasures: erasures).render(into: &html)
+    }
+    return ConsolePage.response(document)
+  }
+
+  /// The page of an account an erasure removed (410 Gone), nil for any other query.
+  private func erasedAccount(_ query: String) async throws -> Response? {
+    guard let token = AppAccountToken.canonical(query),
+      let erasure = try await AccountErasure(ledger: ledger).erasure(ofAccount: token)
+    else { return nil }
+    return message(
+      "Erased",
+      "This customer's data was erased on \(erasure.erasedAt.formatted(.iso8601)) (erasure "
+        + "\(erasure.erasureId.uuidString.lowercased()), requested by \(erasure.requestedBy): "
+        + "\(erasure.reason)). Later data naming the account: "
+        + (erasure.later == .attach
+          ? "indexed as new data." : "stored, attached to no account (quarantined)."),
+      status: .gone, query: token)
   }
 
   private func notUnderstood() async throws -> Response {

@@ -45,6 +45,7 @@ struct ConsolePage {
         "a", ["href": base, "class": "brand"], text: "StoreLedger" + (app.map { " · \($0)" } ?? ""))
       guard signedIn else { return }
       html.element("a", ["href": "\(base)/revenue", "id": "revenue-link"], text: "Revenue")
+      html.element("a", ["href": "\(base)/erasures", "id": "erasures-link"], text: "Erasures")
       html.element("form", ["role": "search", "method": "get", "action": "\(base)/search"]) {
         html in
         html.element("label", ["for": "q"], text: "Find a customer")

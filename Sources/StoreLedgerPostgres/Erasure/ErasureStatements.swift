@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import StoreLedgerCore
+
+/// The statements of erasure (schema/0023): `storeledger.erase_accounts` does the work as the
+/// owner role; the rest reads what the log records of erasures.
+enum ErasureStatements {
+  static func erase(_ request: ErasureRequest, on client: PostgresClient, logger: Logger)
+    async throws -> ErasureReceipt
+  {
+    try await client.query(
+      """
+      SELECT outcome, erasure_id, erased_rows, erased_streams, rows_digest, erased_at
+      FROM storeledger.erase_accounts(\(request.appAccountTokens), \(request.erasureId),
+        \(request.requestedBy), \(request.reason), \(request.later.rawValue))
+      """, logger: logger
+    ) { rows in
+      for try await (outcome, id, erasedRows, streams, digest, at) in rows.decode(
+        (String, UUID?, Int64, Int64, ByteBuffer?, Date?).self)
+      {
+        return ErasureReceipt(
+          outcome: try ErasureReceipt.Outcome(rawValue: outcome).orThrow(),
+          erasureId: try id.orThrow(), erasedRows: erasedRows, erasedStreams: streams,
+          rowsDigest: digest.map(hex),
+          erasedAt: at)
+      }
+      throw EventStoreError(.databaseRejected, "the erasure returned no row")
+    }
+  }
+
+  /// Every erasure event, with the erased rows that name it counted and digested again.
+  static func erasures(on client: PostgresClient, logger: Logger) async throws
+    -> [ErasureRecord]
+  {
+    try await client.query(
+      """
+      SELECT e.payload::text, coalesce(f.found, 0), f.digest
+      FROM storeledger.events e
+      LEFT JOIN LATERAL (
+        SELECT count(*) AS found,
+               sha256(coalesce(string_agg(r.hash, ''::bytea ORDER BY r.tx_id, r.seq),
+                               ''::bytea)) AS digest
+        FROM storeledger.events r
+        WHERE r.erased_by IS NOT NULL
+          AND r.erased_by::text = e.payload->>'erasureId'
+      ) f ON true
+      WHERE e.stream_id = 'erasures' AND e.event_type = 'ledger.account_erased.v1'
+      ORDER BY e.stream_version
+      """, logger: logger
+    ) { rows in
+      var records: [ErasureRecord] = []
+      for try await (payload, found, digest) in rows.decode((String, Int64, ByteBuffer?).self) {
+        records.append(
+          try record(
+            payload, found: found,
+            digest: digest.map(hex) ?? ""))
+      }
+      return records
+    }
+  }
+
+  static func erasure(ofAccount token: String, on client: PostgresClient, logger: Logger)
+    async throws -> UUID?
+  {
+    try await client.query(
+      "SELECT erasure_id FROM storeledger.erasure_of_account(\(token))", logger: logger
+    ) { rows in
+      for try await id in rows.decode(UUID.self) { return id }
+      return nil
+    }
+  }
+
+  static func unrecorded(on client: PostgresClient, logger: Logger) async throws -> [UUID: Int64] {
+    try await client.query(
+      """
+      SELECT r.erased_by, count(*) FROM storeledger.events r
+      WHERE r.erased_by IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM storeledger.events e
+        WHERE e.stream_id = 'erasures' AND e.event_type = 'ledger.account_erased.v1'
+          AND e.payload->>'erasureId' = r.erased_by::text)
+      GROUP BY r.erased_by
+      """, logger: logger
+    ) { rows in
+      var found: [UUID: Int64] = [:]
+      for try await (id, count) in rows.decode((UUID, Int64).self) { found[id] = count }
+      return found
+    }
+  }
+
+  private static func hex(_ bytes: ByteBuffer) -> String {
+    bytes.readableBytesView.map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// The erasure event's payload as `erase_accounts` writes it.
+  private static func record(_ payload: String, found: Int64, digest: String) throws
+    -> ErasureRecord
+  {
+    struct Payload: Decodable {
+      let erasureId: UUID
+      let requestedBy: String
+      let reason: String
+      let later: String?
+      let accounts: Int64
+      let rows: Int64
+      let streams: Int64
+      let rowsDigest: String
+      let erasedAt: Int64
+    }
+    let event: Payload
+    do {
+      event = try JSONDecoder().decode(Payload.self, from: Data(payload.utf8))
+    } catch {
+      throw EventStoreError(.unreadableEvent, "an erasure event does not read as one")
+    }
+    return ErasureRecord(
+      erasureId: event.erasureId, requestedBy: event.requestedBy, reason: event.reason,
+      later: event.later.flatMap(LaterDataRule.init(rawValue:)), accounts: event.accounts,
+      erasedAt: Date(timeIntervalSince1970: Double(event.erasedAt) / 1000),
+      recordedRows: event.rows, recordedStreams: event.streams,
+      recordedDigest: event.rowsDigest, foundRows: found, foundDigest: digest)
+  }
+}

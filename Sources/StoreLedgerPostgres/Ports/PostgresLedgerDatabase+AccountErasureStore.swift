@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StoreLedgerCore
+
+/// Erasure runs on the primary, in `storeledger.erase_accounts` (schema/0023), without the
+/// per-statement timeout: it reads the whole log once for rows that name the accounts, which
+/// takes longer than any query a request makes, and must not be abandoned half way by the
+/// caller (the transaction would finish or roll back on its own anyway).
+extension PostgresLedgerDatabase: AccountErasureStore {
+  public func erase(_ request: ErasureRequest) async throws(EventStoreError) -> ErasureReceipt {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await ErasureStatements.erase(request, on: client, logger: logger)
+    } catch {
+      throw EventStoreError.database(error, while: "erasing accounts")
+    }
+  }
+
+  public func erasures() async throws(EventStoreError) -> [ErasureRecord] {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await ErasureStatements.erasures(on: client, logger: logger)
+    } catch {
+      throw EventStoreError.database(error, while: "reading the erasures")
+    }
+  }
+
+  public func erasure(ofAccount appAccountToken: String) async throws(EventStoreError) -> UUID? {
+    try await primary("looking up an erasure") { client, logger in
+      try await ErasureStatements.erasure(
+        ofAccount: AppAccountToken.normalized(appAccountToken), on: client, logger: logger)
+    }
+  }
+
+  public func unrecordedErasures() async throws(EventStoreError) -> [UUID: Int64] {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await ErasureStatements.unrecorded(on: client, logger: logger)
+    } catch {
+      throw EventStoreError.database(error, while: "checking erased rows")
+    }
+  }
+}

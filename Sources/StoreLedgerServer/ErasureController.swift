@@ -1,0 +1,34 @@
+import Foundation
+import Hummingbird
+import StoreLedger
+import StoreLedgerCore
+
+/// Erasure over HTTP: erase an account (admin keys only, and only when the database lets the
+/// server's role run the erasure), and list the erasures the log records.
+struct ErasureController: Sendable {
+  let ledger: Ledger
+
+  struct Body: Decodable {
+    let reason: String
+    let requestedBy: String
+    let later: LaterDataRule?
+  }
+
+  func register(on group: RouterGroup<BasicRequestContext>) {
+    group.post("/v1/accounts/{token}/erasure") { request, context in
+      let token = try context.parameters.require("token")
+      let body = try await JSONBody.decode(
+        Body.self, from: request, limit: 4096,
+        what: #"{"reason": "…", "requestedBy": "…", "later": "quarantine"|"attach"?}"#)
+      return try JSONBody.response(
+        try await AccountErasure(ledger: ledger).erase(
+          [token], reason: body.reason, requestedBy: body.requestedBy,
+          later: body.later ?? .quarantine))
+    }
+    group.get("/v1/erasures") { _, _ in
+      struct Listing: Encodable { let erasures: [ErasureRecord] }
+      return try JSONBody.response(
+        Listing(erasures: try await AccountErasure(ledger: ledger).erasures()))
+    }
+  }
+}

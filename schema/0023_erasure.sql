@@ -1,0 +1,369 @@
+-- Erasure: a customer's personal data leaves the log and every derived table, while the log
+-- stays provable.
+--
+-- An erased row keeps its place (tx_id, seq), version, event id, type, environment, times and
+-- both hashes; its payload becomes {"erased": <erasure id>}, its JWS, claims and metadata go,
+-- its idempotency key becomes erased:<event id>, and a stream whose every row is erased is
+-- renamed erased:<random uuid> (stream names hold transaction ids and tokens). The content
+-- digest of an erased row can no longer be recomputed, so the audit checks it by its links
+-- (the next row's prev_hash is its kept hash) and by the erasure event, which records how many
+-- rows it erased and the SHA-256 of their hashes in feed order. Signed checkpoints are over the
+-- row hashes, which do not change.
+--
+-- The one UPDATE the immutability trigger now lets through turns a row into exactly that
+-- tombstone; only the owner holds UPDATE on events at all. Anything else is still refused.
+--
+-- A register of keyed hashes (HMAC-SHA256 under a secret only the owner reads) of the erased
+-- tokens and identifiers recognises them later: a later notification signed with an erased
+-- token is stored and attached to no account when the erasure chose `quarantine`.
+
+ALTER TABLE storeledger.events ADD COLUMN erased_by uuid;
+CREATE INDEX events_erased_by ON storeledger.events (erased_by) WHERE erased_by IS NOT NULL;
+
+CREATE OR REPLACE FUNCTION storeledger.reject_event_change() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.erased_by IS NULL AND NEW.erased_by IS NOT NULL
+     AND NEW.stream_version = OLD.stream_version AND NEW.tx_id = OLD.tx_id
+     AND NEW.seq = OLD.seq AND NEW.event_id = OLD.event_id
+     AND NEW.event_type = OLD.event_type
+     AND NEW.environment IS NOT DISTINCT FROM OLD.environment
+     AND NEW.apple_signed_at IS NOT DISTINCT FROM OLD.apple_signed_at
+     AND NEW.recorded_at = OLD.recorded_at
+     AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
+     AND NEW.payload = jsonb_build_object('erased', NEW.erased_by::text)
+     AND NEW.raw_signed IS NULL AND NEW.claims IS NULL AND NEW.metadata = '{}'::jsonb
+     AND NEW.idempotency_key = 'erased:' || OLD.event_id::text
+     AND (NEW.stream_id = OLD.stream_id OR NEW.stream_id LIKE 'erased:%') THEN
+    RETURN NEW;
+  END IF;
+  RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
+    USING ERRCODE = 'SL001';
+END
+$$;
+
+-- The register's key: 32 bytes from the server's random UUIDs, read by the owner alone, kept
+-- with its two HMAC pads so that a keyed hash costs two SHA-256 calls.
+CREATE TABLE storeledger.erasure_secret (
+  only_row   boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  inner_pad  bytea   NOT NULL CHECK (octet_length(inner_pad) = 64),
+  outer_pad  bytea   NOT NULL CHECK (octet_length(outer_pad) = 64)
+);
+DO $$
+DECLARE
+  v_key bytea := sha256(convert_to(
+    gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8'))
+    || decode(repeat('00', 32), 'hex');
+  v_inner bytea := v_key;
+  v_outer bytea := v_key;
+BEGIN
+  FOR i IN 0..63 LOOP
+    v_inner := set_byte(v_inner, i, get_byte(v_key, i) # 54);
+    v_outer := set_byte(v_outer, i, get_byte(v_key, i) # 92);
+  END LOOP;
+  INSERT INTO storeledger.erasure_secret (inner_pad, outer_pad) VALUES (v_inner, v_outer);
+END
+$$;
+ALTER TABLE storeledger.erasure_secret OWNER TO storeledger_owner;
+
+-- What was erased, as keyed hashes only: `account` for a token, `identifier` for a
+-- transaction, original transaction, app transaction or web order line item id.
+CREATE TABLE storeledger.erased_identifiers (
+  keyed_hash  bytea PRIMARY KEY CHECK (octet_length(keyed_hash) = 32),
+  kind        text  NOT NULL CHECK (kind IN ('account', 'identifier')),
+  erasure_id  uuid  NOT NULL,
+  -- What becomes of later data naming it: quarantine (stored, attached to no account) or
+  -- attach (indexed as any new data).
+  later       text  NOT NULL CHECK (later IN ('quarantine', 'attach'))
+);
+ALTER TABLE storeledger.erased_identifiers OWNER TO storeledger_owner;
+
+-- HMAC-SHA256 (RFC 2104) of kind:id under the register's secret.
+CREATE FUNCTION storeledger.erasure_keyed_hash(p_kind text, p_id text) RETURNS bytea
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+  SELECT sha256(k.outer_pad || sha256(k.inner_pad || convert_to(p_kind || ':' || p_id, 'UTF8')))
+  FROM storeledger.erasure_secret k
+$$;
+ALTER FUNCTION storeledger.erasure_keyed_hash(text, text) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.erasure_keyed_hash(text, text) FROM PUBLIC;
+
+-- The erasure that removed an account, for the console and the CLI: nothing when it was never
+-- erased. Anyone who may read accounts may ask about a token they already know.
+CREATE FUNCTION storeledger.erasure_of_account(p_token text)
+RETURNS TABLE (erasure_id uuid, later text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+  SELECT r.erasure_id, r.later FROM storeledger.erased_identifiers r
+  WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', lower(p_token))
+$$;
+ALTER FUNCTION storeledger.erasure_of_account(text) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.erasure_of_account(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.erasure_of_account(text)
+  TO storeledger_writer, storeledger_reader;
+
+-- Whether new data may be indexed under a token: not when an erasure quarantined it.
+CREATE FUNCTION storeledger.is_quarantined(p_token text) RETURNS boolean
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  -- The register is empty until the first erasure: one probe, no hashing.
+  IF NOT EXISTS (SELECT 1 FROM storeledger.erased_identifiers) THEN
+    RETURN false;
+  END IF;
+  RETURN EXISTS (
+    SELECT 1 FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', p_token)
+      AND r.later = 'quarantine');
+END
+$$;
+ALTER FUNCTION storeledger.is_quarantined(text) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.is_quarantined(text) FROM PUBLIC;
+
+-- The index, the views and the app-transaction index skip a quarantined token; the rows
+-- themselves are stored as always (a verified notification is never refused).
+CREATE FUNCTION storeledger.skip_quarantined_account() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  IF storeledger.is_quarantined(NEW.app_account_token) THEN
+    RETURN NULL;
+  END IF;
+  RETURN NEW;
+END
+$$;
+ALTER FUNCTION storeledger.skip_quarantined_account() OWNER TO storeledger_owner;
+
+CREATE FUNCTION storeledger.detach_quarantined_account() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  IF NEW.app_account_token IS NOT NULL
+     AND storeledger.is_quarantined(NEW.app_account_token) THEN
+    NEW.app_account_token := NULL;
+  END IF;
+  RETURN NEW;
+END
+$$;
+ALTER FUNCTION storeledger.detach_quarantined_account() OWNER TO storeledger_owner;
+
+CREATE TRIGGER account_streams_skip_quarantined BEFORE INSERT ON storeledger.account_streams
+  FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
+CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.account_views
+  FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
+CREATE TRIGGER app_transactions_detach_quarantined
+  BEFORE INSERT OR UPDATE OF app_account_token ON storeledger.app_transactions
+  FOR EACH ROW EXECUTE FUNCTION storeledger.detach_quarantined_account();
+
+-- Erases the accounts `p_tokens` in one transaction and returns what it did. Runs as the
+-- owner: only the owner (and superusers) may execute it, unless an operator grants it.
+--
+-- The accounts' rows: every row of every stream indexed under a token, each token's refund
+-- consent stream, and every row of a stream no other account holds whose content names a
+-- token or one of the accounts' identifiers. A purchase also held by another account is
+-- refused (SL021): erase both accounts together. Raises SL020 for a token the log does not
+-- hold and the register does not know, SL022 for a malformed request.
+CREATE FUNCTION storeledger.erase_accounts(
+  p_tokens text[], p_erasure_id uuid, p_requested_by text, p_reason text, p_later text
+) RETURNS TABLE (
+  outcome text, erasure_id uuid, erased_rows bigint, erased_streams bigint,
+  rows_digest bytea, erased_at timestamptz
+)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  v_tokens text[];
+  v_known text[];
+  v_unknown bigint;
+  v_streams text[];
+  v_ids text[];
+  v_mentions uuid[];
+  v_rows uuid[];
+  v_whole text[];
+  v_stream text;
+  v_renamed text;
+  v_shared_streams bigint;
+  v_shared_accounts bigint;
+  v_count bigint;
+  v_stream_count bigint;
+  v_digest bytea;
+  v_previous uuid;
+  v_version integer;
+  v_at timestamptz := statement_timestamp();
+BEGIN
+  v_tokens := ARRAY(SELECT DISTINCT lower(t) FROM unnest(p_tokens) AS t ORDER BY 1);
+  IF cardinality(v_tokens) = 0 OR EXISTS (SELECT 1 FROM unnest(v_tokens) t WHERE t = '')
+     OR coalesce(btrim(p_reason), '') = '' OR coalesce(btrim(p_requested_by), '') = ''
+     OR p_later IS NULL OR p_later NOT IN ('quarantine', 'attach') OR p_erasure_id IS NULL THEN
+    RAISE EXCEPTION 'an erasure needs tokens, a reason, who asked and a rule for later data'
+      USING ERRCODE = 'SL022';
+  END IF;
+  -- One erasure at a time; the accounts' rows in the views are locked before their streams,
+  -- so an append naming them waits for the erasure to finish.
+  PERFORM pg_advisory_xact_lock(hashtextextended('storeledger.erase_accounts', 0));
+  PERFORM 1 FROM storeledger.account_views v
+  WHERE v.app_account_token = ANY(v_tokens) ORDER BY v.app_account_token FOR UPDATE;
+
+  v_streams := ARRAY(
+    SELECT s FROM (
+      SELECT a.stream_id AS s FROM storeledger.account_streams a
+      WHERE a.app_account_token = ANY(v_tokens)
+      UNION
+      SELECT DISTINCT e.stream_id FROM storeledger.events e
+      WHERE e.stream_id = ANY(ARRAY(SELECT 'consent:' || t FROM unnest(v_tokens) t))
+    ) AS streams ORDER BY s);
+  PERFORM pg_advisory_xact_lock(hashtextextended(s, 0)) FROM unnest(v_streams) AS s ORDER BY s;
+
+  -- Tokens the log holds something of; a token it holds nothing of was erased before (then
+  -- there is nothing to do) or is unknown.
+  v_known := ARRAY(
+    SELECT t FROM unnest(v_tokens) AS t
+    WHERE EXISTS (SELECT 1 FROM storeledger.account_streams a WHERE a.app_account_token = t)
+       OR EXISTS (SELECT 1 FROM storeledger.account_views v WHERE v.app_account_token = t)
+       OR EXISTS (SELECT 1 FROM storeledger.events e WHERE e.stream_id = 'consent:' || t));
+  SELECT count(*) INTO v_unknown FROM unnest(v_tokens) AS t
+  WHERE t <> ALL(v_known) AND NOT EXISTS (
+    SELECT 1 FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t));
+  IF v_unknown > 0 THEN
+    RAISE EXCEPTION 'no account with this appAccountToken is in the log'
+      USING ERRCODE = 'SL020', DETAIL = v_unknown::text;
+  END IF;
+  IF cardinality(v_known) = 0 THEN
+    SELECT r.erasure_id INTO v_previous FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', v_tokens[1]);
+    RETURN QUERY SELECT 'already_erased'::text, v_previous, 0::bigint, 0::bigint,
+      NULL::bytea, NULL::timestamptz;
+    RETURN;
+  END IF;
+
+  -- Purchases the accounts share with others are theirs too: refused, nothing changed.
+  SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
+  INTO v_shared_streams, v_shared_accounts
+  FROM storeledger.account_streams a
+  WHERE a.stream_id = ANY(v_streams) AND a.app_account_token <> ALL(v_tokens);
+  IF v_shared_streams > 0 THEN
+    RAISE EXCEPTION 'purchases of this account are also held by other accounts'
+      USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
+  END IF;
+
+  -- The identifiers the accounts' rows hold, and the tokens themselves.
+  v_ids := ARRAY(
+    SELECT DISTINCT id FROM (
+      SELECT unnest(v_tokens) AS id
+      UNION ALL
+      SELECT found.value #>> '{}' FROM storeledger.events e,
+        LATERAL (
+          SELECT d.doc FROM (VALUES (e.payload), (e.claims)) AS d(doc) WHERE d.doc IS NOT NULL
+        ) AS docs,
+        LATERAL (
+          SELECT jsonb_path_query(docs.doc, '$.**.transactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.originalTransactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appTransactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.webOrderLineItemId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appAccountToken')
+        ) AS found(value)
+      WHERE e.stream_id = ANY(v_streams) AND jsonb_typeof(found.value) IN ('string', 'number')
+    ) AS ids
+    WHERE id IS NOT NULL AND id <> '' ORDER BY id);
+
+  -- Rows of other streams that name them (a lookup, a record of an action, unrouted
+  -- evidence): theirs too, unless another account holds the stream.
+  v_mentions := ARRAY(
+    SELECT e.event_id FROM storeledger.events e
+    WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
+      AND EXISTS (
+        SELECT 1 FROM unnest(v_ids) AS id
+        WHERE strpos(e.payload::text, '"' || id || '"') > 0
+           OR strpos(coalesce(e.claims::text, ''), '"' || id || '"') > 0
+           OR strpos(e.metadata::text, '"' || id || '"') > 0
+           OR id = ANY(regexp_split_to_array(e.stream_id, '[:,]'))
+           OR id = ANY(regexp_split_to_array(e.idempotency_key, '[:,]'))));
+  SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
+  INTO v_shared_streams, v_shared_accounts
+  FROM storeledger.account_streams a
+  WHERE a.stream_id IN (SELECT e.stream_id FROM storeledger.events e
+                        WHERE e.event_id = ANY(v_mentions));
+  IF v_shared_streams > 0 THEN
+    RAISE EXCEPTION 'rows of other accounts name this account or its purchases'
+      USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
+  END IF;
+
+  v_rows := ARRAY(
+    SELECT e.event_id FROM storeledger.events e
+    WHERE e.stream_id = ANY(v_streams) AND e.erased_by IS NULL
+    UNION SELECT unnest(v_mentions));
+  SELECT count(*), count(DISTINCT e.stream_id),
+         sha256(coalesce(string_agg(e.hash, ''::bytea ORDER BY e.tx_id, e.seq), ''::bytea))
+  INTO v_count, v_stream_count, v_digest
+  FROM storeledger.events e WHERE e.event_id = ANY(v_rows);
+  -- Streams erased whole are renamed (their names hold the identifiers); the others keep
+  -- their names, as does a stream an earlier erasure left partly erased (renaming it would
+  -- leave its versions starting past 1).
+  v_whole := ARRAY(
+    SELECT DISTINCT e.stream_id FROM storeledger.events e
+    WHERE e.event_id = ANY(v_rows)
+      AND NOT EXISTS (
+        SELECT 1 FROM storeledger.events k
+        WHERE k.stream_id = e.stream_id
+          AND (k.erased_by IS NOT NULL OR k.event_id <> ALL(v_rows))));
+
+  FOREACH v_stream IN ARRAY v_whole LOOP
+    v_renamed := 'erased:' || gen_random_uuid()::text;
+    UPDATE storeledger.events e
+    SET payload = jsonb_build_object('erased', p_erasure_id::text),
+        raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
+        idempotency_key = 'erased:' || e.event_id::text,
+        stream_id = v_renamed, erased_by = p_erasure_id
+    WHERE e.stream_id = v_stream;
+  END LOOP;
+  UPDATE storeledger.events e
+  SET payload = jsonb_build_object('erased', p_erasure_id::text),
+      raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
+      idempotency_key = 'erased:' || e.event_id::text, erased_by = p_erasure_id
+  WHERE e.event_id = ANY(v_rows) AND e.erased_by IS NULL;
+
+  -- Derived data: gone with the rows it was made from.
+  DELETE FROM storeledger.account_streams a
+  WHERE a.app_account_token = ANY(v_tokens) OR a.stream_id = ANY(v_whole);
+  DELETE FROM storeledger.account_views v WHERE v.app_account_token = ANY(v_tokens);
+  FOR v_version IN
+    SELECT version FROM storeledger.account_views_versions
+    WHERE state IN ('building', 'retired')
+  LOOP
+    EXECUTE format('DELETE FROM storeledger.%I WHERE app_account_token = ANY($1)',
+      'account_views_v' || v_version) USING v_tokens;
+  END LOOP;
+  DELETE FROM storeledger.change_deliveries d WHERE d.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.changes c WHERE c.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.change_derivations d WHERE d.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.consumption_requests r
+  WHERE r.stream_id = ANY(v_whole) OR r.transaction_id = ANY(v_ids)
+     OR r.original_transaction_id = ANY(v_ids);
+  DELETE FROM storeledger.app_transactions t
+  WHERE t.app_account_token = ANY(v_tokens) OR t.original_transaction_id = ANY(v_ids)
+     OR t.app_transaction_id = ANY(v_ids);
+  DELETE FROM storeledger_analytics.chains c
+  WHERE c.chain = ANY(v_whole) OR c.original_transaction_id = ANY(v_ids);
+  DELETE FROM storeledger_analytics.periods p
+  WHERE p.original_transaction_id = ANY(v_ids) OR p.transaction_id = ANY(v_ids);
+  DELETE FROM storeledger_analytics.entries n
+  WHERE n.original_transaction_id = ANY(v_ids) OR n.transaction_id = ANY(v_ids);
+
+  INSERT INTO storeledger.erased_identifiers AS r (keyed_hash, kind, erasure_id, later)
+  SELECT storeledger.erasure_keyed_hash(k.kind, k.id), k.kind, p_erasure_id, p_later
+  FROM (SELECT id, CASE WHEN id = ANY(v_tokens) THEN 'account' ELSE 'identifier' END AS kind
+        FROM unnest(v_ids) AS id) AS k
+  ON CONFLICT (keyed_hash) DO UPDATE SET erasure_id = excluded.erasure_id, later = excluded.later;
+
+  -- The erasure itself, in the log: who asked, why, and what it covers; no personal data.
+  PERFORM * FROM storeledger.append_events(
+    'erasures', 'any', 0, ARRAY[p_erasure_id], ARRAY['erasure:' || p_erasure_id::text],
+    ARRAY['ledger.account_erased.v1'], ARRAY[''], ARRAY[-1::bigint],
+    ARRAY[jsonb_build_object(
+      'erasureId', p_erasure_id::text, 'requestedBy', p_requested_by, 'reason', p_reason,
+      'later', p_later, 'accounts', cardinality(v_tokens), 'rows', v_count,
+      'streams', v_stream_count, 'rowsDigest', encode(v_digest, 'hex'),
+      'erasedAt', (extract(epoch FROM v_at) * 1000)::bigint)],
+    ARRAY[''], ARRAY['{"source":"erasure"}'::jsonb], ARRAY['']);
+
+  RETURN QUERY SELECT 'erased'::text, p_erasure_id, v_count, v_stream_count, v_digest, v_at;
+END
+$$;
+ALTER FUNCTION storeledger.erase_accounts(text[], uuid, text, text, text)
+  OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.erase_accounts(text[], uuid, text, text, text) FROM PUBLIC;
