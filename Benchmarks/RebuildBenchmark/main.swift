@@ -13,10 +13,11 @@ import StoreLedgerTestSupport
 // phase; then the audit's signature re-verification next to the verifier in memory.
 // Needs a PostgreSQL superuser URL (scripts/bench-rebuild starts a throwaway cluster).
 // Usage: RebuildBenchmark --database-url URL [--events 1000000] [--rounds 3]
-//        [--signature-customers 300] [--seed-only] [--checkpoints-only]
+//        [--signature-customers 300] [--seed-only] [--checkpoints-only] [--erasure-only]
 // --seed-only: seed the log, analyze it, print `database NAME` and keep it (scripts/bench-shards
 // then runs the CLI's audit and rebuild on it, in one process and in two).
 // --checkpoints-only: after seeding, measure only signed checkpoints (CheckpointMeasurement).
+// --erasure-only: after seeding, measure only the erasure of accounts (ErasureMeasurement).
 
 struct Options {
   var databaseURL = ProcessInfo.processInfo.environment["STORELEDGER_TEST_DATABASE_URL"]
@@ -25,6 +26,7 @@ struct Options {
   var signatureCustomers = 300
   var seedOnly = false
   var checkpointsOnly = false
+  var erasureOnly = false
 
   init(_ arguments: [String]) {
     var iterator = arguments.dropFirst().makeIterator()
@@ -35,6 +37,7 @@ struct Options {
       case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
       case "--seed-only": seedOnly = true
       case "--checkpoints-only": checkpointsOnly = true
+      case "--erasure-only": erasureOnly = true
       case "--signature-customers":
         signatureCustomers = iterator.next().flatMap(Int.init) ?? signatureCustomers
       default: fatalError("unknown argument \(argument)")
@@ -80,6 +83,23 @@ do {
   }
   if options.seedOnly {
     print("database \(database.name)")
+    exit(0)
+  }
+  if options.erasureOnly {
+    // Erasure runs as the owner: the superuser's connection.
+    try await PostgresClient.withRunningClient(
+      server.with(database: database.name), logger: logger
+    ) { client in
+      let owner = try Ledger(
+        client: client,
+        configuration: LedgerConfiguration(
+          bundleId: "com.example.app", appAppleId: 1_234_567_890, environments: [.production],
+          trustedRoots: try TestPKI().trustedRoots),
+        logger: logger)
+      print("round  phase                   rows/events   per second     peak RSS")
+      try await ErasureMeasurement.run(owner: owner, client: client, rounds: rounds, logger: logger)
+    }
+    try await database.drop()
     exit(0)
   }
   try await database.withWriter { client in

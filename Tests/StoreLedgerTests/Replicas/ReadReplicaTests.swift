@@ -91,6 +91,41 @@ struct ReadReplicaTests {
     }
   }
 
+  /// An erasure on the primary reaches the replica like any write: once replayed, the
+  /// replica holds the tombstones, not the account.
+  @Test func anErasureReachesTheReplica() async throws {
+    try await withReplica(.init(maximumWait: .seconds(10))) { setup in
+      for n in 0..<2 { try await Self.renew(setup.ledger, n) }
+      let receipt = try await setup.database.asAdmin { admin in
+        try await AccountErasure(
+          ledger: try Ledger(
+            client: admin, configuration: Self.configuration(), logger: TestDatabase.logger)
+        ).erase([Self.token], reason: "GDPR Art. 17 request", requestedBy: "dpo")
+      }
+      #expect(receipt.outcome == .erased && receipt.erasedRows >= 2)
+      try await TestReplica.waitUntilReplayed(setup.database)
+      #expect(try await setup.replicaOnly.events(for: Self.token).isEmpty)
+      #expect(try await setup.replicaOnly.entitlements(for: Self.token, at: Self.during(1)).isEmpty)
+      let onReplica = try await PostgresClient.withRunningClient(
+        try await TestReplica.url(of: setup.database), logger: TestDatabase.logger
+      ) { replica in
+        try await replica.query(
+          """
+          SELECT count(*) FILTER (WHERE erased_by IS NOT NULL),
+                 count(*) FILTER (WHERE payload::text LIKE '%' || \(Self.token) || '%')
+          FROM storeledger.events
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var counts = (Int64(0), Int64(0))
+          for try await row in rows.decode((Int64, Int64).self) { counts = row }
+          return counts
+        }
+      }
+      #expect(onReplica.0 == receipt.erasedRows)
+      #expect(onReplica.1 == 0)
+    }
+  }
+
   /// A replica wait configured longer than the database timeout: a read of a write the
   /// paused replica lacks is answered by the primary when the time is up, not refused.
   @Test func aWaitLongerThanTheTimeoutStillGetsTheAnswer() async throws {
