@@ -17,4 +17,6 @@ extension InMemoryLedgerStorage: AccountErasureStore {
   }
 
   public func unrecordedErasures() async throws(EventStoreError) -> [UUID: Int64] { [:] }
+
+  public func quarantinedAccountsIndexed() async throws(EventStoreError) -> Int64 { 0 }
 }

@@ -68,6 +68,14 @@ extension LedgerMaintenance {
             + "\(record.recordedRows) rows (digest \(record.recordedDigest)); the log holds "
             + "\(record.foundRows) erased by it (digest \(record.foundDigest))"))
     }
+    let raced = try await erasure.quarantinedAccountsIndexed()
+    if raced > 0 {
+      report.problems.append(
+        .init(
+          kind: .erasure, subject: "erasures",
+          detail: "\(raced) accounts an erasure quarantined hold data again (an append that "
+            + "committed while the erasure ran): erase them again"))
+    }
     for (id, rows) in try await erasure.unrecordedErasures().sorted(by: {
       $0.key.uuidString < $1.key.uuidString
     }) {

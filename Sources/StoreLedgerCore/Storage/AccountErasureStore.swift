@@ -16,4 +16,8 @@ public protocol AccountErasureStore: Sendable {
 
   /// Erasers named by erased rows that no erasure event records, with their row counts.
   func unrecordedErasures() async throws(EventStoreError) -> [UUID: Int64]
+
+  /// How many accounts whose later data an erasure quarantined the index lists again (an
+  /// append that raced the erasure).
+  func quarantinedAccountsIndexed() async throws(EventStoreError) -> Int64
 }

@@ -93,6 +93,15 @@ enum ErasureStatements {
     bytes.readableBytesView.map { String(format: "%02x", $0) }.joined()
   }
 
+  static func quarantinedIndexed(on client: PostgresClient, logger: Logger) async throws -> Int64 {
+    try await client.query(
+      "SELECT storeledger.quarantined_accounts_indexed()", logger: logger
+    ) { rows in
+      for try await count in rows.decode(Int64.self) { return count }
+      return 0
+    }
+  }
+
   /// The erasure event's payload as `erase_accounts` writes it.
   private static func record(_ payload: String, found: Int64, digest: String) throws
     -> ErasureRecord

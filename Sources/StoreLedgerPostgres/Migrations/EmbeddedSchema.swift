@@ -2074,6 +2074,23 @@ extension SchemaMigration {
         ALTER FUNCTION storeledger.is_quarantined(text) OWNER TO storeledger_owner;
         REVOKE ALL ON FUNCTION storeledger.is_quarantined(text) FROM PUBLIC;
 
+        -- Accounts an erasure quarantined that the index lists again: an append that named one and
+        -- committed just after the erasure, having written its index entry before the erasure's
+        -- register. The audit reports them; erasing them again removes what they hold.
+        CREATE FUNCTION storeledger.quarantined_accounts_indexed() RETURNS bigint
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+          SELECT count(*) FROM (SELECT DISTINCT a.app_account_token FROM storeledger.account_streams a) t
+          WHERE EXISTS (SELECT 1 FROM storeledger.erased_identifiers LIMIT 1)
+            AND EXISTS (
+              SELECT 1 FROM storeledger.erased_identifiers r
+              WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t.app_account_token)
+                AND r.later = 'quarantine')
+        $$;
+        ALTER FUNCTION storeledger.quarantined_accounts_indexed() OWNER TO storeledger_owner;
+        REVOKE ALL ON FUNCTION storeledger.quarantined_accounts_indexed() FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION storeledger.quarantined_accounts_indexed()
+          TO storeledger_writer, storeledger_reader;
+
         -- The index, the views and the app-transaction index skip a quarantined token; the rows
         -- themselves are stored as always (a verified notification is never refused).
         CREATE FUNCTION storeledger.skip_quarantined_account() RETURNS trigger

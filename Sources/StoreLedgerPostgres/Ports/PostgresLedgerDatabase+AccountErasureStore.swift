@@ -41,4 +41,13 @@ extension PostgresLedgerDatabase: AccountErasureStore {
       throw EventStoreError.database(error, while: "checking erased rows")
     }
   }
+
+  public func quarantinedAccountsIndexed() async throws(EventStoreError) -> Int64 {
+    let (client, logger) = (self.client, self.logger)
+    do {
+      return try await ErasureStatements.quarantinedIndexed(on: client, logger: logger)
+    } catch {
+      throw EventStoreError.database(error, while: "checking quarantined accounts")
+    }
+  }
 }

@@ -221,6 +221,37 @@ import Testing
       // The quarantined renewal is found by its transaction id, and comes back by a link to
       // a new account.
       #expect(try await Self.occurrences(of: "era-sub-1-r", in: database).count > 0)
+      // An append that raced the erasure (its index entry written before the register) is
+      // what the audit reports; erasing again clears it.
+      try await database.asAdmin { client in
+        for statement in [
+          "ALTER TABLE storeledger.account_streams DISABLE TRIGGER account_streams_skip_quarantined",
+          "INSERT INTO storeledger.account_streams (app_account_token, stream_id) "
+            + "VALUES ('\(Self.erased)', 'sub:Production:raced')",
+          "ALTER TABLE storeledger.account_streams ENABLE TRIGGER account_streams_skip_quarantined",
+        ] {
+          try await client.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+        }
+      }
+      let raced = try await LedgerMaintenance(ledger: ledger).audit()
+      #expect(
+        raced.problems.map(\.detail).contains {
+          $0.contains("1 accounts an erasure quarantined hold data again")
+        }, "\(raced.problems)")
+      // Erasing again also takes the quarantined renewal, which names the erased token.
+      let again = try await AccountErasure(ledger: owner).erase(
+        [Self.erased], reason: "raced append", requestedBy: "support")
+      #expect(again.outcome == .erased && again.erasedRows == 1)
+      #expect(try await Self.occurrences(of: "era-sub-1-r", in: database) == [])
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
+      // Apple renews once more, still with the erased token: quarantined again.
+      store.put(
+        F.transaction(
+          "era-sub-1-r2", original: "era-sub-1", purchased: 65, expires: 95,
+          token: Self.erased),
+        customer: "cA")
+      _ = try await ledger.ingest(
+        signedTransaction: try #require(store.signedTransaction("era-sub-1-r2")))
       let newcomer = F.account(33)
       // (Linking moves it without asking for a transfer: the erased account holds nothing.)
       _ = try await ledger.link(
