@@ -23,7 +23,7 @@ struct EraseCommand: AsyncParsableCommand {
       it as any new data.
 
       Examples:
-        storeledger erase 9f1c… --reason "GDPR Art. 17 request, ticket 4411" --requested-by dpo
+        storeledger erase 9f1c… --reason "GDPR request 4411" --requested-by dpo
         storeledger erase --list
       """)
 
