@@ -81,6 +81,12 @@ import Testing
         ("/console/search?q=", .badRequest, "search by an appAccountToken"),
         ("/console/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E", .notFound, "Nothing matches"),
         ("/console/search?q=8800", .seeOther, ""),
+        // A token as support receives it: no dashes, upper case, in braces.
+        (
+          "/console/search?q=\(F.account(1).replacingOccurrences(of: "-", with: "").uppercased())",
+          .seeOther, ""
+        ),
+        ("/console/search?q=%7B\(F.account(1))%7D", .seeOther, ""),
         ("/console/accounts/\(F.account(1).uppercased())", .ok, "Subscription 8800: Expired (2)"),
       ]
       for (uri, status, text) in cases {

@@ -25,7 +25,8 @@ extension SupportQueries {
     public var changeDeliveries: [ChangeDeliveryCounts]
   }
 
-  /// The accounts `query` names: an appAccountToken (any letter case), an
+  /// The accounts `query` names: an appAccountToken (in any common spelling: without dashes,
+  /// in braces, upper case), an
   /// originalTransactionId or transactionId, an appTransactionId, or an order id whose lookup
   /// the log recorded. Empty when nothing matches.
   public func findAccounts(matching query: String) async throws(LedgerError) -> [AccountMatch] {
@@ -36,9 +37,10 @@ extension SupportQueries {
         "search by an appAccountToken, a transaction id, an appTransactionId or an order id")
     }
     let environments = ledger.configuration.environments.map(\.rawValue)
+    let spelled = AppAccountToken.fromAnySpelling(query) ?? query
     do {
       return try await ledger.storage.support.accounts(
-        matching: query, environments: environments, consistency: .readYourWrites
+        matching: spelled, environments: environments, consistency: .readYourWrites
       ).value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
     } catch {
       throw LedgerStorage.mapped(error)

@@ -234,9 +234,11 @@ struct ConsoleController: Sendable {
       if let erased = try await erasedAccount(query) { return erased }
       return message(
         "Nothing matches",
-        "No account has an appAccountToken, transaction id, appTransactionId or recorded order "
-          + "lookup \"\(query)\". An order id is found once looked up (`storeledger order`); a "
-          + "purchase no account holds is found by linking it.", status: .notFound, query: query)
+        "No customer matches \"\(query)\". Search by the customer's account id (the "
+          + "appAccountToken, with or without dashes), a transaction id from their purchase, "
+          + "their app download id (appTransactionId), or an order id from their receipt e-mail "
+          + "once it has been looked up. A purchase no account holds yet is found after the app "
+          + "links it to the customer.", status: .notFound, query: query)
     }
     let document = page.document(title: "\(accounts.count) accounts match", query: query) {
       html in
@@ -376,7 +378,7 @@ struct ConsoleController: Sendable {
 
   /// The page of an account an erasure removed (410 Gone), nil for any other query.
   private func erasedAccount(_ query: String) async throws -> Response? {
-    guard let token = AppAccountToken.canonical(query),
+    guard let token = AppAccountToken.fromAnySpelling(query),
       let erasure = try await AccountErasure(ledger: ledger).erasure(ofAccount: token)
     else { return nil }
     return message(

@@ -99,6 +99,13 @@ import Testing
       }
       let account = F.account(6)
       #expect(try await found(account.uppercased()) == ["\(account) appAccountToken"])
+      // As support pastes it: without dashes, in braces, as a URN.
+      for spelling in [
+        account.replacingOccurrences(of: "-", with: ""), "{\(account.uppercased())}",
+        " urn:uuid:\(account) ",
+      ] {
+        #expect(try await found(spelling) == ["\(account) appAccountToken"], "\(spelling)")
+      }
       #expect(try await found("7201") == ["\(account) originalTransactionId"])
       #expect(try await found("7202") == ["\(account) transactionId"])
       #expect(

@@ -13,6 +13,23 @@ public enum AppAccountToken {
     return uuid.uuidString.lowercased()
   }
 
+  /// A token as people paste it, in canonical form: with or without dashes, in braces or
+  /// quotes, as `urn:uuid:…`, in any letter case, with spaces around it. Nil for anything that
+  /// is not 32 hexadecimal digits once those are taken away.
+  public static func fromAnySpelling(_ text: String) -> String? {
+    var value = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    if value.lowercased().hasPrefix("urn:uuid:") { value = value.dropFirst(9) }
+    let wrappers: [(Character, Character)] = [("{", "}"), ("\"", "\""), ("'", "'"), ("<", ">")]
+    for (open, close) in wrappers where value.first == open && value.last == close {
+      value = value.dropFirst().dropLast()
+    }
+    let digits = value.filter { $0 != "-" }
+    guard digits.count == 32, digits.allSatisfy(\.isHexDigit) else { return nil }
+    let hex = Array(digits.lowercased())
+    let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }
+    return groups.joined(separator: "-")
+  }
+
   /// A token Apple signed, in canonical form. Apple's tokens are UUIDs; one that is not is
   /// kept (lower-cased ASCII), never dropped. Cheap when already canonical (the usual case):
   /// the fold calls it for every stored transaction.
