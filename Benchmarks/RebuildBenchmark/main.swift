@@ -59,6 +59,16 @@ let logger = {
   return logger
 }()
 
+/// The seeded app's Production ledger on `client`.
+func benchmarkLedger(_ client: PostgresClient) throws -> Ledger {
+  try Ledger(
+    client: client,
+    configuration: LedgerConfiguration(
+      bundleId: "com.example.app", appAppleId: 1_234_567_890, environments: [.production],
+      trustedRoots: try TestPKI().trustedRoots),
+    logger: logger)
+}
+
 let server = try DatabaseURL(urlText)
 let database = try await BenchmarkDatabase.create(on: server, setupSQL: [], logger: logger)
 do {
@@ -90,25 +100,15 @@ do {
     try await PostgresClient.withRunningClient(
       server.with(database: database.name), logger: logger
     ) { client in
-      let owner = try Ledger(
-        client: client,
-        configuration: LedgerConfiguration(
-          bundleId: "com.example.app", appAppleId: 1_234_567_890, environments: [.production],
-          trustedRoots: try TestPKI().trustedRoots),
-        logger: logger)
       print("round  phase                   rows/events   per second     peak RSS")
-      try await ErasureMeasurement.run(owner: owner, client: client, rounds: rounds, logger: logger)
+      try await ErasureMeasurement.run(
+        owner: try benchmarkLedger(client), client: client, rounds: rounds, logger: logger)
     }
     try await database.drop()
     exit(0)
   }
   try await database.withWriter { client in
-    let ledger = try Ledger(
-      client: client,
-      configuration: LedgerConfiguration(
-        bundleId: "com.example.app", appAppleId: 1_234_567_890, environments: [.production],
-        trustedRoots: try TestPKI().trustedRoots),
-      logger: logger)
+    let ledger = try benchmarkLedger(client)
     print("round  phase                   rows/events   per second     peak RSS")
     if options.checkpointsOnly {
       try await CheckpointMeasurement.run(

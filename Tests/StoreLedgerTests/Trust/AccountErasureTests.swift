@@ -89,6 +89,13 @@ import Testing
     }
   }
 
+  /// One subscription for each account.
+  static func subscribeBoth(_ ledger: Ledger, _ store: SimulatedAppStore) async throws {
+    for id in ["era-sub-1", "keep-sub-1"] {
+      _ = try await ledger.ingest(signedTransaction: try #require(store.signedTransaction(id)))
+    }
+  }
+
   /// Everything an account can leave behind, for `erased`; a subscription for `kept`.
   static func populate(
     _ ledger: Ledger, _ store: SimulatedAppStore, _ apple: AppStoreServerAPIClient
@@ -193,9 +200,7 @@ import Testing
   @Test func laterDataIsQuarantinedOrAttachedAsTheErasureChose() async throws {
     let store = Self.store()
     try await Self.withLedgers { ledger, owner, database in
-      for id in ["era-sub-1", "keep-sub-1"] {
-        _ = try await ledger.ingest(signedTransaction: try #require(store.signedTransaction(id)))
-      }
+      try await Self.subscribeBoth(ledger, store)
       _ = try await AccountErasure(ledger: owner).erase(
         [Self.erased], reason: "account deleted", requestedBy: "support")
       _ = try await AccountErasure(ledger: owner).erase(
@@ -268,9 +273,7 @@ import Testing
   @Test func refusalsAreTypedAndChangeNothing() async throws {
     let store = Self.store()
     try await Self.withLedgers { ledger, owner, database in
-      for id in ["era-sub-1", "keep-sub-1"] {
-        _ = try await ledger.ingest(signedTransaction: try #require(store.signedTransaction(id)))
-      }
+      try await Self.subscribeBoth(ledger, store)
       // A purchase moved to another account is held by both: erased together or not at all.
       _ = try await ledger.link(
         appAccountToken: Self.kept, originalTransactionId: "era-sub-1", transfer: true)
@@ -318,9 +321,7 @@ import Testing
   @Test func aTombstoneOutsideAnErasureFailsTheAuditAndNoOtherEditIsLetThrough() async throws {
     let store = Self.store()
     try await Self.withLedgers { ledger, owner, database in
-      for id in ["era-sub-1", "keep-sub-1"] {
-        _ = try await ledger.ingest(signedTransaction: try #require(store.signedTransaction(id)))
-      }
+      try await Self.subscribeBoth(ledger, store)
       _ = try await AccountErasure(ledger: owner).erase(
         [Self.erased], reason: "GDPR", requestedBy: "dpo")
       try await database.asAdmin { client in
