@@ -6,23 +6,24 @@ import StoreLedger
 import StoreLedgerCore
 
 /// Erasure of one account from a large log, round by round, a different account each round:
-/// the ceiling is one pass over every row's payload, claims and metadata as text, looking for
-/// a string no row holds (the pass an erasure makes for rows elsewhere that name the
-/// account); then the erasure itself, as the owner.
+/// the ceiling is one pass over every row's payload, claims and metadata made into one text,
+/// looking for one string no row holds (the least the erasure's pass for rows elsewhere that
+/// name the account can cost); then the erasure itself, as the owner.
 enum ErasureMeasurement {
   static func ceiling(on client: PostgresClient, logger: Logger) async throws -> Int {
     try await client.query(
       """
-      SELECT count(*) FROM storeledger.events e
-      WHERE strpos(e.payload::text, '"no such identifier"') > 0
-         OR strpos(coalesce(e.claims::text, ''), '"no such identifier"') > 0
-         OR strpos(e.metadata::text, '"no such identifier"') > 0
-         OR e.idempotency_key = 'no such identifier'
+      SELECT count(*), count(*) FILTER (
+        WHERE strpos(e.payload::text || coalesce(e.claims::text, '') || e.metadata::text,
+          '"no such identifier"') > 0)
+      FROM storeledger.events e
       """, logger: logger
     ) { rows in
       var count = 0
-      for try await value in rows.decode(Int.self) { count = value }
-      precondition(count == 0)
+      for try await (all, found) in rows.decode((Int, Int).self) {
+        precondition(found == 0)
+        count = all
+      }
       return count
     }
   }
@@ -48,14 +49,7 @@ enum ErasureMeasurement {
   {
     var ratios: [Double] = []
     for round in 1...rounds {
-      let rows = try await client.query(
-        "SELECT count(*) FROM storeledger.events", logger: logger
-      ) { rows in
-        var count = 0
-        for try await value in rows.decode(Int.self) { count = value }
-        return count
-      }
-      let (_, readSeconds) = try await Figures.measure("scan (text of \(rows) rows)", round) {
+      let (_, readSeconds) = try await Figures.measure("scan (text of each row)", round) {
         try await ceiling(on: client, logger: logger)
       }
       let token = try await account(round, on: client, logger: logger)
@@ -68,8 +62,8 @@ enum ErasureMeasurement {
       ratios.append(readSeconds / eraseSeconds)
       print(
         String(
-          format: "       %d rows erased; speed against the scan: %.2f", erased,
-          readSeconds / eraseSeconds))
+          format: "       %d rows erased in %.2f s; the scan took %.2f s; speed against it: %.2f",
+          erased, eraseSeconds, readSeconds, readSeconds / eraseSeconds))
     }
     print(String(format: "RESULT erasure_speed=%.2f", ratios.sorted()[ratios.count / 2]))
   }

@@ -2145,6 +2145,7 @@ extension SchemaMigration {
           v_unknown bigint;
           v_streams text[];
           v_ids text[];
+          v_quoted text[];
           v_mentions uuid[];
           v_rows uuid[];
           v_whole text[];
@@ -2237,16 +2238,18 @@ extension SchemaMigration {
 
           -- Rows of other streams that name them (a lookup, a record of an action, unrouted
           -- evidence): theirs too, unless another account holds the stream.
+          -- One pass: each row's text made once, each identifier looked for as a JSON string in it,
+          -- its stream name's and key's parts compared as one array.
+          v_quoted := ARRAY(SELECT '"' || id || '"' FROM unnest(v_ids) AS id);
           v_mentions := ARRAY(
             SELECT e.event_id FROM storeledger.events e
+            CROSS JOIN LATERAL (
+              SELECT e.payload::text || coalesce(e.claims::text, '') || e.metadata::text AS body
+            ) AS t
             WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
-              AND EXISTS (
-                SELECT 1 FROM unnest(v_ids) AS id
-                WHERE strpos(e.payload::text, '"' || id || '"') > 0
-                   OR strpos(coalesce(e.claims::text, ''), '"' || id || '"') > 0
-                   OR strpos(e.metadata::text, '"' || id || '"') > 0
-                   OR id = ANY(regexp_split_to_array(e.stream_id, '[:,]'))
-                   OR id = ANY(regexp_split_to_array(e.idempotency_key, '[:,]'))));
+              AND (string_to_array(translate(e.stream_id, ',', ':'), ':') && v_ids
+                OR string_to_array(translate(e.idempotency_key, ',', ':'), ':') && v_ids
+                OR EXISTS (SELECT 1 FROM unnest(v_quoted) AS q WHERE strpos(t.body, q) > 0)));
           SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
           INTO v_shared_streams, v_shared_accounts
           FROM storeledger.account_streams a
