@@ -60,7 +60,7 @@ let logger = {
 }()
 
 /// The seeded app's Production ledger on `client`.
-func benchmarkLedger(_ client: PostgresClient) throws -> Ledger {
+@Sendable func benchmarkLedger(_ client: PostgresClient) throws -> Ledger {
   try Ledger(
     client: client,
     configuration: LedgerConfiguration(
