@@ -2145,7 +2145,7 @@ extension SchemaMigration {
           v_unknown bigint;
           v_streams text[];
           v_ids text[];
-          v_quoted text[];
+          v_patterns text[];
           v_mentions uuid[];
           v_rows uuid[];
           v_whole text[];
@@ -2238,9 +2238,15 @@ extension SchemaMigration {
 
           -- Rows of other streams that name them (a lookup, a record of an action, unrouted
           -- evidence): theirs too, unless another account holds the stream.
-          -- One pass: each row's text made once, each identifier looked for as a JSON string in it,
-          -- its stream name's and key's parts compared as one array.
-          v_quoted := ARRAY(SELECT '"' || id || '"' FROM unnest(v_ids) AS id);
+          -- One pass: each row's text made once and read once for any identifier as a JSON string
+          -- (an alternation of up to 200 identifiers, every character but letters and digits
+          -- escaped; an account with more gets one more alternation a 200), its stream name's and
+          -- key's parts compared as one array.
+          v_patterns := ARRAY(
+            SELECT '"(' || string_agg(regexp_replace(id, '([^A-Za-z0-9])', '\\\1', 'g'), '|') || ')"'
+            FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 200 AS part
+                  FROM unnest(v_ids) AS id) AS numbered
+            GROUP BY part ORDER BY part);
           v_mentions := ARRAY(
             SELECT e.event_id FROM storeledger.events e
             CROSS JOIN LATERAL (
@@ -2249,7 +2255,7 @@ extension SchemaMigration {
             WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
               AND (string_to_array(translate(e.stream_id, ',', ':'), ':') && v_ids
                 OR string_to_array(translate(e.idempotency_key, ',', ':'), ':') && v_ids
-                OR EXISTS (SELECT 1 FROM unnest(v_quoted) AS q WHERE strpos(t.body, q) > 0)));
+                OR EXISTS (SELECT 1 FROM unnest(v_patterns) AS p WHERE t.body ~ p)));
           SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
           INTO v_shared_streams, v_shared_accounts
           FROM storeledger.account_streams a
@@ -2314,12 +2320,9 @@ extension SchemaMigration {
           DELETE FROM storeledger.app_transactions t
           WHERE t.app_account_token = ANY(v_tokens) OR t.original_transaction_id = ANY(v_ids)
              OR t.app_transaction_id = ANY(v_ids);
+          -- A chain's periods and entries go with it (ON DELETE CASCADE).
           DELETE FROM storeledger_analytics.chains c
           WHERE c.chain = ANY(v_whole) OR c.original_transaction_id = ANY(v_ids);
-          DELETE FROM storeledger_analytics.periods p
-          WHERE p.original_transaction_id = ANY(v_ids) OR p.transaction_id = ANY(v_ids);
-          DELETE FROM storeledger_analytics.entries n
-          WHERE n.original_transaction_id = ANY(v_ids) OR n.transaction_id = ANY(v_ids);
 
           INSERT INTO storeledger.erased_identifiers AS r (keyed_hash, kind, erasure_id, later)
           SELECT storeledger.erasure_keyed_hash(k.kind, k.id), k.kind, p_erasure_id, p_later
