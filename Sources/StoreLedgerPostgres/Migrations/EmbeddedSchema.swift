@@ -1958,9 +1958,11 @@ extension SchemaMigration {
         -- Erasure: a customer's personal data leaves the log and every derived table, while the log
         -- stays provable.
         --
-        -- An erased row keeps its place (tx_id, seq), version, event id, type, environment, times and
-        -- both hashes; its payload becomes {"erased": <erasure id>}, its JWS, claims and metadata go,
-        -- its idempotency key becomes erased:<event id>, and a stream whose every row is erased is
+        -- An erased row keeps its place (tx_id, seq), version, type, environment, times and both
+        -- hashes; its payload becomes {"erased": <erasure id>}, its JWS, claims and metadata go, its
+        -- event id becomes a random one (event ids are derived from idempotency keys, which name the
+        -- customer: kept, they would confirm a guessed key, and block the same key's later data), its
+        -- idempotency key becomes erased:<new event id>, and a stream whose every row is erased is
         -- renamed erased:<random uuid> (stream names hold transaction ids and tokens). The content
         -- digest of an erased row can no longer be recomputed, so the audit checks it by its links
         -- (the next row's prev_hash is its kept hash) and by the erasure event, which records how many
@@ -1982,15 +1984,14 @@ extension SchemaMigration {
         BEGIN
           IF TG_OP = 'UPDATE' AND OLD.erased_by IS NULL AND NEW.erased_by IS NOT NULL
              AND NEW.stream_version = OLD.stream_version AND NEW.tx_id = OLD.tx_id
-             AND NEW.seq = OLD.seq AND NEW.event_id = OLD.event_id
-             AND NEW.event_type = OLD.event_type
+             AND NEW.seq = OLD.seq AND NEW.event_type = OLD.event_type
              AND NEW.environment IS NOT DISTINCT FROM OLD.environment
              AND NEW.apple_signed_at IS NOT DISTINCT FROM OLD.apple_signed_at
              AND NEW.recorded_at = OLD.recorded_at
              AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
              AND NEW.payload = jsonb_build_object('erased', NEW.erased_by::text)
              AND NEW.raw_signed IS NULL AND NEW.claims IS NULL AND NEW.metadata = '{}'::jsonb
-             AND NEW.idempotency_key = 'erased:' || OLD.event_id::text
+             AND NEW.idempotency_key = 'erased:' || NEW.event_id::text
              AND (NEW.stream_id = OLD.stream_id OR NEW.stream_id LIKE 'erased:%') THEN
             RETURN NEW;
           END IF;
@@ -2285,20 +2286,25 @@ extension SchemaMigration {
                 WHERE k.stream_id = e.stream_id
                   AND (k.erased_by IS NOT NULL OR k.event_id <> ALL(v_rows))));
 
+          -- Each row gets a random event id, and its key names that id.
           FOREACH v_stream IN ARRAY v_whole LOOP
             v_renamed := 'erased:' || gen_random_uuid()::text;
             UPDATE storeledger.events e
             SET payload = jsonb_build_object('erased', p_erasure_id::text),
                 raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
-                idempotency_key = 'erased:' || e.event_id::text,
+                event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
                 stream_id = v_renamed, erased_by = p_erasure_id
-            WHERE e.stream_id = v_stream;
+            FROM (SELECT k.event_id AS old_id, gen_random_uuid() AS id
+                  FROM storeledger.events k WHERE k.stream_id = v_stream) AS fresh
+            WHERE e.stream_id = v_stream AND e.event_id = fresh.old_id;
           END LOOP;
           UPDATE storeledger.events e
           SET payload = jsonb_build_object('erased', p_erasure_id::text),
               raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
-              idempotency_key = 'erased:' || e.event_id::text, erased_by = p_erasure_id
-          WHERE e.event_id = ANY(v_rows) AND e.erased_by IS NULL;
+              event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
+              erased_by = p_erasure_id
+          FROM (SELECT old_id, gen_random_uuid() AS id FROM unnest(v_rows) AS old_id) AS fresh
+          WHERE e.event_id = fresh.old_id AND e.erased_by IS NULL;
 
           -- Derived data: gone with the rows it was made from.
           DELETE FROM storeledger.account_streams a
