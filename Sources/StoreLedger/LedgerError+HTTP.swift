@@ -6,7 +6,7 @@ extension LedgerError {
   public var httpStatus: Int {
     switch code {
     case .verificationFailed: 401
-    case .invalidPayload, .invalidRequest: 400
+    case .invalidPayload, .invalidRequest, .invalidCursor: 400
     case .insufficientBalance, .conflict, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts:
       409

@@ -48,6 +48,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// The database role may not erase: erasure runs as the owner role.
     public static let erasureNotPermitted = Code(rawValue: "erasure_not_permitted")
 
+    /// A page cursor that was changed, cut short, or belongs to another list or filters.
+    public static let invalidCursor = Code(rawValue: "invalid_cursor")
+
     /// The database role may not do what was asked (SQLSTATE 42501): the schema belongs to
     /// the owner role, which `migrate` uses; the writer serves.
     public static let databasePermissionDenied = Code(rawValue: "database_permission_denied")
@@ -58,7 +61,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
       .databaseUnavailable, .databaseRejected, .notFound, .conflict, .appleRefused,
       .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
-      .databasePermissionDenied, .sharedWithOtherAccounts, .erasureNotPermitted,
+      .databasePermissionDenied, .sharedWithOtherAccounts, .erasureNotPermitted, .invalidCursor,
     ]
   }
 

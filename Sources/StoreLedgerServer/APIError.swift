@@ -32,7 +32,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     [
       "unauthorized", "not_found", "invalid_body", "invalid_request", "invalid_payload",
       "unknown_app", "app_required", "method_not_allowed", "body_too_large", "http_error",
-      "internal_error", "invalid_policy", "insufficient_scope",
+      "internal_error", "invalid_policy", "insufficient_scope", "unknown_filter",
     ] + MetricsError.Code.all.map(\.rawValue)
 
   static let unauthorized = APIError(

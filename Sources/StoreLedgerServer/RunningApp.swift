@@ -155,6 +155,7 @@ struct RunningApp: Sendable {
     MetricsController(ledger: ledger).register(on: protected)
     CheckpointsController(directory: checkpoints).register(on: protected)
     ErasureController(ledger: ledger).register(on: protected)
+    ListsController(ledger: ledger).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

@@ -121,4 +121,14 @@ extension JSONValue {
     guard case .array(let array) = self else { return nil }
     return array
   }
+
+  var string: String? {
+    guard case .string(let string) = self else { return nil }
+    return string
+  }
+
+  var number: Double? {
+    guard case .number(let number) = self else { return nil }
+    return number
+  }
 }

@@ -38,6 +38,55 @@ extension InMemoryLedgerStorage: SupportReads {
     }
   }
 
+  public func accountList(
+    _ filter: AccountListFilter, after key: AccountListKey?, limit: Int, countTotal: Bool,
+    consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<ListRead<AccountListRow>> {
+    state.withLock { state in
+      let rows = state.views.map { token, row in
+        AccountListRow(
+          appAccountToken: token,
+          changedAt: row.view?.interval.from ?? Timestamp(milliseconds: 0),
+          summary: row.view?.summary)
+      }.filter(filter.admits).sorted { $0.comesBefore($1) }
+      let after = rows.filter { row in
+        guard let key else { return true }
+        return (row.changedAt.milliseconds, row.appAccountToken)
+          < (key.changedAt.milliseconds, key.appAccountToken)
+      }
+      return ReadAnswer(
+        value: ListRead(rows: Array(after.prefix(limit)), total: countTotal ? rows.count : nil))
+    }
+  }
+
+  public func statusTransitions(
+    _ filter: StatusTransitionFilter, after key: StatusTransitionKey?, limit: Int,
+    countTotal: Bool, consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>> {
+    state.withLock { state in
+      let rows = state.changes.filter { record in
+        record.change.kind == .subscriptionStatusChanged
+          && record.change.new == String(filter.status)
+          && record.occurredAt >= filter.from && record.occurredAt < filter.before
+      }.map { record in
+        StatusTransitionRow(
+          position: record.position, appAccountToken: record.change.appAccountToken ?? "",
+          originalTransactionId: record.change.subject,
+          from: record.change.old.flatMap { Int32($0) },
+          to: filter.status, occurredAt: record.occurredAt,
+          recordedAt: Timestamp(record.recordedAt),
+          cause: record.cause)
+      }.sorted { ($0.occurredAt, $0.position) > ($1.occurredAt, $1.position) }
+      let after = rows.filter { row in
+        guard let key else { return true }
+        return (row.occurredAt.milliseconds, row.position)
+          < (key.occurredAt.milliseconds, key.position)
+      }
+      return ReadAnswer(
+        value: ListRead(rows: Array(after.prefix(limit)), total: countTotal ? rows.count : nil))
+    }
+  }
+
   public func overview(since: Date, consistency: ReadConsistency)
     async throws(EventStoreError) -> ReadAnswer<ConsoleOverview>
   {

@@ -27,6 +27,7 @@ extension SubscriptionView {
       json.member("offerPeriod", offerPeriod)
       json.member("renewalPrice", renewalPrice)
       json.member("renewalCurrency", renewalCurrency)
+      json.member("storefront", storefront)
       json.member("transactionId", transactionId)
       json.member("rule", rule)
       json.member("appleStatus", appleStatus)

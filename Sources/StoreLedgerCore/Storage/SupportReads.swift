@@ -12,6 +12,19 @@ public protocol SupportReads: Sendable {
   func overview(since: Date, consistency: ReadConsistency) async throws(EventStoreError)
     -> ReadAnswer<ConsoleOverview>
 
+  /// A page of accounts `filter` admits, newest change first, after `key` (from the start
+  /// when nil); with the number of accounts it admits when `countTotal`.
+  func accountList(
+    _ filter: AccountListFilter, after key: AccountListKey?, limit: Int, countTotal: Bool,
+    consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<ListRead<AccountListRow>>
+
+  /// A page of subscriptions entering a status in a window, newest first, after `key`.
+  func statusTransitions(
+    _ filter: StatusTransitionFilter, after key: StatusTransitionKey?, limit: Int,
+    countTotal: Bool, consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>>
+
   /// How much the log holds.
   func logCounts() async throws(EventStoreError) -> LogCounts
 
@@ -41,5 +54,16 @@ public struct AccountSearchMatch: Sendable, Hashable {
   public init(token: String, matched: String) {
     self.token = token
     self.matched = matched
+  }
+}
+
+/// A page a list read, and how many rows the whole list holds when that was counted.
+public struct ListRead<Row: Sendable>: Sendable {
+  public var rows: [Row]
+  public var total: Int?
+
+  public init(rows: [Row], total: Int?) {
+    self.rows = rows
+    self.total = total
   }
 }

@@ -25,6 +25,28 @@ extension PostgresLedgerDatabase: SupportReads {
     }
   }
 
+  public func accountList(
+    _ filter: AccountListFilter, after key: AccountListKey?, limit: Int, countTotal: Bool,
+    consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<ListRead<AccountListRow>> {
+    let logger = self.logger
+    return try await reading(nil, consistency, "listing accounts") { client in
+      try await ListStatements.accounts(
+        filter, after: key, limit: limit, countTotal: countTotal, on: client, logger: logger)
+    }
+  }
+
+  public func statusTransitions(
+    _ filter: StatusTransitionFilter, after key: StatusTransitionKey?, limit: Int,
+    countTotal: Bool, consistency: ReadConsistency
+  ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>> {
+    let logger = self.logger
+    return try await reading(nil, consistency, "listing status transitions") { client in
+      try await ListStatements.transitions(
+        filter, after: key, limit: limit, countTotal: countTotal, on: client, logger: logger)
+    }
+  }
+
   public func logCounts() async throws(EventStoreError) -> LogCounts {
     try await primary("counting the log") { client, logger in
       let counts = try await LogStatements.counts(on: client, logger: logger)

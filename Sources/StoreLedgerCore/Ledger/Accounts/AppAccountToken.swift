@@ -30,6 +30,24 @@ public enum AppAccountToken {
     return groups.joined(separator: "-")
   }
 
+  /// The start of a token as people paste it (any case, with or without dashes, after a brace
+  /// or `urn:uuid:`), in canonical form: lower case with dashes where a whole token has them.
+  /// Nil when it is not 1 to 32 hexadecimal digits once those are taken away.
+  public static func prefixFromAnySpelling(_ text: String) -> String? {
+    var value = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    if value.lowercased().hasPrefix("urn:uuid:") { value = value.dropFirst(9) }
+    while let first = value.first, "{\"'<".contains(first) { value = value.dropFirst() }
+    while let last = value.last, "}\"'>".contains(last) { value = value.dropLast() }
+    let digits = Array(value.filter { $0 != "-" }.lowercased())
+    guard (1...32).contains(digits.count), digits.allSatisfy(\.isHexDigit) else { return nil }
+    var prefix = ""
+    for (index, digit) in digits.enumerated() {
+      if [8, 12, 16, 20].contains(index) { prefix.append("-") }
+      prefix.append(digit)
+    }
+    return prefix
+  }
+
   /// A token Apple signed, in canonical form. Apple's tokens are UUIDs; one that is not is
   /// kept (lower-cased ASCII), never dropped. Cheap when already canonical (the usual case):
   /// the fold calls it for every stored transaction.

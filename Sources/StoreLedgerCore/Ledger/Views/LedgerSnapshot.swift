@@ -88,6 +88,9 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
   public var offerPeriod: String?
   public var renewalPrice: Int64?
   public var renewalCurrency: String?
+  /// The App Store country or region (Apple's three-letter `storefront`) of the current period's
+  /// transaction, or of the renewal info when the transaction has none.
+  public var storefront: String? = nil
   /// Extra: the transaction of the current period, the rule applied, Apple's newest status.
   public var transactionId: String
   public var rule: String
@@ -124,6 +127,7 @@ public struct SubscriptionView: Hashable, Sendable, Encodable {
     try container.encode(offerPeriod, forKey: "offerPeriod")
     try container.encode(renewalPrice, forKey: "renewalPrice")
     try container.encode(renewalCurrency, forKey: "renewalCurrency")
+    try container.encode(storefront, forKey: "storefront")
     try container.encode(transactionId, forKey: "transactionId")
     try container.encode(rule, forKey: "rule")
     try container.encode(appleStatus, forKey: "appleStatus")
@@ -283,6 +287,7 @@ extension SubscriptionView: Decodable {
     offerPeriod = try container.decodeIfPresent(String.self, forKey: "offerPeriod")
     renewalPrice = try container.decodeIfPresent(Int64.self, forKey: "renewalPrice")
     renewalCurrency = try container.decodeIfPresent(String.self, forKey: "renewalCurrency")
+    storefront = try container.decodeIfPresent(String.self, forKey: "storefront")
     transactionId = try container.decode(String.self, forKey: "transactionId")
     rule = try container.decode(String.self, forKey: "rule")
     appleStatus = try container.decodeIfPresent(Int32.self, forKey: "appleStatus")

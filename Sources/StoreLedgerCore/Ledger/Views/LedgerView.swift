@@ -120,7 +120,9 @@ public struct LedgerView: Sendable {
       offerType: facts.terms?.offerType?.rawValue, offerIdentifier: facts.terms?.offerIdentifier,
       offerDiscountType: facts.terms?.offerDiscountType?.rawValue,
       offerPeriod: facts.terms?.offerPeriod, renewalPrice: renewal?.facts.terms?.price,
-      renewalCurrency: renewal?.facts.terms?.currency, transactionId: facts.transactionId,
+      renewalCurrency: renewal?.facts.terms?.currency,
+      storefront: facts.terms?.storefront ?? renewal?.facts.terms?.storefront,
+      transactionId: facts.transactionId,
       rule: result.rule.rawValue, appleStatus: chain.appleStatus(at: time)?.status.rawValue,
       billingPlan: BillingPlanView(facts, renewal: renewal?.facts),
       seats: seats(chain, current: result.current, renewal: renewal, at: time))

@@ -1,0 +1,61 @@
+import Foundation
+import StoreLedgerCore
+
+/// Lists as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when they hold a
+/// comma, a quote or a line break), for spreadsheets. Times are RFC 3339 in UTC; several values
+/// in one field are separated by spaces. A text field a spreadsheet would run as a formula
+/// (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a leading
+/// apostrophe, so a product id cannot become a formula in support's spreadsheet.
+public enum ListCSV {
+  public static let accountsHeader = [
+    "appAccountToken", "changedAt", "statuses", "entitlements", "products", "storefronts",
+    "environments", "nextExpiry",
+  ]
+
+  public static func fields(_ row: AccountListRow) -> [String] {
+    [
+      row.appAccountToken, time(row.changedAt),
+      row.statuses.map(String.init).joined(separator: " "),
+      row.entitlements.joined(separator: " "), row.products.joined(separator: " "),
+      row.storefronts.joined(separator: " "), row.environments.joined(separator: " "),
+      row.nextExpiry.map(time) ?? "",
+    ]
+  }
+
+  public static let transitionsHeader = [
+    "position", "appAccountToken", "originalTransactionId", "from", "to", "occurredAt",
+    "recordedAt", "cause",
+  ]
+
+  public static func fields(_ row: StatusTransitionRow) -> [String] {
+    [
+      String(row.position), row.appAccountToken, row.originalTransactionId,
+      row.from.map(String.init) ?? "", String(row.to), time(row.occurredAt), time(row.recordedAt),
+      row.cause ?? "",
+    ]
+  }
+
+  /// One CSV line, CRLF-terminated.
+  public static func line(_ fields: [String]) -> String {
+    fields.map(field).joined(separator: ",") + "\r\n"
+  }
+
+  static func field(_ value: String) -> String {
+    var value = value
+    if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first),
+      Double(value) == nil
+    {
+      value = "'" + value
+    }
+    guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+      return value
+    }
+    return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  static func time(_ timestamp: Timestamp) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: timestamp.date)
+  }
+}
