@@ -22,7 +22,7 @@ import Testing
   static let endsSoon = "f6000000-0000-4000-8000-000000000006"
 
   /// Six accounts, one in each situation a support list asks about, notified as Apple would.
-  static func notifyAll(_ client: any TestClientProtocol) async throws {
+  static func notifyAll(_ client: some TestClientProtocol) async throws {
     let day = (Date().timeIntervalSince1970 * 1000 - Double(F.epoch)) / 86_400_000
     var number = 0
     func send(
@@ -217,6 +217,79 @@ import Testing
       let missing = try await client.execute(
         uri: "/v1/subscriptions/transitions", method: .get, headers: H.authorized)
       #expect(missing.status == .badRequest)
+    }
+  }
+}
+
+/// The same lists in the console: every overview number a link, each list's page with its
+/// filters, CSV and next page, today's changes, refund requests and failing deliveries.
+@Suite(.serialized) struct ConsoleListTests {
+  typealias H = ServerHarness
+  typealias L = AccountListEndpointTests
+
+  @Test func theOverviewLeadsToEveryList() async throws {
+    // The live test client, which does not follow the console's sign-in redirect.
+    try await TestDatabase.withMigrated { database in
+      let application = try buildApplication(
+        configuration: H.configuration(database), logger: H.logger)
+      try await application.test(.live) { client in
+        try await Self.leadsToEveryList(client, database)
+      }
+    }
+  }
+
+  static func leadsToEveryList(_ client: some TestClientProtocol, _ database: TestDatabase)
+    async throws
+  {
+    do {
+      try await L.notifyAll(client)
+      try await L.project(database)
+      let cookie = try await ConsoleHTTPTests.signIn(client)
+      func page(_ uri: String) async throws -> (HTTPResponse.Status, String) {
+        let response = try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])
+        return (response.status, String(buffer: response.body))
+      }
+      let (_, overview) = try await page("/console")
+      for link in [
+        "/console/accounts\"", "/console/today\"", "/console/refund-requests?state=open",
+        "/console/deliveries", "/console/accounts?status=3", "/console/accounts?entitlement=pro",
+        "/console/transitions?from=",
+      ] {
+        #expect(overview.contains("href=\"\(link)"), "\(link)")
+      }
+      let (status, retry) = try await page("/console/accounts?status=3")
+      #expect(status == .ok)
+      #expect(retry.contains("href=\"/console/accounts/\(L.retry)\""))
+      #expect(!retry.contains(L.active))
+      #expect(retry.contains("Accounts in billing retry"))
+      #expect(retry.contains("href=\"/console/accounts.csv?status=3\""))
+
+      let (_, firstPage) = try await page("/console/accounts?search=%7BA1")
+      #expect(firstPage.contains(L.active) && !firstPage.contains(L.retry))
+
+      let (csvStatus, csv) = try await page("/console/accounts.csv?status=3")
+      #expect(csvStatus == .ok)
+      #expect(csv.split(separator: "\r\n").count == 2 && csv.contains(L.retry))
+
+      let (_, transitions) = try await page("/console/transitions?status=4")
+      #expect(transitions.contains(L.grace))
+      let (_, today) = try await page("/console/today")
+      #expect(today.contains("http-equiv=\"refresh\""))
+      #expect(today.contains("href=\"/console/accounts/\(L.endsSoon)\""))
+      #expect(today.contains("DID_FAIL_TO_RENEW/GRACE_PERIOD"))
+      let (requestsStatus, _) = try await page("/console/refund-requests?state=open")
+      #expect(requestsStatus == .ok)
+      let (deliveriesStatus, deliveries) = try await page("/console/deliveries")
+      #expect(deliveriesStatus == .ok && deliveries.contains("No delivery is failing"))
+
+      // Bad filters: a page that says what to change, in words for support.
+      let (badStatus, bad) = try await page("/console/accounts?search=hello")
+      #expect(badStatus == .badRequest)
+      #expect(bad.contains("search box"))
+      let (cursorStatus, cursor) = try await page("/console/accounts?cursor=abc")
+      #expect(cursorStatus == .badRequest && cursor.contains("cursor"))
+      let (stateStatus, _) = try await page("/console/refund-requests?state=lost")
+      #expect(stateStatus == .badRequest)
     }
   }
 }

@@ -50,6 +50,8 @@ import Testing
         try await browser.evaluate("document.querySelector('.card strong').textContent") as? String
           == "\(try await Self.accountCount(client, simulation))")
       try await browser.screenshot(to: Self.screenshots.appendingPathComponent("overview.png"))
+      try await AccountListEndpointTests.project(database)
+      try await Self.lists(browser, base: base, client: client)
       try await Self.revenue(browser, base: base, simulation)
       try await Self.signOut(browser, base: base)
       try await Self.deepLinkSurvivesSignIn(browser, base: base, token: token, time: time)
@@ -125,6 +127,46 @@ import Testing
     #expect(
       (try await browser.evaluate("document.cookie") as? String)?.contains("storeledger_console")
         == false, "the session cookie is HttpOnly")
+  }
+
+  /// From the overview's numbers to their lists: the active subscriptions' number opens the
+  /// accounts list with the API's total, a row opens its customer, the filter form narrows
+  /// by a typed token start, and "Today" lists the newest changes with links.
+  static func lists(_ browser: HeadlessChromium, base: String, client: some TestClientProtocol)
+    async throws
+  {
+    try await browser.open("\(base)/console")
+    _ = try await browser.evaluate("document.querySelector('#statuses tbody a').click()")
+    try await browser.waitForLoad()
+    #expect(try await browser.url().hasSuffix("/console/accounts?status=1"))
+    let api = try H.value(
+      try await client.execute(uri: "/v1/accounts?status=1", method: .get, headers: H.authorized))
+    let total = try #require(api["total"]?.number)
+    let shown = try await browser.evaluate(
+      "document.querySelector('#list-total strong').textContent")
+    #expect(shown as? String == "\(Int(total))")
+    try await browser.screenshot(to: Self.screenshots.appendingPathComponent("accounts-list.png"))
+    let first = try #require(
+      try await browser.evaluate("document.querySelector('#accounts-list tbody a').textContent")
+        as? String)
+    // The filter form, from the keyboard: the first nine characters of the token, in capitals.
+    _ = try await browser.evaluate("document.getElementById('f-search').focus()")
+    try await browser.type(String(first.prefix(9)).uppercased())
+    try await browser.press("Enter", code: 13)
+    try await browser.waitForLoad()
+    #expect(try await browser.url().contains("search="))
+    let narrowed = try await browser.text()
+    #expect(narrowed.contains(first))
+    _ = try await browser.evaluate("document.querySelector('#accounts-list tbody a').click()")
+    try await browser.waitForLoad()
+    #expect(try await browser.url().contains("/console/accounts/"))
+    _ = try await browser.evaluate("document.getElementById('today-link').click()")
+    try await browser.waitForLoad()
+    let today = try await browser.text()
+    #expect(today.contains("Changes") && today.contains("Events stored"))
+    #expect(
+      (try await browser.evaluate("document.querySelectorAll('#today-changes tbody tr').length")
+        as? Int ?? 0) > 0)
   }
 
   static func search(_ browser: HeadlessChromium, base: String, token: String) async throws {

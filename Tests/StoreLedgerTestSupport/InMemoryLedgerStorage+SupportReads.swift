@@ -87,6 +87,25 @@ extension InMemoryLedgerStorage: SupportReads {
     }
   }
 
+  public func newestEvents(limit: Int, consistency: ReadConsistency)
+    async throws(EventStoreError) -> ReadAnswer<[LogEntrySummary]>
+  {
+    state.withLock { state in
+      let entries = state.events.reversed().prefix(limit).map { event in
+        let notification = Self.object(event.payload)?["notification"] as? [String: Any]
+        let type = notification?["notificationType"] as? String
+        let subtype = notification?["subtype"] as? String
+        return LogEntrySummary(
+          recordedAt: event.recordedAt, eventType: event.eventType, streamId: event.streamId,
+          notification: event.eventType.hasPrefix("appstore.notification.")
+            ? [type, subtype].compactMap { $0 }.joined(separator: "/") : nil,
+          accounts: (state.accountsOfStream[event.streamId] ?? []).sorted(),
+          key: event.idempotencyKey)
+      }
+      return ReadAnswer(value: Array(entries))
+    }
+  }
+
   public func overview(since: Date, consistency: ReadConsistency)
     async throws(EventStoreError) -> ReadAnswer<ConsoleOverview>
   {

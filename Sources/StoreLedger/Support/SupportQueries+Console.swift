@@ -98,3 +98,19 @@ extension SupportQueries {
       changeDeliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts())
   }
 }
+
+extension SupportQueries {
+  /// The log's `limit` newest rows across accounts, newest first (no payloads).
+  public func newestEvents(limit: Int = 50) async throws(LedgerError) -> [LogEntrySummary] {
+    guard (1...1000).contains(limit) else {
+      throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
+    }
+    do {
+      return try await ledger.storage.support.newestEvents(
+        limit: limit, consistency: .readYourWrites
+      ).value
+    } catch {
+      throw LedgerStorage.mapped(error)
+    }
+  }
+}

@@ -25,6 +25,10 @@ public protocol SupportReads: Sendable {
     countTotal: Bool, consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>>
 
+  /// The log's `limit` newest rows (erased rows left out), newest first.
+  func newestEvents(limit: Int, consistency: ReadConsistency) async throws(EventStoreError)
+    -> ReadAnswer<[LogEntrySummary]>
+
   /// How much the log holds.
   func logCounts() async throws(EventStoreError) -> LogCounts
 

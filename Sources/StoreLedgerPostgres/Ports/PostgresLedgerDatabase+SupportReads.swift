@@ -47,6 +47,15 @@ extension PostgresLedgerDatabase: SupportReads {
     }
   }
 
+  public func newestEvents(limit: Int, consistency: ReadConsistency)
+    async throws(EventStoreError) -> ReadAnswer<[LogEntrySummary]>
+  {
+    let logger = self.logger
+    return try await reading(nil, consistency, "reading the newest events") { client in
+      try await LogStatements.newest(limit: limit, on: client, logger: logger)
+    }
+  }
+
   public func logCounts() async throws(EventStoreError) -> LogCounts {
     try await primary("counting the log") { client, logger in
       let counts = try await LogStatements.counts(on: client, logger: logger)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 
 /// Questions about the log as a whole that the ledger's tools ask.
 package enum LogStatements {
@@ -20,6 +21,37 @@ package enum LogStatements {
         counts = (events, streams, accounts)
       }
       return counts
+    }
+  }
+
+  /// The newest rows of the log, newest first (the feed order's index), with the accounts of
+  /// their streams. Erased rows are left out.
+  package static func newest(limit: Int, on client: PostgresClient, logger: Logger)
+    async throws -> [LogEntrySummary]
+  {
+    try await client.query(
+      """
+      SELECT e.recorded_at, e.event_type, e.stream_id,
+        CASE WHEN e.event_type LIKE 'appstore.notification.%' THEN
+          concat_ws('/', e.payload #>> '{notification,notificationType}',
+            e.payload #>> '{notification,subtype}') END,
+        coalesce((SELECT array_agg(a.app_account_token ORDER BY a.app_account_token)
+          FROM storeledger.account_streams a WHERE a.stream_id = e.stream_id), '{}'),
+        e.idempotency_key
+      FROM storeledger.events e
+      WHERE e.erased_by IS NULL
+      ORDER BY e.tx_id DESC, e.seq DESC
+      LIMIT \(Int64(limit))
+      """, logger: logger
+    ) { rows in
+      var entries: [LogEntrySummary] = []
+      for try await row in rows.decode((Date, String, String, String?, [String], String).self) {
+        entries.append(
+          LogEntrySummary(
+            recordedAt: row.0, eventType: row.1, streamId: row.2, notification: row.3,
+            accounts: row.4, key: row.5))
+      }
+      return entries
     }
   }
 

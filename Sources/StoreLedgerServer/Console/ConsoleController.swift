@@ -51,6 +51,7 @@ struct ConsoleController: Sendable {
     group.get(RouterPath("/console/revenue/bucket")) { request, _ in
       try await signedIn(request) { try await revenueBucket(Self.values(request)) }
     }
+    registerLists(on: group)
     group.get(RouterPath("/console/accounts/{token}")) { request, context in
       try await signedIn(request) {
         let query = request.uri.queryParameters
@@ -80,7 +81,7 @@ struct ConsoleController: Sendable {
     return nil
   }
 
-  private func signedIn(_ request: Request, _ page: () async throws -> Response) async throws
+  func signedIn(_ request: Request, _ page: () async throws -> Response) async throws
     -> Response
   {
     guard let token = session(of: request), let reference = sessions.keyReference(token),
@@ -254,7 +255,7 @@ struct ConsoleController: Sendable {
     return ConsolePage.response(document)
   }
 
-  private func message(
+  func message(
     _ title: String, _ text: String, status: HTTPResponse.Status, query: String = ""
   ) -> Response {
     ConsolePage.response(
@@ -362,7 +363,7 @@ struct ConsoleController: Sendable {
     let document = page.document(title: "Overview") { html in
       OverviewPage(
         overview: overview, recent: recent, notUnderstood: notUnderstood,
-        notUnderstoodLink: "\(base)/not-understood"
+        notUnderstoodLink: "\(base)/not-understood", base: base
       ).render(into: &html)
     }
     return ConsolePage.response(document)

@@ -15,8 +15,11 @@ struct ConsolePage {
   /// The app's name on a server of several apps.
   let app: String?
 
+  /// The page; one with `refreshSeconds` reloads itself that often (the console runs no
+  /// scripts).
   func document(
-    title: String, signedIn: Bool = true, query: String = "", _ main: (inout HTML) -> Void
+    title: String, signedIn: Bool = true, query: String = "", refreshSeconds: Int? = nil,
+    _ main: (inout HTML) -> Void
   ) -> String {
     var html = HTML()
     html.raw("<!doctype html>")
@@ -24,6 +27,9 @@ struct ConsolePage {
       html.element("head") { html in
         html.void("meta", ["charset": "utf-8"])
         html.void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"])
+        if let refreshSeconds {
+          html.void("meta", ["http-equiv": "refresh", "content": String(refreshSeconds)])
+        }
         html.element("title", text: "\(title) · StoreLedger")
         html.element("style") { $0.raw(Self.style) }
       }
@@ -44,6 +50,8 @@ struct ConsolePage {
       html.element(
         "a", ["href": base, "class": "brand"], text: "StoreLedger" + (app.map { " · \($0)" } ?? ""))
       guard signedIn else { return }
+      html.element("a", ["href": "\(base)/today", "id": "today-link"], text: "Today")
+      html.element("a", ["href": "\(base)/accounts", "id": "accounts-link"], text: "Accounts")
       html.element("a", ["href": "\(base)/revenue", "id": "revenue-link"], text: "Revenue")
       html.element("a", ["href": "\(base)/erasures", "id": "erasures-link"], text: "Erasures")
       html.element("form", ["role": "search", "method": "get", "action": "\(base)/search"]) {
@@ -115,6 +123,8 @@ struct ConsolePage {
     nav{display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
     nav a,nav label{color:#fff}.brand{font-weight:700;text-decoration:none;margin-right:auto}
     nav form{display:flex;gap:.4rem;align-items:center}
+    .filters{display:flex;flex-wrap:wrap;gap:.5rem .9rem;align-items:center;margin:0 0 1rem}
+    .filters label{font-weight:600;margin-left:.3rem}
     a{color:#0b4f9c}a:focus,button:focus,input:focus,summary:focus,[tabindex]:focus{outline:3px solid #f59e0b;outline-offset:2px}
     input,button{font:inherit;padding:.3rem .5rem}button{cursor:pointer}
     .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;color:#000;padding:.5rem}

@@ -9,23 +9,30 @@ struct OverviewPage {
   /// The newest notifications not understood (at most ``notUnderstoodShown``).
   let notUnderstood: [NotUnderstoodNotification]
   let notUnderstoodLink: String
+  /// Where the console is served: every number links to its list under it.
+  let base: String
 
   static let notUnderstoodShown = 100
 
   func render(into html: inout HTML) {
     html.element("div", ["class": "cards"]) { html in
-      card(&html, "Accounts", AccountPage.count(overview.accounts))
-      card(&html, "Notifications, last 24 h", AccountPage.count(overview.notificationsLast24Hours))
+      card(&html, "Accounts", AccountPage.count(overview.accounts), link: "\(base)/accounts")
+      card(
+        &html, "Notifications, last 24 h", AccountPage.count(overview.notificationsLast24Hours),
+        link: "\(base)/today")
       card(
         &html, "Verification failures, last 24 h", AccountPage.count(recent.verificationFailures))
       card(&html, "Webhook errors, last 24 h", AccountPage.count(recent.webhookErrors))
       card(
         &html, "Projector lag",
         recent.projector.map { String(format: "%.1f s", $0.lagSeconds) } ?? "not run here")
-      card(&html, "Refund requests waiting", AccountPage.count(overview.consumption.pending))
+      card(
+        &html, "Refund requests waiting", AccountPage.count(overview.consumption.pending),
+        link: "\(base)/refund-requests?state=open")
       card(
         &html, "Change deliveries failing",
-        AccountPage.count(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead }))
+        AccountPage.count(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead }),
+        link: "\(base)/deliveries")
       let unrouted = notUnderstood.filter { $0.isUnrouted && $0.routedTo == nil }.count
       let shown =
         notUnderstood.count == Self.notUnderstoodShown
@@ -52,21 +59,43 @@ struct OverviewPage {
     deliveries(&html)
   }
 
-  private func card(_ html: inout HTML, _ label: String, _ value: String) {
+  /// A number and what it counts; with `link`, the label opens the list behind the number.
+  /// Verification failures and webhook errors are this server's counters of what it refused
+  /// (nothing refused is stored, so no list holds them); the projector lag is a time.
+  private func card(_ html: inout HTML, _ label: String, _ value: String, link: String? = nil) {
     html.element("div", ["class": "card"]) { html in
       html.element("strong", text: value)
-      html.text(label)
+      if let link {
+        html.element("a", ["href": link], text: label)
+      } else {
+        html.text(label)
+      }
     }
   }
 
   private func statuses(_ html: inout HTML) {
     html.element("h2", text: "Subscriptions by status")
+    let weekAgo = ConsoleLinks.formTime(Date().addingTimeInterval(-7 * 86_400))
     html.table(
-      caption: "As each account's view was last projected", headers: ["Status", "Subscriptions"],
+      caption: "As each account's view was last projected",
+      headers: ["Status", "Subscriptions", "Entered in the last 7 days"],
       rows: Array(1...5), id: "statuses"
     ) { html, status in
       html.cell("\(status) \(SubscriptionTimeline.names[Int32(status)] ?? "")")
-      html.cell(AccountPage.count(overview.subscriptionsByStatus[status] ?? 0))
+      html.element("td") { html in
+        html.element(
+          "a", ["href": "\(base)/accounts?status=\(status)"],
+          text: AccountPage.count(overview.subscriptionsByStatus[status] ?? 0))
+      }
+      html.element("td") { html in
+        html.element(
+          "a",
+          [
+            "href": ConsoleLinks.url(
+              "\(base)/transitions", ["status": "\(status)", "from": weekAgo])
+          ],
+          text: "who")
+      }
     }
   }
 
@@ -81,7 +110,11 @@ struct OverviewPage {
       rows: overview.entitlementsInForce.sorted { $0.key < $1.key }
     ) { html, entitlement in
       html.cell(entitlement.key)
-      html.cell(AccountPage.count(entitlement.value))
+      html.element("td") { html in
+        html.element(
+          "a", ["href": ConsoleLinks.url("\(base)/accounts", ["entitlement": entitlement.key])],
+          text: AccountPage.count(entitlement.value))
+      }
     }
   }
 
@@ -98,8 +131,11 @@ struct OverviewPage {
       html.cell(endpoint.endpoint)
       html.cell(AccountPage.count(endpoint.delivered))
       html.cell(AccountPage.count(endpoint.waiting + endpoint.unqueued))
-      html.cell(AccountPage.count(endpoint.retrying))
-      html.cell(AccountPage.count(endpoint.dead))
+      for count in [endpoint.retrying, endpoint.dead] {
+        html.element("td") { html in
+          html.element("a", ["href": "\(base)/deliveries"], text: AccountPage.count(count))
+        }
+      }
       html.cell(String(format: "%.0f s", endpoint.lagSeconds))
     }
   }

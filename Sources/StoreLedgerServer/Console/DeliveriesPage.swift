@@ -1,0 +1,35 @@
+import Foundation
+import StoreLedger
+import StoreLedgerCore
+
+/// Change deliveries that are failing: retrying (sent at least once, not accepted yet) and
+/// dead (retries ran out), with the receiver's last answer.
+struct DeliveriesPage {
+  let deliveries: [ChangeDelivery]
+
+  func render(into html: inout HTML) {
+    html.element(
+      "p", ["id": "list-total"],
+      text:
+        "\(AccountPage.count(deliveries.count)) failing \(deliveries.count == 1 ? "delivery" : "deliveries")"
+    )
+    guard !deliveries.isEmpty else {
+      html.element("p", ["id": "list-empty"], text: "No delivery is failing.")
+      return
+    }
+    html.table(
+      caption: "Dead first, then by position",
+      headers: ["Endpoint", "Position", "State", "Attempts", "Last answer", "Next attempt"],
+      rows: deliveries, id: "deliveries-list"
+    ) { html, delivery in
+      html.cell(delivery.endpoint)
+      html.cell(String(delivery.position))
+      html.cell(delivery.state == "pending" ? "retrying" : delivery.state)
+      html.cell(String(delivery.attempts))
+      html.cell(
+        [delivery.lastStatus.map { "HTTP \($0)" }, delivery.lastError].compactMap { $0 }
+          .joined(separator: ": "))
+      html.cell(delivery.state == "dead" ? "-" : delivery.nextAttemptAt.formatted(.iso8601))
+    }
+  }
+}
