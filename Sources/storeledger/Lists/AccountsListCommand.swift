@@ -8,7 +8,8 @@ import StoreLedgerCore
 struct AccountsListCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list",
-    abstract: "List accounts by status, entitlement, product, storefront, environment, change or expiry.",
+    abstract:
+      "List accounts by status, entitlement, product, storefront, environment, change or expiry.",
     discussion: """
       Every filter given narrows the list; the newest change comes first. A page holds \
       --limit accounts; the next page's cursor is printed last (text) or as `nextCursor` \
@@ -22,7 +23,8 @@ struct AccountsListCommand: AsyncParsableCommand {
         storeledger accounts list --expires-from 2026-12-01T00:00:00Z --expires-before 2026-12-08T00:00:00Z
       """)
 
-  @Option(help: "A subscription status: 1–5 or active, expired, billing_retry, grace_period, revoked.")
+  @Option(
+    help: "A subscription status: 1–5 or active, expired, billing_retry, grace_period, revoked.")
   var status: String?
   @Option(help: "An entitlement the account holds in force.") var entitlement: String?
   @Option(help: "A product of its subscriptions or consumables.") var product: String?

@@ -17,7 +17,8 @@ struct AccountsTransitionsCommand: AsyncParsableCommand {
 
   @Option(help: "The status entered: 1–5 or active, expired, billing_retry, grace_period, revoked.")
   var status: String
-  @Option(help: "Entered at or after this RFC 3339 time (default: the beginning).") var from: String?
+  @Option(help: "Entered at or after this RFC 3339 time (default: the beginning).") var from:
+    String?
   @Option(help: "Entered before this RFC 3339 time (default: no end).") var before: String?
   @Option(help: "Rows per page, 1–1000.") var limit: Int = 50
   @Option(help: "The cursor a previous page printed.") var cursor: String?
