@@ -111,6 +111,19 @@ let package = Package(
       ],
       path: "RebuildBenchmark"),
     .executableTarget(
+      name: "ListBenchmark",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "StoreLedger", package: library),
+        .product(name: "StoreLedgerCore", package: library),
+        .product(name: "StoreLedgerPostgres", package: library),
+        .product(name: "StoreLedgerTestSupport", package: library),
+        .product(name: "AppStoreVerification", package: library),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "ListBenchmark"),
+    .executableTarget(
       name: "RevenueBenchmark",
       dependencies: [
         "BenchmarkSupport",

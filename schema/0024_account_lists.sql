@@ -123,8 +123,11 @@ CREATE INDEX account_views_list_next_expiry
 CREATE INDEX account_views_token_prefix
   ON storeledger.account_views (app_account_token text_pattern_ops);
 
--- Subscriptions entering billing retry or grace in a window are changes of those kinds.
-CREATE INDEX changes_type_occurred ON storeledger.changes (change_type, occurred_at_ms DESC);
+-- Subscriptions entering a status in a window are the status changes with that new value:
+-- newest first, then by feed position (a page cursor is the last row's pair).
+CREATE INDEX changes_status_entered
+  ON storeledger.changes (new_value, occurred_at_ms DESC, position DESC)
+  WHERE change_type = 'subscription.status_changed';
 
 -- A rebuild's table carries the generated columns (as expressions, not copies), the list
 -- indexes and the erasure's quarantine trigger (triggers are not copied by LIKE: without it, a

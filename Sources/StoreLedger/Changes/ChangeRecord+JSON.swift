@@ -71,6 +71,9 @@ extension ChangeRecord: Encodable {
     case .consentRescinded:
       try data.encode(subject, forKey: "appTransactionId")
       try data.encode(new, forKey: "policy")
+    case .grantStarted, .grantEnded:
+      try data.encode(subject, forKey: "grantId")
+      try data.encode(new ?? old, forKey: "entitlement")
     case .purchase, .renewal, .refund, .refundReversedWithMoney, .trialStarted, .trialConverted,
       .productChanged, .subscriptionCancelled, .subscriptionExpired:
       try encodeMoney(into: &data)

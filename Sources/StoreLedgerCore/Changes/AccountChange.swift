@@ -28,6 +28,8 @@ public struct AccountChange: Hashable, Sendable, Codable {
     case seatClaimed = "seat.claimed"
     case seatReleased = "seat.released"
     case consentRescinded = "consent.rescinded"
+    case grantStarted = "grant.started"
+    case grantEnded = "grant.ended"
     // Lifecycle changes with money (C24–C32): each carries ``ChangeMoney`` as its new value.
     case purchase = "purchase"
     case renewal = "renewal"

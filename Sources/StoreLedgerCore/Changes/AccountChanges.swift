@@ -5,6 +5,29 @@ public enum AccountChanges {
   public static func diff(before: LedgerSnapshot, after: LedgerSnapshot) -> [AccountChange] {
     entitlements(before, after) + subscriptions(before, after) + refunds(before, after)
       + balances(before, after) + seatClaims(before, after) + consent(before, after)
+      + supportGrants(before, after)
+  }
+
+  /// An operator's grant in force that was not (grant.started), one no longer in force
+  /// (grant.ended); the subject is the grant id, `new`/`old` the entitlement.
+  private static func supportGrants(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [AccountChange]
+  {
+    let old = Dictionary(before.supportGrants.map { ($0.grantId, $0) }) { a, _ in a }
+    let new = Dictionary(after.supportGrants.map { ($0.grantId, $0) }) { a, _ in a }
+    var changes: [AccountChange] = []
+    for id in Set(old.keys).union(new.keys).sorted() {
+      switch (old[id], new[id]) {
+      case (nil, let grant?):
+        changes.append(
+          .init(.grantStarted, account: grant.appAccountToken, subject: id, new: grant.entitlement))
+      case (let grant?, nil):
+        changes.append(
+          .init(.grantEnded, account: grant.appAccountToken, subject: id, old: grant.entitlement))
+      default: continue
+      }
+    }
+    return changes
   }
 
   /// A download's consent withdrawn (consent.rescinded; `new` says whether the policy ends its

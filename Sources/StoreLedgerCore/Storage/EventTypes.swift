@@ -29,6 +29,8 @@ public enum EventTypes {
   public static let debit = "ledger.consumable_debited.v1"
   public static let link = "ledger.account_linked.v1"
   public static let seat = "ledger.seat.v1"
+  // An operator's grant of an entitlement (StoreLedger's own, never Apple's evidence).
+  public static let grant = "ledger.grant.v1"
   // Older forms of Apple's data.
   public static let notificationWithoutTerms = "appstore.notification.v2"
   public static let transactionWithoutTerms = "appstore.transaction.v2"

@@ -103,6 +103,7 @@ extension FoldInput {
     case .debit(let debit): return (debit.id, time)
     case .link(let link): return (link.originalTransactionId, time)
     case .seat(let seat): return (seat.requestIdentifier, time)
+    case .grant(let grant): return (grant.grantId, time)
     }
   }
 }
@@ -121,6 +122,7 @@ extension LedgerEvent.Body {
     case .debit(let debit): "acct:" + AppAccountToken.normalized(debit.appAccountToken)
     case .link(let link): link.originalTransactionId
     case .seat(let seat): seat.originalTransactionId
+    case .grant(let grant): "acct:" + grant.appAccountToken
     }
   }
 }

@@ -1,14 +1,15 @@
 /// An event as scenario files write it (design.md, "Scenario files"): Apple's claims under
 /// one of `notification`, `transaction` (with the forwarded `appAccountToken` beside it),
-/// `renewalInfo`, `status`, or a backend command under `debit`, `link` or `seat`; optional
+/// `renewalInfo`, `status`, or a backend command under `debit`, `link`, `seat` or `grant`; optional
 /// `recordedAt` (ms) and `key`. Claims become facts through the one mapping.
 extension LedgerEvent: Decodable {
   private enum Keys: String, CodingKey, CaseIterable {
-    case notification, transaction, renewalInfo, status, debit, link, seat, recordedAt, key
+    case notification, transaction, renewalInfo, status, debit, link, seat, grant, recordedAt
+    case key
   }
 
   private static let kinds: [Keys] = [
-    .notification, .transaction, .renewalInfo, .status, .debit, .link, .seat,
+    .notification, .transaction, .renewalInfo, .status, .debit, .link, .seat, .grant,
   ]
 
   public init(from decoder: any Decoder) throws {
@@ -19,6 +20,7 @@ extension LedgerEvent: Decodable {
     case .debit: body = .debit(try container.decode(ConsumableDebited.self, forKey: .debit))
     case .link: body = .link(try container.decode(AccountLinked.self, forKey: .link))
     case .seat: body = .seat(try container.decode(SeatClaimEvent.self, forKey: .seat))
+    case .grant: body = .grant(try container.decode(SupportGrantEvent.self, forKey: .grant))
     default: body = try Self.facts(of: try AppleClaims(from: decoder), decoder: decoder)
     }
     self.init(

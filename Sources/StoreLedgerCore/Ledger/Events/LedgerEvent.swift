@@ -27,6 +27,8 @@ public struct LedgerEvent: Hashable, Sendable {
     case link(AccountLinked)
     /// StoreLedger's record of a developer-hosted seat claim.
     case seat(SeatClaimEvent)
+    /// An operator's grant of an entitlement, or its end.
+    case grant(SupportGrantEvent)
   }
 
   public init(_ body: Body, recordedAt: Timestamp? = nil, key: String? = nil) {
@@ -66,6 +68,7 @@ extension LedgerEvent.Body {
     case .debit: ConsumableDebited.eventType
     case .link: AccountLinked.eventType
     case .seat: SeatClaimEvent.eventType
+    case .grant: SupportGrantEvent.eventType
     }
   }
 
@@ -80,6 +83,7 @@ extension LedgerEvent.Body {
     case .debit(let debit): debit.debitedAt
     case .link(let link): link.linkedAt
     case .seat(let seat): seat.occurredAt
+    case .grant(let grant): grant.occurredAt
     }
   }
 
@@ -89,7 +93,7 @@ extension LedgerEvent.Body {
     case .notification(let facts): facts.transaction
     case .transaction(let seen): seen.transaction
     case .status(let facts): facts.transaction
-    case .renewal, .debit, .link, .seat: nil
+    case .renewal, .debit, .link, .seat, .grant: nil
     }
   }
 
@@ -99,7 +103,7 @@ extension LedgerEvent.Body {
     case .notification(let facts): facts.renewal
     case .renewal(let facts): facts
     case .status(let facts): facts.renewal
-    case .transaction, .debit, .link, .seat: nil
+    case .transaction, .debit, .link, .seat, .grant: nil
     }
   }
 
@@ -108,7 +112,7 @@ extension LedgerEvent.Body {
     switch self {
     case .notification(let facts): facts.status
     case .status(let facts): facts.status
-    case .transaction, .renewal, .debit, .link, .seat: nil
+    case .transaction, .renewal, .debit, .link, .seat, .grant: nil
     }
   }
 }
@@ -117,7 +121,7 @@ extension LedgerEvent.Body {
 /// `status`, `debit`, `link`) holding its facts.
 extension LedgerEvent.Body: Codable {
   private enum Keys: String, CodingKey, CaseIterable {
-    case notification, transaction, renewal, status, debit, link, seat
+    case notification, transaction, renewal, status, debit, link, seat, grant
   }
 
   public init(from decoder: any Decoder) throws {
@@ -133,6 +137,7 @@ extension LedgerEvent.Body: Codable {
     case .debit: self = .debit(try container.decode(ConsumableDebited.self, forKey: kind))
     case .link: self = .link(try container.decode(AccountLinked.self, forKey: kind))
     case .seat: self = .seat(try container.decode(SeatClaimEvent.self, forKey: kind))
+    case .grant: self = .grant(try container.decode(SupportGrantEvent.self, forKey: kind))
     }
   }
 
@@ -146,6 +151,7 @@ extension LedgerEvent.Body: Codable {
     case .debit(let debit): try container.encode(debit, forKey: .debit)
     case .link(let link): try container.encode(link, forKey: .link)
     case .seat(let seat): try container.encode(seat, forKey: .seat)
+    case .grant(let grant): try container.encode(grant, forKey: .grant)
     }
   }
 }

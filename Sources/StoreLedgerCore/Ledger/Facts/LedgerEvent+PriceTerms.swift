@@ -15,7 +15,7 @@ extension LedgerEvent.Body {
       facts.transaction = facts.transaction?.withoutTerms()
       facts.renewal = facts.renewal?.withoutTerms()
       return .status(facts)
-    case .debit, .link, .seat: return self
+    case .debit, .link, .seat, .grant: return self
     }
   }
 }
@@ -39,7 +39,7 @@ extension LedgerEvent.Body {
       facts.transaction = facts.transaction?.withoutLaterMembers()
       facts.renewal = facts.renewal?.withoutLaterMembers()
       return .status(facts)
-    case .debit, .link, .seat: return self
+    case .debit, .link, .seat, .grant: return self
     }
   }
 }

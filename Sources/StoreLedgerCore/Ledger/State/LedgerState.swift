@@ -56,6 +56,8 @@ public struct LedgerState: Hashable, Sendable {
   public internal(set) var seatClaims: [String: SeatClaimRecord] = [:]
   /// Seat claims the App Store released (`UNCLAIM_SEATS`), by `seatClaimId`.
   public internal(set) var seatUnclaims: [String: SeatUnclaimRecord] = [:]
+  /// Operators' grants of entitlements, by grant id.
+  public internal(set) var supportGrants: [String: SupportGrantRecord] = [:]
   /// Downloads whose consent was withdrawn (`RESCIND_CONSENT`), by `appTransactionId`.
   public internal(set) var consentRescissions: [String: ConsentRecord] = [:]
 
@@ -175,6 +177,9 @@ public struct LedgerState: Hashable, Sendable {
       }
     case .seat(let seat) where seat.action == .reconciled:
       break  // evidence of a disagreement with Apple: it changes no claim
+    case .grant(let grant):
+      supportGrants[grant.grantId, default: SupportGrantRecord(grantId: grant.grantId)].absorb(
+        input)
     case .seat(let seat):
       seatClaims[
         seat.requestIdentifier, default: SeatClaimRecord(requestIdentifier: seat.requestIdentifier)

@@ -6,6 +6,7 @@ public enum EntitlementRule: String, Hashable, Sendable, Codable, CaseIterable {
   case consumable = "E4"
   case seat = "E5"
   case consentRescinded = "E6"
+  case supportGrant = "E7"
 
   public var summary: String {
     switch self {
@@ -19,6 +20,8 @@ public enum EntitlementRule: String, Hashable, Sendable, Codable, CaseIterable {
       "E5: a seat claim of a developer-hosted group subscription grants the member the subscription's entitlements while the claim holds and the subscription is entitled"
     case .consentRescinded:
       "E6: with the rescinded-consent policy on, a RESCIND_CONSENT ends every entitlement of that download's purchases from its signedDate"
+    case .supportGrant:
+      "E7: an operator's grant (StoreLedger's own event, not Apple's evidence) grants its entitlement from its start until its end or until it is ended"
     }
   }
 }

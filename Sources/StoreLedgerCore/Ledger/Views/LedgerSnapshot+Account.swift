@@ -16,6 +16,7 @@ extension LedgerSnapshot {
     part.seatClaims = seatClaims.filter {
       $0.appAccountToken == appAccountToken || owned.contains($0.originalTransactionId)
     }
+    part.supportGrants = supportGrants.filter { $0.appAccountToken == appAccountToken }
     part.consentRescinded = consentRescinded.filter {
       $0.accounts.isEmpty || $0.accounts.contains(appAccountToken)
     }

@@ -10,6 +10,35 @@ public struct LedgerSnapshot: Hashable, Sendable, Encodable {
   public var seatClaims: [SeatClaimView] = []
   /// Downloads whose consent a parent withdrew by then (`RESCIND_CONSENT`).
   public var consentRescinded: [ConsentView] = []
+  /// Operators' grants in force (StoreLedger's own, not Apple's evidence).
+  public var supportGrants: [SupportGrantView] = []
+}
+
+/// An operator's grant of an entitlement in force at a time.
+public struct SupportGrantView: Hashable, Sendable, Codable {
+  public var grantId: String
+  public var appAccountToken: String
+  public var entitlement: String
+  public var startsAt: Timestamp?
+  /// When it stops if nothing changes; nil: until ended.
+  public var endsAt: Timestamp?
+  public var reason: String
+  public var by: String
+  public var batch: String?
+
+  public init(
+    grantId: String, appAccountToken: String, entitlement: String, startsAt: Timestamp?,
+    endsAt: Timestamp?, reason: String, by: String, batch: String?
+  ) {
+    self.grantId = grantId
+    self.appAccountToken = appAccountToken
+    self.entitlement = entitlement
+    self.startsAt = startsAt
+    self.endsAt = endsAt
+    self.reason = reason
+    self.by = by
+    self.batch = batch
+  }
 }
 
 /// A download whose consent was withdrawn, the accounts whose purchases it made, and whether

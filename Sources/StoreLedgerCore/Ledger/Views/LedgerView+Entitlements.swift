@@ -40,7 +40,7 @@ extension LedgerView {
       sentence:
         "\(entitlement) was never held by \(ExplanationWording.day(time)): nothing in the account's log grants it by then",
       rule:
-        "E0: an entitlement that no subscription, purchase, balance or seat of the account granted by T is never held (the default answer, decided by no event)",
+        "E0: an entitlement that no subscription, purchase, balance, seat or operator's grant of the account granted by T is never held (the default answer, decided by no event)",
       events: [])
   }
 
@@ -130,7 +130,9 @@ extension LedgerView {
       subscriptionGrants(in: moment, explained: explained)
         + purchaseGrants(in: moment, explained: explained)
         + consumableGrants(in: moment, explained: explained)
-        + seatGrants(in: moment, explained: explained), at: moment.time, explained: explained)
+        + seatGrants(in: moment, explained: explained)
+        + supportGrantClaims(at: moment.time, explained: explained), at: moment.time,
+      explained: explained)
   }
 
   private func subscriptionGrants(in moment: LedgerMoment, explained: Bool) -> [EntitlementGrant] {

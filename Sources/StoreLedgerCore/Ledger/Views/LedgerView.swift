@@ -33,7 +33,8 @@ public struct LedgerView: Sendable {
       asOf: time, subscriptions: moment.subscriptions.map(\.view),
       purchases: moment.purchases.map(\.view), consumables: moment.consumables,
       revocations: revocations(at: time), entitlements: entitlements(in: moment),
-      seatClaims: seatClaimViews(at: time), consentRescinded: consentViews(at: time))
+      seatClaims: seatClaimViews(at: time), consentRescinded: consentViews(at: time),
+      supportGrants: supportGrantViews(at: time))
   }
 
   // MARK: Accounts
