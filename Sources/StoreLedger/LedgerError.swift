@@ -98,6 +98,8 @@ extension LedgerError {
       throw LedgerError(.insufficientBalance, rejection.message)
     case .failure(let rejection) where rejection.code == .idempotencyKeyReused:
       throw LedgerError(.idempotencyKeyReused, rejection.message)
+    case .failure(let rejection) where rejection.code == .unknownGrant:
+      throw LedgerError(.notFound, rejection.message)
     case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
     }
   }

@@ -161,7 +161,9 @@ public struct LedgerRecord: Sendable, Hashable {
       switch body {
       case .debit(let debit): (debit.appAccountToken, "debit", debit.debitedAt)
       case .link(let link): (link.appAccountToken, "link", link.linkedAt)
-      default: throw MappingError(description: "only debits and links are backend commands")
+      case .grant(let grant): (grant.appAccountToken, "grant", grant.occurredAt)
+      default:
+        throw MappingError(description: "only debits, links and grants are backend commands")
       }
     guard !token.isEmpty, !idempotencyKey.isEmpty else {
       throw MappingError(description: "a command needs an appAccountToken and an idempotency key")

@@ -64,7 +64,7 @@ public enum EventTypes {
   /// Every type, with its family.
   public static let families: [String: Family] = [
     notification: .facts, transaction: .facts, renewalInfo: .facts, status: .facts,
-    debit: .facts, link: .facts, seat: .facts,
+    debit: .facts, link: .facts, seat: .facts, grant: .facts,
     notificationWithoutTerms: .factsWithoutTerms, transactionWithoutTerms: .factsWithoutTerms,
     renewalInfoWithoutTerms: .factsWithoutTerms, statusWithoutTerms: .factsWithoutTerms,
     notificationClaims: .claims, transactionClaims: .claims, renewalInfoClaims: .claims,

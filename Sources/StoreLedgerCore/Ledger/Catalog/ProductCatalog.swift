@@ -81,6 +81,11 @@ public struct ProductCatalog: Hashable, Sendable, Codable {
     Set(products.values.flatMap { $0.entitlements ?? [] })
   }
 
+  /// Every entitlement a product of the catalog grants.
+  public var grantedEntitlements: Set<String> {
+    Set(products.keys.flatMap { entitlements(of: $0) })
+  }
+
   public func entitlements(of productId: String) -> [String] {
     products[productId]?.entitlements ?? [productId]
   }

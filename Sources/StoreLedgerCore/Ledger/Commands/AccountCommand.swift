@@ -6,6 +6,8 @@ public enum AccountCommand: Hashable, Sendable {
   case debit(ConsumableDebited)
   /// The account owns a purchase chain Apple signed without an `appAccountToken`.
   case link(AccountLinked)
+  /// An operator grants an entitlement (`started`) or ends a grant (`ended`).
+  case grant(SupportGrantEvent)
 }
 
 /// Why a command was refused; nothing is stored. `code` is stable, `message` names no
@@ -27,6 +29,10 @@ public struct CommandRejection: Error, Hashable, Sendable, CustomStringConvertib
     public static let subscriptionNotActive = Code(rawValue: "subscription_not_active")
     /// The subscription has no such seat claim.
     public static let unknownSeatClaim = Code(rawValue: "unknown_seat_claim")
+    /// The account holds no grant with this id.
+    public static let unknownGrant = Code(rawValue: "unknown_grant")
+    /// The catalog names no product that grants this entitlement (and the grant was not forced).
+    public static let unknownEntitlement = Code(rawValue: "unknown_entitlement")
     /// The command's id was used before, on this account, for a different command.
     public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
   }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension LedgerView {
   /// `decide`, beside `evolve` (``LedgerState/apply(_:)``): the events a command adds to this
   /// account's state, or why it is refused. Pure: no clock (a command carries its time), no
@@ -7,6 +9,60 @@ extension LedgerView {
     switch command {
     case .debit(let debit): decide(debit)
     case .link(let link): decide(link)
+    case .grant(let grant): decide(grant)
+    }
+  }
+
+  /// A grant starts once under its id: the same grant again is a retry; another one under the
+  /// same id is refused. Ending needs a started grant of this account; ending it again changes
+  /// nothing (the log recognises the end's key).
+  private func decide(_ grant: SupportGrantEvent) -> Result<[LedgerEvent.Body], CommandRejection> {
+    guard !grant.grantId.isEmpty, !grant.appAccountToken.isEmpty, !grant.entitlement.isEmpty
+    else {
+      return .failure(.init(.invalidCommand, "a grant needs an id, an account and an entitlement"))
+    }
+    guard !grant.reason.trimmingCharacters(in: .whitespaces).isEmpty else {
+      return .failure(.init(.invalidCommand, "a grant says why (`reason`): it is kept in the log"))
+    }
+    let known = state.supportGrants[grant.grantId]
+    switch grant.action {
+    case .started:
+      let from = grant.startsAt ?? grant.occurredAt
+      if let end = grant.endsAt, end <= from {
+        return .failure(
+          .init(
+            .invalidCommand,
+            "the grant's period ends before it starts: `endsAt` must be later than `startsAt`"))
+      }
+      if let started = known?.started {
+        guard started.appAccountToken == grant.appAccountToken,
+          started.entitlement == grant.entitlement, started.endsAt == grant.endsAt,
+          started.startsAt == grant.startsAt
+        else {
+          return .failure(
+            .init(
+              .idempotencyKeyReused,
+              "this idempotency key already granted \(started.entitlement) to this account with another period; use a new key for a new grant"
+            ))
+        }
+        return .success([.grant(started)])
+      }
+      guard grant.forced || catalog.grantedEntitlements.contains(grant.entitlement) else {
+        let names = catalog.grantedEntitlements.sorted().joined(separator: ", ")
+        return .failure(
+          .init(
+            .unknownEntitlement,
+            "no product of the catalog grants “\(grant.entitlement)” (it knows: \(names.isEmpty ? "none" : names)); check the name, or grant it anyway with force"
+          ))
+      }
+      return .success([.grant(grant)])
+    case .ended:
+      guard let started = known?.started, started.appAccountToken == grant.appAccountToken else {
+        return .failure(.init(.unknownGrant, "this account holds no grant \(grant.grantId)"))
+      }
+      var end = grant
+      end.entitlement = started.entitlement
+      return .success([.grant(known?.ended ?? end)])
     }
   }
 

@@ -52,6 +52,12 @@ extension LedgerView {
       bounds.note(claim.claimedAt, claim.released?.occurredAt, claim.refused?.occurredAt)
     }
     for unclaim in state.seatUnclaims.values { bounds.note(unclaim.unclaimedAt) }
+    // An operator's grant holds from its start (or when it was given) to its end or its ending.
+    for grant in state.supportGrants.values {
+      bounds.note(
+        grant.started?.occurredAt, grant.started?.startsAt, grant.started?.endsAt,
+        grant.ended?.occurredAt)
+    }
     // A transfer gives its chain to another account from its moment on.
     for transfers in state.transfers.values {
       for transfer in transfers { bounds.note(transfer.linkedAt) }
