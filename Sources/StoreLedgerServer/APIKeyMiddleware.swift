@@ -25,7 +25,7 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
           + "; this request needs \(needed.rawValue): use a key with that scope "
           + "(storeledger keys create --scopes \(needed.rawValue),…)")
     }
-    return try await next(request, context)
+    return try await APIKeyRequest.$grant.withValue(grant) { try await next(request, context) }
   }
 
   /// The scope a request needs.
@@ -40,4 +40,9 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
       return path.hasSuffix("/v1/consumption-requests/dry-run") ? .read : .write
     }
   }
+}
+
+/// The key of the request being handled: what a grant records as who gave it.
+enum APIKeyRequest {
+  @TaskLocal static var grant: APIKeyGrant?
 }

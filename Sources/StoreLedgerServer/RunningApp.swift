@@ -156,6 +156,7 @@ struct RunningApp: Sendable {
     CheckpointsController(directory: checkpoints).register(on: protected)
     ErasureController(ledger: ledger).register(on: protected)
     ListsController(ledger: ledger).register(on: protected)
+    GrantsController(ledger: ledger).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

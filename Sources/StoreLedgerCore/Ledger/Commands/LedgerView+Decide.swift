@@ -35,14 +35,15 @@ extension LedgerView {
             "the grant's period ends before it starts: `endsAt` must be later than `startsAt`"))
       }
       if let started = known?.started {
+        // The key names the grant: asked again (a retry, a bulk grant run again, a period
+        // given in days from now), the first grant stands. Another entitlement is a mistake.
         guard started.appAccountToken == grant.appAccountToken,
-          started.entitlement == grant.entitlement, started.endsAt == grant.endsAt,
-          started.startsAt == grant.startsAt
+          started.entitlement == grant.entitlement
         else {
           return .failure(
             .init(
               .idempotencyKeyReused,
-              "this idempotency key already granted \(started.entitlement) to this account with another period; use a new key for a new grant"
+              "this idempotency key already granted \(started.entitlement) to this account; use a new key for a new grant"
             ))
         }
         return .success([.grant(started)])
