@@ -1205,6 +1205,36 @@ S.append(changes(
      ch("purchase", T3, 20, new="14990"),
      ch("subscription.product_changed", O1, 20, old=PRO, new="14990")]))
 
+# Operators' grants (entitlements.md, E7): StoreLedger's own events, never Apple's evidence.
+GRANT = "5d1c7a90-3f2b-4e8a-9c41-0b7d2e6f1a35"
+
+
+def grant(action, at, **fields):
+    body = {"action": action, "grantId": GRANT, "appAccountToken": A, "entitlement": "pro",
+            "reason": "outage on day 1", "by": "ops", "occurredAt": t(at)}
+    for key, value in fields.items():
+        body[key] = t(value) if key in ("startsAt", "endsAt") else value
+    return {"grant": body, "key": f"grant:{GRANT}:{action}"}
+
+
+S.append(changes(
+    "operator-grant-holds-until-ended", "The subscription lapsed on day 2; an operator grants pro from day 3 for 30 days (E7: the grant is the source, labelled grant:<id>), then ends it on day 12: entitled from day 3 to day 12 only. Changes of A: grant.started and grant.ended beside the entitlement's own.", 15,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=2), ri(O1, 0, auto=0), 1),
+     grant("started", 3, startsAt=3, endsAt=33),
+     grant("ended", 12, reason="resolved")],
+    {"subscriptions": [sub(O1, 2, False)],
+     "entitlements": [ent("pro", False, "grant:" + GRANT, expires=12)]},
+    [ch("entitlement.granted", "pro", 0, new=ms(2)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
+     ch("entitlement.revoked", "pro", 2),
+     ch("subscription.status_changed", O1, 2, old="1", new="2"),
+     ch("subscription.expired", O1, 2),
+     ch("entitlement.granted", "pro", 3, new=ms(33)),
+     ch("grant.started", GRANT, 3, new="pro"),
+     ch("entitlement.revoked", "pro", 12),
+     ch("grant.ended", GRANT, 12, old="pro")]))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()
