@@ -130,7 +130,9 @@ let columns = """
   app_account_token, list_changed_ms, list_statuses, list_entitlements, list_products,
     list_storefronts, list_environments, list_next_expiry_ms
   """
-@Sendable func accountCase(_ name: String, _ filter: AccountListFilter, _ condition: String) -> ListCase {
+@Sendable func accountCase(_ name: String, _ filter: AccountListFilter, _ condition: String)
+  -> ListCase
+{
   ListCase(
     name: name, filter: filter, transitions: nil,
     rows: """

@@ -148,6 +148,12 @@ struct AuditCommand: AsyncParsableCommand {
           + "their links and their erasure's record; their signatures are erased, not "
           + "verifiable by design")
     }
+    if report.grantEvents > 0 {
+      lines.append(
+        "\(report.grantEvents) events are operators' grants (ledger.grant.v1): StoreLedger's own "
+          + "records, not Apple's evidence, with no signature to verify; they decide entitlements "
+          + "by rule E7")
+    }
     for problem in report.problems {
       var line = "\(problem.kind.rawValue) \(problem.subject)"
       if let version = problem.streamVersion { line += " v\(version)" }

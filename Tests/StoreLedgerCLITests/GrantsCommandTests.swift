@@ -60,6 +60,9 @@ import Testing
         #expect(refused.status == 2, "\(bad): \(refused.standardError)")
       }
       #expect(try await database.eventCount() == rows + 1)
+      let audit = try CommandLineRunner.run(["audit"] + options)
+      #expect(audit.status == 0, "\(audit.standardOutput)\(audit.standardError)")
+      #expect(audit.standardOutput.contains("5 events are operators' grants"))
     }
   }
 }

@@ -35,6 +35,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
   /// Events among them that an erasure turned into tombstones: their links and their
   /// erasure's record are checked; their signatures are gone, not verifiable by design.
   public var eventsErased = 0
+  /// Operators' grants among the events (StoreLedger's own, rule E7; not Apple's evidence).
+  public var grantEvents = 0
   /// Erasure events whose erased rows were counted and digested again.
   public var erasuresChecked = 0
   public var signaturesVerified = 0
@@ -57,7 +59,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
   public init() {}
 
   private enum CodingKeys: String, CodingKey {
-    case eventsChecked, eventsErased, erasuresChecked, signaturesVerified, accountsCompared
+    case eventsChecked, eventsErased, grantEvents, erasuresChecked, signaturesVerified
+    case accountsCompared
     case accountsNotCurrent, changesCompared, problems, hashChainSeconds, signatureSeconds
     case readModelSeconds, shard
   }
@@ -67,6 +70,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     eventsChecked = try container.decode(Int.self, forKey: .eventsChecked)
     eventsErased = try container.decodeIfPresent(Int.self, forKey: .eventsErased) ?? 0
+    grantEvents = try container.decodeIfPresent(Int.self, forKey: .grantEvents) ?? 0
     erasuresChecked = try container.decodeIfPresent(Int.self, forKey: .erasuresChecked) ?? 0
     signaturesVerified = try container.decode(Int.self, forKey: .signaturesVerified)
     accountsCompared = try container.decode(Int.self, forKey: .accountsCompared)
@@ -83,6 +87,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
   mutating func add(_ part: AuditReport) {
     eventsChecked += part.eventsChecked
     eventsErased += part.eventsErased
+    grantEvents += part.grantEvents
     erasuresChecked += part.erasuresChecked
     signaturesVerified += part.signaturesVerified
     accountsCompared += part.accountsCompared

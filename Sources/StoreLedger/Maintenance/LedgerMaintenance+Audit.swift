@@ -43,6 +43,7 @@ extension LedgerMaintenance {
     let chain = try await ledger.storage.maintenance.checkHashChain(shard: shard)
     report.eventsChecked = chain.checkedEvents
     report.eventsErased = chain.erasedEvents
+    report.grantEvents = chain.grantEvents
     if let mismatch = chain.firstMismatch {
       report.problems.append(
         .init(

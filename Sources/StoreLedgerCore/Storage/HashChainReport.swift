@@ -27,6 +27,9 @@ public struct HashChainReport: Sendable, Hashable {
   /// Rows among them that an erasure turned into tombstones: checked by their links (their
   /// content is gone, so their hash cannot be recomputed) and by their erasure's record.
   public let erasedEvents: Int
+  /// Rows among them that are operators' grants (`ledger.grant.v1`): StoreLedger's own events,
+  /// not Apple's evidence, counted so the audit can say so.
+  public package(set) var grantEvents = 0
   /// The first row, in feed order, that does not match; nil when the chain is intact.
   public let firstMismatch: Mismatch?
 

@@ -15,6 +15,7 @@ extension EventStore {
         WITH checked AS (
           SELECT stream_id, stream_version, tx_id, seq,
             erased_by IS NOT NULL AS erased,
+            event_type = 'ledger.grant.v1' AS operator_grant,
             erased_by IS NULL
               AND hash IS DISTINCT FROM storeledger.event_digest(prev_hash, stream_id,
                 stream_version, event_id, idempotency_key, event_type, environment,
@@ -32,6 +33,7 @@ extension EventStore {
           WINDOW stream AS (PARTITION BY stream_id ORDER BY stream_version)
         )
         SELECT (SELECT count(*) FROM checked), (SELECT count(*) FROM checked WHERE erased),
+               (SELECT count(*) FROM checked WHERE operator_grant),
                m.stream_id, m.stream_version, m.tx_id::text, m.seq,
                CASE WHEN m.version_gap THEN 'version_gap'
                     WHEN m.content_changed THEN 'content_changed' ELSE 'broken_link' END
@@ -43,13 +45,14 @@ extension EventStore {
         """, logger: logger
       ) { rows in
         var report = HashChainReport(checkedEvents: 0, firstMismatch: nil)
-        for try await (count, erased, stream, version, transaction, sequence, reason)
+        for try await (count, erased, grants, stream, version, transaction, sequence, reason)
           in rows
-          .decode((Int64, Int64, String?, Int64?, String?, Int64?, String).self)
+          .decode((Int64, Int64, Int64, String?, Int64?, String?, Int64?, String).self)
         {
           report = try Self.report(
             count: count, erased: erased, stream: stream, version: version,
             transaction: transaction, sequence: sequence, reason: reason)
+          report.grantEvents = Int(grants)
         }
         return report
       }

@@ -76,7 +76,9 @@ import Testing
 
       let listed = try await grants.grants(of: Self.token, at: later)
       #expect(listed.map(\.grantId) == [given.grantId] && listed[0].state == .ended)
-      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
+      let audit = try await LedgerMaintenance(ledger: ledger).audit()
+      #expect(audit.isConsistent)
+      #expect(audit.grantEvents == 2, "the audit names the grant's two events as grants")
     }
   }
 
