@@ -32,35 +32,20 @@ public struct AccountLists: Sendable {
         .invalidRequest,
         "the expiry window ends before it starts: `expiresBefore` must be later than `expiresFrom`")
     }
-    let list = "accounts"
-    var key: AccountListKey?
-    var total: Int?
-    if let cursor {
-      let read = try ListCursor(
-        text: cursor, list: list, filter: filter.canonicalText, keyParts: 2)
-      guard let ms = Int64(read.key[0]) else { throw ListCursor.invalid("it was changed") }
-      key = AccountListKey(changedAt: Timestamp(milliseconds: ms), appAccountToken: read.key[1])
-      total = read.total
-    }
-    let read: ListRead<AccountListRow>
-    do {
-      read = try await ledger.storage.support.accountList(
-        filter, after: key, limit: limit + 1, countTotal: total == nil,
-        consistency: .readYourWrites
-      ).value
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
-    let rows = Array(read.rows.prefix(limit))
-    let count = total ?? read.total ?? rows.count
-    let next = read.rows.count > limit ? rows.last : nil
-    return ListPage(
-      rows: rows, total: count,
-      nextCursor: next.map {
-        ListCursor(
-          total: count, key: [String($0.changedAt.milliseconds), $0.appAccountToken]
-        ).text(list: list, filter: filter.canonicalText)
-      })
+    let support = ledger.storage.support
+    return try await Self.page(
+      list: "accounts", filter: filter.canonicalText, limit: limit, cursor: cursor,
+      key: { parts in
+        Int64(parts[0]).map {
+          AccountListKey(changedAt: Timestamp(milliseconds: $0), appAccountToken: parts[1])
+        }
+      },
+      read: { (key, count) throws(EventStoreError) in
+        try await support.accountList(
+          filter, after: key, limit: limit + 1, countTotal: count, consistency: .readYourWrites
+        ).value
+      },
+      keyOf: { [String($0.changedAt.milliseconds), $0.appAccountToken] })
   }
 
   /// A page of the subscriptions that entered `filter.status` in its window, newest first.
@@ -72,35 +57,51 @@ public struct AccountLists: Sendable {
       throw LedgerError(
         .invalidRequest, "the window ends before it starts: `before` must be later than `from`")
     }
-    let list = "transitions"
-    var key: StatusTransitionKey?
+    let support = ledger.storage.support
+    return try await Self.page(
+      list: "transitions", filter: filter.canonicalText, limit: limit, cursor: cursor,
+      key: { parts in
+        guard let ms = Int64(parts[0]), let position = Int64(parts[1]) else { return nil }
+        return StatusTransitionKey(occurredAt: Timestamp(milliseconds: ms), position: position)
+      },
+      read: { (key, count) throws(EventStoreError) in
+        try await support.statusTransitions(
+          filter, after: key, limit: limit + 1, countTotal: count, consistency: .readYourWrites
+        ).value
+      },
+      keyOf: { [String($0.occurredAt.milliseconds), String($0.position)] })
+  }
+
+  /// One page of a list: the cursor read back into the store's key (its total carried), one
+  /// more row than the page read to know whether another page follows, and the next cursor
+  /// made from the page's last row.
+  private static func page<Key: Sendable, Row: Sendable>(
+    list: String, filter: String, limit: Int, cursor: String?,
+    key parse: ([String]) -> Key?,
+    read: (Key?, Bool) async throws(EventStoreError) -> ListRead<Row>,
+    keyOf: (Row) -> [String]
+  ) async throws(LedgerError) -> ListPage<Row> {
+    var key: Key?
     var total: Int?
     if let cursor {
-      let read = try ListCursor(
-        text: cursor, list: list, filter: filter.canonicalText, keyParts: 2)
-      guard let ms = Int64(read.key[0]), let position = Int64(read.key[1]) else {
-        throw ListCursor.invalid("it was changed")
-      }
-      key = StatusTransitionKey(occurredAt: Timestamp(milliseconds: ms), position: position)
-      total = read.total
+      let decoded = try ListCursor(text: cursor, list: list, filter: filter, keyParts: 2)
+      guard let parsed = parse(decoded.key) else { throw ListCursor.invalid("it was changed") }
+      key = parsed
+      total = decoded.total
     }
-    let read: ListRead<StatusTransitionRow>
+    let answer: ListRead<Row>
     do {
-      read = try await ledger.storage.support.statusTransitions(
-        filter, after: key, limit: limit + 1, countTotal: total == nil,
-        consistency: .readYourWrites
-      ).value
+      answer = try await read(key, total == nil)
     } catch {
       throw LedgerStorage.mapped(error)
     }
-    let rows = Array(read.rows.prefix(limit))
-    let count = total ?? read.total ?? rows.count
-    let next = read.rows.count > limit ? rows.last : nil
+    let rows = Array(answer.rows.prefix(limit))
+    let count = total ?? answer.total ?? rows.count
+    let next = answer.rows.count > limit ? rows.last : nil
     return ListPage(
       rows: rows, total: count,
       nextCursor: next.map {
-        ListCursor(total: count, key: [String($0.occurredAt.milliseconds), String($0.position)])
-          .text(list: list, filter: filter.canonicalText)
+        ListCursor(total: count, key: keyOf($0)).text(list: list, filter: filter)
       })
   }
 
