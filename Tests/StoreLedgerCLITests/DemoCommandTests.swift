@@ -33,6 +33,7 @@ import Testing
     var checks: Checks
     var changes: Changes
     var seats: Seats
+    var grants: Grants
     var unrouted: Int
     var metrics: Metrics
 
@@ -45,6 +46,15 @@ import Testing
       var grossRevenue: [String: Int64]
       var trialStarts: Int64
       var trialConversions: Int64
+    }
+
+    struct Grants: Decodable {
+      var enteredBillingRetry: Int
+      var granted: Int
+      var refused: Int
+      var grantedAgain: Int
+      var alreadyGranted: Int
+      var entitled: Int
     }
 
     struct Seats: Decodable {
@@ -204,6 +214,12 @@ import Testing
       #expect(summary.accounts == truth.accounts + summary.seats.members)
       #expect(summary.seats.membersAgree == summary.seats.members)
       #expect(summary.seats.disagreements == [])
+      // The bulk grant after the declared outage: each account that entered billing retry in it
+      // granted once (a second run grants nobody) and holding pro now.
+      #expect(summary.grants.granted == summary.grants.enteredBillingRetry)
+      #expect(summary.grants.refused == 0 && summary.grants.grantedAgain == 0)
+      #expect(summary.grants.alreadyGranted == summary.grants.granted)
+      #expect(summary.grants.entitled == summary.grants.granted)
       // Every month's charges, refunds, reversals and new subscriptions, from the log, equal
       // what the simulated store booked as it charged.
       #expect(summary.metrics.differences == [])

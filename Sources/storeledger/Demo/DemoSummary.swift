@@ -97,6 +97,22 @@ struct DemoSummary: Codable, Sendable {
     var disagreements: [String] = []
   }
 
+  /// A bulk grant to everyone who entered billing retry in a declared outage.
+  struct Grants: Codable, Sendable {
+    /// The outage window, Unix ms.
+    var outageFrom: Int64 = 0
+    var outageBefore: Int64 = 0
+    /// Accounts whose subscription entered billing retry in it.
+    var enteredBillingRetry = 0
+    var granted = 0
+    var refused = 0
+    /// The same bulk grant run again: granted anew (0) and found already granted.
+    var grantedAgain = 0
+    var alreadyGranted = 0
+    /// Granted accounts that hold the entitlement a second later.
+    var entitled = 0
+  }
+
   var customers: Int
   var months: Int
   var seed: UInt64
@@ -142,6 +158,7 @@ struct DemoSummary: Codable, Sendable {
   var checks = Checks()
   var changes = Changes()
   var seats = Seats()
+  var grants = Grants()
   /// Verified notifications naming no app this release can read (kept as evidence).
   var unrouted = 0
   /// Notifications stored that this release does not understand (unrouted included).
@@ -275,6 +292,9 @@ struct DemoSummary: Codable, Sendable {
       (\(seats.active) active, \(seats.seatsInForce) seats): \(seats.claimed) claimed for members, \
       \(seats.unclaimedByApple) released by the App Store; \(seats.membersAgree) of \(seats.members) \
       members agree with the truth
+      Grants             \(grants.granted) accounts granted a week of pro after an outage \
+      (\(grants.enteredBillingRetry) entered billing retry in it; \(grants.entitled) hold pro now); \
+      the same bulk grant again granted \(grants.grantedAgain)
       Not understood     \(notUnderstood) notifications stored without being understood, \
       \(unrouted) of them naming no app (unrouted evidence, granting nothing)
       Audit              \(verdict)

@@ -78,6 +78,7 @@ struct DemoWorkflow: Service {
       ledger: ledger, api: api, server: server, into: &summary)
     try await actOnApple(ledger: ledger, api: api, server: server, into: &summary)
     try await claimSeats(ledger: ledger, api: api, server: server, into: &summary)
+    try await grantAfterOutage(ledger: ledger, into: &summary)
     let (projected, seconds) = try await timed("projecting") {
       try await AccountProjector(ledger: ledger, logger: logger).catchUp()
     }
@@ -198,6 +199,23 @@ struct DemoWorkflow: Service {
       "seats", seconds,
       "\(seats.claimed) seats claimed in \(seats.active) groups, \(seats.membersAgree) of "
         + "\(seats.members) members agree with the truth", into: &summary)
+  }
+
+  /// A bulk grant to everyone who entered billing retry in a declared outage; the change feed
+  /// is derived first, so the list of who entered it is complete.
+  private func grantAfterOutage(ledger: Ledger, into summary: inout DemoSummary) async throws {
+    let stage = DemoGrants(ledger: ledger, end: summary.asOf, seed: settings.seed)
+    let (grants, seconds) = try await timed("grants") { () async throws -> DemoSummary.Grants in
+      _ = try await AccountProjector(ledger: ledger, logger: logger).catchUp()
+      return try await stage.run()
+    }
+    summary.grants = grants
+    record(
+      "grants", seconds,
+      "\(grants.granted) accounts granted a week of pro after an outage "
+        + "(\(grants.enteredBillingRetry) entered billing retry in it; run again: "
+        + "\(grants.grantedAgain) granted, \(grants.alreadyGranted) already granted)",
+      into: &summary)
   }
 
   private func actOnApple(
