@@ -2,26 +2,26 @@ import Foundation
 import StoreLedger
 import StoreLedgerCore
 
-/// The demo's operators' grants: an outage is declared over the simulation's last 30 days, and
-/// everyone whose subscription entered billing retry in it gets a week of "pro" (one bulk grant,
-/// idempotent by its key: the demo runs it twice and the second run grants nobody). Each
-/// granted account is then checked to hold "pro" a second from now.
+/// The demo's operators' grants: an outage is declared over the play of the simulation's last
+/// 30 days (the change feed dates a change when the ledger learned it, and the demo's ledger
+/// learns a year in minutes), and everyone whose subscription entered billing retry in it gets
+/// a week of "pro" (one bulk grant, idempotent by its key: the demo runs it twice and the second
+/// run grants nobody). Each granted account is then checked to hold "pro" a second from now.
 struct DemoGrants {
   let ledger: Ledger
-  /// The simulation's end, Unix ms: the outage window ends there.
-  let end: Int64
+  /// The outage window, Unix ms.
+  let from: Int64
+  let before: Int64
   let seed: UInt64
 
   static let entitlement = "pro"
 
   func run() async throws -> DemoSummary.Grants {
-    var result = DemoSummary.Grants()
-    let before = Timestamp(milliseconds: end).date
-    let from = before.addingTimeInterval(-30 * 86_400)
-    result.outageFrom = Int64(from.timeIntervalSince1970 * 1000)
-    result.outageBefore = end
+    var result = DemoSummary.Grants(outageFrom: from, outageBefore: before)
     let grants = SupportGrants(ledger: ledger)
-    let tokens = try await grants.accounts(enteredStatus: 3, from: from, before: before)
+    let tokens = try await grants.accounts(
+      enteredStatus: 3, from: Timestamp(milliseconds: from).date,
+      before: Timestamp(milliseconds: before).date)
     result.enteredBillingRetry = tokens.count
     guard !tokens.isEmpty else { return result }
     let now = Date()

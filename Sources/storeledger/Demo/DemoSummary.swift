@@ -292,7 +292,8 @@ struct DemoSummary: Codable, Sendable {
       (\(seats.active) active, \(seats.seatsInForce) seats): \(seats.claimed) claimed for members, \
       \(seats.unclaimedByApple) released by the App Store; \(seats.membersAgree) of \(seats.members) \
       members agree with the truth
-      Grants             \(grants.granted) accounts granted a week of pro after an outage \
+      Grants             \(grants.granted) accounts granted a week of pro after an outage over the \
+      play of the last 30 days \
       (\(grants.enteredBillingRetry) entered billing retry in it; \(grants.entitled) hold pro now); \
       the same bulk grant again granted \(grants.grantedAgain)
       Not understood     \(notUnderstood) notifications stored without being understood, \

@@ -107,6 +107,7 @@ struct DemoWorkflow: Service {
       simulation: simulation, store: store, deliverer: deliverer, day: day)
     let bar = ProgressBar("simulating ", enabled: !settings.quiet)
     let started = ContinuousClock.now
+    let playedFrom = Date()
     try await runner.run { progress in
       bar.update(
         progress.month, of: progress.months,
@@ -115,6 +116,14 @@ struct DemoWorkflow: Service {
     }
     bar.finish()
     let seconds = (ContinuousClock.now - started).seconds
+    // The ledger learns the simulated year in minutes: its change feed dates what it learned
+    // when it learned it. The outage is the play of the year's last 30 days.
+    let playedUntil = Date()
+    let share = min(1, 30 / (Double(settings.months) * 30))
+    let outageFrom = playedUntil.addingTimeInterval(
+      -playedUntil.timeIntervalSince(playedFrom) * share)
+    summary.grants.outageFrom = Int64(outageFrom.timeIntervalSince1970 * 1000)
+    summary.grants.outageBefore = Int64(playedUntil.timeIntervalSince1970 * 1000)
     let notifications = store.notifications()
     summary.notifications = notifications.count
     summary.delivered = notifications.filter(\.delivered).count
@@ -204,7 +213,9 @@ struct DemoWorkflow: Service {
   /// A bulk grant to everyone who entered billing retry in a declared outage; the change feed
   /// is derived first, so the list of who entered it is complete.
   private func grantAfterOutage(ledger: Ledger, into summary: inout DemoSummary) async throws {
-    let stage = DemoGrants(ledger: ledger, end: summary.asOf, seed: settings.seed)
+    let stage = DemoGrants(
+      ledger: ledger, from: summary.grants.outageFrom, before: summary.grants.outageBefore,
+      seed: settings.seed)
     let (grants, seconds) = try await timed("grants") { () async throws -> DemoSummary.Grants in
       _ = try await AccountProjector(ledger: ledger, logger: logger).catchUp()
       return try await stage.run()
