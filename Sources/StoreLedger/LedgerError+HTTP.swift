@@ -6,13 +6,14 @@ extension LedgerError {
   public var httpStatus: Int {
     switch code {
     case .verificationFailed: 401
-    case .invalidPayload, .invalidRequest, .invalidCursor: 400
+    case .invalidPayload, .invalidRequest: 400
     case .insufficientBalance, .conflict, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts:
       409
     case .erasureNotPermitted: 403
     case .notFound: 404
-    case .idempotencyKeyReused: 422
+    // A cursor that fits the document's form but not any page of this list.
+    case .idempotencyKeyReused, .invalidCursor: 422
     case .databaseUnavailable, .databasePermissionDenied: 503
     case .appleUnavailable: 502
     case .notConfigured: 501

@@ -45,6 +45,12 @@ struct GrantsController: Sendable {
     let grants: [SupportGrantStatus]
   }
 
+  /// A body that fits the document but is not a grant (an entitlement no product grants, a
+  /// period that ends before it starts, `days` with `endsAt`): 422.
+  static func refused(_ message: String) -> APIError {
+    APIError(.unprocessableContent, "invalid_request", message)
+  }
+
   func register(on group: RouterGroup<BasicRequestContext>) {
     group.get("/v1/accounts/{token}/grants") { request, context in
       let token = try AccountController.token(context)
@@ -53,65 +59,77 @@ struct GrantsController: Sendable {
         Grants(grants: try await SupportGrants(ledger: ledger).grants(of: token, at: at)))
     }
     group.post("/v1/accounts/{token}/grants") { request, context in
-      let token = try AccountController.token(context)
-      let body = try await JSONBody.decode(
-        GrantBody.self, from: request, limit: 8192,
-        what:
-          #"{"entitlement", "reason", "endsAt" or "days"?, "startsAt"?, "idempotencyKey"?, "force"?}"#
-      )
-      let now = Date()
-      let (starts, ends) = try Self.period(body.startsAt, body.endsAt, body.days, now: now)
-      let status = try await SupportGrants(ledger: ledger).grant(
-        SupportGrantRequest(
-          appAccountToken: token, entitlement: body.entitlement, startsAt: starts, endsAt: ends,
-          reason: body.reason, by: Self.who(), idempotencyKey: body.idempotencyKey,
-          force: body.force ?? false), now: now)
-      return try JSONBody.response(status, status: .created)
+      try await ListsController.combined { try await create(request, context) }
     }
     group.post("/v1/accounts/{token}/grants/{grantId}/end") { request, context in
-      let token = try AccountController.token(context)
-      let grantId = try context.parameters.require("grantId")
-      let body = try await JSONBody.decode(
-        EndBody.self, from: request, limit: 4096, what: #"{"reason": "why it ends"}"#)
-      return try JSONBody.response(
-        try await SupportGrants(ledger: ledger).end(
-          grantId: grantId, of: token, reason: body.reason, by: Self.who()))
+      try await ListsController.combined { try await end(request, context) }
     }
     group.post("/v1/grants") { request, _ in
-      let body = try await JSONBody.decode(
-        BulkBody.self, from: request, limit: 1 << 20,
-        what:
-          #"{"appAccountTokens": [...] or "enteredStatus": {"status", "from", "before"}, "entitlement", "reason", "idempotencyKey", "endsAt" or "days"?}"#
-      )
-      let grants = SupportGrants(ledger: ledger)
-      let tokens: [String]
-      switch (body.appAccountTokens, body.enteredStatus) {
-      case (let list?, nil): tokens = list
-      case (nil, let entered?):
-        guard let from = ISO8601Parsing.date(entered.from),
-          let before = ISO8601Parsing.date(entered.before)
-        else {
-          throw APIError.invalidBody("`enteredStatus.from` and `.before` are RFC 3339 date-times")
-        }
-        tokens = try await grants.accounts(
-          enteredStatus: try AccountLists.status(named: entered.status), from: from,
-          before: before)
-        guard !tokens.isEmpty else {
-          throw APIError(
-            .notFound, "not_found", "no subscription entered that status in that window")
-        }
-      default:
-        throw APIError.invalidBody(
-          "name the accounts: `appAccountTokens` or `enteredStatus`, one of them")
-      }
-      let now = Date()
-      let (starts, ends) = try Self.period(body.startsAt, body.endsAt, body.days, now: now)
-      return try JSONBody.response(
-        try await grants.grant(
-          tokens, entitlement: body.entitlement, startsAt: starts, endsAt: ends,
-          reason: body.reason, by: Self.who(), idempotencyKey: body.idempotencyKey,
-          force: body.force ?? false, now: now))
+      try await ListsController.combined { try await bulk(request) }
     }
+  }
+
+  func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    let token = try AccountController.token(context)
+    let body = try await JSONBody.decode(
+      GrantBody.self, from: request, limit: 8192,
+      what:
+        #"{"entitlement", "reason", "endsAt" or "days"?, "startsAt"?, "idempotencyKey"?, "force"?}"#
+    )
+    let now = Date()
+    let (starts, ends) = try Self.period(body.startsAt, body.endsAt, body.days, now: now)
+    let status = try await SupportGrants(ledger: ledger).grant(
+      SupportGrantRequest(
+        appAccountToken: token, entitlement: body.entitlement, startsAt: starts, endsAt: ends,
+        reason: body.reason, by: Self.who(), idempotencyKey: body.idempotencyKey,
+        force: body.force ?? false), now: now)
+    return try JSONBody.response(status, status: .created)
+  }
+
+  func end(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    let token = try AccountController.token(context)
+    let grantId = try context.parameters.require("grantId")
+    let body = try await JSONBody.decode(
+      EndBody.self, from: request, limit: 4096, what: #"{"reason": "why it ends"}"#)
+    return try JSONBody.response(
+      try await SupportGrants(ledger: ledger).end(
+        grantId: grantId, of: token, reason: body.reason, by: Self.who()))
+  }
+
+  func bulk(_ request: Request) async throws -> Response {
+    let body = try await JSONBody.decode(
+      BulkBody.self, from: request, limit: 1 << 20,
+      what:
+        #"{"appAccountTokens": [...] or "enteredStatus": {"status", "from", "before"}, "entitlement", "reason", "idempotencyKey", "endsAt" or "days"?}"#
+    )
+    let grants = SupportGrants(ledger: ledger)
+    let tokens: [String]
+    switch (body.appAccountTokens, body.enteredStatus) {
+    case (let list?, nil): tokens = list
+    case (nil, let entered?):
+      guard let from = ISO8601Parsing.date(entered.from),
+        let before = ISO8601Parsing.date(entered.before)
+      else {
+        throw APIError.invalidBody("`enteredStatus.from` and `.before` are RFC 3339 date-times")
+      }
+      tokens = try await grants.accounts(
+        enteredStatus: try AccountLists.status(named: entered.status), from: from,
+        before: before)
+      guard !tokens.isEmpty else {
+        throw APIError(
+          .notFound, "not_found", "no subscription entered that status in that window")
+      }
+    default:
+      throw APIError.invalidBody(
+        "name the accounts: `appAccountTokens` or `enteredStatus`, one of them")
+    }
+    let now = Date()
+    let (starts, ends) = try Self.period(body.startsAt, body.endsAt, body.days, now: now)
+    return try JSONBody.response(
+      try await grants.grant(
+        tokens, entitlement: body.entitlement, startsAt: starts, endsAt: ends,
+        reason: body.reason, by: Self.who(), idempotencyKey: body.idempotencyKey,
+        force: body.force ?? false, now: now))
   }
 
   /// The period a body asks for: `endsAt`, or `days` from its start.
@@ -127,7 +145,7 @@ struct GrantsController: Sendable {
     }
     let starts = try date(startsAt, "startsAt")
     if let days {
-      guard endsAt == nil else { throw APIError.invalidBody("give `endsAt` or `days`, not both") }
+      guard endsAt == nil else { throw Self.refused("give `endsAt` or `days`, not both") }
       guard (1...3650).contains(days) else { throw APIError.invalidBody("`days` is 1 to 3650") }
       return (starts, (starts ?? now).addingTimeInterval(Double(days) * 86_400))
     }

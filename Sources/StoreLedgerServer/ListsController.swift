@@ -124,53 +124,71 @@ struct ListsController: Sendable {
   ]
   static let transitionParameters = ["status", "from", "before", "limit", "cursor", "format"]
 
+  /// Parameters that each fit the document but do not go together (a window that ends before
+  /// it starts, a search that is no token's start): 422, as the metrics answer them.
+  static func combined<Value>(_ body: () async throws -> Value) async throws -> Value {
+    do {
+      return try await body()
+    } catch let error as LedgerError where error.code == .invalidRequest {
+      throw APIError(.unprocessableContent, "invalid_request", error.message)
+    }
+  }
+
   func register(on group: RouterGroup<BasicRequestContext>) {
     group.get("/v1/accounts") { request, _ in
-      try Self.refuseUnknown(request, known: Self.accountParameters)
-      let filter = try Self.accountFilter(request)
-      let lists = AccountLists(ledger: ledger)
-      if try Self.wantsCSV(request) {
-        return try await Self.csv(
-          name: "accounts", header: ListCSV.accountsHeader,
-          first: try await lists.accounts(
-            filter, limit: AccountLists.pageLimit, cursor: request.uri.queryParameters.get("cursor")
-          )
-        ) { cursor in
-          try await lists.accounts(filter, limit: AccountLists.pageLimit, cursor: cursor)
-        } fields: {
-          ListCSV.fields($0)
-        }
-      }
-      let page = try await lists.accounts(
-        filter, limit: try Self.limit(request), cursor: request.uri.queryParameters.get("cursor"))
-      return try JSONBody.response(
-        AccountsPage(
-          accounts: page.rows.map(AccountItem.init), total: page.total,
-          nextCursor: page.nextCursor))
+      try await Self.combined { try await accounts(request) }
     }
     group.get("/v1/subscriptions/transitions") { request, _ in
-      try Self.refuseUnknown(request, known: Self.transitionParameters)
-      let filter = try Self.transitionFilter(request)
-      let lists = AccountLists(ledger: ledger)
-      if try Self.wantsCSV(request) {
-        return try await Self.csv(
-          name: "transitions", header: ListCSV.transitionsHeader,
-          first: try await lists.statusTransitions(
-            filter, limit: AccountLists.pageLimit,
-            cursor: request.uri.queryParameters.get("cursor"))
-        ) { cursor in
-          try await lists.statusTransitions(filter, limit: AccountLists.pageLimit, cursor: cursor)
-        } fields: {
-          ListCSV.fields($0)
-        }
-      }
-      let page = try await lists.statusTransitions(
-        filter, limit: try Self.limit(request), cursor: request.uri.queryParameters.get("cursor"))
-      return try JSONBody.response(
-        TransitionsPage(
-          transitions: page.rows.map(TransitionItem.init), total: page.total,
-          nextCursor: page.nextCursor))
+      try await Self.combined { try await transitions(request) }
     }
+  }
+
+  func accounts(_ request: Request) async throws -> Response {
+    try Self.refuseUnknown(request, known: Self.accountParameters)
+    let filter = try Self.accountFilter(request)
+    let lists = AccountLists(ledger: ledger)
+    if try Self.wantsCSV(request) {
+      return try await Self.csv(
+        name: "accounts", header: ListCSV.accountsHeader,
+        first: try await lists.accounts(
+          filter, limit: AccountLists.pageLimit, cursor: request.uri.queryParameters.get("cursor")
+        )
+      ) { cursor in
+        try await lists.accounts(filter, limit: AccountLists.pageLimit, cursor: cursor)
+      } fields: {
+        ListCSV.fields($0)
+      }
+    }
+    let page = try await lists.accounts(
+      filter, limit: try Self.limit(request), cursor: request.uri.queryParameters.get("cursor"))
+    return try JSONBody.response(
+      AccountsPage(
+        accounts: page.rows.map(AccountItem.init), total: page.total,
+        nextCursor: page.nextCursor))
+  }
+
+  func transitions(_ request: Request) async throws -> Response {
+    try Self.refuseUnknown(request, known: Self.transitionParameters)
+    let filter = try Self.transitionFilter(request)
+    let lists = AccountLists(ledger: ledger)
+    if try Self.wantsCSV(request) {
+      return try await Self.csv(
+        name: "transitions", header: ListCSV.transitionsHeader,
+        first: try await lists.statusTransitions(
+          filter, limit: AccountLists.pageLimit,
+          cursor: request.uri.queryParameters.get("cursor"))
+      ) { cursor in
+        try await lists.statusTransitions(filter, limit: AccountLists.pageLimit, cursor: cursor)
+      } fields: {
+        ListCSV.fields($0)
+      }
+    }
+    let page = try await lists.statusTransitions(
+      filter, limit: try Self.limit(request), cursor: request.uri.queryParameters.get("cursor"))
+    return try JSONBody.response(
+      TransitionsPage(
+        transitions: page.rows.map(TransitionItem.init), total: page.total,
+        nextCursor: page.nextCursor))
   }
 
   static func refuseUnknown(_ request: Request, known: [String]) throws {
@@ -195,7 +213,8 @@ struct ListsController: Sendable {
     filter.expiresBefore = try AccountController.time(request, "expiresBefore").map(Timestamp.init)
     if let search = query.get("search") {
       guard let prefix = AppAccountToken.prefixFromAnySpelling(search) else {
-        throw APIError.invalidRequest(
+        throw APIError(
+          .unprocessableContent, "invalid_request",
           "`search` takes an appAccountToken or its start (hexadecimal digits, with or without dashes); to find an account by a transaction, order or download id, use the console's search"
         )
       }

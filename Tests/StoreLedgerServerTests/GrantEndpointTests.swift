@@ -65,19 +65,25 @@ import Testing
       #expect(try await database.eventCount() == rows)
 
       // Refusals: nothing stored.
-      for body: [String: Any] in [
-        ["entitlement": "platinum", "reason": "r"],
-        [
-          "entitlement": "pro", "reason": "r", "startsAt": "2026-12-01T00:00:00Z",
-          "endsAt": "2026-11-01T00:00:00Z",
-        ],
-        ["entitlement": "pro", "reason": " "],
-        ["entitlement": "pro", "reason": "r", "days": 3, "endsAt": "2026-12-01T00:00:00Z"],
-      ] {
+      let refusals: [([String: Any], HTTPResponse.Status)] = [
+        (["entitlement": "platinum", "reason": "r"], .unprocessableContent),
+        (
+          [
+            "entitlement": "pro", "reason": "r", "startsAt": "2026-12-01T00:00:00Z",
+            "endsAt": "2026-11-01T00:00:00Z",
+          ], .unprocessableContent
+        ),
+        (["entitlement": "pro", "reason": " "], .badRequest),
+        (
+          ["entitlement": "pro", "reason": "r", "days": 3, "endsAt": "2026-12-01T00:00:00Z"],
+          .unprocessableContent
+        ),
+      ]
+      for (body, status) in refusals {
         let refused = try await client.execute(
           uri: "/v1/accounts/\(token)/grants", method: .post, headers: H.authorized,
           body: H.json(body))
-        #expect(refused.status == .badRequest, "\(body)")
+        #expect(refused.status == status, "\(body)")
       }
       let unknown = try await client.execute(
         uri: "/v1/accounts/\(token)/grants/\(UUID().uuidString)/end", method: .post,

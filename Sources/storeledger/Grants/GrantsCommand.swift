@@ -14,10 +14,13 @@ struct GrantsCommand: AsyncParsableCommand {
       nothing changes at Apple (billing is untouched).
 
       Examples:
-        storeledger grants create 9f1c… --entitlement pro --days 30 --reason "outage on Nov 20"
-        storeledger accounts transitions --status billing_retry --from 2026-11-20T08:00:00Z \\
-          --before 2026-11-20T14:00:00Z --format csv --all | cut -d, -f2 | tail -n +2 \\
-          | storeledger grants create - --entitlement pro --days 7 --reason outage --key outage-11-20
+        storeledger grants create 9f1c… --entitlement pro --days 30 \\
+          --reason "outage on Nov 20"
+        storeledger accounts transitions --status billing_retry \\
+          --from 2026-11-20T08:00:00Z --before 2026-11-20T14:00:00Z \\
+          --format csv --all | cut -d, -f2 | tail -n +2 \\
+          | storeledger grants create - --entitlement pro --days 7 \\
+            --reason outage --key outage-11-20
         storeledger grants revoke 9f1c… GRANT_ID --reason "resolved"
         storeledger grants list 9f1c…
       """,

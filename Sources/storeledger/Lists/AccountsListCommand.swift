@@ -19,8 +19,10 @@ struct AccountsListCommand: AsyncParsableCommand {
 
       Examples:
         storeledger accounts list --status billing_retry
-        storeledger accounts list --entitlement pro --storefront DEU --format csv --all > pro-de.csv
-        storeledger accounts list --expires-from 2026-12-01T00:00:00Z --expires-before 2026-12-08T00:00:00Z
+        storeledger accounts list --entitlement pro --storefront DEU \\
+          --format csv --all > pro-de.csv
+        storeledger accounts list --expires-from 2026-12-01T00:00:00Z \\
+          --expires-before 2026-12-08T00:00:00Z
       """)
 
   @Option(

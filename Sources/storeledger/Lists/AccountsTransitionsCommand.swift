@@ -11,7 +11,8 @@ struct AccountsTransitionsCommand: AsyncParsableCommand {
     abstract: "List subscriptions that entered a status in a window, newest first.",
     discussion: """
       Examples:
-        storeledger accounts transitions --status billing_retry --from 2026-11-20T08:00:00Z --before 2026-11-20T14:00:00Z
+        storeledger accounts transitions --status billing_retry \\
+          --from 2026-11-20T08:00:00Z --before 2026-11-20T14:00:00Z
         storeledger accounts transitions --status grace_period --format csv --all
       """)
 
