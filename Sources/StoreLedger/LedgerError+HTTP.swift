@@ -8,12 +8,12 @@ extension LedgerError {
     case .verificationFailed: 401
     case .invalidPayload, .invalidRequest: 400
     case .insufficientBalance, .conflict, .positionBeyondFeed, .notDeveloperHosted,
-      .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts:
+      .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts,
+      .invalidCursor:
       409
     case .erasureNotPermitted: 403
     case .notFound: 404
-    // A cursor that fits the document's form but not any page of this list.
-    case .idempotencyKeyReused, .invalidCursor: 422
+    case .idempotencyKeyReused: 422
     case .databaseUnavailable, .databasePermissionDenied: 503
     case .appleUnavailable: 502
     case .notConfigured: 501

@@ -45,10 +45,20 @@ struct GrantsController: Sendable {
     let grants: [SupportGrantStatus]
   }
 
-  /// A body that fits the document but is not a grant (an entitlement no product grants, a
-  /// period that ends before it starts, `days` with `endsAt`): 422.
+  /// A body that fits the document but that the ledger cannot grant (an entitlement no product
+  /// grants, a period that ends before it starts): 409, a conflict with the catalog or the
+  /// clock. `days` with `endsAt`, and naming both or neither kind of accounts, the document
+  /// itself forbids (400).
   static func refused(_ message: String) -> APIError {
-    APIError(.unprocessableContent, "invalid_request", message)
+    APIError(.conflict, "invalid_request", message)
+  }
+
+  static func granting<Value>(_ body: () async throws -> Value) async throws -> Value {
+    do {
+      return try await body()
+    } catch let error as LedgerError where error.code == .invalidRequest {
+      throw refused(error.message)
+    }
   }
 
   func register(on group: RouterGroup<BasicRequestContext>) {
@@ -59,13 +69,13 @@ struct GrantsController: Sendable {
         Grants(grants: try await SupportGrants(ledger: ledger).grants(of: token, at: at)))
     }
     group.post("/v1/accounts/{token}/grants") { request, context in
-      try await ListsController.combined { try await create(request, context) }
+      try await Self.granting { try await create(request, context) }
     }
     group.post("/v1/accounts/{token}/grants/{grantId}/end") { request, context in
-      try await ListsController.combined { try await end(request, context) }
+      try await Self.granting { try await end(request, context) }
     }
     group.post("/v1/grants") { request, _ in
-      try await ListsController.combined { try await bulk(request) }
+      try await Self.granting { try await bulk(request) }
     }
   }
 
@@ -145,7 +155,7 @@ struct GrantsController: Sendable {
     }
     let starts = try date(startsAt, "startsAt")
     if let days {
-      guard endsAt == nil else { throw Self.refused("give `endsAt` or `days`, not both") }
+      guard endsAt == nil else { throw APIError.invalidBody("give `endsAt` or `days`, not both") }
       guard (1...3650).contains(days) else { throw APIError.invalidBody("`days` is 1 to 3650") }
       return (starts, (starts ?? now).addingTimeInterval(Double(days) * 86_400))
     }

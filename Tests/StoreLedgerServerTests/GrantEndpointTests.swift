@@ -66,17 +66,17 @@ import Testing
 
       // Refusals: nothing stored.
       let refusals: [([String: Any], HTTPResponse.Status)] = [
-        (["entitlement": "platinum", "reason": "r"], .unprocessableContent),
+        (["entitlement": "platinum", "reason": "r"], .conflict),
         (
           [
             "entitlement": "pro", "reason": "r", "startsAt": "2026-12-01T00:00:00Z",
             "endsAt": "2026-11-01T00:00:00Z",
-          ], .unprocessableContent
+          ], .conflict
         ),
         (["entitlement": "pro", "reason": " "], .badRequest),
         (
           ["entitlement": "pro", "reason": "r", "days": 3, "endsAt": "2026-12-01T00:00:00Z"],
-          .unprocessableContent
+          .badRequest
         ),
       ]
       for (body, status) in refusals {

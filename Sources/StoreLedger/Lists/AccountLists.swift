@@ -27,10 +27,9 @@ public struct AccountLists: Sendable {
         "no environment is called “\(environment)”: use \(Self.environments.joined(separator: ", "))"
       )
     }
+    // A window that ends before it starts holds nothing: an empty list, not an error.
     if let from = filter.expiresFrom, let before = filter.expiresBefore, before <= from {
-      throw LedgerError(
-        .invalidRequest,
-        "the expiry window ends before it starts: `expiresBefore` must be later than `expiresFrom`")
+      return ListPage(rows: [], total: 0, nextCursor: nil)
     }
     let support = ledger.storage.support
     return try await Self.page(
@@ -53,10 +52,7 @@ public struct AccountLists: Sendable {
     _ filter: StatusTransitionFilter, limit: Int = 50, cursor: String? = nil
   ) async throws(LedgerError) -> ListPage<StatusTransitionRow> {
     try Self.check(limit: limit)
-    guard filter.before > filter.from else {
-      throw LedgerError(
-        .invalidRequest, "the window ends before it starts: `before` must be later than `from`")
-    }
+    guard filter.before > filter.from else { return ListPage(rows: [], total: 0, nextCursor: nil) }
     let support = ledger.storage.support
     return try await Self.page(
       list: "transitions", filter: filter.canonicalText, limit: limit, cursor: cursor,
