@@ -23,6 +23,14 @@ public struct SupportGrants: Sendable {
   public func grant(_ request: SupportGrantRequest, now: Date = Date()) async throws(LedgerError)
     -> SupportGrantStatus
   {
+    try await granting(request, now: now).status
+  }
+
+  /// The grant, and whether an earlier request under the same key had made it already (the
+  /// append found the key: nothing stored).
+  func granting(_ request: SupportGrantRequest, now: Date) async throws(LedgerError)
+    -> (status: SupportGrantStatus, wasDuplicate: Bool)
+  {
     let token = try Ledger.canonical(request.appAccountToken)
     let entitlement = request.entitlement.trimmingCharacters(in: .whitespaces)
     guard !entitlement.isEmpty, entitlement.utf8.count <= 200 else {
@@ -40,9 +48,9 @@ public struct SupportGrants: Sendable {
       startsAt: request.startsAt.map(Timestamp.init), endsAt: request.endsAt.map(Timestamp.init),
       reason: reason, by: Self.who(request.by), batch: request.idempotencyKey,
       forced: request.force, occurredAt: Timestamp(now))
-    _ = try await ledger.decideAndAppend(
+    let stored = try await ledger.decideAndAppend(
       .grant(event), for: token, idempotencyKey: "\(grantId):started", source: "grants")
-    return try await status(of: grantId, for: token, at: now)
+    return (try await status(of: grantId, for: token, at: now), stored.wasDuplicate)
   }
 
   /// Ends a grant of the account now; ending it again changes nothing.
@@ -102,10 +110,8 @@ public struct SupportGrants: Sendable {
         continue
       }
       guard seen.insert(token).inserted else { continue }
-      let id = Self.grantId(token: token, key: idempotencyKey)
       do {
-        let before = try await ledger.view(for: token).state.supportGrants[id]?.started != nil
-        let status = try await grant(
+        let (status, before) = try await granting(
           SupportGrantRequest(
             appAccountToken: token, entitlement: entitlement, startsAt: startsAt, endsAt: endsAt,
             reason: reason, by: by, idempotencyKey: idempotencyKey, force: force), now: now)
