@@ -124,22 +124,12 @@ struct ListsController: Sendable {
   ]
   static let transitionParameters = ["status", "from", "before", "limit", "cursor", "format"]
 
-  /// Parameters that each fit the document but do not go together (a window that ends before
-  /// it starts, a search that is no token's start): 422, as the metrics answer them.
-  static func combined<Value>(_ body: () async throws -> Value) async throws -> Value {
-    do {
-      return try await body()
-    } catch let error as LedgerError where error.code == .invalidRequest {
-      throw APIError(.unprocessableContent, "invalid_request", error.message)
-    }
-  }
-
   func register(on group: RouterGroup<BasicRequestContext>) {
     group.get("/v1/accounts") { request, _ in
-      try await Self.combined { try await accounts(request) }
+      try await accounts(request)
     }
     group.get("/v1/subscriptions/transitions") { request, _ in
-      try await Self.combined { try await transitions(request) }
+      try await transitions(request)
     }
   }
 
