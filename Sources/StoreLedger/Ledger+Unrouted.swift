@@ -19,7 +19,7 @@ extension Ledger {
   /// evidence.
   func ingestUnroutable(
     _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, source: String,
-    freshlyFetched: Bool
+    freshlyFetched: Bool, body: String?
   ) async throws(LedgerError) -> Ingested {
     if let environment = unverified.claims.environment,
       !configuration.environments.contains(environment)
@@ -37,7 +37,9 @@ extension Ledger {
     } catch {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
-    let record = try LedgerRecord.mapped { try LedgerRecord.unrouted(verified, source: source) }
+    let record = try LedgerRecord.mapped {
+      try LedgerRecord.unrouted(verified, source: source).keeping(body: body)
+    }
     var ingested = try await append(record, accounts: [])
     ingested.notificationType = verified.payload.notificationType?.rawValue
     ingested.unrouted = true

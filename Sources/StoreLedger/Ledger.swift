@@ -67,9 +67,12 @@ public struct Ledger: Sendable {
   /// An App Store Server Notification V2 `signedPayload`; `source` is kept in the event's
   /// metadata (`webhook`, `recovery`, …). Certificates are judged at the payload's
   /// signedDate (a retried delivery may be days old), or at the current time when
-  /// `freshlyFetched` (data the caller fetched from Apple just now).
+  /// `freshlyFetched` (data the caller fetched from Apple just now). `body`: the HTTP body as
+  /// Apple sent it, when it was not the plain `{"signedPayload":"…"}` (kept in the metadata,
+  /// so a relay sends it on unchanged).
   public func ingest(
-    notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false
+    notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false,
+    body: String? = nil
   ) async throws(LedgerError) -> Ingested {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
     let unverified = try LedgerVerifiers.notificationClaims(signedPayload)
@@ -77,11 +80,12 @@ public struct Ledger: Sendable {
       let stream = try await SeatLedger(ledger: self, apple: nil).stream(holding: released)
     {
       return try await SeatLedger(ledger: self, apple: nil).ingestUnclaim(
-        unverified, into: stream, source: source, freshlyFetched: freshlyFetched)
+        unverified, into: stream, source: source, freshlyFetched: freshlyFetched, body: body)
     }
     guard unverified.claims.environment != nil, unverified.claims.bundleId != nil else {
       // No body names the app: never refused for being new (Apple would retry, then give up).
-      return try await ingestUnroutable(unverified, source: source, freshlyFetched: freshlyFetched)
+      return try await ingestUnroutable(
+        unverified, source: source, freshlyFetched: freshlyFetched, body: body)
     }
     let claims = SignedDataKind.Claims(
       kind: .notification, environment: unverified.claims.environment)
@@ -89,7 +93,9 @@ public struct Ledger: Sendable {
       verifier throws(VerificationError) in
       try await verifier.verifyNotification(unverified)
     }
-    let record = try LedgerRecord.mapped { try LedgerRecord.notification(verified, source: source) }
+    let record = try LedgerRecord.mapped {
+      try LedgerRecord.notification(verified, source: source).keeping(body: body)
+    }
     var tokens = [
       verified.transaction?.payload.appAccountToken,
       verified.renewalInfo?.payload.appAccountToken,

@@ -253,6 +253,21 @@ public struct LedgerRecord: Sendable, Hashable {
   private static func metadata(_ source: String) -> [UInt8] {
     Array("{\"source\":\(EventPayloadJSON.quoted(source))}".utf8)
   }
+
+  /// The record with `body` (the HTTP body Apple sent, when it was not the plain
+  /// `{"signedPayload":"…"}`) kept in its metadata beside the source.
+  func keeping(body: String?) -> LedgerRecord {
+    guard let body,
+      let object = try? JSONSerialization.jsonObject(with: Data(event.metadata))
+        as? [String: Any],
+      let source = object["source"] as? String
+    else { return self }
+    var record = self
+    record.event.metadata = Array(
+      "{\"body\":\(EventPayloadJSON.quoted(body)),\"source\":\(EventPayloadJSON.quoted(source))}"
+        .utf8)
+    return record
+  }
 }
 
 extension LedgerRecord {

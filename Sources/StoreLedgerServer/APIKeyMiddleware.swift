@@ -36,6 +36,12 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
       let path = request.uri.path
       // Erasure removes data for good: only an administrator's key.
       if path.hasSuffix("/erasure") { return .admin }
+      // A relay target receives every notification Apple sends (customers' purchases): only
+      // an administrator adds or removes one.
+      if path.hasSuffix("/v1/relays") || (request.method == .delete && path.contains("/v1/relays/"))
+      {
+        return .admin
+      }
       // A dry run computes an answer and records nothing.
       return path.hasSuffix("/v1/consumption-requests/dry-run") ? .read : .write
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StoreLedger
+import StoreLedgerCore
 
 /// The writes: Apple's webhook, forwarded transactions, links and debits. Each answers only
 /// after the event is durably stored (or found already stored), so a 2xx to Apple is safe.
@@ -15,6 +16,11 @@ struct IngestController: Sendable {
 
   struct NotificationBody: Decodable {
     let signedPayload: String
+    /// The body as Apple sent it, when it was not the plain `{"signedPayload":"…"}` (a field
+    /// added, other spacing): kept with the event, so a relay sends it on unchanged.
+    var original: String? = nil
+
+    private enum CodingKeys: String, CodingKey { case signedPayload }
   }
 
   struct TransactionBody: Decodable {
@@ -66,9 +72,21 @@ struct IngestController: Sendable {
   }
 
   static func notificationBody(_ request: Request, limit: Int) async throws -> NotificationBody {
-    try await JSONBody.decode(
-      NotificationBody.self, from: request, limit: limit,
-      what: #"an App Store notification ({"signedPayload": …})"#)
+    var request = request
+    let bytes = Array(try await request.collectBody(upTo: limit).readableBytesView)
+    var body: NotificationBody
+    do {
+      body = try JSONDecoder().decode(NotificationBody.self, from: Data(bytes))
+    } catch {
+      throw APIError.invalidBody(
+        #"the body is not an App Store notification ({"signedPayload": …})"#)
+    }
+    if bytes != RelayDeliveryClaim.plainBody(body.signedPayload),
+      let text = String(validating: bytes, as: UTF8.self), !text.contains("\u{0}")
+    {
+      body.original = text
+    }
+    return body
   }
 
   static func transactionBody(_ request: Request, limit: Int) async throws -> TransactionBody {
@@ -79,7 +97,7 @@ struct IngestController: Sendable {
 
   func notification(_ body: NotificationBody) async throws -> Response {
     try await recorded("notification", created: .ok) {
-      try await ledger.ingest(notification: body.signedPayload)
+      try await ledger.ingest(notification: body.signedPayload, body: body.original)
     }
   }
 

@@ -78,6 +78,12 @@ struct RunningApp: Sendable {
         ChangeDeliveryService(
           deliverer: ChangeDeliverer(ledger: ledger, configuration: delivery, logger: logger)))
     }
+    if configuration.runsProjector, let relays = app.relays {
+      services.append(
+        RelayService(
+          relayer: Relayer(
+            ledger: ledger, wakeUp: appended, configuration: relays, logger: logger)))
+    }
     if let checkpoints = app.checkpoints, let key = checkpoints.key {
       services.append(
         CheckpointService(
@@ -157,6 +163,7 @@ struct RunningApp: Sendable {
     ErasureController(ledger: ledger).register(on: protected)
     ListsController(ledger: ledger).register(on: protected)
     GrantsController(ledger: ledger).register(on: protected)
+    RelaysController(relays: Relays(ledger: ledger)).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

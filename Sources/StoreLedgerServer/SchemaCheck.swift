@@ -81,6 +81,8 @@ struct SchemaCheck: Sendable {
       return "\(place) has at most \(Int(maximum)) characters"
     }
     if case .string(let pattern)? = rules["pattern"], !Self.matches(text, pattern) {
+      // A pattern a person cannot read is said in words where the document gives them.
+      if case .string(let rule)? = rules["x-rule"] { return "\(place) must be \(rule)" }
       return "\(place) must match \(pattern)"
     }
     switch rules["format"] {

@@ -27,6 +27,10 @@ public struct ServedApp: Sendable {
   public var changeDelivery: ChangeDeliveryConfiguration?
   /// Signed checkpoints of the app's log: published in a directory and served.
   public var checkpoints: CheckpointSettings?
+  /// How this process relays Apple's notifications to the stored relay targets (nil: it does
+  /// not relay; another server may). Several servers may relay: a delivery is claimed by one
+  /// of them at a time.
+  public var relays: RelayConfiguration? = RelayConfiguration()
 
   public init(
     name: String, database: PostgresClient.Configuration,

@@ -85,6 +85,11 @@ public struct ServerConfiguration: Sendable {
     get { apps[0].changeDelivery }
     set { apps[0].changeDelivery = newValue }
   }
+
+  public var relays: RelayConfiguration? {
+    get { apps[0].relays }
+    set { apps[0].relays = newValue }
+  }
 }
 
 /// Where and as whom the server calls the App Store Server API, and how it verifies what

@@ -154,6 +154,12 @@ struct AuditCommand: AsyncParsableCommand {
           + "records, not Apple's evidence, with no signature to verify; they decide entitlements "
           + "by rule E7")
     }
+    if report.relayEvents > 0 {
+      lines.append(
+        "\(report.relayEvents) events record relays (ledger.relay_target.v1, "
+          + "ledger.relay_attempted.v1): what StoreLedger sent on to other systems, not Apple's "
+          + "evidence")
+    }
     for problem in report.problems {
       var line = "\(problem.kind.rawValue) \(problem.subject)"
       if let version = problem.streamVersion { line += " v\(version)" }

@@ -40,7 +40,7 @@ struct StoreLedgerCommand: AsyncParsableCommand {
       ServeCommand.self,
       SimulateCommand.self, RecoverCommand.self, AuditCommand.self,
       RebuildCommand.self, ReplayCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
-      ChangesCommand.self, AccountsCommand.self, GrantsCommand.self,
+      ChangesCommand.self, AccountsCommand.self, GrantsCommand.self, RelaysCommand.self,
       OrderCommand.self,
       LinkCommand.self, WebhookCheckCommand.self, ExtendCommand.self,
       OffersCommand.self, ImportReceiptsCommand.self, AppTransactionCommand.self,

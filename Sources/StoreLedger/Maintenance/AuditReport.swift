@@ -37,6 +37,9 @@ public struct AuditReport: Sendable, Hashable, Codable {
   public var eventsErased = 0
   /// Operators' grants among the events (StoreLedger's own, rule E7; not Apple's evidence).
   public var grantEvents = 0
+  /// Relay records among the events (targets, attempts to send Apple's notifications on):
+  /// StoreLedger's own, not Apple's evidence.
+  public var relayEvents = 0
   /// Erasure events whose erased rows were counted and digested again.
   public var erasuresChecked = 0
   public var signaturesVerified = 0
@@ -59,7 +62,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
   public init() {}
 
   private enum CodingKeys: String, CodingKey {
-    case eventsChecked, eventsErased, grantEvents, erasuresChecked, signaturesVerified
+    case eventsChecked, eventsErased, grantEvents, relayEvents, erasuresChecked, signaturesVerified
     case accountsCompared
     case accountsNotCurrent, changesCompared, problems, hashChainSeconds, signatureSeconds
     case readModelSeconds, shard
@@ -71,6 +74,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     eventsChecked = try container.decode(Int.self, forKey: .eventsChecked)
     eventsErased = try container.decodeIfPresent(Int.self, forKey: .eventsErased) ?? 0
     grantEvents = try container.decodeIfPresent(Int.self, forKey: .grantEvents) ?? 0
+    relayEvents = try container.decodeIfPresent(Int.self, forKey: .relayEvents) ?? 0
     erasuresChecked = try container.decodeIfPresent(Int.self, forKey: .erasuresChecked) ?? 0
     signaturesVerified = try container.decode(Int.self, forKey: .signaturesVerified)
     accountsCompared = try container.decode(Int.self, forKey: .accountsCompared)
@@ -88,6 +92,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     eventsChecked += part.eventsChecked
     eventsErased += part.eventsErased
     grantEvents += part.grantEvents
+    relayEvents += part.relayEvents
     erasuresChecked += part.erasuresChecked
     signaturesVerified += part.signaturesVerified
     accountsCompared += part.accountsCompared

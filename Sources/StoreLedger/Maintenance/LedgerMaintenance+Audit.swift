@@ -44,6 +44,7 @@ extension LedgerMaintenance {
     report.eventsChecked = chain.checkedEvents
     report.eventsErased = chain.erasedEvents
     report.grantEvents = chain.grantEvents
+    report.relayEvents = chain.relayEvents
     if let mismatch = chain.firstMismatch {
       report.problems.append(
         .init(

@@ -20,7 +20,7 @@ extension SeatLedger {
 
   func ingestUnclaim(
     _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, into stream: String,
-    source: String, freshlyFetched: Bool
+    source: String, freshlyFetched: Bool, body: String?
   ) async throws(LedgerError) -> Ledger.Ingested {
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? "unknown"
     let claims = unverified.claims
@@ -48,7 +48,7 @@ extension SeatLedger {
       }
     }
     var record = try LedgerRecord.mapped {
-      try LedgerRecord.notification(verified, source: source, stream: stream)
+      try LedgerRecord.notification(verified, source: source, stream: stream).keeping(body: body)
     }
     record.event.environment = environment
     var ingested = try await ledger.append(record, accounts: [])

@@ -58,6 +58,10 @@ public enum EventTypes {
   public static let refundConsent = "ledger.refund_consent.v1"
   /// An erasure of accounts' personal data: who asked, why, what it covers (no personal data).
   public static let accountErased = "ledger.account_erased.v1"
+  /// A relay target added or removed (``RelayTargetRecord``), and each attempt to relay a
+  /// notification to it (``RelayAttempt``).
+  public static let relayTarget = "ledger.relay_target.v1"
+  public static let relayAttempted = "ledger.relay_attempted.v1"
   // Bookkeeping.
   public static let replayRevision = "replay.revision.v1"
 
@@ -75,6 +79,7 @@ public enum EventTypes {
     orderLookedUp: .record, renewalExtensionRequested: .record, promotionalOfferSigned: .record,
     requestSigned: .record, transactionFinished: .record, webhookChecked: .record,
     receiptImported: .record, refundConsent: .record, accountErased: .record,
+    relayTarget: .record, relayAttempted: .record,
     replayRevision: .bookkeeping,
   ]
 

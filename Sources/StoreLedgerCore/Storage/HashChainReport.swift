@@ -30,6 +30,9 @@ public struct HashChainReport: Sendable, Hashable {
   /// Rows among them that are operators' grants (`ledger.grant.v1`): StoreLedger's own events,
   /// not Apple's evidence, counted so the audit can say so.
   public package(set) var grantEvents = 0
+  /// Rows among them that record relays (targets added or removed, attempts to send Apple's
+  /// notifications on): StoreLedger's own records of what it sent where.
+  public package(set) var relayEvents = 0
   /// The first row, in feed order, that does not match; nil when the chain is intact.
   public let firstMismatch: Mismatch?
 

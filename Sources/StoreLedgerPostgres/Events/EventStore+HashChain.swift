@@ -16,6 +16,7 @@ extension EventStore {
           SELECT stream_id, stream_version, tx_id, seq,
             erased_by IS NOT NULL AS erased,
             event_type = 'ledger.grant.v1' AS operator_grant,
+            event_type IN ('ledger.relay_target.v1', 'ledger.relay_attempted.v1') AS relay,
             erased_by IS NULL
               AND hash IS DISTINCT FROM storeledger.event_digest(prev_hash, stream_id,
                 stream_version, event_id, idempotency_key, event_type, environment,
@@ -34,6 +35,7 @@ extension EventStore {
         )
         SELECT (SELECT count(*) FROM checked), (SELECT count(*) FROM checked WHERE erased),
                (SELECT count(*) FROM checked WHERE operator_grant),
+               (SELECT count(*) FROM checked WHERE relay),
                m.stream_id, m.stream_version, m.tx_id::text, m.seq,
                CASE WHEN m.version_gap THEN 'version_gap'
                     WHEN m.content_changed THEN 'content_changed' ELSE 'broken_link' END
@@ -45,14 +47,16 @@ extension EventStore {
         """, logger: logger
       ) { rows in
         var report = HashChainReport(checkedEvents: 0, firstMismatch: nil)
-        for try await (count, erased, grants, stream, version, transaction, sequence, reason)
-          in rows
-          .decode((Int64, Int64, Int64, String?, Int64?, String?, Int64?, String).self)
+        for try await (
+          count, erased, grants, relays, stream, version, transaction, sequence, reason
+        ) in rows.decode(
+          (Int64, Int64, Int64, Int64, String?, Int64?, String?, Int64?, String).self)
         {
           report = try Self.report(
             count: count, erased: erased, stream: stream, version: version,
             transaction: transaction, sequence: sequence, reason: reason)
           report.grantEvents = Int(grants)
+          report.relayEvents = Int(relays)
         }
         return report
       }
