@@ -34,6 +34,7 @@ import Testing
     var changes: Changes
     var seats: Seats
     var grants: Grants
+    var relayed: Relayed
     var unrouted: Int
     var metrics: Metrics
 
@@ -46,6 +47,16 @@ import Testing
       var grossRevenue: [String: Int64]
       var trialStarts: Int64
       var trialConversions: Int64
+    }
+
+    struct Relayed: Decodable {
+      var delivered: Int
+      var accepted: Int
+      var requests: Int
+      var failed: Int
+      var pending: Int
+      var dead: Int
+      var attemptsInLog: Int
     }
 
     struct Grants: Decodable {
@@ -220,6 +231,13 @@ import Testing
       #expect(summary.grants.refused == 0 && summary.grants.grantedAgain == 0)
       #expect(summary.grants.alreadyGranted == summary.grants.granted)
       #expect(summary.grants.entitled == summary.grants.granted)
+      // Every notification stored reached the staging backend once, though it failed now and
+      // then; each request it got is an attempt in the log.
+      #expect(summary.relayed.delivered >= summary.delivered)
+      #expect(summary.relayed.accepted == summary.relayed.delivered)
+      #expect(summary.relayed.failed > 0 && summary.relayed.pending == 0)
+      #expect(summary.relayed.dead == 0)
+      #expect(summary.relayed.attemptsInLog == summary.relayed.requests)
       // Every month's charges, refunds, reversals and new subscriptions, from the log, equal
       // what the simulated store booked as it charged.
       #expect(summary.metrics.differences == [])

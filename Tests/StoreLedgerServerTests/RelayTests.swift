@@ -16,6 +16,10 @@ import StoreLedgerTestSupport
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// Apple's notifications relayed to other systems, on a real PostgreSQL: the simulator delivers
 /// (with duplicates) through a recording proxy (what "Apple" put on the wire, some bodies in
 /// another spacing) to the real webhook; one target fails three requests in ten, another is
@@ -272,6 +276,25 @@ import Testing
             return
           }
           #expect(ofOne.filter { $0["outcome"] == .string("delivered") }.count == 1)
+
+          // The console shows the targets and, searched by notification, what one was sent.
+          let base = "http://127.0.0.1:\(try #require(client.port))/console"
+          var signIn = URLRequest(url: URL(string: "\(base)/sign-in")!)
+          signIn.httpMethod = "POST"
+          signIn.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+          signIn.httpBody = Data("key=\(H.apiKey)".utf8)
+          let session = URLSession(configuration: .ephemeral)
+          _ = try await session.data(for: signIn)
+          let (listPage, _) = try await session.data(from: URL(string: "\(base)/relays")!)
+          let listHTML = String(decoding: listPage, as: UTF8.self)
+          #expect(listHTML.contains("127.0.0.1:\(port)/flaky"))
+          #expect(listHTML.contains("/relays/old-vendor"))
+          #expect(!listHTML.contains("s3cr3t"))
+          let uuid = try #require(Self.text(delivered.first?["notificationUUID"]))
+          let (targetPage, _) = try await session.data(
+            from: URL(string: "\(base)/relays/staging?notification=\(uuid)")!)
+          let targetHTML = String(decoding: targetPage, as: UTF8.self)
+          #expect(targetHTML.contains(uuid) && targetHTML.contains(">delivered<"))
 
           // The dead letters, and sending them again.
           let (_, dead) = try await Self.json(

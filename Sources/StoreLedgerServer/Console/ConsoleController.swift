@@ -52,6 +52,7 @@ struct ConsoleController: Sendable {
       try await signedIn(request) { try await revenueBucket(Self.values(request)) }
     }
     registerLists(on: group)
+    registerRelays(on: group)
     group.get(RouterPath("/console/accounts/{token}")) { request, context in
       try await signedIn(request) {
         let query = request.uri.queryParameters

@@ -53,6 +53,7 @@ struct ConsolePage {
       html.element("a", ["href": "\(base)/today", "id": "today-link"], text: "Today")
       html.element("a", ["href": "\(base)/accounts", "id": "accounts-link"], text: "Accounts")
       html.element("a", ["href": "\(base)/revenue", "id": "revenue-link"], text: "Revenue")
+      html.element("a", ["href": "\(base)/relays", "id": "relays-link"], text: "Relays")
       html.element("a", ["href": "\(base)/erasures", "id": "erasures-link"], text: "Erasures")
       html.element("form", ["role": "search", "method": "get", "action": "\(base)/search"]) {
         html in

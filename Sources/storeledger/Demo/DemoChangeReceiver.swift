@@ -7,6 +7,8 @@ import Synchronization
 
 /// The backend the demo tells what changed: a webhook on loopback that checks every
 /// delivery's signature (as README shows a receiver doing) and counts the distinct changes.
+/// Beside it, a staging backend that Apple's notifications are relayed to: it fails about one
+/// request in five and counts the distinct bodies it accepted.
 final class DemoChangeReceiver: Sendable {
   static let secret = UUID().uuidString
 
@@ -15,6 +17,9 @@ final class DemoChangeReceiver: Sendable {
     var requests = 0
     var badSignatures = 0
     var port: Int?
+    var relayed: Set<[UInt8]> = []
+    var relayRequests = 0
+    var relayRefused = 0
   }
 
   private let state = Mutex(State())
@@ -22,6 +27,11 @@ final class DemoChangeReceiver: Sendable {
   var delivered: Int { state.withLock { $0.ids.count } }
   var requests: Int { state.withLock { $0.requests } }
   var badSignatures: Int { state.withLock { $0.badSignatures } }
+  /// Distinct notification bodies the staging backend accepted, requests it got, and the
+  /// requests it failed on purpose.
+  var relayed: (accepted: Int, requests: Int, refused: Int) {
+    state.withLock { ($0.relayed.count, $0.relayRequests, $0.relayRefused) }
+  }
 
   /// Serves until cancelled; `port` is set once it listens.
   func serve(logger: Logger) async throws {
@@ -41,6 +51,20 @@ final class DemoChangeReceiver: Sendable {
       }
       return .noContent
     }
+    router.post("/staging") { request, _ -> HTTPResponse.Status in
+      var request = request
+      let body = Array(try await request.collectBody(upTo: 1 << 20).readableBytesView)
+      return self.state.withLock { state in
+        state.relayRequests += 1
+        // Fails about one request in five, spread evenly (a fixed stride, so runs repeat).
+        if (state.relayRequests * 7919) % 10 < 2 {
+          state.relayRefused += 1
+          return .internalServerError
+        }
+        state.relayed.insert(body)
+        return .ok
+      }
+    }
     let app = Application(
       router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
       onServerRunning: { channel in self.state.withLock { $0.port = channel.localAddress?.port } },
@@ -54,6 +78,12 @@ final class DemoChangeReceiver: Sendable {
       if let port = state.withLock({ $0.port }) { return "http://127.0.0.1:\(port)/changes" }
       try await Task.sleep(for: .milliseconds(20))
     }
+  }
+
+  /// The staging backend's URL, once it listens.
+  func stagingURL() async throws -> String {
+    let changes = try await url()
+    return String(changes.dropLast("/changes".count)) + "/staging"
   }
 
   private struct Body: Decodable {

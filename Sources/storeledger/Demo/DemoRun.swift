@@ -74,10 +74,17 @@ struct DemoRun: Sendable {
       app: SimulatedApp(bundleId: Self.bundleId, appAppleId: Self.appAppleId),
       signer: pki, now: simulation.configuration.start)
     let ports = PortsBox()
+    var serverConfiguration = ServerConfiguration(
+      host: "127.0.0.1", port: 0, database: database.clientConfiguration,
+      ledger: ledgerConfiguration, apiKeys: [bearer])
+    // The demo's staging backend fails now and then: retried within a second, not minutes.
+    var relays = RelayConfiguration()
+    relays.initialDelay = .milliseconds(100)
+    relays.maximumDelay = .seconds(1)
+    relays.targetsInterval = .milliseconds(200)
+    serverConfiguration.relays = relays
     let server = try buildApplication(
-      configuration: ServerConfiguration(
-        host: "127.0.0.1", port: 0, database: database.clientConfiguration,
-        ledger: ledgerConfiguration, apiKeys: [bearer]),
+      configuration: serverConfiguration,
       logger: Self.silent, onServerRunning: { port in ports.set(server: port) })
     let simulator = buildSimulatorApplication(
       store: store,

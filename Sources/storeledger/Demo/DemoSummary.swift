@@ -74,6 +74,22 @@ struct DemoSummary: Codable, Sendable {
 
   /// The change feed: changes derived from the log, and the distinct ones the demo's
   /// receiver accepted (signature checked) through the webhook delivery.
+  /// Apple's notifications relayed to a staging backend that fails now and then.
+  struct Relayed: Codable, Sendable {
+    var target = "staging"
+    /// Notifications the target accepted (the relay's count) and distinct bodies it got.
+    var delivered = 0
+    var accepted = 0
+    /// Requests the target got, and those it failed.
+    var requests = 0
+    var failed = 0
+    /// Notifications waiting or retrying when the demo stopped waiting, and dead letters.
+    var pending = 0
+    var dead = 0
+    /// Attempts recorded in the log (one per request).
+    var attemptsInLog = 0
+  }
+
   struct Changes: Codable, Sendable {
     var derived = 0
     var delivered = 0
@@ -159,6 +175,7 @@ struct DemoSummary: Codable, Sendable {
   var changes = Changes()
   var seats = Seats()
   var grants = Grants()
+  var relayed = Relayed()
   /// Verified notifications naming no app this release can read (kept as evidence).
   var unrouted = 0
   /// Notifications stored that this release does not understand (unrouted included).
@@ -296,6 +313,9 @@ struct DemoSummary: Codable, Sendable {
       play of the last 30 days \
       (\(grants.enteredBillingRetry) entered billing retry in it; \(grants.entitled) hold pro now); \
       the same bulk grant again granted \(grants.grantedAgain)
+      Relayed            \(relayed.delivered.grouped) notifications relayed to a staging backend \
+      that failed \(relayed.failed.grouped) of \(relayed.requests.grouped) requests; \
+      \(relayed.attemptsInLog.grouped) attempts in the log, \(relayed.dead) dead letters
       Not understood     \(notUnderstood) notifications stored without being understood, \
       \(unrouted) of them naming no app (unrouted evidence, granting nothing)
       Audit              \(verdict)

@@ -70,6 +70,9 @@ struct DemoWorkflow: Service {
     try await deliverer.register()
     let delivering = Task { await deliverer.run() }
     defer { delivering.cancel() }
+    // A staging backend receives every notification as Apple sent it (the server relays).
+    _ = try await Relays(ledger: ledger).add(
+      name: summary.relayed.target, url: try await receiver.stagingURL(), by: "demo")
     try await deliver(to: "http://127.0.0.1:\(server)/v1/notifications/appstore", into: &summary)
     try DemoInterruption.check()
     let api = try apiClient(port: simulator)
@@ -85,6 +88,7 @@ struct DemoWorkflow: Service {
     record(
       "projecting", seconds, "\(projected.grouped) events projected into account views",
       into: &summary)
+    try await awaitRelays(ledger: ledger, receiver: receiver, into: &summary)
     try await audit(ledger: ledger, into: &summary)
     try await query(port: server, ledger: ledger, into: &summary)
     try await awaitChanges(ledger: ledger, receiver: receiver, into: &summary)
@@ -335,6 +339,44 @@ struct DemoWorkflow: Service {
       "changes", seconds,
       "\(Int(head).grouped) changes derived, \(receiver.delivered.grouped) delivered to the "
         + "backend's webhook, signatures checked", into: &summary)
+  }
+
+  /// Waits until the staging backend has every notification the ledger stored (or a minute
+  /// has passed), then reads its attempts back from the log.
+  private func awaitRelays(
+    ledger: Ledger, receiver: DemoChangeReceiver, into summary: inout DemoSummary
+  ) async throws {
+    let relays = Relays(ledger: ledger)
+    let name = summary.relayed.target
+    let (counts, seconds) = try await timed("relaying") { () async throws -> RelayTargetCounts? in
+      let deadline = ContinuousClock.now + .seconds(60)
+      while true {
+        let counts = try await relays.targets().first { $0.0.name == name }?.1
+        let done = counts.map { $0.retrying + $0.waiting == 0 && $0.delivered > 0 } ?? true
+        if done || ContinuousClock.now >= deadline { return counts }
+        try await Task.sleep(for: .milliseconds(250))
+      }
+    }
+    var logged = 0
+    var before: Int64? = nil
+    repeat {
+      let page = try await relays.attempts(of: name, before: before, limit: 1000)
+      logged += page.count
+      before = page.count == 1000 ? page.last?.streamVersion : nil
+    } while before != nil
+    let target = receiver.relayed
+    summary.relayed.delivered = counts?.delivered ?? 0
+    summary.relayed.accepted = target.accepted
+    summary.relayed.requests = target.requests
+    summary.relayed.failed = target.refused
+    summary.relayed.pending = (counts?.retrying ?? 0) + (counts?.waiting ?? 0)
+    summary.relayed.dead = counts?.dead ?? 0
+    summary.relayed.attemptsInLog = logged
+    record(
+      "relaying", seconds,
+      "\(summary.relayed.delivered.grouped) notifications relayed to staging "
+        + "(\(target.refused.grouped) of \(target.requests.grouped) requests failed and were "
+        + "retried; \(logged.grouped) attempts in the log)", into: &summary)
   }
 
   private func sumUp(ledger: Ledger, into summary: inout DemoSummary) async throws {
