@@ -146,7 +146,8 @@ struct RunningApp: Sendable {
     ConsoleController(
       ledger: ledger, sessions: sessions, ring: ring, metrics: metrics,
       base: "\(prefix)/console", cookiePath: configuration.routesByApp ? "/apps" : "/console",
-      app: configuration.routesByApp ? name : nil
+      app: configuration.routesByApp ? name : nil, apple: apple,
+      appleEnvironment: verifierEnvironment
     ).register(on: group)
     let validation = RequestValidationMiddleware<BasicRequestContext>(
       routes: .shared, bodyLimit: configuration.bodyLimit)
@@ -164,6 +165,7 @@ struct RunningApp: Sendable {
     ListsController(ledger: ledger).register(on: protected)
     GrantsController(ledger: ledger).register(on: protected)
     RelaysController(relays: Relays(ledger: ledger)).register(on: protected)
+    SearchController(ledger: ledger).register(on: protected)
     SupportController(
       ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
     ).register(on: protected)

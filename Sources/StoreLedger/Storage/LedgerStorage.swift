@@ -33,6 +33,8 @@ package struct LedgerStorage: Sendable {
   package let erasure: any AccountErasureStore
   /// Relay targets and their queue; nil on a storage that cannot relay (in memory).
   package let relays: (any RelayQueue)?
+  /// The backend's aliases of accounts; nil on a storage without them (in memory).
+  package let aliases: (any AccountAliasStore)?
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
   package let logger: Logger
@@ -42,20 +44,20 @@ package struct LedgerStorage: Sendable {
   /// Storage on PostgreSQL: the primary's pool, and replicas that may answer reads.
   package init(_ database: PostgresLedgerDatabase, logger: Logger) {
     self.init(
-      log: database.store, ports: database, relays: database, replicas: database.replicas,
-      logger: logger, timeout: database.timeout)
+      log: database.store, ports: database, relays: database, aliases: database,
+      replicas: database.replicas, logger: logger, timeout: database.timeout)
   }
 
   /// Storage offering every port itself (in memory, for example).
   package init(_ storage: some EventLog & LedgerPorts, logger: Logger, timeout: Duration) {
     self.init(
-      log: storage, ports: storage, relays: storage as? any RelayQueue, replicas: nil,
-      logger: logger, timeout: timeout)
+      log: storage, ports: storage, relays: storage as? any RelayQueue,
+      aliases: storage as? any AccountAliasStore, replicas: nil, logger: logger, timeout: timeout)
   }
 
   private init(
     log: any EventLog, ports: some LedgerPorts, relays: (any RelayQueue)?,
-    replicas: ReadReplicas?, logger: Logger, timeout: Duration
+    aliases: (any AccountAliasStore)?, replicas: ReadReplicas?, logger: Logger, timeout: Duration
   ) {
     self.log = log
     self.accounts = ports
@@ -70,6 +72,7 @@ package struct LedgerStorage: Sendable {
     self.keys = ports
     self.erasure = ports
     self.relays = relays
+    self.aliases = aliases
     self.replicas = replicas
     self.logger = logger
     self.timeout = timeout

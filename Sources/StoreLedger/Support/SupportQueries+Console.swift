@@ -6,8 +6,9 @@ extension SupportQueries {
   /// An account a search found, and what matched.
   public struct AccountMatch: Sendable, Hashable {
     public let appAccountToken: String
-    /// `appAccountToken`, `originalTransactionId`, `transactionId`, `appTransactionId` or
-    /// `orderId` (an order a lookup recorded).
+    /// `appAccountToken`, `originalTransactionId`, `transactionId`, `appTransactionId`,
+    /// `orderId` (an order a lookup recorded), `alias` (the backend's id for the account),
+    /// `appAccountToken prefix` or `transactionId prefix`.
     public let matched: String
   }
 
@@ -34,7 +35,8 @@ extension SupportQueries {
     guard !query.isEmpty, query.count <= 128 else {
       throw LedgerError(
         .invalidRequest,
-        "search by an appAccountToken, a transaction id, an appTransactionId or an order id")
+        "search by an appAccountToken (or its start), a transaction id (or its start), an "
+          + "appTransactionId, an order id or your own user id for the account")
     }
     let environments = ledger.configuration.environments.map(\.rawValue)
     let spelled = AppAccountToken.fromAnySpelling(query) ?? query

@@ -9,16 +9,32 @@ package enum ConsoleStatements {
   /// The accounts `query` names, each with what matched: the account token itself (any letter
   /// case), an originalTransactionId or transactionId of its streams, an appTransactionId, or
   /// an order id a lookup recorded (`order:<id>`).
+  /// Also by the start of a token (6 hex digits or more, in any spelling) or of a transaction
+  /// id (6 digits or more, when no transaction has the whole id), and by the backend's alias.
   package static func accounts(
     matching query: String, environments: [String], on client: PostgresClient, logger: Logger
   ) async throws -> [(token: String, matched: String)] {
     let chains = environments.map { "sub:\($0):\(query)" }
+    let tokenPrefix = AppAccountToken.prefixFromAnySpelling(query).flatMap {
+      $0.filter(\.isHexDigit).count >= 6 && $0.count < 36 ? $0 + "%" : nil
+    }
+    let transactionPrefix: String? =
+      query.count >= 6 && query.count < 40 && query.allSatisfy(\.isASCII)
+        && query.allSatisfy(\.isNumber) ? query + "%" : nil
     return try await client.query(
       """
       WITH transaction_streams AS (
         SELECT DISTINCT stream_id FROM storeledger.events
         WHERE storeledger.event_transaction_id(payload) = \(query)
           AND event_type LIKE 'appstore.%'
+      ), transaction_prefix_streams AS (
+        SELECT DISTINCT stream_id FROM (
+          SELECT stream_id FROM storeledger.events
+          WHERE \(transactionPrefix)::text IS NOT NULL
+            AND storeledger.event_transaction_id(payload) LIKE \(transactionPrefix)
+            AND event_type LIKE 'appstore.%'
+            AND NOT EXISTS (SELECT 1 FROM transaction_streams)
+          LIMIT 500) p
       ), app_downloads AS (
         SELECT 'sub:' || environment || ':' || original_transaction_id AS stream_id
         FROM storeledger.app_transactions
@@ -45,6 +61,16 @@ package enum ConsoleStatements {
       UNION
       SELECT a.app_account_token, 'orderId' FROM storeledger.account_streams a
       JOIN orders o USING (stream_id)
+      UNION
+      SELECT a.app_account_token, 'transactionId prefix' FROM storeledger.account_streams a
+      JOIN transaction_prefix_streams t USING (stream_id)
+      UNION
+      SELECT * FROM (
+        SELECT app_account_token, 'appAccountToken prefix' FROM storeledger.account_views
+        WHERE \(tokenPrefix)::text IS NOT NULL AND app_account_token LIKE \(tokenPrefix)
+        LIMIT 50) v
+      UNION
+      SELECT app_account_token, 'alias' FROM storeledger.account_aliases WHERE alias = \(query)
       ORDER BY 1, 2
       LIMIT 50
       """, logger: logger

@@ -12,9 +12,17 @@ enum ErasureStatements {
   {
     try await client.query(
       """
-      SELECT outcome, erasure_id, erased_rows, erased_streams, rows_digest, erased_at
-      FROM storeledger.erase_accounts(\(request.appAccountTokens), \(request.erasureId),
-        \(request.requestedBy), \(request.reason), \(request.later.rawValue))
+      WITH erased AS (
+        SELECT outcome, erasure_id, erased_rows, erased_streams, rows_digest, erased_at
+        FROM storeledger.erase_accounts(\(request.appAccountTokens), \(request.erasureId),
+          \(request.requestedBy), \(request.reason), \(request.later.rawValue))
+      ), aliases AS (
+        -- The backend's alias of an erased account goes with it.
+        DELETE FROM storeledger.account_aliases
+        WHERE app_account_token = ANY(\(request.appAccountTokens.map { $0.lowercased() })::text[])
+          AND EXISTS (SELECT 1 FROM erased)
+      )
+      SELECT * FROM erased
       """, logger: logger
     ) { rows in
       for try await (outcome, id, erasedRows, streams, digest, at) in rows.decode(

@@ -1,3 +1,5 @@
+import AppStoreServerAPI
+import AppStoreVerification
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,8 +8,9 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 
 /// The support console: server-rendered pages for people (sign-in with an API key kept in a
-/// session cookie, search, an account at any moment, an overview). Read only: every page is a
-/// GET of library reads; the only POSTs open and close a session.
+/// session cookie, search, an account at any moment, an overview). Every page is a GET of
+/// library reads; the POSTs open and close a session, and look an order id up at Apple from
+/// the search (which records the order in the log).
 struct ConsoleController: Sendable {
   let ledger: Ledger
   let sessions: ConsoleSessions
@@ -18,6 +21,11 @@ struct ConsoleController: Sendable {
   /// The cookie's path: every console of the server.
   let cookiePath: String
   let app: String?
+  /// Looks up order ids at Apple from the search, when credentials are configured.
+  var apple: AppStoreServerAPIClient? = nil
+  /// The environment the App Store Server API client calls (Look Up Order ID answers in
+  /// Production only).
+  var appleEnvironment: AppStoreEnvironment? = nil
 
   var page: ConsolePage { ConsolePage(base: base, app: app) }
 
@@ -53,6 +61,7 @@ struct ConsoleController: Sendable {
     }
     registerLists(on: group)
     registerRelays(on: group)
+    registerOrderLookup(on: group)
     group.get(RouterPath("/console/accounts/{token}")) { request, context in
       try await signedIn(request) {
         let query = request.uri.queryParameters
@@ -234,6 +243,7 @@ struct ConsoleController: Sendable {
     }
     guard !matches.isEmpty else {
       if let erased = try await erasedAccount(query) { return erased }
+      if let lookup = orderLookupOffer(query) { return lookup }
       return message(
         "Nothing matches",
         "No customer matches \"\(query)\". Search by the customer's account id (the "
