@@ -30,6 +30,23 @@ import Testing
       let rebuilt = try CommandLineRunner.run(["rebuild"] + options)
       #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
 
+      // Found by your own id once set, by a transaction id and by a token's start.
+      let aliased = try CommandLineRunner.run(
+        ["accounts", "alias", tokens[1], "user-4711"] + options)
+      #expect(aliased.standardOutput == "alias user-4711\n", "\(aliased.standardError)")
+      let taken = try CommandLineRunner.run(
+        ["accounts", "alias", tokens[2], "user-4711"] + options)
+      #expect(taken.status == 1 && taken.standardError.contains("another account"))
+      let byAlias = try CommandLineRunner.run(["accounts", "find", "user-4711"] + options)
+      #expect(byAlias.standardOutput == "\(tokens[1])  (by alias)\n", "\(byAlias.standardError)")
+      let byStart = try CommandLineRunner.run(["accounts", "find", "{00000003000040"] + options)
+      #expect(byStart.standardOutput.contains(tokens[2]))
+      let nobody = try CommandLineRunner.run(["accounts", "find", "user-0"] + options)
+      #expect(nobody.status == 1 && nobody.standardOutput.contains("no customer matches"))
+      let removed = try CommandLineRunner.run(
+        ["accounts", "alias", tokens[1], "--remove"] + options)
+      #expect(removed.standardOutput == "removed alias user-4711\n")
+
       let text = try CommandLineRunner.run(["accounts", "list"] + options)
       #expect(text.status == 0, "\(text.standardError)")
       #expect(text.standardOutput.hasPrefix("3 accounts\nACCOUNT"))

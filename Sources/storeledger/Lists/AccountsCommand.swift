@@ -4,8 +4,12 @@ import ArgumentParser
 struct AccountsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "accounts",
-    abstract: "List accounts by what they hold, or subscriptions entering a status.",
-    subcommands: [AccountsListCommand.self, AccountsTransitionsCommand.self])
+    abstract:
+      "List accounts by what they hold or subscriptions entering a status; find a customer.",
+    subcommands: [
+      AccountsListCommand.self, AccountsTransitionsCommand.self, AccountsFindCommand.self,
+      AccountsAliasCommand.self,
+    ])
 }
 
 /// How a list is printed.
