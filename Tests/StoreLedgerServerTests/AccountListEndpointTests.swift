@@ -281,10 +281,17 @@ import Testing
       #expect(today.contains("http-equiv=\"refresh\""))
       #expect(today.contains("href=\"/console/accounts/\(L.endsSoon)\""))
       #expect(today.contains("DID_FAIL_TO_RENEW/GRACE_PERIOD"))
-      let (requestsStatus, _) = try await page("/console/refund-requests?state=open")
+      let (requestsStatus, requests) = try await page("/console/refund-requests?state=open")
       #expect(requestsStatus == .ok)
+      #expect(requests.contains("href=\"/console/refund-requests.csv?state=open\""))
+      let (requestsCSVStatus, requestsCSV) = try await page(
+        "/console/refund-requests.csv?state=all")
+      #expect(requestsCSVStatus == .ok)
+      #expect(requestsCSV.hasPrefix(ListCSV.line(ListCSV.refundRequestsHeader)))
       let (deliveriesStatus, deliveries) = try await page("/console/deliveries")
       #expect(deliveriesStatus == .ok && deliveries.contains("No delivery is failing"))
+      let (_, deliveriesCSV) = try await page("/console/deliveries.csv")
+      #expect(deliveriesCSV == ListCSV.line(ListCSV.deliveriesHeader), "a header, no rows")
 
       // Bad filters: a page that says what to change, in words for support.
       let (badStatus, bad) = try await page("/console/accounts?search=hello")

@@ -35,6 +35,36 @@ public enum ListCSV {
     ]
   }
 
+  public static let refundRequestsHeader = [
+    "requestId", "environment", "transactionId", "originalTransactionId", "productId", "state",
+    "requestedAt", "deadline", "answeredAt", "late", "problem",
+  ]
+
+  public static func fields(_ row: ConsumptionRequestReport) -> [String] {
+    [
+      row.requestId, row.environment, row.transactionId, row.originalTransactionId,
+      row.productId ?? "", row.state.rawValue, time(row.requestedAt), time(row.deadline),
+      row.answeredAt.map(time) ?? "", row.late ? "true" : "false", row.problem ?? "",
+    ]
+  }
+
+  public static let deliveriesHeader = [
+    "endpoint", "position", "state", "attempts", "lastStatus", "lastError", "nextAttemptAt",
+  ]
+
+  public static func fields(_ row: ChangeDelivery) -> [String] {
+    [
+      row.endpoint, String(row.position), row.state == "pending" ? "retrying" : row.state,
+      String(row.attempts), row.lastStatus.map(String.init) ?? "", row.lastError ?? "",
+      row.state == "dead" ? "" : time(Timestamp(row.nextAttemptAt)),
+    ]
+  }
+
+  /// A whole list, header first.
+  public static func document(header: [String], rows: [[String]]) -> String {
+    ([header] + rows).map(line).joined()
+  }
+
   /// One CSV line, CRLF-terminated.
   public static func line(_ fields: [String]) -> String {
     fields.map(field).joined(separator: ",") + "\r\n"

@@ -26,11 +26,19 @@ extension ConsoleController {
     }
     group.get(RouterPath("/console/refund-requests")) { request, _ in
       try await signedIn(request) {
-        try await refundRequests(state: Self.values(request)["state"] ?? "open")
+        try await refundRequests(state: Self.values(request)["state"] ?? "open", csv: false)
+      }
+    }
+    group.get(RouterPath("/console/refund-requests.csv")) { request, _ in
+      try await signedIn(request) {
+        try await refundRequests(state: Self.values(request)["state"] ?? "open", csv: true)
       }
     }
     group.get(RouterPath("/console/deliveries")) { request, _ in
-      try await signedIn(request) { try await failingDeliveries() }
+      try await signedIn(request) { try await failingDeliveries(csv: false) }
+    }
+    group.get(RouterPath("/console/deliveries.csv")) { request, _ in
+      try await signedIn(request) { try await failingDeliveries(csv: true) }
     }
   }
 
@@ -157,7 +165,18 @@ extension ConsoleController {
     return ConsolePage.response(document)
   }
 
-  private func refundRequests(state: String) async throws -> Response {
+  /// A list the console holds whole, as a CSV download.
+  static func csvDownload(_ name: String, header: [String], rows: [[String]]) -> Response {
+    Response(
+      status: .ok,
+      headers: [
+        .contentType: "text/csv; charset=utf-8; header=present",
+        .contentDisposition: "attachment; filename=\"storeledger-\(name).csv\"",
+        HTTPField.Name("X-Total-Count")!: String(rows.count),
+      ], body: .init(byteBuffer: ByteBuffer(string: ListCSV.document(header: header, rows: rows))))
+  }
+
+  private func refundRequests(state: String, csv: Bool) async throws -> Response {
     let phases: [ConsumptionRequest.Phase]
     switch state {
     case "open": phases = [.pending, .sending]
@@ -173,20 +192,30 @@ extension ConsoleController {
     }
     var requests = try await ConsumptionRequests(ledger: ledger).list(states: phases, limit: 500)
     if state == "open" { requests.sort { $0.deadline < $1.deadline } }
+    if csv {
+      return Self.csvDownload(
+        "refund-requests-\(state)", header: ListCSV.refundRequestsHeader,
+        rows: requests.map(ListCSV.fields))
+    }
     let document = page.document(title: "Refund requests") { html in
       RefundRequestsPage(requests: requests, state: state, base: base).render(into: &html)
     }
     return ConsolePage.response(document)
   }
 
-  private func failingDeliveries() async throws -> Response {
+  private func failingDeliveries(csv: Bool) async throws -> Response {
     let log = ChangeDeliveryLog(ledger: ledger)
     let dead = try await log.changeDeliveries(state: "dead", limit: 500)
     let retrying = try await log.changeDeliveries(state: "pending", limit: 1000).filter {
       $0.attempts > 0
     }
+    if csv {
+      return Self.csvDownload(
+        "deliveries-failing", header: ListCSV.deliveriesHeader,
+        rows: (dead + retrying).map(ListCSV.fields))
+    }
     let document = page.document(title: "Change deliveries failing") { html in
-      DeliveriesPage(deliveries: dead + retrying).render(into: &html)
+      DeliveriesPage(deliveries: dead + retrying, base: base).render(into: &html)
     }
     return ConsolePage.response(document)
   }

@@ -6,6 +6,7 @@ import StoreLedgerCore
 /// dead (retries ran out), with the receiver's last answer.
 struct DeliveriesPage {
   let deliveries: [ChangeDelivery]
+  let base: String
 
   func render(into html: inout HTML) {
     html.element(
@@ -13,6 +14,10 @@ struct DeliveriesPage {
       text:
         "\(AccountPage.count(deliveries.count)) failing \(deliveries.count == 1 ? "delivery" : "deliveries")"
     )
+    html.element("p") { html in
+      html.element(
+        "a", ["href": "\(base)/deliveries.csv", "id": "csv-link"], text: "Download CSV")
+    }
     guard !deliveries.isEmpty else {
       html.element("p", ["id": "list-empty"], text: "No delivery is failing.")
       return

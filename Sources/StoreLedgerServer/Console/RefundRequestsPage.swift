@@ -26,6 +26,14 @@ struct RefundRequestsPage {
     html.element(
       "p", ["id": "list-total"],
       text: "\(AccountPage.count(requests.count)) \(requests.count == 1 ? "request" : "requests")")
+    html.element("p") { html in
+      html.element(
+        "a",
+        [
+          "href": ConsoleLinks.url("\(base)/refund-requests.csv", ["state": state]),
+          "id": "csv-link",
+        ], text: "Download CSV")
+    }
     guard !requests.isEmpty else {
       html.element("p", ["id": "list-empty"], text: "No refund request is \(state).")
       return
