@@ -89,6 +89,33 @@ struct RelaysController: Sendable {
     let notificationStream: String
     let notificationStreamVersion: Int64
 
+    private enum CodingKeys: String, CodingKey {
+      case streamVersion, recordedAt, notificationUUID, notificationType, environment, attempt
+      case outcome, status, error, sentAt, answeredAt, bodySha256, bodyBytes, urlKey
+      case notificationStream, notificationStreamVersion
+    }
+
+    /// Absent values are said as null, as the document requires.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(streamVersion, forKey: .streamVersion)
+      try container.encode(recordedAt, forKey: .recordedAt)
+      try container.encode(notificationUUID, forKey: .notificationUUID)
+      try container.encode(notificationType, forKey: .notificationType)
+      try container.encode(environment, forKey: .environment)
+      try container.encode(attempt, forKey: .attempt)
+      try container.encode(outcome, forKey: .outcome)
+      try container.encode(status, forKey: .status)
+      try container.encode(error, forKey: .error)
+      try container.encode(sentAt, forKey: .sentAt)
+      try container.encode(answeredAt, forKey: .answeredAt)
+      try container.encode(bodySha256, forKey: .bodySha256)
+      try container.encode(bodyBytes, forKey: .bodyBytes)
+      try container.encode(urlKey, forKey: .urlKey)
+      try container.encode(notificationStream, forKey: .notificationStream)
+      try container.encode(notificationStreamVersion, forKey: .notificationStreamVersion)
+    }
+
     init(_ recorded: RecordedRelayAttempt) {
       let attempt = recorded.attempt
       streamVersion = recorded.streamVersion
@@ -139,6 +166,25 @@ struct RelaysController: Sendable {
     let nextAttemptAt: Timestamp
     let deliveredAt: Timestamp?
 
+    private enum CodingKeys: String, CodingKey {
+      case notificationUUID, notificationType, environment, state, attempts, lastStatus
+      case lastError, nextAttemptAt, deliveredAt
+    }
+
+    /// Absent values are said as null, as the document requires.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(notificationUUID, forKey: .notificationUUID)
+      try container.encode(notificationType, forKey: .notificationType)
+      try container.encode(environment, forKey: .environment)
+      try container.encode(state, forKey: .state)
+      try container.encode(attempts, forKey: .attempts)
+      try container.encode(lastStatus, forKey: .lastStatus)
+      try container.encode(lastError, forKey: .lastError)
+      try container.encode(nextAttemptAt, forKey: .nextAttemptAt)
+      try container.encode(deliveredAt, forKey: .deliveredAt)
+    }
+
     init(_ delivery: RelayDelivery) {
       notificationUUID =
         delivery.notificationKey.hasPrefix("asn2:")
@@ -188,6 +234,9 @@ struct RelaysController: Sendable {
       let query = request.uri.queryParameters
       let limit = try Self.integer(query["limit"].map(String.init), "limit") ?? 100
       let before = try Self.integer(query["before"].map(String.init), "before").map(Int64.init)
+      // A removed target is gone from the API (its attempts stay in the log: the CLI and the
+      // console read them).
+      _ = try await relays.target(named: name)
       let attempts = try await relays.attempts(
         of: name, notificationUUID: query["notificationUUID"].map(String.init), before: before,
         limit: limit)

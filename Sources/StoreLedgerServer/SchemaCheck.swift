@@ -115,6 +115,9 @@ struct SchemaCheck: Sendable {
     if case .number(let maximum)? = rules["maxItems"], Double(items.count) > maximum {
       return "\(place) holds at most \(Int(maximum)) items"
     }
+    if rules["uniqueItems"] == .bool(true), Set(items).count != items.count {
+      return "\(place) names each item once"
+    }
     if let schema = rules["items"] {
       for (index, item) in items.enumerated() {
         if let problem = violation(of: schema, by: item, at: "\(place)[\(index)]") {

@@ -38,6 +38,8 @@ extension SupportQueries {
         "search by an appAccountToken (or its start), a transaction id (or its start), an "
           + "appTransactionId, an order id or your own user id for the account")
     }
+    // No token, id or alias holds a NUL (PostgreSQL text cannot): nothing matches it.
+    guard !query.unicodeScalars.contains("\u{0}") else { return [] }
     let environments = ledger.configuration.environments.map(\.rawValue)
     let spelled = AppAccountToken.fromAnySpelling(query) ?? query
     do {
