@@ -253,6 +253,11 @@ import Testing
             }
           } while before != nil
           #expect(attempts.count == state.flakyRequests, "one record per request the target got")
+          print(
+            "relays: \(sent.count) notifications stored, \(state.flakyRequests) requests to "
+              + "staging (\(state.refusedOnPurpose) refused), \(attempts.count) attempts in the "
+              + "log; \(renewals.count) renewals dead at old-vendor after \(state.downRequests) "
+              + "requests")
           let delivered = attempts.filter { $0["outcome"] == .string("delivered") }
           #expect(delivered.count == sent.count)
           #expect(attempts.allSatisfy { $0["outcome"] != .string("dead") })
