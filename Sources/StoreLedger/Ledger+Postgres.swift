@@ -16,9 +16,20 @@ extension Ledger {
     wakeUp: WakeUpSignal? = nil, replicas: ReadReplicas? = nil
   ) throws {
     try self.init(
+      hosts: DatabaseHosts(client: client, logger: logger), configuration: configuration,
+      logger: logger, wakeUp: wakeUp, replicas: replicas)
+  }
+
+  /// A ledger on the database at `hosts`: the one that accepts writes, found again after a
+  /// failover (``DatabaseHosts``); the caller runs their pools.
+  public init(
+    hosts: DatabaseHosts, configuration: LedgerConfiguration, logger: Logger,
+    wakeUp: WakeUpSignal? = nil, replicas: ReadReplicas? = nil
+  ) throws {
+    try self.init(
       storage: LedgerStorage(
         PostgresLedgerDatabase(
-          client: client, logger: logger, timeout: configuration.databaseTimeout, wakeUp: wakeUp,
+          hosts: hosts, logger: logger, timeout: configuration.databaseTimeout, wakeUp: wakeUp,
           replicas: replicas),
         logger: logger),
       configuration: configuration)

@@ -33,7 +33,8 @@ public func buildApplication(
   if configuration.migrateOnStart {
     application.beforeServerStarts {
       for app in apps {
-        guard let client = app.client else { continue }
+        guard let hosts = app.hosts else { continue }
+        let client = try await hosts.located(within: .seconds(60))
         let report = try await SchemaMigrator(client: client, logger: logger).migrate()
         logger.info(
           "schema migrated", metadata: ["app": "\(app.name)", "applied": "\(report.applied)"])
@@ -69,7 +70,7 @@ func buildRouter(
     middleware: ErrorAndMetricsMiddleware(
       metrics: metrics, app: configuration.routesByApp ? "" : apps[0].name))
   OperationsController(
-    clients: apps.compactMap(\.client), replicas: apps.compactMap(\.ledger.storage.replicas),
+    hosts: apps.compactMap(\.hosts), replicas: apps.compactMap(\.ledger.storage.replicas),
     metrics: metrics,
     logger: logger
   )

@@ -7,8 +7,8 @@ import StoreLedgerPostgres
 /// `/health`, `/metrics` and `/openapi.json`: open to anyone who can reach the server, they
 /// carry no customer data.
 struct OperationsController: Sendable {
-  /// Every app's database: healthy when all of them answer.
-  let clients: [PostgresClient]
+  /// Every app's database: healthy when each has a host that accepts writes and answers.
+  let hosts: [DatabaseHosts]
   /// The read replicas of each app that has some: reported, not required (the primary
   /// answers every read while they are out).
   let replicas: [ReadReplicas]
@@ -18,7 +18,16 @@ struct OperationsController: Sendable {
   struct Health: Encodable {
     let status: String
     let database: String
+    /// With a URL naming several hosts: each app database's primary now, and how often it
+    /// changed since start.
+    var primaries: [Primary]? = nil
     var replicas: [Replica]? = nil
+  }
+
+  struct Primary: Encodable {
+    let hosts: String
+    let primary: String?
+    let switches: Int
   }
 
   struct Replica: Encodable {
@@ -29,21 +38,32 @@ struct OperationsController: Sendable {
 
   func register(on router: Router<BasicRequestContext>) {
     router.get("/health") { _, _ in
+      let primaries = hosts.filter(\.asks).map {
+        Primary(hosts: $0.url.address, primary: $0.currentHost, switches: $0.status.switches)
+      }
       do {
-        for client in clients {
+        for database in hosts {
           _ = try await withTimeout(.seconds(2)) { [logger] in
-            try await client.execute("SELECT 1", logger: logger)
+            let client = try await database.located(within: .seconds(2))
+            return try await client.execute("SELECT 1", logger: logger)
           }
         }
         let statuses = replicas.flatMap(\.statuses).map {
           Replica(name: $0.name, inRotation: $0.inRotation, reason: $0.reason)
         }
+        let located = hosts.filter(\.asks).map {
+          Primary(hosts: $0.url.address, primary: $0.currentHost, switches: $0.status.switches)
+        }
         return try JSONBody.response(
           Health(
-            status: "ok", database: "reachable", replicas: statuses.isEmpty ? nil : statuses))
+            status: "ok", database: "reachable", primaries: located.isEmpty ? nil : located,
+            replicas: statuses.isEmpty ? nil : statuses))
       } catch {
         return try JSONBody.response(
-          Health(status: "unavailable", database: "unreachable"), status: .serviceUnavailable)
+          Health(
+            status: "unavailable", database: "unreachable",
+            primaries: primaries.isEmpty ? nil : primaries),
+          status: .serviceUnavailable)
       }
     }
     router.get("/metrics") { _, _ in

@@ -12,8 +12,9 @@ import StoreLedgerPostgres
 /// One served app at run time: its pool, ledger and services, and its routes.
 struct RunningApp: Sendable {
   let name: String
-  /// The app's pool; nil for a ledger on other storage (``init(name:ledger:metrics:logger:)``).
-  let client: PostgresClient?
+  /// The app's database hosts; nil for a ledger on other storage
+  /// (``init(name:ledger:runsProjector:metrics:logger:)``).
+  let hosts: DatabaseHosts?
   let ledger: Ledger
   let services: [any Service]
   let metrics: AppMetrics
@@ -31,22 +32,20 @@ struct RunningApp: Sendable {
     if configuration.routesByApp { logger[metadataKey: "app"] = "\(app.name)" }
     var ledgerConfiguration = app.ledger
     if configuration.routesByApp { ledgerConfiguration.app = app.name }
-    let client = PostgresClient(configuration: app.database, backgroundLogger: logger)
+    let hosts = try DatabaseHosts.primary(app.database, logger: logger)
     let appended = WakeUpSignal()
-    let replicaClients = app.readReplicas.map {
-      ReadReplica(
-        name: $0.name,
-        client: PostgresClient(configuration: $0.configuration, backgroundLogger: logger))
+    let replicaHosts = app.readReplicas.map {
+      ReadReplica(name: $0.name, hosts: DatabaseHosts.replica($0.url, logger: logger))
     }
     let replicas =
-      replicaClients.isEmpty
+      replicaHosts.isEmpty
       ? nil
       : ReadReplicas(
-        primary: client, replicas: replicaClients, settings: app.replicaSettings, logger: logger)
+        primary: hosts, replicas: replicaHosts, settings: app.replicaSettings, logger: logger)
     let ledger = try Ledger(
-      client: client, configuration: ledgerConfiguration, logger: logger, wakeUp: appended,
+      hosts: hosts, configuration: ledgerConfiguration, logger: logger, wakeUp: appended,
       replicas: replicas)
-    var services: [any Service] = [client] + replicaClients.map(\.client)
+    var services: [any Service] = hosts.clients + replicaHosts.flatMap(\.hosts.clients)
     if let replicas { services.append(ReplicaMonitorService(replicas: replicas)) }
     if configuration.runsProjector {
       let projector = AccountProjector(ledger: ledger, wakeUp: appended, logger: logger)
@@ -97,7 +96,7 @@ struct RunningApp: Sendable {
     metrics.attach(ledger, app: app.name)
     self.name = app.name
     self.checkpoints = app.checkpoints?.directory
-    self.client = client
+    self.hosts = hosts
     self.ledger = ledger
     self.services = services
     self.metrics = metrics.app(app.name)
@@ -124,7 +123,7 @@ struct RunningApp: Sendable {
             ledger: ledger, pollInterval: .milliseconds(100), logger: logger)))
     }
     self.name = name
-    self.client = nil
+    self.hosts = nil
     self.ledger = ledger
     self.services = services
     self.metrics = metrics.app(name)

@@ -8,8 +8,10 @@ import StoreLedgerPostgres
 public struct ServedApp: Sendable {
   /// Names the app in `/apps/{name}/…`, in the `app` label of metrics and in its changes.
   public var name: String
-  /// The app's PostgreSQL connection (as the writer role).
-  public var database: PostgresClient.Configuration
+  /// The app's PostgreSQL database (as the writer role): one host, or several of which the
+  /// one that accepts writes is used (a pg_auto_failover or Patroni formation; see
+  /// ``DatabaseHosts``).
+  public var database: DatabaseURL
   /// Streaming replicas of `database` that answer account queries, the console and the
   /// change feed's reads (read-your-writes; see ``ReadReplicas``). The webhook, commands and
   /// every write stay on `database`.
@@ -33,7 +35,7 @@ public struct ServedApp: Sendable {
   public var relays: RelayConfiguration? = RelayConfiguration()
 
   public init(
-    name: String, database: PostgresClient.Configuration,
+    name: String, database: DatabaseURL,
     readReplicas: [ReplicaDatabase] = [], replicaSettings: ReadReplicas.Settings = .init(),
     ledger: LedgerConfiguration, appStoreAPI: AppStoreAPISettings? = nil,
     consumption: ConsumptionWorkerConfiguration? = nil,
@@ -50,20 +52,20 @@ public struct ServedApp: Sendable {
     self.changeDelivery = changeDelivery
   }
 
-  /// One read replica: its name in logs and metrics (never with credentials) and how to
-  /// connect to it.
+  /// One read replica: its name in logs and metrics (never with credentials) and its URL
+  /// (with several hosts, the standby among them answers).
   public struct ReplicaDatabase: Sendable {
     public var name: String
-    public var configuration: PostgresClient.Configuration
+    public var url: DatabaseURL
 
-    public init(name: String, configuration: PostgresClient.Configuration) {
+    public init(name: String, url: DatabaseURL) {
       self.name = name
-      self.configuration = configuration
+      self.url = url
     }
 
     /// The replica at `url`, named by its address.
     public init(_ url: DatabaseURL) {
-      self.init(name: url.address, configuration: url.clientConfiguration)
+      self.init(name: url.address, url: url)
     }
   }
 

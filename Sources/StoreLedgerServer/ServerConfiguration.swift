@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedger
+import StoreLedgerPostgres
 
 /// Everything `buildApplication(configuration:)` needs: where to listen, the apps it serves
 /// (each with its database, ledger, trust and credentials), and the API keys.
@@ -30,7 +31,7 @@ public struct ServerConfiguration: Sendable {
 
   /// One app, configured by flags: served at `/v1/…` as it always was.
   public init(
-    host: String = "127.0.0.1", port: Int = 8080, database: PostgresClient.Configuration,
+    host: String = "127.0.0.1", port: Int = 8080, database: DatabaseURL,
     ledger: LedgerConfiguration, apiKeys: Set<String>, bodyLimit: Int = 256 * 1024,
     migrateOnStart: Bool = false, runsProjector: Bool = true,
     appStoreAPI: AppStoreAPISettings? = nil, consumption: ConsumptionWorkerConfiguration? = nil,
@@ -61,7 +62,7 @@ public struct ServerConfiguration: Sendable {
   }
 
   /// The first app's (with one app: the app's) settings.
-  public var database: PostgresClient.Configuration {
+  public var database: DatabaseURL {
     get { apps[0].database }
     set { apps[0].database = newValue }
   }

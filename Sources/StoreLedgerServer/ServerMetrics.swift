@@ -297,6 +297,36 @@ public final class ServerMetrics: Sendable {
       }
     }
     if !replicas.isEmpty { text += Self.replicaFamilies(replicas) }
+    let hosts = apps.compactMap { app in
+      app.attached.ledger?.storage.hosts.flatMap { $0.asks ? $0 : nil }.map {
+        (Self.appLabel(state.labelsApps ? app.name : nil), $0)
+      }
+    }
+    if !hosts.isEmpty { text += Self.primaryFamilies(hosts) }
+    return text
+  }
+
+  /// For databases named by several hosts: which host accepts writes now, and how often that
+  /// changed.
+  static func primaryFamilies(_ apps: [(String, DatabaseHosts)]) -> String {
+    let primary = "storeledger_database_primary"
+    let switches = "storeledger_database_primary_switches_total"
+    var text =
+      "# HELP \(primary) 1 for the host statements go to (the one that accepts writes), 0 for "
+      + "the others; all 0 while none is known.\n# TYPE \(primary) gauge\n"
+    for (app, hosts) in apps {
+      let current = hosts.currentHost
+      for host in hosts.url.hosts {
+        let name = host.description
+        text += "\(primary){\(app)host=\"\(escaped(name))\"} \(name == current ? 1 : 0)\n"
+      }
+    }
+    text +=
+      "# HELP \(switches) Times the host that accepts writes changed to another since start "
+      + "(failovers and switchovers seen).\n# TYPE \(switches) counter\n"
+    for (app, hosts) in apps {
+      text += "\(switches)\(braced(app)) \(hosts.status.switches)\n"
+    }
     return text
   }
 

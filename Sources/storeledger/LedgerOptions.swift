@@ -68,7 +68,7 @@ struct LedgerOptions: ParsableArguments {
   ) throws -> [DatabaseURL] {
     let texts =
       readDatabaseURLs.isEmpty
-      ? Self.list(environment["STORELEDGER_READ_DATABASE_URLS"]) : readDatabaseURLs
+      ? DatabaseURL.list(environment["STORELEDGER_READ_DATABASE_URLS"] ?? "") : readDatabaseURLs
     let urls = try texts.map { text in
       do throws(EventStoreError) { return try DatabaseURL(text) } catch {
         throw ValidationError("--read-database-url: \(error.message)")
@@ -107,7 +107,9 @@ struct LedgerOptions: ParsableArguments {
     guard let text = Self.setting(databaseURL, "DATABASE_URL", environment) else {
       throw ValidationError("give --database-url or set DATABASE_URL")
     }
-    do { return try DatabaseURL(text) } catch { throw ValidationError(error.message) }
+    do { return try DatabaseURL(text).checkedForWrites() } catch {
+      throw ValidationError(error.message)
+    }
   }
 
   /// The apps file of `--apps` or STORELEDGER_APPS; nil without one. The app's own settings
@@ -356,14 +358,16 @@ struct LedgerOptions: ParsableArguments {
     let quiet = logger
     try await DatabaseCheck.require(url)
     do {
-      return try await PostgresClient.withRunningClient(url, logger: quiet) { client in
+      let hosts = try DatabaseHosts.primary(url, logger: quiet)
+      return try await DatabaseHosts.withRunning(hosts) { hosts in
+        let client = try await hosts.located(within: .seconds(30))
         let recorded = try await RecordedAppConfiguration.read(on: client, logger: quiet)
         let configuration = try ledgerConfiguration(environment, recorded: recorded)
-        return try await Self.withReplicas(replicaURLs, of: client, settings, logger: quiet) {
+        return try await Self.withReplicas(replicaURLs, of: hosts, settings, logger: quiet) {
           replicas in
           try await body(
             try Ledger(
-              client: client, configuration: configuration, logger: quiet, replicas: replicas),
+              hosts: hosts, configuration: configuration, logger: quiet, replicas: replicas),
             quiet)
         }
       }
@@ -374,17 +378,15 @@ struct LedgerOptions: ParsableArguments {
 
   /// Runs `body` with the replicas at `urls` (nil when there are none), their clients running.
   static func withReplicas<Result: Sendable>(
-    _ urls: [DatabaseURL], of primary: PostgresClient, _ settings: ReadReplicas.Settings,
+    _ urls: [DatabaseURL], of primary: DatabaseHosts, _ settings: ReadReplicas.Settings,
     logger: Logger, _ body: @Sendable (ReadReplicas?) async throws -> Result
   ) async throws -> Result {
     guard !urls.isEmpty else { return try await body(nil) }
     let replicas = urls.map { url in
-      ReadReplica(
-        name: url.address,
-        client: PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger))
+      ReadReplica(name: url.address, hosts: DatabaseHosts.replica(url, logger: logger))
     }
     return try await withThrowingTaskGroup(of: Void.self) { group in
-      for replica in replicas { group.addTask { await replica.client.run() } }
+      for replica in replicas { group.addTask { await replica.hosts.run() } }
       defer { group.cancelAll() }
       return try await body(
         ReadReplicas(primary: primary, replicas: replicas, settings: settings, logger: logger))

@@ -229,7 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
     let settings =
       try hasCredentials ? api.client(ledger: configuration, environment: environment) : nil
     return ServedApp(
-      name: name, database: database.clientConfiguration,
+      name: name, database: database,
       readReplicas: try ledger.readReplicaURLs(environment, primary: database, app: app).map(
         ServedApp.ReplicaDatabase.init),
       replicaSettings: try ledger.replicaSettings(environment), ledger: configuration,

@@ -45,7 +45,7 @@ import Testing
   @Test func theGeneratedClientCallsEveryAccountRoute() async throws {
     try await TestDatabase.withMigrated { database in
       let configuration = ServerConfiguration(
-        database: database.writerURL.clientConfiguration,
+        database: database.writerURL,
         ledger: LedgerConfiguration(
           bundleId: SignedFixtures.bundleId, environments: [.sandbox],
           trustedRoots: Self.pki.trustedRoots,

@@ -111,7 +111,7 @@ import Testing
       }
       let application = try buildApplication(
         configuration: ServerConfiguration(
-          database: database.writerURL.clientConfiguration, ledger: configuration,
+          database: database.writerURL, ledger: configuration,
           apiKeys: [ServerHarness.apiKey]), logger: ServerHarness.logger)
       try await application.test(.router) { client in
         for answer in answers {

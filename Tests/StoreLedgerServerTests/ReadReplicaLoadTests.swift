@@ -36,7 +36,7 @@ struct ReadReplicaLoadTests {
       maximumWait: .seconds(1), maximumLag: .seconds(2), probeInterval: .milliseconds(100),
       replicaTimeout: .seconds(1))
     let app = ServedApp(
-      name: SignedFixtures.bundleId, database: database.writerURL.clientConfiguration,
+      name: SignedFixtures.bundleId, database: database.writerURL,
       readReplicas: [ServedApp.ReplicaDatabase(replica)], replicaSettings: settings,
       ledger: H.configuration(database).apps[0].ledger)
     return ServerConfiguration(

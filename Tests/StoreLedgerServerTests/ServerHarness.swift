@@ -31,7 +31,7 @@ enum ServerHarness {
     _ database: TestDatabase, databaseTimeout: Duration = .seconds(10), bodyLimit: Int = 64 * 1024
   ) -> ServerConfiguration {
     ServerConfiguration(
-      database: database.writerURL.clientConfiguration,
+      database: database.writerURL,
       ledger: LedgerConfiguration(
         bundleId: SignedFixtures.bundleId, environments: [.sandbox],
         trustedRoots: pki.trustedRoots, catalog: catalog, databaseTimeout: databaseTimeout),
@@ -67,8 +67,7 @@ enum ServerHarness {
   static func inMemory() throws -> (Ledger, InMemoryLedgerStorage, ServerConfiguration) {
     let memory = InMemoryLedgerStorage()
     let configuration = ServerConfiguration(
-      database: PostgresClient.Configuration(
-        host: "in-process.invalid", username: "none", password: nil, database: nil, tls: .disable),
+      database: try DatabaseURL("postgres://none@in-process.invalid/none"),
       ledger: LedgerConfiguration(
         bundleId: SignedFixtures.bundleId, environments: [.sandbox],
         trustedRoots: pki.trustedRoots, catalog: catalog),

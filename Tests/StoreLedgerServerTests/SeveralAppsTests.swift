@@ -22,7 +22,7 @@ import Testing
     -> ServedApp
   {
     ServedApp(
-      name: name, database: database.writerURL.clientConfiguration,
+      name: name, database: database.writerURL,
       ledger: LedgerConfiguration(
         bundleId: bundle, environments: [.sandbox], trustedRoots: H.pki.trustedRoots,
         catalog: ProductCatalog(products: [product: .init(entitlements: [name])])))

@@ -37,6 +37,8 @@ package struct LedgerStorage: Sendable {
   package let aliases: (any AccountAliasStore)?
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
+  /// The PostgreSQL hosts and which accepts writes (nil on other storage).
+  package let hosts: DatabaseHosts?
   package let logger: Logger
   /// How long any database work may take (``LedgerConfiguration/databaseTimeout``).
   package let timeout: Duration
@@ -45,19 +47,22 @@ package struct LedgerStorage: Sendable {
   package init(_ database: PostgresLedgerDatabase, logger: Logger) {
     self.init(
       log: database.store, ports: database, relays: database, aliases: database,
-      replicas: database.replicas, logger: logger, timeout: database.timeout)
+      replicas: database.replicas, hosts: database.hosts, logger: logger,
+      timeout: database.timeout)
   }
 
   /// Storage offering every port itself (in memory, for example).
   package init(_ storage: some EventLog & LedgerPorts, logger: Logger, timeout: Duration) {
     self.init(
       log: storage, ports: storage, relays: storage as? any RelayQueue,
-      aliases: storage as? any AccountAliasStore, replicas: nil, logger: logger, timeout: timeout)
+      aliases: storage as? any AccountAliasStore, replicas: nil, hosts: nil, logger: logger,
+      timeout: timeout)
   }
 
   private init(
     log: any EventLog, ports: some LedgerPorts, relays: (any RelayQueue)?,
-    aliases: (any AccountAliasStore)?, replicas: ReadReplicas?, logger: Logger, timeout: Duration
+    aliases: (any AccountAliasStore)?, replicas: ReadReplicas?, hosts: DatabaseHosts?,
+    logger: Logger, timeout: Duration
   ) {
     self.log = log
     self.accounts = ports
@@ -74,6 +79,7 @@ package struct LedgerStorage: Sendable {
     self.relays = relays
     self.aliases = aliases
     self.replicas = replicas
+    self.hosts = hosts
     self.logger = logger
     self.timeout = timeout
   }

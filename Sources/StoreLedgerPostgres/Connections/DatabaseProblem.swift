@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import StoreLedgerCore
 
 /// Why the database cannot be used, named by cause with the next step: a closed port, a role
 /// PostgreSQL does not let in, a database that does not exist, a role without the privilege,
@@ -24,6 +25,8 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
     public static let permissionDenied = Code(rawValue: "database_permission_denied")
     /// The server did not answer in time.
     public static let timeout = Code(rawValue: "database_timeout")
+    /// None of the URL's hosts accepts writes (all standbys, or the others unreachable).
+    public static let noPrimary = Code(rawValue: "database_no_primary")
   }
 
   public let code: Code
@@ -41,6 +44,9 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
   public static func diagnose(
     _ url: DatabaseURL, timeout: Duration = .seconds(5), logger: Logger
   ) async -> DatabaseProblem? {
+    if url.hosts.count > 1 || url.targetSessionAttributes != .any {
+      return await diagnoseHosts(url, timeout: timeout, logger: logger)
+    }
     // As the pool does: TLS off on loopback, preferred elsewhere.
     let context =
       url.isLoopback ? nil : try? NIOSSLContext(configuration: .makeClientConfiguration())
@@ -68,6 +74,36 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
           .connectionRefused,
           "could not connect to PostgreSQL at \(url.host):\(url.port) (\(String(describing: type(of: error)))); "
             + "check the address in --database-url and that the server runs")
+    }
+  }
+
+  /// A URL naming several hosts: one of them must accept writes. When none does, the one
+  /// problem every host shares (all refuse the role, say) is said as for one host; otherwise
+  /// each host's answer.
+  private static func diagnoseHosts(
+    _ url: DatabaseURL, timeout: Duration, logger: Logger
+  ) async -> DatabaseProblem? {
+    let hosts: DatabaseHosts
+    do { hosts = try DatabaseHosts.primary(url, logger: logger) } catch {
+      return DatabaseProblem(.noPrimary, error.message)
+    }
+    do {
+      _ = try await hosts.located(within: timeout)
+      return nil
+    } catch {
+      var problems: [DatabaseProblem?] = []
+      for host in url.hosts {
+        var single = url
+        single.hosts = [host]
+        single.targetSessionAttributes = .any
+        problems.append(await diagnose(single, timeout: .seconds(2), logger: logger))
+      }
+      if let first = problems.first ?? nil, problems.allSatisfy({ $0?.code == first.code }),
+        first.code != .connectionRefused
+      {
+        return first
+      }
+      return DatabaseProblem(.noPrimary, error.message)
     }
   }
 

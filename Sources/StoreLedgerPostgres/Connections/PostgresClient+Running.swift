@@ -4,11 +4,18 @@ import PostgresNIO
 extension PostgresClient {
   /// Runs `body` with a client for `url` whose connection pool runs for exactly as long; for
   /// command-line tools and tests. Long-lived servers run the client as a Service instead.
+  /// With several hosts (or a `target_session_attrs`), the client is the pool of the one
+  /// that accepts writes (looked for within 30 s).
   package static func withRunningClient<Result: Sendable>(
     _ url: DatabaseURL, logger: Logger,
     _ body: @Sendable (PostgresClient) async throws -> Result
   ) async throws -> Result {
-    try await withRunningClient(url.clientConfiguration, logger: logger, body)
+    guard url.hosts.count > 1 || url.targetSessionAttributes != .any else {
+      return try await withRunningClient(url.clientConfiguration, logger: logger, body)
+    }
+    return try await DatabaseHosts.withRunning(try DatabaseHosts.primary(url, logger: logger)) {
+      hosts in try await body(try await hosts.located(within: .seconds(30)))
+    }
   }
 
   /// The same with a configuration of the caller's (pool size, timeouts).

@@ -15,14 +15,14 @@ final class AppendAnnouncer: Sendable {
     var pending = false
   }
 
-  private let client: PostgresClient
+  private let hosts: DatabaseHosts
   private let logger: Logger
   private let wakeUp: WakeUpSignal?
   private let notifiesListeners: Bool
   private let state = Mutex(State())
 
-  init(client: PostgresClient, logger: Logger, wakeUp: WakeUpSignal?, notifiesListeners: Bool) {
-    self.client = client
+  init(hosts: DatabaseHosts, logger: Logger, wakeUp: WakeUpSignal?, notifiesListeners: Bool) {
+    self.hosts = hosts
     self.logger = logger
     self.wakeUp = wakeUp
     self.notifiesListeners = notifiesListeners
@@ -45,7 +45,7 @@ final class AppendAnnouncer: Sendable {
   private func sendUntilSettled() async {
     repeat {
       // A hint only: a lost notification delays readers until their next poll.
-      _ = try? await client.execute("SELECT pg_notify('storeledger_events', '')", logger: logger)
+      _ = try? await hosts.current.execute("SELECT pg_notify('storeledger_events', '')", logger: logger)
     } while state.withLock { state in
       state.sending = state.pending
       state.pending = false

@@ -38,11 +38,11 @@ extension EventStore {
   ) async throws(EventStoreError) -> AppendResult {
     do {
       guard let hook else {
-        return try await client.query(query, logger: logger) { rows in
+        return try await primary().query(query, logger: logger) { rows in
           try await Self.result(of: rows, for: events, in: streamId)
         }
       }
-      return try await client.inTransaction(logger: logger) { connection in
+      return try await primary().inTransaction(logger: logger) { connection in
         let result = try await connection.query(query, logger: logger) { rows in
           try await Self.result(of: rows, for: events, in: streamId)
         }
@@ -50,7 +50,7 @@ extension EventStore {
         return result
       }
     } catch {
-      throw EventStoreError.database(error, while: "appending to a stream")
+      throw failure(error, while: "appending to a stream")
     }
   }
 

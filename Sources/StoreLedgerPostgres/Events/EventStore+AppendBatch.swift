@@ -18,11 +18,11 @@ extension EventStore {
     let query = Self.batchQuery(items)
     let results: [AppendResult]
     do {
-      results = try await client.query(query, logger: logger) { rows in
+      results = try await primary().query(query, logger: logger) { rows in
         try await Self.results(of: rows, for: items)
       }
     } catch {
-      throw EventStoreError.database(error, while: "appending a batch")
+      throw failure(error, while: "appending a batch")
     }
     if results.contains(where: { !$0.wasDuplicate }) { await announcer?.announce() }
     return results

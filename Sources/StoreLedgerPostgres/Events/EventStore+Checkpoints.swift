@@ -5,7 +5,7 @@ extension EventStore {
   /// Where the consumer `name` has got to; nil before its first save.
   public func checkpoint(_ name: String) async throws(EventStoreError) -> FeedPosition? {
     do {
-      return try await client.query(
+      return try await primary().query(
         "SELECT tx_id::text, seq FROM storeledger.checkpoints WHERE name = \(name)",
         logger: logger
       ) { rows in
@@ -17,7 +17,7 @@ extension EventStore {
         return position
       }
     } catch {
-      throw EventStoreError.database(error, while: "reading a checkpoint")
+      throw failure(error, while: "reading a checkpoint")
     }
   }
 
@@ -61,9 +61,9 @@ extension EventStore {
         """
     }
     do {
-      return try await client.execute(query, logger: logger) == 1
+      return try await primary().execute(query, logger: logger) == 1
     } catch {
-      throw EventStoreError.database(error, while: "moving a checkpoint")
+      throw failure(error, while: "moving a checkpoint")
     }
   }
 }

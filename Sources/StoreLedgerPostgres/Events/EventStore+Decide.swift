@@ -15,7 +15,7 @@ extension EventStore {
   ) async throws(EventStoreError) -> AppendResult {
     let result: AppendResult
     do {
-      result = try await client.inTransaction(logger: logger) { connection in
+      result = try await primary().inTransaction(logger: logger) { connection in
         try await connection.query(
           "SELECT pg_advisory_xact_lock(hashtextextended(\(streamId), 0))", logger: logger
         ) { rows in for try await _ in rows {} }
@@ -29,7 +29,7 @@ extension EventStore {
     } catch let error as EventStoreError {
       throw error
     } catch {
-      throw EventStoreError.database(error, while: "appending decided events")
+      throw failure(error, while: "appending decided events")
     }
     if !result.wasDuplicate { await announcer?.announce() }
     return result

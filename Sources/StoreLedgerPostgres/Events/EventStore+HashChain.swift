@@ -10,7 +10,7 @@ extension EventStore {
     async throws(EventStoreError) -> HashChainReport
   {
     do {
-      return try await client.query(
+      return try await primary().query(
         """
         WITH checked AS (
           SELECT stream_id, stream_version, tx_id, seq,
@@ -61,7 +61,7 @@ extension EventStore {
         return report
       }
     } catch {
-      throw EventStoreError.database(error, while: "checking the hash chain")
+      throw failure(error, while: "checking the hash chain")
     }
   }
 

@@ -8,27 +8,27 @@ extension EventStore {
     async throws(EventStoreError) -> [RecordedEvent]
   {
     do {
-      return try await client.query(
+      return try await primary().query(
         """
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE stream_id = \(streamId) AND stream_version >= \(version)
         ORDER BY stream_version LIMIT \(limit)
         """, logger: logger, reading: Self.collect)
     } catch {
-      throw EventStoreError.database(error, while: "reading a stream")
+      throw failure(error, while: "reading a stream")
     }
   }
 
   /// Every event of the given streams, stream by stream in version order.
   public func readStreams(_ streamIds: [String]) async throws(EventStoreError) -> [RecordedEvent] {
     do {
-      return try await client.query(
+      return try await primary().query(
         """
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE stream_id = ANY(\(streamIds)) ORDER BY stream_id, stream_version
         """, logger: logger, reading: Self.collect)
     } catch {
-      throw EventStoreError.database(error, while: "reading streams")
+      throw failure(error, while: "reading streams")
     }
   }
 
@@ -49,7 +49,7 @@ extension EventStore {
     async throws(EventStoreError) -> [RecordedEvent]
   {
     do {
-      return try await client.query(
+      return try await primary().query(
         """
         SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
         WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
@@ -60,7 +60,7 @@ extension EventStore {
         ORDER BY events.tx_id, events.seq LIMIT \(limit)
         """, logger: logger, reading: Self.collect)
     } catch {
-      throw EventStoreError.database(error, while: "reading the feed")
+      throw failure(error, while: "reading the feed")
     }
   }
 
@@ -70,7 +70,7 @@ extension EventStore {
     async throws(EventStoreError) -> [LogLeaf]
   {
     do {
-      return try await client.query(
+      return try await primary().query(
         """
         SELECT events.tx_id::text, seq, stream_id, stream_version, hash FROM storeledger.events
         WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
@@ -91,7 +91,7 @@ extension EventStore {
         return leaves
       }
     } catch {
-      throw EventStoreError.database(error, while: "reading the log's row hashes")
+      throw failure(error, while: "reading the log's row hashes")
     }
   }
 
@@ -101,7 +101,7 @@ extension EventStore {
     async throws(EventStoreError) -> [FeedEntry]
   {
     do {
-      return try await client.query(
+      return try await primary().query(
         """
         SELECT events.tx_id::text, seq, stream_id, recorded_at FROM storeledger.events
         WHERE (tx_id, seq) > (\(String(position.transactionId))::xid8, \(position.sequence))
@@ -120,7 +120,7 @@ extension EventStore {
         return entries
       }
     } catch {
-      throw EventStoreError.database(error, while: "reading the feed")
+      throw failure(error, while: "reading the feed")
     }
   }
 

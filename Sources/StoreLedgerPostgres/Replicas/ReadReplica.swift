@@ -6,7 +6,10 @@ import Synchronization
 public final class ReadReplica: Sendable {
   /// Its address without credentials (`host:port/database`), for logs and metrics.
   public let name: String
-  public let client: PostgresClient
+  /// Its hosts: one, or several of which the standby answers.
+  public let hosts: DatabaseHosts
+  /// The pool reads go to.
+  public var client: PostgresClient { hosts.current }
 
   /// What an operator sees of a replica.
   public struct Status: Sendable, Hashable {
@@ -34,9 +37,13 @@ public final class ReadReplica: Sendable {
 
   private let state: Mutex<State>
 
-  public init(name: String, client: PostgresClient) {
+  public convenience init(name: String, client: PostgresClient) {
+    self.init(name: name, hosts: DatabaseHosts(client: client, logger: Logger(label: "replica")))
+  }
+
+  public init(name: String, hosts: DatabaseHosts) {
     self.name = name
-    self.client = client
+    self.hosts = hosts
     self.state = Mutex(
       State(
         status: Status(

@@ -66,24 +66,37 @@ public final class ReadReplicas: Sendable {
   /// until a position after it is known.
   static let unknown = WALPosition(.max)
 
-  let primary: PostgresClient
+  /// The primary's hosts (after a failover, the new primary's pool).
+  let primaryHosts: DatabaseHosts
+  var primary: PostgresClient { primaryHosts.current }
   public let replicas: [ReadReplica]
   public let settings: Settings
   let logger: Logger
   private let state = Mutex(State())
   private let positions: PrimaryPositionReader
 
-  public init(
+  public convenience init(
     primary: PostgresClient, replicas: [ReadReplica], settings: Settings = Settings(),
     logger: Logger
   ) {
-    self.primary = primary
+    self.init(
+      primary: DatabaseHosts(client: primary, logger: logger), replicas: replicas,
+      settings: settings, logger: logger)
+  }
+
+  public init(
+    primary: DatabaseHosts, replicas: [ReadReplica], settings: Settings = Settings(),
+    logger: Logger
+  ) {
+    self.primaryHosts = primary
     self.replicas = replicas
     self.settings = settings
     self.logger = logger
     let timeout = settings.replicaTimeout
     positions = PrimaryPositionReader {
-      try? await withTimeout(timeout) { try await Self.insertPosition(on: primary, logger: logger) }
+      try? await withTimeout(timeout) {
+        try await Self.insertPosition(on: primary.current, logger: logger)
+      }
     }
   }
 
@@ -195,12 +208,14 @@ public final class ReadReplicas: Sendable {
       }
       guard let replayed else {
         takeOut(replica, because: "it is not a standby")
+        replica.hosts.lostCurrent()
         return nil
       }
       replica.noteReplayed(replayed)
       return replayed
     } catch {
       takeOut(replica, because: "it does not answer (\(Self.kind(of: error)))")
+      replica.hosts.lostCurrent()
       return nil
     }
   }
@@ -238,6 +253,11 @@ public final class ReadReplicas: Sendable {
   }
 
   private func check(_ replica: ReadReplica) async {
+    if replica.hosts.asks {
+      // A replica URL naming several hosts follows the standby (after a failover, the old
+      // primary once it rejoins).
+      _ = try? await replica.hosts.located(within: settings.replicaTimeout)
+    }
     guard let replayed = await replayPosition(of: replica) else { return }
     let behindSince = state.withLock { state in
       state.samples.first { $0.position > replayed }?.at

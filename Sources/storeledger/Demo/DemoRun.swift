@@ -75,7 +75,7 @@ struct DemoRun: Sendable {
       signer: pki, now: simulation.configuration.start)
     let ports = PortsBox()
     var serverConfiguration = ServerConfiguration(
-      host: "127.0.0.1", port: 0, database: database.clientConfiguration,
+      host: "127.0.0.1", port: 0, database: database,
       ledger: ledgerConfiguration, apiKeys: [bearer])
     // The demo's staging backend fails now and then: retried within a second, not minutes.
     var relays = RelayConfiguration()
