@@ -203,7 +203,7 @@ let package = Package(
       dependencies: [
         "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",
         "StoreLedgerPostgres", "StoreLedgerTestSupport",
-        "AppStoreSimulator",
+        "AppStoreSimulator", "AppStoreServerAPI",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Hummingbird", package: "hummingbird"),
       ]

@@ -62,8 +62,8 @@ struct ReplicaMeasurement {
   }
 
   private func configuration(port: Int, replica: DatabaseURL?) -> ServerConfiguration {
-    var postgres = database.writerURL.clientConfiguration
-    postgres.options.maximumConnections = 40
+    var postgres = database.writerURL
+    postgres.maximumConnections = 40
     let app = ServedApp(
       name: SignedFixtures.bundleId, database: postgres,
       readReplicas: replica.map { [ServedApp.ReplicaDatabase($0)] } ?? [],

@@ -4,6 +4,9 @@ struct ServerBenchmarkOptions {
   var databaseURL: DatabaseURL?
   /// A streaming replica's server: when given, the webhook with and without it is compared.
   var readDatabaseURL: DatabaseURL?
+  /// A failover formation's URL naming every node: when given, only the webhook with that URL
+  /// and with the primary's own address is compared.
+  var formationURL: DatabaseURL?
   var notifications = 10_000
   var accounts = 100_000
   var clients = 32
@@ -24,6 +27,7 @@ struct ServerBenchmarkOptions {
       switch argument {
       case "--database-url": options.databaseURL = try DatabaseURL(value)
       case "--read-database-url": options.readDatabaseURL = try DatabaseURL(value)
+      case "--formation-url": options.formationURL = try DatabaseURL(value)
       case "--notifications": options.notifications = Int(value) ?? options.notifications
       case "--accounts": options.accounts = Int(value) ?? options.accounts
       case "--clients": options.clients = Int(value) ?? options.clients
@@ -33,7 +37,7 @@ struct ServerBenchmarkOptions {
       default: throw UsageError(description: "unknown argument \(argument)")
       }
     }
-    guard options.databaseURL != nil else {
+    guard options.databaseURL != nil || options.formationURL != nil else {
       throw UsageError(description: "--database-url is required")
     }
     return options

@@ -22,6 +22,10 @@ struct ServerBenchmarkRun {
   let pki = try! TestPKI()
 
   func run() async throws {
+    if let formation = options.formationURL {
+      try await HostsMeasurement(run: self, formation: formation).measure()
+      return
+    }
     let database = try await BenchmarkDatabase.create(
       on: options.databaseURL!,
       setupSQL: [
@@ -38,8 +42,8 @@ struct ServerBenchmarkRun {
   }
 
   private func configuration(_ database: BenchmarkDatabase) -> ServerConfiguration {
-    var postgres = database.writerURL.clientConfiguration
-    postgres.options.maximumConnections = 40
+    var postgres = database.writerURL
+    postgres.maximumConnections = 40
     return ServerConfiguration(
       host: "127.0.0.1", port: options.port, database: postgres,
       ledger: ledgerConfiguration, apiKeys: [Self.apiKey])

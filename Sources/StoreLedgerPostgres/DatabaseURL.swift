@@ -64,6 +64,9 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
   public var sslMode: SSLMode?
   /// A PEM file of the certificates a server's must chain to (`sslrootcert`).
   public var sslRootCertificate: String?
+  /// How many connections each host's pool may open; nil: PostgresNIO's default. Not part of
+  /// the URL's text (libpq has no such parameter): set by the program that opens the pools.
+  public var maximumConnections: Int?
 
   /// The first host's name.
   public var host: String {
@@ -112,9 +115,10 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     hosts = try rest.split(separator: ",", omittingEmptySubsequences: false).map {
       (text) throws(EventStoreError) in try Self.host(text, shape: shape)
     }
-    guard let name = user.flatMap({ $0.isEmpty ? nil : $0 })
-      ?? environment["PGUSER"].flatMap({ $0.isEmpty ? nil : $0 })
-      ?? Self.systemUser()
+    guard
+      let name = user.flatMap({ $0.isEmpty ? nil : $0 })
+        ?? environment["PGUSER"].flatMap({ $0.isEmpty ? nil : $0 })
+        ?? Self.systemUser()
     else { throw EventStoreError(.invalidConfiguration, shape) }
     username = name
     let database = String(path).removingPercentEncoding ?? String(path)
@@ -165,7 +169,9 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
       }
       let after = name[name.index(after: close)...]
       name = name[name.index(after: name.startIndex)..<close]
-      if after.hasPrefix(":") { port = after.dropFirst() } else if !after.isEmpty {
+      if after.hasPrefix(":") {
+        port = after.dropFirst()
+      } else if !after.isEmpty {
         throw EventStoreError(.invalidConfiguration, shape)
       }
     } else if let colon = name.lastIndex(of: ":") {
@@ -235,6 +241,7 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
       host: host.name, port: host.port, username: username, password: password,
       database: database, tls: tls(for: host))
     configuration.options.additionalStartupParameters = [("jit", "off")]
+    if let maximumConnections { configuration.options.maximumConnections = maximumConnections }
     return configuration
   }
 
@@ -311,7 +318,8 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
   /// Never shows the password.
   public var description: String {
     let attributes =
-      targetSessionAttributes == .any ? "" : "?target_session_attrs=\(targetSessionAttributes.rawValue)"
+      targetSessionAttributes == .any
+      ? "" : "?target_session_attrs=\(targetSessionAttributes.rawValue)"
     return "postgres://\(username)@\(address)\(attributes)"
   }
 }

@@ -97,6 +97,36 @@ import Testing
   }
 
   /// A port nothing listens on: bound, then closed.
+  /// A URL naming hosts of which none accepts writes (a standby and a closed port) is said
+  /// at once, naming each host and what it answered; nothing is written.
+  @Test(.enabled(if: TestReplica.shouldRun)) func noHostThatAcceptsWritesIsNamedPerHost() throws {
+    let replica = try #require(TestReplica.serverURL, "scripts/test starts a streaming replica")
+    let port = try Self.closedPort()
+    let started = ContinuousClock.now
+    expect(
+      try entitlements(
+        "postgres://postgres@\(replica.host):\(replica.port),127.0.0.1:\(port)/postgres"
+          + "?target_session_attrs=read-write"),
+      "database_no_primary",
+      [
+        "\(replica.host):\(replica.port) is a standby", "127.0.0.1:\(port) refused the connection",
+        "pg_autoctl show state",
+      ], within: 15, started: started)
+  }
+
+  /// libpq's other target_session_attrs values and typos are usage errors before any
+  /// connection.
+  @Test(arguments: [
+    ("target_session_attrs=standby", "asks for a standby"),
+    ("target_session_attrs=read_write", "target_session_attrs is one of"),
+    ("sslmode=verify", "sslmode is one of"),
+  ])
+  func badConnectionParametersAreUsageErrors(_ query: String, _ words: String) throws {
+    let result = try entitlements("postgres://postgres@127.0.0.1:1,127.0.0.1:2/postgres?\(query)")
+    #expect(result.status == 2, "\(result.standardError)")
+    #expect(result.standardError.contains(words), "\(result.standardError)")
+  }
+
   static func closedPort() throws -> Int {
     let (socket, port) = try silentListener()
     close(socket)

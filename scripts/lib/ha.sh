@@ -8,10 +8,12 @@
 # The faults the tests inject (a planned failover, a killed primary, a stopped standby) are
 # commands of scripts/ha.
 #
-# The monitor's health checks run every second and call a node unhealthy after 4 s (the
-# defaults are 5 s and 20 s): the tests measure StoreLedger riding through a failover, and
-# faster detection keeps each one short. A production formation keeps pg_auto_failover's
-# defaults (docs/high-availability.md).
+# The monitor checks each node every 2 s and calls it unhealthy after 10 s (the defaults are
+# 5 s and 20 s), so a lost primary is replaced sooner and each test is shorter. Its health
+# check's own timeout and retries, and the 30 s it waits for a lost primary to demote itself
+# before promoting the standby, stay pg_auto_failover's: shorter ones promoted a standby
+# while a busy primary was still alive. A production formation keeps every default
+# (docs/high-availability.md).
 
 ha_install_if_missing() {
   command -v pg_autoctl >/dev/null && return 0
@@ -57,7 +59,8 @@ ha_wait_healthy() {
   local limit=${1:-180} states
   for _ in $(seq 1 $((limit * 2))); do
     states=$(ha_states || true)
-    if echo "$states" | grep -q ' primary primary$' && echo "$states" | grep -q ' secondary secondary$'; then
+    if echo "$states" | grep -q ' primary primary$' && echo "$states" | grep -q ' secondary secondary$' \
+      && [ -n "$(ha_primary_sync_names)" ]; then
       return 0
     fi
     # pg_basebackup waits for a checkpoint; pg_autoctl asks for a spread one.
@@ -75,7 +78,9 @@ ha_wait_healthy() {
 ha_start() {
   ha_install_if_missing
   HA_DIR=$(mktemp -d /tmp/storeledger-ha.XXXXXX)
-  [ "$(id -u)" -eq 0 ] && chown postgres: "$HA_DIR"
+  # pg_autoctl keeps its pid files in XDG_RUNTIME_DIR (else in a shared /tmp/pg_autoctl).
+  mkdir -m 700 "$HA_DIR/run"
+  [ "$(id -u)" -eq 0 ] && chown -R postgres: "$HA_DIR"
   local monitor_port
   monitor_port=$(postgres_free_port)
   echo "$monitor_port" >"$HA_DIR/monitor.port"
@@ -87,11 +92,8 @@ ha_start() {
   ha_run_keeper monitor run --pgdata "$HA_DIR/monitor"
   for _ in $(seq 1 60); do ha_psql "$monitor_port" -d pg_auto_failover -c 'SELECT 1' >/dev/null 2>&1 && break; sleep 0.5; done
   ha_psql "$monitor_port" -d pg_auto_failover \
-    -c "ALTER SYSTEM SET pgautofailover.health_check_period = 1000" \
-    -c "ALTER SYSTEM SET pgautofailover.health_check_timeout = 1000" \
-    -c "ALTER SYSTEM SET pgautofailover.health_check_max_retries = 1" \
-    -c "ALTER SYSTEM SET pgautofailover.health_check_retry_delay = 500" \
-    -c "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = 4000" \
+    -c "ALTER SYSTEM SET pgautofailover.health_check_period = 2000" \
+    -c "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = 10000" \
     -c "SELECT pg_reload_conf()" >/dev/null
   local monitor="postgres://autoctl_node@127.0.0.1:$monitor_port/pg_auto_failover?sslmode=disable"
   local node port
@@ -131,9 +133,18 @@ ha_stop() {
         kill -9 "$pid" $(pgrep -P "$pid") 2>/dev/null || true
       fi
     done
-    rm -rf "$HA_DIR"
+    # A pg_autoctl command still running may write into it once more.
+    rm -rf "$HA_DIR" 2>/dev/null || { sleep 1; rm -rf "$HA_DIR"; }
   fi
   HA_DIR=""
+}
+
+# The primary's synchronous_standby_names: empty while it commits without its standby.
+ha_primary_sync_names() {
+  local node
+  node=$(ha_primary)
+  [ -n "$node" ] || return 0
+  ha_psql "$(cat "$HA_DIR/$node.port")" -d postgres -c 'SHOW synchronous_standby_names' 2>/dev/null || true
 }
 
 # The node whose reported state is primary.
@@ -150,8 +161,36 @@ ha_kill_node() {
   fi
 }
 
+# Stops a node as an operator does: SIGTERM to its keeper, which stops postgres (fast mode)
+# and exits; returns once postgres is down.
+ha_stop_node() {
+  local node=$1 group
+  group=$(cat "$HA_DIR/$node.keeper")
+  kill -TERM -- "-$group" 2>/dev/null || true
+  for _ in $(seq 1 120); do
+    if [ ! -f "$HA_DIR/$node/postmaster.pid" ] && ! kill -0 -- "-$group" 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.5
+  done
+  echo "$node did not stop within 60 s" >&2
+  return 1
+}
+
+# Waits until every process of a node's keeper has ended: a keeper started while the last
+# one is still exiting loses its pid file to it and quits.
+ha_wait_keeper_gone() {
+  local group
+  group=$(cat "$HA_DIR/$1.keeper")
+  for _ in $(seq 1 120); do
+    kill -0 -- "-$group" 2>/dev/null || return 0
+    sleep 0.25
+  done
+}
+
 # Starts a node's keeper again; it rejoins as a standby (pg_rewind when it was the primary).
 ha_start_node() {
   local node=$1
+  ha_wait_keeper_gone "$node"
   ha_run_keeper "$node" run --pgdata "$HA_DIR/$node"
 }

@@ -156,9 +156,12 @@ public final class DatabaseHosts: Sendable {
     _ hosts: DatabaseHosts, _ body: @Sendable (DatabaseHosts) async throws -> Result
   ) async throws -> Result {
     try await withThrowingTaskGroup(of: Result?.self) { group in
-      group.addTask {
-        await hosts.run()
-        return nil
+      // Each pool's run() in a task of this group, started before the body leases.
+      for client in hosts.clients {
+        group.addTask {
+          await client.run()
+          return nil
+        }
       }
       defer { group.cancelAll() }
       return try await body(hosts)

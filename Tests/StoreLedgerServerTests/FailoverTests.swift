@@ -1,0 +1,411 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import StoreLedger
+import StoreLedgerCore
+import StoreLedgerPostgres
+import StoreLedgerServer
+import StoreLedgerTestSupport
+import Synchronization
+import Testing
+
+/// The server on a real pg_auto_failover formation (`scripts/ha`: a monitor, a primary and a
+/// synchronous standby), given the URL naming both nodes, while the simulated App Store
+/// delivers a Production year with Apple's retries and customers' refund requests are
+/// answered by the server's worker. Mid-delivery the formation loses its primary (a planned
+/// switch, or a node killed with SIGKILL) or its standby (stopped and started again). After
+/// each: every notification Apple sent is stored exactly once, no refund request was answered
+/// twice, the change feed is complete and gap-free, the audit is consistent; the webhook's
+/// unavailability (first to last 503, as a probe saw it) is printed.
+@Suite(.serialized, .enabled(if: FailoverFormation.shouldRun)) struct FailoverTests {
+  typealias H = ServerHarness
+
+  enum Fault: String, CaseIterable, CustomStringConvertible {
+    /// `pg_autoctl perform failover`.
+    case plannedFailover = "planned-failover"
+    /// The primary's keeper and postgres killed with SIGKILL; the node started again later
+    /// rejoins as the standby.
+    case killedPrimary = "killed-primary"
+    /// The standby stopped; the primary keeps accepting writes once the monitor relaxes
+    /// synchronous replication; then the standby starts again.
+    case stoppedStandby = "stopped-standby"
+
+    var description: String { rawValue }
+  }
+
+  /// Quiet; STORELEDGER_TEST_FAILOVER_LOG=info shows the server finding each new primary.
+  static let logger: Logger = {
+    var logger = Logger(label: "test.failover")
+    logger.logLevel =
+      ProcessInfo.processInfo.environment["STORELEDGER_TEST_FAILOVER_LOG"].flatMap {
+        Logger.Level(rawValue: $0)
+      } ?? .critical
+    return logger
+  }()
+
+  static let privateKey = P256.Signing.PrivateKey()
+  static let apiKey = APIKey(
+    keyId: "FAILOVER01", issuerId: "6a3f9c1e-0000-4000-8000-00000000f41e",
+    bundleId: SignedFixtures.bundleId, privateKey: privateKey)
+  static let policy = ConsumptionPolicy(
+    customerConsented: true, autoRenewable: .grantProrated, nonConsumable: .decline)
+
+  @Test(arguments: FailoverFormation.faults(Fault.allCases), 1...3)
+  func theServerRidesThroughTheFault(_ fault: Fault, round: Int) async throws {
+    let formation = try #require(
+      FailoverFormation.current,
+      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
+    try await Self.waitHealthy(formation)
+    let name = "failover_\(fault.rawValue.replacingOccurrences(of: "-", with: "_"))_\(round)"
+    try await formation.dropDatabase(name, logger: Self.logger)
+    let url = try await formation.createDatabase(name, logger: Self.logger)
+    let outcome = try await Self.run(fault, round: round, on: url, formation: formation)
+    try await Self.waitHealthy(formation)
+    try await formation.dropDatabase(name, logger: Self.logger)
+
+    print(
+      "failover \(fault) round \(round): \(outcome.sent) notifications sent, "
+        + "\(outcome.stored) stored, \(outcome.duplicates) duplicates; "
+        + "\(outcome.refundRequests) refund requests, \(outcome.answers) answered (\(outcome.resent) sent again, same body); "
+        + "\(outcome.changes) changes; webhook unavailable "
+        + String(format: "%.2f s", outcome.unavailable) + " (\(outcome.refused) refusals, "
+        + "\(outcome.probes) probes); primary switches seen \(outcome.switches); refusals at "
+        + outcome.refusals.joined(separator: " "))
+    #expect(outcome.sent > 250)
+    #expect(outcome.undelivered == 0)
+    #expect(outcome.stored == outcome.sent)
+    #expect(outcome.missing.isEmpty, "notifications Apple sent that the log lacks")
+    #expect(outcome.duplicates == 0)
+    #expect(outcome.refundRequests > 0)
+    #expect(outcome.answeredTwice.isEmpty, "refund requests answered more than once")
+    #expect(outcome.answers == outcome.refundRequests, "live refund requests left unanswered")
+    #expect(outcome.changeGaps.isEmpty, "change positions missing")
+    #expect(outcome.changesMissing.isEmpty, "accounts whose feed differs from their log")
+    #expect(outcome.auditProblems.isEmpty)
+    #expect(outcome.serverErrors == 0, "the webhook answered 500")
+    if fault != .stoppedStandby { #expect(outcome.switches >= 1) }
+  }
+
+  struct Outcome {
+    var sent = 0
+    var undelivered = 0
+    var stored = 0
+    var missing: [String] = []
+    var duplicates = 0
+    var refundRequests = 0
+    var answers = 0
+    var answeredTwice: [String] = []
+    var changes = 0
+    var changeGaps: [Int64] = []
+    var changesMissing: [String] = []
+    var auditProblems: [String] = []
+    var unavailable = 0.0
+    var refused = 0
+    var probes = 0
+    var serverErrors = 0
+    var switches = 0
+    /// Answers sent again with the same body (after a record lost to the switch).
+    var resent = 0
+    /// Each refusal: seconds after the fault was injected, and the status (0: no answer).
+    var refusals: [String] = []
+  }
+
+  /// Waits for a primary that replicates synchronously to its standby: only then is every
+  /// commit the webhook acknowledges on both nodes.
+  static func waitHealthy(_ formation: FailoverFormation) async throws {
+    try await formation.ha("wait-healthy", "180")
+  }
+
+  static func run(
+    _ fault: Fault, round: Int, on url: DatabaseURL, formation: FailoverFormation
+  ) async throws -> Outcome {
+    let seed = UInt64(round * 10 + (Fault.allCases.firstIndex(of: fault) ?? 0))
+    let simulation = Simulation(SimulationConfiguration(customers: 40, months: 12, seed: seed))
+    let store = SimulatedAppStore(
+      app: SimulatedApp(
+        bundleId: SignedFixtures.bundleId, appAppleId: 1_234_567_890, environment: .production),
+      signer: H.pki, now: simulation.configuration.start)
+    simulation.apply(to: store, through: simulation.configuration.end)
+    // Refunds asked for live (an hour after the year): their requests are answered by the
+    // server's worker while the formation switches.
+    store.advance(to: Timestamp(milliseconds: store.now.milliseconds + 3_600_000))
+    let requested = store.refundCandidates(6).compactMap { store.requestRefund(of: $0) }
+    #expect(!requested.isEmpty)
+    let liveFrom = store.now
+    // The worker's clock runs from the store's present at the wall clock's pace: a claim's
+    // lease runs out while the store's own clock stands still.
+    let (liveStart, liveWall) = (store.now.date, Date())
+    let ledgerConfiguration = LedgerConfiguration(
+      bundleId: SignedFixtures.bundleId, appAppleId: 1_234_567_890, environments: [.production],
+      trustedRoots: H.pki.trustedRoots, catalog: simulationCatalog,
+      databaseTimeout: .seconds(5))
+    let simulator = buildSimulatorApplication(
+      store: store,
+      configuration: SimulatorConfiguration(
+        apiKeys: [apiKey.keyId: privateKey.publicKey], issuerId: apiKey.issuerId),
+      logger: logger)
+    let outcome = Mutex(Outcome())
+    try await simulator.test(.live) { simulatorClient in
+      let apiURL = "http://127.0.0.1:\(try #require(simulatorClient.port))"
+      var configuration = ServerConfiguration(
+        database: url, ledger: ledgerConfiguration, apiKeys: [H.apiKey])
+      configuration.apps[0].appStoreAPI = AppStoreAPISettings(
+        api: AppStoreServerAPIConfiguration(
+          baseURL: apiURL, key: apiKey, maximumAttempts: 2, initialBackoff: .milliseconds(50)),
+        verifier: VerifierConfiguration(
+          trustedRoots: H.pki.trustedRoots, bundleId: SignedFixtures.bundleId,
+          appAppleId: 1_234_567_890, environment: .production))
+      configuration.apps[0].consumption = ConsumptionWorkerConfiguration(
+        policy: policy, pollInterval: .milliseconds(200), lease: .seconds(20),
+        initialBackoff: .milliseconds(200), maximumBackoff: .seconds(1),
+        now: { liveStart.addingTimeInterval(Date().timeIntervalSince(liveWall)) })
+      let server = try buildApplication(configuration: configuration, logger: logger)
+      try await server.test(.ahc(.http)) { client in
+        let delivered = try await deliver(
+          store, fault: fault, formation: formation, client: client, url: url,
+          ledgerConfiguration: ledgerConfiguration, liveFrom: liveFrom)
+        outcome.withLock { $0 = delivered }
+      }
+    }
+    return outcome.withLock { $0 }
+  }
+
+  /// Delivers the year while injecting `fault`, then settles and checks.
+  static func deliver(
+    _ store: SimulatedAppStore, fault: Fault, formation: FailoverFormation,
+    client: any TestClientProtocol, url: DatabaseURL, ledgerConfiguration: LedgerConfiguration,
+    liveFrom: Timestamp
+  ) async throws -> Outcome {
+    let port = try #require(client.port)
+    let webhook = "http://127.0.0.1:\(port)/v1/notifications/appstore"
+    // Apple's Production schedule (1, 12, 24, 48, 72 hours) with an hour of 500 ms: five
+    // retries over 78 s, longer than pg_auto_failover takes to replace a lost primary.
+    let deliverer = NotificationDeliverer(
+      store: store, webhookURL: webhook, hour: .milliseconds(500),
+      faults: DeliveryFaults(duplicateFraction: 0.1, reorder: true, seed: 9), concurrency: 4,
+      logger: logger)
+    let probe = WebhookProbe()
+    let total = store.notifications().count
+    let probeBody = try #require(store.notifications().first?.signedPayload)
+
+    async let delivered: Void = deliverer.deliverPending()
+    async let probed: Void = probe.run(client: client, body: H.webhookBody(probeBody))
+    // The fault lands with a third of the year delivered.
+    let started = ContinuousClock.now
+    while store.notifications().filter(\.delivered).count < total / 3,
+      ContinuousClock.now - started < .seconds(120)
+    {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    let injected = ContinuousClock.now
+    Self.progress(fault, "injecting the fault with \(total / 3) of \(total) delivered")
+    try await inject(fault, into: formation)
+    Self.progress(fault, "the formation has a primary again")
+    await delivered
+    Self.progress(fault, "Apple's deliveries and retries are done")
+    // The worker answers the refund requests; Apple's decisions reach the webhook too.
+    try await DatabaseHosts.withRunning(try DatabaseHosts.primary(url, logger: logger)) { hosts in
+      let ledger = try Ledger(hosts: hosts, configuration: ledgerConfiguration, logger: logger)
+      let deadline = ContinuousClock.now + .seconds(120)
+      while ContinuousClock.now < deadline {
+        await deliverer.deliverPending()
+        if let metrics = try? await ConsumptionRequests(ledger: ledger).metrics(),
+          metrics.pending == 0, store.notifications().allSatisfy(\.delivered)
+        {
+          break
+        }
+        try await Task.sleep(for: .milliseconds(200))
+      }
+    }
+    Self.progress(fault, "settled")
+    probe.stop()
+    await probed
+    // What the server saw of the formation, as an operator reads it.
+    let health = try H.value(try await client.execute(uri: "/health", method: .get))
+    let switches: Int =
+      if case .number(let count)? = health["primaries"]?.array?.first?["switches"] {
+        Int(count)
+      } else { -1 }
+
+    var outcome = Outcome()
+    let notifications = store.notifications()
+    outcome.sent = notifications.count
+    outcome.undelivered = notifications.filter { !$0.delivered }.count
+    let (seen, refused, serverErrors, unavailable) = probe.summary()
+    (outcome.probes, outcome.refused, outcome.serverErrors, outcome.unavailable) =
+      (seen, refused, serverErrors, unavailable)
+    outcome.refusals = probe.refusals(since: injected)
+    // A worker that lost its record after sending sends the same body again once its lease
+    // ends (a PUT: Apple keeps one answer). Two different bodies for one request would count
+    // twice.
+    let answers = Dictionary(grouping: store.consumptionAnswers(), by: \.transactionId)
+    outcome.answers = answers.count
+    outcome.answeredTwice = answers.filter { Set($0.value.map(\.information)).count > 1 }.map(\.key)
+    outcome.resent = answers.values.map { $0.count - 1 }.reduce(0, +)
+    // The requests of the simulated year reached the webhook with their twelve hours gone:
+    // the worker closes them as expired. The live ones are answered.
+    outcome.refundRequests =
+      notifications.filter { $0.type == .consumptionRequest && $0.sentAt >= liveFrom }.count
+
+    let counted = outcome
+    return try await DatabaseHosts.withRunning(try DatabaseHosts.primary(url, logger: logger)) {
+      hosts in
+      var outcome = counted
+      let client = try await hosts.located(within: .seconds(60))
+      let keys = try await client.query(
+        """
+        SELECT idempotency_key FROM storeledger.events
+        WHERE idempotency_key LIKE 'asn2:%' OR idempotency_key LIKE 'unrouted:%'
+        """, logger: logger
+      ) { rows in
+        var keys: [String] = []
+        for try await key in rows.decode(String.self) { keys.append(key) }
+        return keys
+      }
+      outcome.stored = Set(keys).count
+      outcome.duplicates = keys.count - Set(keys).count
+      // A notification that names no app (GADGET_RECALL) is kept as unrouted evidence.
+      let stored = Set(keys.map { $0.replacingOccurrences(of: "unrouted:", with: "asn2:") })
+      outcome.missing = notifications.filter { !stored.contains("asn2:\($0.uuid)") }.map {
+        "\($0.uuid) \($0.type.rawValue) attempts \($0.attempts.map { $0.sendAttemptResult?.rawValue ?? "-" })"
+      }
+
+      let ledger = try Ledger(hosts: hosts, configuration: ledgerConfiguration, logger: logger)
+      let feed = ChangeFeedReader(ledger: ledger)
+      // The server's projector catches up with the log before the feed is read.
+      try await waitForProjection(ledger, client: client)
+      var positions: [Int64] = []
+      var byAccount: [String: Int] = [:]
+      var after: Int64 = 0
+      while true {
+        let page = try await feed.changes(after: after, limit: 1000, consistency: .exact)
+        guard let last = page.last else { break }
+        positions += page.map(\.position)
+        for change in page { byAccount[change.appAccountToken, default: 0] += 1 }
+        after = last.position
+      }
+      outcome.changes = positions.count
+      outcome.changeGaps = zip(positions, positions.dropFirst()).compactMap {
+        $1 == $0 + 1 ? nil : $0 + 1
+      }
+      if let first = positions.first, first != 1 { outcome.changeGaps.append(1) }
+      let now = Date()
+      for token in byAccount.keys.sorted() where !token.isEmpty {
+        let derived = try await feed.derivedFromLog(of: token, through: now)
+        if derived.count != byAccount[token] { outcome.changesMissing.append(token) }
+      }
+      let report = try await LedgerMaintenance(ledger: ledger).audit(concurrency: 2)
+      outcome.auditProblems = report.problems.map { "\($0)" }
+      outcome.switches = switches
+      return outcome
+    }
+  }
+
+  static func progress(_ fault: Fault, _ what: String) {
+    print("failover \(fault): \(Date().formatted(.iso8601)) \(what)")
+  }
+
+  /// Waits until the account projector's checkpoint is at the end of the log.
+  static func waitForProjection(_ ledger: Ledger, client: PostgresClient) async throws {
+    let deadline = ContinuousClock.now + .seconds(120)
+    while ContinuousClock.now < deadline {
+      let behind = try await client.query(
+        """
+        SELECT count(*) FROM storeledger.account_views WHERE projected_changes <> changes
+        """, logger: logger
+      ) { rows in
+        var count = 0
+        for try await value in rows.decode(Int.self) { count = value }
+        return count
+      }
+      if behind == 0 { return }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+  }
+
+  /// Injects `fault` and returns once the formation has a primary again (for a stopped
+  /// standby: once the primary accepts writes without it), with the lost node started again.
+  static func inject(_ fault: Fault, into formation: FailoverFormation) async throws {
+    switch fault {
+    case .plannedFailover:
+      try await formation.ha("failover")
+    case .killedPrimary:
+      let killed = try await formation.ha("kill-primary")
+      try await formation.wait(for: "a new primary", within: .seconds(120)) { states in
+        states.contains {
+          $0.node != killed && ["wait_primary", "primary"].contains($0.reported)
+            && $0.reported == $0.assigned
+        }
+      }
+      try await formation.ha("start-node", killed)
+    case .stoppedStandby:
+      let stopped = try await formation.ha("stop-standby")
+      try await formation.wait(for: "a primary without its standby", within: .seconds(120)) {
+        states in
+        states.contains { $0.node != stopped && $0.reported == "wait_primary" }
+      }
+      try await formation.ha("start-node", stopped)
+    }
+  }
+
+  static let simulationCatalog = SimulatedProducts.catalog
+}
+
+/// Posts one already-known notification to the webhook every 50 ms (after the previous answer)
+/// and keeps what it was answered: the webhook's unavailability is the time from sending the
+/// first probe it refused to sending the last.
+final class WebhookProbe: Sendable {
+  private struct State {
+    var running = true
+    var answers: [(at: ContinuousClock.Instant, status: Int)] = []
+  }
+
+  private let state = Mutex(State())
+
+  func run(client: any TestClientProtocol, body: ByteBuffer) async {
+    while state.withLock({ $0.running }) {
+      // A probe with no answer within 15 s counts as a refusal (status 0). Each answer is
+      // kept at the moment its request was sent: a refusal can take the database timeout.
+      let sent = ContinuousClock.now
+      let status =
+        (try? await withTimeout(.seconds(15)) {
+          try await client.execute(
+            uri: "/v1/notifications/appstore", method: .post, body: body
+          ).status.code
+        }) ?? 0
+      state.withLock { $0.answers.append((sent, status)) }
+      try? await Task.sleep(for: .milliseconds(50))
+    }
+  }
+
+  func stop() { state.withLock { $0.running = false } }
+
+  /// Each refusal as `+seconds:status`, after `start`.
+  func refusals(since start: ContinuousClock.Instant) -> [String] {
+    state.withLock { $0.answers }.filter { $0.status != 200 }.map {
+      let offset = $0.at - start
+      let seconds =
+        Double(offset.components.seconds) + Double(offset.components.attoseconds) / 1e18
+      return String(format: "%+.1f:%d", seconds, $0.status)
+    }
+  }
+
+  /// Probes sent, refused (not 200), answered 500, and seconds from sending the first probe
+  /// that was refused to sending the last.
+  func summary() -> (Int, Int, Int, Double) {
+    let answers = state.withLock { $0.answers }
+    let refused = answers.filter { $0.status != 200 }
+    let span =
+      refused.first.flatMap { first in refused.last.map { $0.at - first.at } } ?? .zero
+    let seconds =
+      Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+    return (answers.count, refused.count, answers.filter { $0.status == 500 }.count, seconds)
+  }
+}
