@@ -70,7 +70,7 @@ struct HostsMeasurement {
       var block = 20_000_000
       for round in 0..<2 {
         for (which, (name, load)) in servers.enumerated() {
-          let bodies = try bodies(count: count, first: block)
+          let bodies = try run.freshBodies(count: count, first: block, named: "hosts", prefix: "h")
           block += 1_000_000
           let ingest = try await load.run(count: count, workers: clients) { index in
             try await load.send(.POST, "/v1/notifications/appstore", body: bodies[index])
@@ -97,16 +97,5 @@ struct HostsMeasurement {
     ServerConfiguration(
       host: "127.0.0.1", port: port, database: url, ledger: run.ledgerConfiguration,
       apiKeys: [ServerBenchmarkRun.apiKey])
-  }
-
-  /// Fresh notifications for new customers.
-  private func bodies(count: Int, first: Int) throws -> [[UInt8]] {
-    let signed = SignedFixtures(pki: run.pki)
-    return try (first..<first + count).map { index in
-      let payload = try signed.notification(
-        .subscribed, .initialBuy, uuid: "hosts-\(index)",
-        transaction: run.transaction(index, prefix: "h"))
-      return Array(#"{"signedPayload":"\#(payload)"}"#.utf8)
-    }
   }
 }

@@ -73,17 +73,6 @@ struct ReplicaMeasurement {
       apiKeys: [ServerBenchmarkRun.apiKey])
   }
 
-  /// Fresh notifications for new customers (accounts disjoint from every other phase).
-  private func bodies(count: Int, first: Int) throws -> [[UInt8]] {
-    let signed = SignedFixtures(pki: run.pki)
-    return try (first..<first + count).map { index in
-      let payload = try signed.notification(
-        .subscribed, .initialBuy, uuid: "replica-\(index)",
-        transaction: run.transaction(index, prefix: "r"))
-      return Array(#"{"signedPayload":"\#(payload)"}"#.utf8)
-    }
-  }
-
   private func compareIngest(_ servers: [Server]) async throws {
     let count = run.options.notifications / 2
     let clients = run.options.clients
@@ -91,7 +80,7 @@ struct ReplicaMeasurement {
     var block = 1_000_000
     for round in 0..<2 {
       for (which, server) in servers.enumerated() {
-        let bodies = try bodies(count: count, first: block)
+        let bodies = try run.freshBodies(count: count, first: block, named: "replica", prefix: "r")
         block += 1_000_000
         let ingest = try await server.load.run(count: count, workers: clients) { index in
           try await server.load.send(.POST, "/v1/notifications/appstore", body: bodies[index])
@@ -116,7 +105,7 @@ struct ReplicaMeasurement {
     let count = run.options.notifications / 2
     for (which, server) in servers.enumerated() {
       let first = 10_000_000 + which * count
-      let bodies = try bodies(count: count, first: first)
+      let bodies = try run.freshBodies(count: count, first: first, named: "replica", prefix: "r")
       let before = try await replicaReads(server.load)
       let tally = PairTally()
       let pairs = try await server.load.run(count: count, workers: clients) { index in

@@ -101,4 +101,17 @@ struct ServerBenchmarkRun {
     if options.appTransactionIds { transaction.appTransactionId = "\(7_000_000_000 + account)" }
     return transaction
   }
+
+  /// Webhook bodies of SUBSCRIBED notifications for new customers `first..<first+count`
+  /// (notification UUIDs `named-…`, transactions `prefix…`): accounts disjoint from every
+  /// other phase's.
+  func freshBodies(count: Int, first: Int, named: String, prefix: String) throws -> [[UInt8]] {
+    let signed = SignedFixtures(pki: pki)
+    return try (first..<first + count).map { index in
+      let payload = try signed.notification(
+        .subscribed, .initialBuy, uuid: "\(named)-\(index)",
+        transaction: transaction(index, prefix: prefix))
+      return Array(#"{"signedPayload":"\#(payload)"}"#.utf8)
+    }
+  }
 }

@@ -119,7 +119,7 @@ public struct FailoverFormation: Sendable {
 
   /// A new database on the formation, migrated, and its URL (every host).
   public func createDatabase(_ name: String, logger: Logger) async throws -> DatabaseURL {
-    try await PostgresClient.withRunningClient(url.with(database: "postgres"), logger: logger) {
+    _ = try await PostgresClient.withRunningClient(url.with(database: "postgres"), logger: logger) {
       client in
       try await client.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
     }
@@ -131,7 +131,7 @@ public struct FailoverFormation: Sendable {
   }
 
   public func dropDatabase(_ name: String, logger: Logger) async throws {
-    try await PostgresClient.withRunningClient(url.with(database: "postgres"), logger: logger) {
+    _ = try await PostgresClient.withRunningClient(url.with(database: "postgres"), logger: logger) {
       client in
       try await client.execute(
         PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
