@@ -228,6 +228,12 @@ import Testing
     probe.stop()
     await probed
     // What the server saw of the formation, as an operator reads it.
+    let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+    #expect(metrics.contains("storeledger_database_primary_switches_total"))
+    #expect(
+      metrics.split(separator: "\n").filter {
+        $0.hasPrefix("storeledger_database_primary{") && $0.hasSuffix(" 1")
+      }.count == 1, "one host is the primary in /metrics")
     let health = try H.value(try await client.execute(uri: "/health", method: .get))
     let switches: Int =
       if case .number(let count)? = health["primaries"]?.array?.first?["switches"] {

@@ -161,14 +161,16 @@ ha_kill_node() {
   fi
 }
 
-# Stops a node as an operator does: SIGTERM to its keeper, which stops postgres (fast mode)
-# and exits; returns once postgres is down.
+# The pid file of a node's keeper (pg_autoctl keeps it under XDG_RUNTIME_DIR, by PGDATA).
+ha_keeper_pidfile() { echo "$HA_DIR/run/pg_autoctl$HA_DIR/$1/pg_autoctl.pid"; }
+
+# Stops a node as an operator does (`pg_autoctl stop`: its keeper stops postgres, fast mode,
+# and exits); returns once both are down.
 ha_stop_node() {
-  local node=$1 group
-  group=$(cat "$HA_DIR/$node.keeper")
-  kill -TERM -- "-$group" 2>/dev/null || true
+  local node=$1
+  ha_ctl stop --pgdata "$HA_DIR/$node" >>"$HA_DIR/faults.log" 2>&1
   for _ in $(seq 1 120); do
-    if [ ! -f "$HA_DIR/$node/postmaster.pid" ] && ! kill -0 -- "-$group" 2>/dev/null; then
+    if [ ! -f "$HA_DIR/$node/postmaster.pid" ] && [ ! -f "$(ha_keeper_pidfile "$node")" ]; then
       return 0
     fi
     sleep 0.5
@@ -177,13 +179,16 @@ ha_stop_node() {
   return 1
 }
 
-# Waits until every process of a node's keeper has ended: a keeper started while the last
-# one is still exiting loses its pid file to it and quits.
+# Waits until a node's last keeper has ended (its pid file gone, or naming a dead process
+# after SIGKILL): a keeper started while the last one is still exiting loses its pid file to
+# it and quits.
 ha_wait_keeper_gone() {
-  local group
-  group=$(cat "$HA_DIR/$1.keeper")
+  local pidfile pid
+  pidfile=$(ha_keeper_pidfile "$1")
   for _ in $(seq 1 120); do
-    kill -0 -- "-$group" 2>/dev/null || return 0
+    [ -f "$pidfile" ] || return 0
+    pid=$(head -1 "$pidfile" 2>/dev/null || true)
+    [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 0
     sleep 0.25
   done
 }
