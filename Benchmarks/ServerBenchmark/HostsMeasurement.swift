@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import Hummingbird
+import NIOHTTP1
 import ServiceLifecycle
 import StoreLedger
 import StoreLedgerPostgres

@@ -73,8 +73,20 @@ public struct FailoverFormation: Sendable {
       for pointer in argv { free(pointer) }
       for pointer in envp { free(pointer) }
     }
+    // Every signal with its default disposition and none blocked: this process ignores
+    // SIGTERM (its servers handle it), and the keepers the script starts would inherit that.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    sigfillset(&all)
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, script, &actions, nil, argv, envp)
+    let spawned = posix_spawn(&pid, script, &actions, &attributes, argv, envp)
     guard spawned == 0 else { throw FormationError("scripts/ha could not start (\(spawned))") }
     var status: Int32 = 0
     while true {

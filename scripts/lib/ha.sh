@@ -35,9 +35,14 @@ ha_ctl() {
 ha_run_keeper() {
   local name=$1
   shift
-  setsid bash -c "$(declare -f postgres_as_owner postgres_bin_dir ha_ctl); HA_DIR='$HA_DIR'; \
+  # With the default disposition of every signal it stops on: a keeper started by a process
+  # that ignores SIGTERM (a server's signal handling) would inherit that and never stop.
+  setsid env --default-signal=TERM,INT,HUP,QUIT bash -c \
+    "$(declare -f postgres_as_owner postgres_bin_dir ha_ctl); HA_DIR='$HA_DIR'; \
     ha_ctl ${*@Q} >>'$HA_DIR/$name.log' 2>&1" </dev/null >/dev/null 2>&1 &
   echo $! >"$HA_DIR/$name.keeper"
+  # Not this shell's job: its end (ha_stop's SIGKILL) is not reported as one.
+  disown $! 2>/dev/null || true
 }
 
 ha_psql() {
