@@ -315,11 +315,20 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     hosts.map(\.description).joined(separator: ",") + "/\(database ?? "")"
   }
 
-  /// Never shows the password.
+  /// The URL as given, its password left out.
   public var description: String {
-    let attributes =
-      targetSessionAttributes == .any
-      ? "" : "?target_session_attrs=\(targetSessionAttributes.rawValue)"
-    return "postgres://\(username)@\(address)\(attributes)"
+    var parameters: [String] = []
+    if targetSessionAttributes != .any {
+      parameters.append("target_session_attrs=\(targetSessionAttributes.rawValue)")
+    }
+    if let sslMode { parameters.append("sslmode=\(sslMode.rawValue)") }
+    if let sslRootCertificate {
+      let value =
+        sslRootCertificate.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)
+        ?? sslRootCertificate
+      parameters.append("sslrootcert=\(value.replacingOccurrences(of: "&", with: "%26"))")
+    }
+    let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
+    return "postgres://\(username)@\(address)\(query)"
   }
 }

@@ -356,14 +356,20 @@ struct LedgerOptions: ParsableArguments {
     var logger = Logger(label: label)
     logger.logLevel = .warning
     let quiet = logger
+    // The pools log errors only: PostgresNIO warns when a command's first query leases a
+    // connection before the pool's run() has begun (it waits, and works).
+    logger.logLevel = .error
+    let pools = logger
     try await DatabaseCheck.require(url)
     do {
-      let hosts = try DatabaseHosts.primary(url, logger: quiet)
+      let hosts = try DatabaseHosts.primary(url, logger: pools)
       return try await DatabaseHosts.withRunning(hosts) { hosts in
         let client = try await hosts.located(within: .seconds(30))
         let recorded = try await RecordedAppConfiguration.read(on: client, logger: quiet)
         let configuration = try ledgerConfiguration(environment, recorded: recorded)
-        return try await Self.withReplicas(replicaURLs, of: hosts, settings, logger: quiet) {
+        return try await Self.withReplicas(
+          replicaURLs, of: hosts, settings, logger: quiet, pools: pools
+        ) {
           replicas in
           try await body(
             try Ledger(
@@ -379,11 +385,11 @@ struct LedgerOptions: ParsableArguments {
   /// Runs `body` with the replicas at `urls` (nil when there are none), their clients running.
   static func withReplicas<Result: Sendable>(
     _ urls: [DatabaseURL], of primary: DatabaseHosts, _ settings: ReadReplicas.Settings,
-    logger: Logger, _ body: @Sendable (ReadReplicas?) async throws -> Result
+    logger: Logger, pools: Logger, _ body: @Sendable (ReadReplicas?) async throws -> Result
   ) async throws -> Result {
     guard !urls.isEmpty else { return try await body(nil) }
     let replicas = urls.map { url in
-      ReadReplica(name: url.address, hosts: DatabaseHosts.replica(url, logger: logger))
+      ReadReplica(name: url.address, hosts: DatabaseHosts.replica(url, logger: pools))
     }
     return try await withThrowingTaskGroup(of: Void.self) { group in
       for replica in replicas { group.addTask { await replica.hosts.run() } }

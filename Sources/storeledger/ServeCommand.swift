@@ -127,8 +127,11 @@ struct ServeCommand: AsyncParsableCommand {
       var logger = Logger(label: "storeledger.serve")
       logger.logLevel = .warning
       let quiet = logger
+      // The pool logs errors only (see `LedgerOptions.withLedger`).
+      logger.logLevel = .error
+      let pool = logger
       let flags = try ledger.recordable(environment, by: "serve")
-      recorded = try await PostgresClient.withRunningClient(url, logger: quiet) {
+      recorded = try await PostgresClient.withRunningClient(url, logger: pool) {
         client -> RecordedAppConfiguration? in
         if let found = try await RecordedAppConfiguration.read(on: client, logger: quiet) {
           return found

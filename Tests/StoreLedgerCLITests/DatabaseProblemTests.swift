@@ -114,6 +114,34 @@ import Testing
       ], within: 15, started: started)
   }
 
+  /// A command over TLS as the URL asks: verified by name it works; a certificate from
+  /// another CA is said at once, by cause, and nothing is read.
+  @Test(.enabled(if: TestTLS.shouldRun)) func tlsIsUsedAsTheURLAsksAndItsFailureNamed()
+    async throws
+  {
+    let root = try #require(TestTLS.root, "scripts/test starts the cluster with TLS")
+    let other = try #require(TestTLS.otherRoot)
+    try await TestDatabase.withMigrated { database in
+      var url = database.writerURL
+      url.hosts = [DatabaseURL.Host(name: "localhost", port: url.port)]
+      url.sslMode = .verifyFull
+      url.sslRootCertificate = root
+      let result = try CommandLineRunner.run([
+        "entitlements", Self.token, "--database-url", url.description, "--bundle-id",
+        "com.example.app", "--app-apple-id", "1234567890",
+      ])
+      #expect(result.status == 0, "\(result.standardError)")
+      #expect(result.standardError.isEmpty, "\(result.standardError)")
+      #expect(result.standardOutput.hasPrefix("\(Self.token) at "), "\(result.standardOutput)")
+      url.sslRootCertificate = other
+      let started = ContinuousClock.now
+      expect(
+        try entitlements(url.description), "database_tls_failed",
+        ["localhost:\(url.port)", "does not chain to sslrootcert (\(other))"], within: 4,
+        started: started)
+    }
+  }
+
   /// libpq's other target_session_attrs values and typos are usage errors before any
   /// connection.
   @Test(arguments: [

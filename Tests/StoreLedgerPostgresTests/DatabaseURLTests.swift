@@ -30,6 +30,20 @@ import Testing
     #expect(url.description == "postgres://postgres@127.0.0.1:5432/app")
   }
 
+  /// What a URL says is shown in full but for its password, and reads back as the same URL.
+  @Test func theDescriptionKeepsEveryParameterButThePassword() throws {
+    let url = try DatabaseURL(
+      "postgres://writer:secret@db1:5433,db2:5433/ledger?target_session_attrs=read-write"
+        + "&sslmode=verify-full&sslrootcert=/etc/ssl/a%26b%20ca.pem")
+    #expect(
+      url.description
+        == "postgres://writer@db1:5433,db2:5433/ledger?target_session_attrs=read-write"
+        + "&sslmode=verify-full&sslrootcert=/etc/ssl/a%26b%20ca.pem")
+    var read = try DatabaseURL(url.description)
+    read.password = "secret"
+    #expect(read == url)
+  }
+
   /// As libpq: a URL without a user signs in as PGUSER (pg_autoctl's URLs name none).
   @Test func aURLWithoutAUserSignsInAsPGUSER() throws {
     let url = try DatabaseURL(

@@ -1,5 +1,8 @@
 # Throwaway PostgreSQL clusters for tests and benchmarks. Source it, then:
-#   postgres_start      starts a private cluster on loopback and exports STORELEDGER_TEST_DATABASE_URL
+#   postgres_start      starts a private cluster on loopback and exports STORELEDGER_TEST_DATABASE_URL;
+#                       it offers TLS with a certificate for "localhost" from a CA of its own
+#                       (STORELEDGER_TEST_TLS_ROOT; another CA that did not sign it is
+#                       STORELEDGER_TEST_TLS_OTHER_ROOT). Clients choose: plain connections work too.
 #   postgres_stop       stops it and removes its files (also installed as an EXIT/INT/TERM trap)
 #   postgres_start_replica
 #                       adds a streaming replica of it (pg_basebackup -R) on another port and
@@ -36,6 +39,33 @@ postgres_free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# A CA, a server certificate it signed for the name "localhost" (not for 127.0.0.1, so
+# verify-full through the address fails as it must), and a CA that signed nothing.
+postgres_tls_files() {
+  local dir=$1
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    for ca in ca other-ca; do
+      openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3 \
+        -subj "/CN=StoreLedger test $ca" -keyout "$ca.key" -out "$ca.pem" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+    done
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+      -keyout server.key -out server.csr
+    printf 'subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
+      >server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3 \
+      -extfile server.ext -out server.pem
+    chmod 600 server.key
+  ) >"$dir/openssl.log" 2>&1 || {
+    cat "$dir/openssl.log" >&2
+    return 1
+  }
+  [ "$(id -u)" -eq 0 ] && chown -R postgres: "$dir"
+  chmod 644 "$dir/ca.pem" "$dir/other-ca.pem"
+}
+
 postgres_start() {
   postgres_install_if_missing
   local bin
@@ -47,6 +77,7 @@ postgres_start() {
   [ "$(id -u)" -eq 0 ] && chown postgres: "$POSTGRES_DIR"
   local port
   port=$(postgres_free_port)
+  postgres_tls_files "$POSTGRES_DIR/tls" || return 1
   postgres_as_owner "$bin/initdb" -D "$POSTGRES_DIR/data" -U postgres --auth=trust \
     --encoding=UTF8 --locale=C.UTF-8 >"$POSTGRES_DIR/initdb.log" 2>&1 || {
     cat "$POSTGRES_DIR/initdb.log" >&2
@@ -56,13 +87,15 @@ postgres_start() {
   # (DatabaseProblemTests) sign in as it. Every other role is trusted on loopback.
   postgres_as_owner sh -c "{ echo 'host all storeledger_password_test 127.0.0.1/32 scram-sha-256'; cat '$POSTGRES_DIR/data/pg_hba.conf'; } > '$POSTGRES_DIR/data/pg_hba.new' && mv '$POSTGRES_DIR/data/pg_hba.new' '$POSTGRES_DIR/data/pg_hba.conf'"
   postgres_as_owner "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=300 ${POSTGRES_EXTRA_OPTIONS:-}" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=300 -c ssl=on -c ssl_cert_file=$POSTGRES_DIR/tls/server.pem -c ssl_key_file=$POSTGRES_DIR/tls/server.key ${POSTGRES_EXTRA_OPTIONS:-}" \
     start >/dev/null || {
     cat "$POSTGRES_DIR/server.log" >&2
     return 1
   }
   POSTGRES_BIN="$bin"
   export STORELEDGER_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
+  export STORELEDGER_TEST_TLS_ROOT="$POSTGRES_DIR/tls/ca.pem"
+  export STORELEDGER_TEST_TLS_OTHER_ROOT="$POSTGRES_DIR/tls/other-ca.pem"
   echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port ($POSTGRES_DIR)"
 }
 

@@ -341,6 +341,7 @@ public final class DatabaseHosts: Sendable {
     case .timeout: "did not answer in time"
     case .authenticationFailed: "refused the role"
     case .databaseMissing: "has no such database"
+    case .tlsFailed: "failed TLS: \(problem.message)"
     default: problem.code.rawValue
     }
   }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 import StoreLedgerCore
 
@@ -27,6 +28,10 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
     public static let timeout = Code(rawValue: "database_timeout")
     /// None of the URL's hosts accepts writes (all standbys, or the others unreachable).
     public static let noPrimary = Code(rawValue: "database_no_primary")
+    /// TLS as `sslmode` asks could not be set up: the server offers none, its certificate
+    /// does not chain to `sslrootcert` or does not name the host, or `sslrootcert` cannot be
+    /// read.
+    public static let tlsFailed = Code(rawValue: "database_tls_failed")
   }
 
   public let code: Code
@@ -47,15 +52,13 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
     if url.hosts.count > 1 || url.targetSessionAttributes != .any {
       return await diagnoseHosts(url, timeout: timeout, logger: logger)
     }
-    // As the pool does: TLS off on loopback, preferred elsewhere.
-    let context =
-      url.isLoopback ? nil : try? NIOSSLContext(configuration: .makeClientConfiguration())
-    var settings = PostgresConnection.Configuration(
-      host: url.host, port: url.port, username: url.username, password: url.password,
-      database: url.database, tls: context.map { .prefer($0) } ?? .disable)
-    settings.options.connectTimeout = .seconds(Int64(timeout.components.seconds))
-    let configuration = settings
     do {
+      // TLS as the pool uses it (`sslmode`, `sslrootcert`).
+      var settings = PostgresConnection.Configuration(
+        host: url.host, port: url.port, username: url.username, password: url.password,
+        database: url.database, tls: try url.connectionTLS(for: url.hosts[0]))
+      settings.options.connectTimeout = .seconds(Int64(timeout.components.seconds))
+      let configuration = settings
       return try await withTimeout(timeout) {
         let connection = try await PostgresConnection.connect(
           configuration: configuration, id: 1, logger: logger)
@@ -116,6 +119,7 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
         "PostgreSQL at \(address) did not answer in time; check that the host is reachable "
           + "(a firewall that drops packets looks like this) and that the server is not overloaded")
     }
+    if let tls = classifyTLS(error, url: url) { return tls }
     if let psql = error as? PSQLError {
       if let state = psql.serverInfo?[.sqlState] {
         // PostgreSQL's own words for a role it does not know (they quote no data).
@@ -142,6 +146,52 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
       return classify(TimeoutError(limit: .seconds(5)), url: url)
     }
     return nil
+  }
+
+  /// The TLS failures, each with what to change.
+  private static func classifyTLS(_ error: any Error, url: DatabaseURL) -> DatabaseProblem? {
+    let address = "\(url.host):\(url.port)"
+    let mode = url.sslMode?.rawValue ?? "prefer"
+    let roots = url.sslRootCertificate.map { "sslrootcert (\($0))" } ?? "the system's trust roots"
+    if let psql = error as? PSQLError {
+      if psql.code == .sslUnsupported {
+        return DatabaseProblem(
+          .tlsFailed,
+          "PostgreSQL at \(address) does not offer TLS and sslmode=\(mode) requires it; turn "
+            + "it on in the server's postgresql.conf (ssl = on, ssl_cert_file, ssl_key_file) "
+            + "or, on a trusted network only, use sslmode=prefer")
+      }
+      return psql.underlying.flatMap { classifyTLS($0, url: url) }
+    }
+    if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+      return DatabaseProblem(
+        .tlsFailed,
+        "the certificate of PostgreSQL at \(address) does not name \(url.host) "
+          + "(sslmode=verify-full checks the name); connect by a name the certificate lists, "
+          + "or use sslmode=verify-ca to check the chain alone")
+    }
+    let unreadable = DatabaseProblem(
+      .tlsFailed,
+      "sslrootcert \(url.sslRootCertificate ?? "") cannot be read as PEM certificates; give "
+        + "the path of the file holding the certificate of the CA that signed the server's")
+    // BoringSSL's own error, unwrapped, comes from loading the trust roots.
+    if error is BoringSSLError, url.sslRootCertificate != nil { return unreadable }
+    guard let ssl = error as? NIOSSLError else { return nil }
+    switch ssl {
+    case .noSuchFilesystemObject, .failedToLoadCertificate:
+      return unreadable
+    case .handshakeFailed(let reason) where "\(reason)".contains("CERTIFICATE_VERIFY_FAILED"):
+      return DatabaseProblem(
+        .tlsFailed,
+        "the certificate of PostgreSQL at \(address) does not chain to \(roots) "
+          + "(sslmode=\(mode)); give sslrootcert the certificate of the CA that signed the "
+          + "server's")
+    default:
+      return DatabaseProblem(
+        .tlsFailed,
+        "TLS with PostgreSQL at \(address) failed (\(ssl)); check the server's ssl settings "
+          + "and sslmode=\(mode)")
+    }
   }
 
   private static func refused(_ address: String) -> DatabaseProblem {
