@@ -38,8 +38,12 @@ struct OperationsController: Sendable {
 
   func register(on router: Router<BasicRequestContext>) {
     router.get("/health") { _, _ in
-      let primaries = hosts.filter(\.asks).map {
-        Primary(hosts: $0.url.address, primary: $0.currentHost, switches: $0.status.switches)
+      // Each URL's hosts as they are once the check is done (a check may locate a primary).
+      let primaries = {
+        let asked = hosts.filter(\.asks).map {
+          Primary(hosts: $0.url.address, primary: $0.currentHost, switches: $0.status.switches)
+        }
+        return asked.isEmpty ? nil : asked
       }
       do {
         for database in hosts {
@@ -51,18 +55,14 @@ struct OperationsController: Sendable {
         let statuses = replicas.flatMap(\.statuses).map {
           Replica(name: $0.name, inRotation: $0.inRotation, reason: $0.reason)
         }
-        let located = hosts.filter(\.asks).map {
-          Primary(hosts: $0.url.address, primary: $0.currentHost, switches: $0.status.switches)
-        }
         return try JSONBody.response(
           Health(
-            status: "ok", database: "reachable", primaries: located.isEmpty ? nil : located,
+            status: "ok", database: "reachable", primaries: primaries(),
             replicas: statuses.isEmpty ? nil : statuses))
       } catch {
         return try JSONBody.response(
           Health(
-            status: "unavailable", database: "unreachable",
-            primaries: primaries.isEmpty ? nil : primaries),
+            status: "unavailable", database: "unreachable", primaries: primaries()),
           status: .serviceUnavailable)
       }
     }

@@ -46,6 +46,9 @@ struct RunningApp: Sendable {
       hosts: hosts, configuration: ledgerConfiguration, logger: logger, wakeUp: appended,
       replicas: replicas)
     var services: [any Service] = hosts.clients + replicaHosts.flatMap(\.hosts.clients)
+    for watched in [hosts] + replicaHosts.map(\.hosts) where watched.asks {
+      services.append(HostsWatchService(hosts: watched))
+    }
     if let replicas { services.append(ReplicaMonitorService(replicas: replicas)) }
     if configuration.runsProjector {
       let projector = AccountProjector(ledger: ledger, wakeUp: appended, logger: logger)

@@ -93,6 +93,176 @@ import Testing
     if fault != .stoppedStandby { #expect(outcome.switches >= 1) }
   }
 
+  /// A replay from the App Store (Get Transaction History, statuses, refunds) while the
+  /// primary is lost: it waits for the new primary and goes on. Nothing is passed unstored:
+  /// every subscription ends on the simulator's truth, nothing is counted as rejected, and a
+  /// second run fetches and stores nothing.
+  @Test(arguments: FailoverFormation.faults([Fault.plannedFailover, .killedPrimary]))
+  func aReplayRidesThroughTheFault(_ fault: Fault) async throws {
+    let formation = try #require(
+      FailoverFormation.current,
+      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
+    try await Self.waitHealthy(formation)
+    let name = "failover_replay_\(fault.rawValue.replacingOccurrences(of: "-", with: "_"))"
+    try await formation.dropDatabase(name, logger: Self.logger)
+    let url = try await formation.createDatabase(name, logger: Self.logger)
+    let simulation = Simulation(SimulationConfiguration(customers: 80, months: 12, seed: 47))
+    let store = SimulatedAppStore(
+      app: SimulatedApp(
+        bundleId: SignedFixtures.bundleId, appAppleId: 1_234_567_890, environment: .production),
+      signer: H.pki, now: simulation.configuration.start)
+    simulation.apply(to: store, through: simulation.configuration.end)
+    let ledgerConfiguration = LedgerConfiguration(
+      bundleId: SignedFixtures.bundleId, appAppleId: 1_234_567_890, environments: [.production],
+      trustedRoots: H.pki.trustedRoots, catalog: Self.simulationCatalog,
+      databaseTimeout: .seconds(5))
+    let simulator = buildSimulatorApplication(
+      store: store,
+      configuration: SimulatorConfiguration(
+        apiKeys: [Self.apiKey.keyId: Self.privateKey.publicKey], issuerId: Self.apiKey.issuerId),
+      logger: Self.logger)
+    let verifier = try SignedDataVerifier(
+      configuration: VerifierConfiguration(
+        trustedRoots: H.pki.trustedRoots, bundleId: SignedFixtures.bundleId,
+        appAppleId: 1_234_567_890, environment: .production))
+    let ids = simulation.truth.subscriptions + simulation.truth.oneTimePurchases
+    try await simulator.test(.live) { simulatorClient in
+      let api = AppStoreServerAPIClient(
+        configuration: AppStoreServerAPIConfiguration(
+          baseURL: "http://127.0.0.1:\(try #require(simulatorClient.port))", key: Self.apiKey),
+        verifier: verifier, logger: Self.logger)
+      try await DatabaseHosts.withRunning(try DatabaseHosts.primary(url, logger: Self.logger)) {
+        hosts in
+        let ledger = try Ledger(
+          hosts: hosts, configuration: ledgerConfiguration, logger: Self.logger)
+        let replay = CustomerReplay(
+          ledger: ledger, client: api, environment: .production, concurrency: 1,
+          logger: Self.logger)
+        let done = Mutex(0)
+        let started = ContinuousClock.now
+        async let replayed = replay.replay(.transactions(ids)) { report in
+          done.withLock { $0 = report.customers }
+        }
+        while done.withLock({ $0 }) < ids.count / 8, ContinuousClock.now - started < .seconds(120) {
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        let before = done.withLock { $0 }
+        Self.progress(fault, "injecting the fault into a replay with \(before) customers done")
+        try await Self.inject(fault, into: formation)
+        let first = try await replayed
+        let after = done.withLock { $0 }
+        Self.progress(
+          fault,
+          "replay: \(first.customers) customers, \(first.transactionsFetched) transactions, "
+            + "\(first.appended) stored, \(first.rejected) rejected; \(after - before) "
+            + "customers after the fault; primary switches \(hosts.status.switches)")
+        #expect(after - before > 5, "the fault landed while the replay ran")
+        #expect(first.rejected.isEmpty)
+        #expect(first.appended > first.transactionsFetched / 2)
+        #expect(hosts.status.switches >= 1)
+        let second = try await replay.replay(.transactions(ids))
+        #expect(second.transactionsFetched == 0 && second.appended == 0)
+        #expect(second.rejected.isEmpty)
+        // Every subscription as the App Store says it is.
+        let time = store.lastSigned
+        var compared = 0
+        for customer in simulation.truth.customers {
+          guard let token = customer.appAccountToken else { continue }
+          for subscription in try await ledger.subscriptions(for: token, at: time.date) {
+            let id = subscription.originalTransactionId
+            #expect(
+              subscription.status == simulation.truth.status(of: id, at: time)?.rawValue, "\(id)")
+            compared += 1
+          }
+        }
+        #expect(compared > 40)
+      }
+    }
+    try await Self.waitHealthy(formation)
+    try await formation.dropDatabase(name, logger: Self.logger)
+  }
+
+  /// A replica URL naming both nodes (`target_session_attrs=standby`) reads from the standby;
+  /// after a planned switch it reads from the old primary, which rejoined as the standby, and
+  /// never from the new primary while a standby answers.
+  @Test(.enabled(if: FailoverFormation.faults([Fault.plannedFailover]).count == 1))
+  func aReplicaURLFollowsTheStandby() async throws {
+    let formation = try #require(
+      FailoverFormation.current,
+      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
+    try await Self.waitHealthy(formation)
+    let name = "failover_replica"
+    try await formation.dropDatabase(name, logger: Self.logger)
+    let url = try await formation.createDatabase(name, logger: Self.logger)
+    var replicaURL = url
+    replicaURL.targetSessionAttributes = .standby
+    let primary = try DatabaseHosts.primary(url, logger: Self.logger)
+    let replica = ReadReplica(
+      name: replicaURL.address, hosts: DatabaseHosts.replica(replicaURL, logger: Self.logger))
+    let replicas = ReadReplicas(
+      primary: primary, replicas: [replica],
+      settings: ReadReplicas.Settings(probeInterval: .milliseconds(200)), logger: Self.logger)
+    try await DatabaseHosts.withRunning(primary) { primary in
+      try await DatabaseHosts.withRunning(replica.hosts) { _ in
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask { await replicas.monitor() }
+          defer { group.cancelAll() }
+          let first = try await Self.readOnTheStandby(replicas, within: .seconds(60))
+          _ = try await primary.located(within: .seconds(60))
+          let oldPrimary = try #require(primary.currentHost)
+          #expect(first != oldPrimary, "the standby answers, not the primary")
+          try await formation.ha("failover")
+          try await Self.waitHealthy(formation)
+          // Nothing is written: the recheck of the chosen host notices the switch.
+          let switched = ContinuousClock.now + .seconds(15)
+          while primary.currentHost != first, ContinuousClock.now < switched {
+            _ = try? await primary.located(within: .seconds(5))
+            try await Task.sleep(for: .milliseconds(100))
+          }
+          #expect(primary.currentHost == first, "the old standby is the primary")
+          let second = try await Self.readOnTheStandby(
+            replicas, within: .seconds(60), not: first)
+          #expect(second == oldPrimary, "the old primary, a standby now, takes the reads")
+          Self.progress(
+            .plannedFailover,
+            "replica reads moved from \(first) to \(second); primary \(oldPrimary) → \(first)")
+        }
+      }
+    }
+    try await formation.dropDatabase(name, logger: Self.logger)
+  }
+
+  /// The host (`127.0.0.1:port`) of the first read a replica serves from a standby, other
+  /// than `excluded`.
+  static func readOnTheStandby(
+    _ replicas: ReadReplicas, within limit: Duration, not excluded: String? = nil
+  ) async throws -> String {
+    let deadline = ContinuousClock.now + limit
+    var last = ""
+    while ContinuousClock.now < deadline {
+      if let answer = try? await replicas.read(
+        account: nil, consistency: .readYourWrites,
+        {
+          client in
+          try await client.query(
+            "SELECT inet_server_port(), pg_is_in_recovery()", logger: Self.logger
+          ) { rows in
+            for try await (port, recovery) in rows.decode((Int, Bool).self) {
+              return (port, recovery)
+            }
+            return (0, false)
+          }
+        })
+      {
+        let host = "127.0.0.1:\(answer.value.0)"
+        last = "\(host) in recovery \(answer.value.1), from a replica \(answer.replica != nil)"
+        if answer.replica != nil, answer.value.1, host != excluded { return host }
+      }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    throw FailoverFormation.FormationError("no read from a standby within \(limit): \(last)")
+  }
+
   struct Outcome {
     var sent = 0
     var undelivered = 0

@@ -152,6 +152,6 @@ public struct FailoverFormation: Sendable {
 
   public struct FormationError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
   }
 }

@@ -9,6 +9,11 @@ import StoreLedgerCore
 /// every signed item ingested through the same path as the webhook, marked `replay`. The
 /// revision reached is stored as an event after each page, so a run cut short resumes where
 /// it stopped, and a second run fetches only what changed.
+///
+/// The revision is stored only once every item of its page is: an item the database could
+/// not take (unavailable, refused) is never counted as rejected and passed. Through an outage
+/// such as a failover the replay waits for the database (up to ``databaseWait``) and goes on;
+/// after that it stops with the error, and the next run resumes from the last page stored.
 public struct CustomerReplay: Sendable {
   /// Which customers to replay.
   public enum Customers: Sendable, Hashable {
@@ -57,31 +62,38 @@ public struct CustomerReplay: Sendable {
   let client: AppStoreServerAPIClient
   let environment: AppStoreEnvironment
   let concurrency: Int
+  /// How long a statement is tried again while the database is unavailable.
+  let databaseWait: Duration
   let logger: Logger
 
   /// - Parameters:
   ///   - environment: the environment the client's base URL serves (its streams are read).
   ///   - concurrency: customers replayed at once (each makes its calls one after another).
+  ///   - databaseWait: how long the replay waits for an unavailable database (a failover
+  ///     takes tens of seconds) before it stops.
   public init(
     ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
-    concurrency: Int = 4, logger: Logger
+    concurrency: Int = 4, databaseWait: Duration = .seconds(120), logger: Logger
   ) {
     self.ledger = ledger
     self.client = client
     self.environment = environment
     self.concurrency = max(1, concurrency)
+    self.databaseWait = databaseWait
     self.logger = logger
   }
 
   public func replay(
     _ customers: Customers, progress: @Sendable (Report) -> Void = { _ in }
   ) async throws -> Report {
-    var pending = try await startingIds(customers)
+    var pending = try await whileUnavailable { try await startingIds(customers) }
     var covered = Set<String>()
     var groups: [Set<String>] = []
     var report = Report()
     if case .everyone = customers {
-      report.unrouted = try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
+      report.unrouted = try await whileUnavailable {
+        try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
+      }
     }
     while !pending.isEmpty {
       let batch = Array(pending.prefix(concurrency))
@@ -126,7 +138,7 @@ public struct CustomerReplay: Sendable {
     var report = Report()
     report.customers = 1
     let stream = "replay:\(environment.rawValue):\(id)"
-    let stored = try await storedProgress(stream)
+    let stored = try await whileUnavailable { try await storedProgress(stream) }
     var originals = Set([id] + (stored?.originals ?? []))
     var request = TransactionHistoryRequest()
     request.sort = .ascending
@@ -137,26 +149,26 @@ public struct CustomerReplay: Sendable {
       for transaction in page.transactions {
         report.transactionsFetched += 1
         originals.insert(transaction.payload.originalTransactionId ?? id)
-        await count(&report) {
+        try await count(&report) {
           try await ledger.ingest(
             signedTransaction: transaction.compactJWS, source: "replay", freshlyFetched: true)
         }
       }
       if let revision = page.revision {
-        try await store(
-          Progress(
-            anyTransactionId: id, revision: revision, originals: originals.sorted(),
-            refundRevision: stored?.refundRevision), in: stream)
+        let progress = Progress(
+          anyTransactionId: id, revision: revision, originals: originals.sorted(),
+          refundRevision: stored?.refundRevision)
+        try await whileUnavailable { try await store(progress, in: stream) }
       }
     }
     try await replayRefunds(of: id, from: stored, originals: originals, into: &report)
     for entry in try await client.subscriptionStatuses(id) {
       report.renewalInfosFetched += 1
-      await count(&report) {
+      try await count(&report) {
         try await ledger.ingest(
           signedRenewalInfo: entry.renewalInfo.compactJWS, source: "replay", freshlyFetched: true)
       }
-      await count(&report) {
+      try await count(&report) {
         try await ledger.ingest(
           signedTransaction: entry.transaction.compactJWS, source: "replay", freshlyFetched: true)
       }
@@ -174,7 +186,7 @@ public struct CustomerReplay: Sendable {
     for try await page in client.refundHistory(id, revision: revision) {
       for transaction in page.transactions {
         report.refundsFetched += 1
-        await count(&report) {
+        try await count(&report) {
           try await ledger.ingest(
             signedTransaction: transaction.compactJWS, source: "replay", freshlyFetched: true)
         }
@@ -183,19 +195,52 @@ public struct CustomerReplay: Sendable {
     }
     guard let revision, revision != stored?.refundRevision else { return }
     var progress =
-      try await storedProgress(stream)
+      try await whileUnavailable { try await storedProgress(stream) }
       ?? Progress(anyTransactionId: id, revision: "", originals: originals.sorted())
     progress.refundRevision = revision
-    try await store(progress, in: stream)
+    let reached = progress
+    try await whileUnavailable { try await store(reached, in: stream) }
   }
 
-  private func count(_ report: inout Report, _ ingest: () async throws -> Ledger.Ingested) async {
+  /// Counts one ingest: stored, already stored, or rejected for what it is (it does not
+  /// verify, names another app…). A database that cannot take it is not a rejection: that
+  /// stops the replay before the page's revision is stored.
+  private func count(
+    _ report: inout Report, _ ingest: () async throws -> Ledger.Ingested
+  ) async throws {
     do {
-      if try await ingest().wasDuplicate { report.alreadyStored += 1 } else { report.appended += 1 }
-    } catch let error as LedgerError {
-      report.rejected[error.code.rawValue, default: 0] += 1
+      let ingested = try await whileUnavailable { try await ingest() }
+      if ingested.wasDuplicate { report.alreadyStored += 1 } else { report.appended += 1 }
     } catch {
-      report.rejected["unknown", default: 0] += 1
+      let failure = LedgerStorage.mapped(error)
+      if Self.databaseFailures.contains(failure.code) { throw failure }
+      report.rejected[(error as? LedgerError)?.code.rawValue ?? "unknown", default: 0] += 1
+    }
+  }
+
+  /// The codes that say the database, not the item, failed.
+  static let databaseFailures: Set<LedgerError.Code> = [
+    .databaseUnavailable, .databaseRejected, .databasePermissionDenied,
+  ]
+
+  /// Runs `body` again while the database is unavailable, up to ``databaseWait`` in all.
+  /// Ingests are idempotent: one stored before its answer was lost counts as already stored.
+  func whileUnavailable<T>(_ body: () async throws -> T) async throws -> T {
+    let deadline = ContinuousClock.now + databaseWait
+    var delay = Duration.milliseconds(200)
+    while true {
+      do {
+        return try await body()
+      } catch {
+        let failure = LedgerStorage.mapped(error)
+        guard failure.code == .databaseUnavailable, ContinuousClock.now + delay < deadline else {
+          throw error
+        }
+        logger.info(
+          "replay waits for the database", metadata: ["retryIn": "\(delay)"])
+        try await Task.sleep(for: delay)
+        delay = min(delay * 2, .seconds(5))
+      }
     }
   }
 }

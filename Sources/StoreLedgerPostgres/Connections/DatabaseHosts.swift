@@ -17,6 +17,10 @@ import Synchronization
 /// connection of its own, until one has the role or the caller's deadline passes. Callers
 /// share one round of questions at a time.
 ///
+/// While the pools run, the chosen host is asked through its pool every ``recheck`` whether it
+/// still has the role: a planned switch demotes a primary whose pool reconnects to it, as a
+/// standby now, without any statement failing, and reads alone would never notice.
+///
 /// A URL with one host and no `target_session_attrs` is never asked anything: its pool is
 /// ``current`` for good and reconnects by itself, as before.
 public final class DatabaseHosts: Sendable {
@@ -69,6 +73,8 @@ public final class DatabaseHosts: Sendable {
   public let clients: [PostgresClient]
   /// Whether hosts are asked at all (several hosts, or a `target_session_attrs`).
   public let asks: Bool
+  /// How often the chosen host is asked whether it still has the role.
+  public let recheck: Duration
   private let logger: Logger
 
   private struct State {
@@ -85,9 +91,12 @@ public final class DatabaseHosts: Sendable {
   private let state: Mutex<State>
 
   /// Pools for every host of `url`; `role` is what the chosen host must be.
-  public init(_ url: DatabaseURL, role: Role, logger: Logger) {
+  public init(
+    _ url: DatabaseURL, role: Role, recheck: Duration = .seconds(1), logger: Logger
+  ) {
     self.url = url
     self.role = role
+    self.recheck = recheck
     self.logger = logger
     self.clients = url.hosts.map {
       PostgresClient(configuration: url.clientConfiguration(for: $0), backgroundLogger: logger)
@@ -104,6 +113,7 @@ public final class DatabaseHosts: Sendable {
     self.logger = logger
     self.clients = [client]
     self.asks = false
+    self.recheck = .seconds(1)
     self.state = Mutex(State(current: 0, answers: [nil]))
   }
 
@@ -157,22 +167,74 @@ public final class DatabaseHosts: Sendable {
   ) async throws -> Result {
     try await withThrowingTaskGroup(of: Result?.self) { group in
       // Each pool's run() in a task of this group, started before the body leases.
-      for client in hosts.clients {
-        group.addTask {
-          await client.run()
-          return nil
-        }
+      group.addTask {
+        await hosts.run()
+        return nil
       }
       defer { group.cancelAll() }
       return try await body(hosts)
     }
   }
 
-  /// Runs every pool until cancelled.
+  /// Runs every pool, and the recheck of the chosen host, until cancelled.
   public func run() async {
     await withDiscardingTaskGroup { group in
       for client in clients { group.addTask { await client.run() } }
+      if asks { group.addTask { await self.watch() } }
     }
+  }
+
+  /// Asks the chosen host, through its pool, every ``recheck`` whether it still has the role;
+  /// one that does not, or fails as a lost host does, is forgotten (the next statement finds
+  /// the one that has it). Runs until cancelled (returns at once for a URL never asked); a
+  /// program that runs the pools as services runs this beside them.
+  public func watch() async {
+    guard asks else { return }
+    while !Task.isCancelled {
+      do { try await Task.sleep(for: recheck) } catch { return }
+      guard let index = state.withLock({ $0.current }) else { continue }
+      let client = clients[index]
+      let logger = self.logger
+      let answer: Answer
+      do {
+        answer = try await withTimeout(.seconds(2)) {
+          try await client.query(Self.question, logger: logger) { rows in
+            var answer = Answer.unreachable("answered nothing")
+            for try await (recovery, readOnly) in rows.decode((Bool, Bool).self) {
+              answer = Self.answer(recovery: recovery, readOnly: readOnly)
+            }
+            return answer
+          }
+        }
+      } catch {
+        if Task.isCancelled { return }
+        if Self.losesHost(error) { lost(client) }
+        continue
+      }
+      if !fits(answer) {
+        logger.warning(
+          "database host no longer has the role",
+          metadata: ["host": "\(url.hosts[index])", "role": "\(role.rawValue)"])
+        lost(client)
+      }
+    }
+  }
+
+  /// Whether a host that answered `answer` may stay the chosen one (a primary chosen for
+  /// `prefer-standby` while no standby answered is asked about again: a standby may be back).
+  private func fits(_ answer: Answer) -> Bool {
+    switch role {
+    case .primary: answer == .acceptsWrites
+    case .standby, .preferStandby: answer == .standby
+    case .any: true
+    }
+  }
+
+  static let question =
+    "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'" as PostgresQuery
+
+  static func answer(recovery: Bool, readOnly: Bool) -> Answer {
+    recovery ? .standby : readOnly ? .readOnly : .acceptsWrites
   }
 
   /// Forgets the chosen host when `client` is its pool: the next ``located(before:)`` asks
@@ -309,13 +371,11 @@ public final class DatabaseHosts: Sendable {
         let connection = try await PostgresConnection.connect(
           configuration: settings, id: 0, logger: logger)
         do {
-          let answer = try await connection.query(
-            "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'",
-            logger: logger
-          ) { rows -> Answer in
+          let answer = try await connection.query(Self.question, logger: logger) {
+            rows -> Answer in
             var answer = Answer.unreachable("answered nothing")
             for try await (recovery, readOnly) in rows.decode((Bool, Bool).self) {
-              answer = recovery ? .standby : readOnly ? .readOnly : .acceptsWrites
+              answer = Self.answer(recovery: recovery, readOnly: readOnly)
             }
             return answer
           }

@@ -52,7 +52,9 @@ public struct PostgresLedgerDatabase: Sendable {
     }
     do {
       return try await withTimeout(self.timeout) {
-        try await replicas.read(account: account, consistency: consistency, body)
+        try await replicas.read(account: account, consistency: consistency, body) {
+          try await self.onPrimary(action, body)
+        }
       }
     } catch is TimeoutError {
       // The replica path used the whole time (a replica replaying slowly, a wait configured

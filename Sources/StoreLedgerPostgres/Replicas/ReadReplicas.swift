@@ -68,7 +68,10 @@ public final class ReadReplicas: Sendable {
 
   /// The primary's hosts (after a failover, the new primary's pool).
   let primaryHosts: DatabaseHosts
-  var primary: PostgresClient { primaryHosts.current }
+
+  /// How long a read on the primary, or a probe of its position, waits for the primary to be
+  /// located (with several hosts; one host is never asked).
+  static let locateLimit = Duration.seconds(10)
   public let replicas: [ReadReplica]
   public let settings: Settings
   let logger: Logger
@@ -95,7 +98,7 @@ public final class ReadReplicas: Sendable {
     let timeout = settings.replicaTimeout
     positions = PrimaryPositionReader {
       try? await withTimeout(timeout) {
-        try await Self.insertPosition(on: primary.current, logger: logger)
+        try await Self.insertPosition(of: primary, logger: logger)
       }
     }
   }
@@ -151,14 +154,27 @@ public final class ReadReplicas: Sendable {
     account: String?, consistency: ReadConsistency,
     _ body: @escaping @Sendable (PostgresClient) async throws -> Value
   ) async throws -> ReadAnswer<Value> {
+    let (hosts, logger) = (primaryHosts, self.logger)
+    return try await read(account: account, consistency: consistency, body) {
+      try await Self.onPrimary(hosts, logger: logger, body)
+    }
+  }
+
+  /// The same, the primary's reads made by `onPrimary` (the caller's path to the primary,
+  /// with its timeout and its following of a new primary).
+  package func read<Value: Sendable>(
+    account: String?, consistency: ReadConsistency,
+    _ body: @escaping @Sendable (PostgresClient) async throws -> Value,
+    onPrimary: @Sendable () async throws -> Value
+  ) async throws -> ReadAnswer<Value> {
     guard consistency == .readYourWrites, let replica = nextReplica() else {
-      return ReadAnswer(value: try await body(primary), replica: nil)
+      return ReadAnswer(value: try await onPrimary(), replica: nil)
     }
     if let account, let required = await requiredPosition(for: account),
       await !caughtUp(replica, to: required)
     {
       replica.count(served: false)
-      return ReadAnswer(value: try await body(primary), replica: nil)
+      return ReadAnswer(value: try await onPrimary(), replica: nil)
     }
     do {
       let value = try await withTimeout(settings.replicaTimeout) { try await body(replica.client) }
@@ -170,7 +186,22 @@ public final class ReadReplicas: Sendable {
         takeOut(replica, because: "a read failed (\(Self.kind(of: error)))")
       }
       replica.count(served: false)
-      return ReadAnswer(value: try await body(primary), replica: nil)
+      return ReadAnswer(value: try await onPrimary(), replica: nil)
+    }
+  }
+
+  /// `body` on the located primary; a failure that says the primary was lost makes the hosts
+  /// be asked again before the next statement.
+  static func onPrimary<Value: Sendable>(
+    _ hosts: DatabaseHosts, logger: Logger,
+    _ body: @Sendable (PostgresClient) async throws -> Value
+  ) async throws -> Value {
+    let client = try await hosts.located(within: locateLimit)
+    do {
+      return try await body(client)
+    } catch {
+      if hosts.asks, DatabaseHosts.losesHost(error) { hosts.lost(client) }
+      throw error
     }
   }
 
@@ -234,11 +265,11 @@ public final class ReadReplicas: Sendable {
   /// more than ``Settings/maximumLag`` behind takes it out; otherwise it is (put back) in.
   public func probe() async {
     let at = ContinuousClock.now
-    let (primary, logger) = (self.primary, self.logger)
+    let (primary, logger) = (self.primaryHosts, self.logger)
     if let position = try? await withTimeout(
       settings.replicaTimeout,
       {
-        try await Self.insertPosition(on: primary, logger: logger)
+        try await Self.insertPosition(of: primary, logger: logger)
       })
     {
       state.withLock { $0.samples.append((at, position)) }
@@ -302,6 +333,13 @@ public final class ReadReplicas: Sendable {
   }
 
   // MARK: Statements
+
+  /// The located primary's WAL insert position.
+  static func insertPosition(of hosts: DatabaseHosts, logger: Logger) async throws -> WALPosition {
+    try await onPrimary(hosts, logger: logger) { client in
+      try await insertPosition(on: client, logger: logger)
+    }
+  }
 
   static func insertPosition(on client: PostgresClient, logger: Logger) async throws
     -> WALPosition
