@@ -59,13 +59,8 @@ import Testing
 
   @Test(arguments: FailoverFormation.faults(Fault.allCases), 1...3)
   func theServerRidesThroughTheFault(_ fault: Fault, round: Int) async throws {
-    let formation = try #require(
-      FailoverFormation.current,
-      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
-    try await Self.waitHealthy(formation)
     let name = "failover_\(fault.rawValue.replacingOccurrences(of: "-", with: "_"))_\(round)"
-    try await formation.dropDatabase(name, logger: Self.logger)
-    let url = try await formation.createDatabase(name, logger: Self.logger)
+    let (formation, url) = try await Self.freshDatabase(name)
     let outcome = try await Self.run(fault, round: round, on: url, formation: formation)
     try await Self.waitHealthy(formation)
     try await formation.dropDatabase(name, logger: Self.logger)
@@ -99,13 +94,8 @@ import Testing
   /// second run fetches and stores nothing.
   @Test(arguments: FailoverFormation.faults([Fault.plannedFailover, .killedPrimary]))
   func aReplayRidesThroughTheFault(_ fault: Fault) async throws {
-    let formation = try #require(
-      FailoverFormation.current,
-      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
-    try await Self.waitHealthy(formation)
     let name = "failover_replay_\(fault.rawValue.replacingOccurrences(of: "-", with: "_"))"
-    try await formation.dropDatabase(name, logger: Self.logger)
-    let url = try await formation.createDatabase(name, logger: Self.logger)
+    let (formation, url) = try await Self.freshDatabase(name)
     let simulation = Simulation(SimulationConfiguration(customers: 80, months: 12, seed: 47))
     let store = SimulatedAppStore(
       app: SimulatedApp(
@@ -187,13 +177,8 @@ import Testing
   /// never from the new primary while a standby answers.
   @Test(.enabled(if: FailoverFormation.faults([Fault.plannedFailover]).count == 1))
   func aReplicaURLFollowsTheStandby() async throws {
-    let formation = try #require(
-      FailoverFormation.current,
-      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
-    try await Self.waitHealthy(formation)
     let name = "failover_replica"
-    try await formation.dropDatabase(name, logger: Self.logger)
-    let url = try await formation.createDatabase(name, logger: Self.logger)
+    let (formation, url) = try await Self.freshDatabase(name)
     var replicaURL = url
     replicaURL.targetSessionAttributes = .standby
     let primary = try DatabaseHosts.primary(url, logger: Self.logger)
@@ -285,6 +270,16 @@ import Testing
     var resent = 0
     /// Each refusal: seconds after the fault was injected, and the status (0: no answer).
     var refusals: [String] = []
+  }
+
+  /// The formation once healthy, and a new migrated database `name` on it.
+  static func freshDatabase(_ name: String) async throws -> (FailoverFormation, DatabaseURL) {
+    let formation = try #require(
+      FailoverFormation.current,
+      "scripts/test starts a pg_auto_failover formation (scripts/ha) and exports its URL")
+    try await Self.waitHealthy(formation)
+    try await formation.dropDatabase(name, logger: Self.logger)
+    return (formation, try await formation.createDatabase(name, logger: Self.logger))
   }
 
   /// Waits for a primary that replicates synchronously to its standby: only then is every
