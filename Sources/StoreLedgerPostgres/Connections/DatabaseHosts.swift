@@ -198,13 +198,7 @@ public final class DatabaseHosts: Sendable {
       let answer: Answer
       do {
         answer = try await withTimeout(.seconds(2)) {
-          try await client.query(Self.question, logger: logger) { rows in
-            var answer = Answer.unreachable("answered nothing")
-            for try await (recovery, readOnly) in rows.decode((Bool, Bool).self) {
-              answer = Self.answer(recovery: recovery, readOnly: readOnly)
-            }
-            return answer
-          }
+          try await client.query(Self.question, logger: logger, reading: Self.answer)
         }
       } catch {
         if Task.isCancelled { return }
@@ -233,8 +227,13 @@ public final class DatabaseHosts: Sendable {
   static let question =
     "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'" as PostgresQuery
 
-  static func answer(recovery: Bool, readOnly: Bool) -> Answer {
-    recovery ? .standby : readOnly ? .readOnly : .acceptsWrites
+  /// What a host's rows for ``question`` say it is.
+  @Sendable static func answer(_ rows: PostgresRowSequence) async throws -> Answer {
+    var answer = Answer.unreachable("answered nothing")
+    for try await (recovery, readOnly) in rows.decode((Bool, Bool).self) {
+      answer = recovery ? .standby : readOnly ? .readOnly : .acceptsWrites
+    }
+    return answer
   }
 
   /// Forgets the chosen host when `client` is its pool: the next ``located(before:)`` asks
@@ -371,14 +370,8 @@ public final class DatabaseHosts: Sendable {
         let connection = try await PostgresConnection.connect(
           configuration: settings, id: 0, logger: logger)
         do {
-          let answer = try await connection.query(Self.question, logger: logger) {
-            rows -> Answer in
-            var answer = Answer.unreachable("answered nothing")
-            for try await (recovery, readOnly) in rows.decode((Bool, Bool).self) {
-              answer = Self.answer(recovery: recovery, readOnly: readOnly)
-            }
-            return answer
-          }
+          let answer = try await connection.query(
+            Self.question, logger: logger, reading: Self.answer)
           try? await connection.close()
           return answer
         } catch {
