@@ -79,6 +79,8 @@ struct LogSeeder {
       return (chain(observed.originalTransactionId), [], nil)
     case .debit(let debit):
       return ("acct:\(debit.appAccountToken)", [debit.appAccountToken], nil)
+    case .grant(let grant):
+      return ("acct:\(grant.appAccountToken)", [grant.appAccountToken], nil)
     case .link(let link):
       return (
         "acct:\(link.appAccountToken)", [link.appAccountToken], chain(link.originalTransactionId)

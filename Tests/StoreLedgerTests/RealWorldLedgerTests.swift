@@ -126,7 +126,7 @@ import Testing
     #expect(NotificationRecovery.clamp(recent, environment: .sandbox, now: now) == recent)
   }
 
-  @Sendable static func count(_ rows: PostgresRowSequence) async throws -> Int64 {
+  @Sendable static func count(_ rows: StatementRows) async throws -> Int64 {
     var total: Int64 = 0
     for try await value in rows.decode(Int64.self) { total = value }
     return total

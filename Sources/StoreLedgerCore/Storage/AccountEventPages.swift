@@ -1,5 +1,5 @@
-/// Every account's events in token order, a page of accounts at a time, from one read of the
-/// log: what a rebuild of the account views folds. Memory holds one page and what the caller
+/// Every account's events in token order, a page of accounts at a time, from one snapshot of
+/// the log: what a rebuild of the account views folds. Memory holds one page and what the caller
 /// keeps.
 public struct AccountEventPages {
   private let nextPage: () async throws -> [StoredAccountEvents]?

@@ -58,7 +58,7 @@ enum APIKeyStatements {
     }
   }
 
-  private static func records(_ rows: PostgresRowSequence) async throws -> [APIKeyRecord] {
+  private static func records(_ rows: StatementRows) async throws -> [APIKeyRecord] {
     var records: [APIKeyRecord] = []
     for try await (id, name, scopes, hash, created, revoked) in rows.decode(
       (String, String, [String], ByteBuffer, Date, Date?).self)

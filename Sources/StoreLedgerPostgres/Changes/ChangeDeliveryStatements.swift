@@ -180,7 +180,7 @@ package enum ChangeDeliveryStatements {
     ) { rows in try await decodeLog(rows) }
   }
 
-  private static func decodeLog(_ rows: PostgresRowSequence) async throws -> [ChangeDelivery] {
+  private static func decodeLog(_ rows: StatementRows) async throws -> [ChangeDelivery] {
     var entries: [ChangeDelivery] = []
     for try await (endpoint, position, state, attempts, status, error, next, delivered)
       in rows.decode((String, Int64, String, Int32, Int32?, String?, Date, Date?).self)

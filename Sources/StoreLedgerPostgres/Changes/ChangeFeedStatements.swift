@@ -168,7 +168,7 @@ package enum ChangeFeedStatements {
     "position, change_id, ordinal, change_type, app_account_token, subject, old_value, "
     + "new_value, occurred_at_ms, cause, recorded_at"
 
-  static func decode(_ rows: PostgresRowSequence) async throws -> [ChangeRecord] {
+  static func decode(_ rows: StatementRows) async throws -> [ChangeRecord] {
     var records: [ChangeRecord] = []
     for try await row in rows {
       let cells = row.makeRandomAccess()

@@ -228,7 +228,7 @@ public final class DatabaseHosts: Sendable {
     "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'" as PostgresQuery
 
   /// What a host's rows for ``question`` say it is.
-  @Sendable static func answer(_ rows: PostgresRowSequence) async throws -> Answer {
+  @Sendable static func answer(_ rows: StatementRows) async throws -> Answer {
     var answer = Answer.unreachable("answered nothing")
     for try await (recovery, readOnly) in rows.decode((Bool, Bool).self) {
       answer = recovery ? .standby : readOnly ? .readOnly : .acceptsWrites

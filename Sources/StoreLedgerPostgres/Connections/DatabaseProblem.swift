@@ -63,7 +63,7 @@ public struct DatabaseProblem: Error, Hashable, Sendable, CustomStringConvertibl
         let connection = try await PostgresConnection.connect(
           configuration: configuration, id: 1, logger: logger)
         do {
-          _ = try await connection.query("SELECT 1", logger: logger)
+          try await connection.execute("SELECT 1", logger: logger)
         } catch {
           try? await connection.close()
           throw error

@@ -2,8 +2,8 @@ import Logging
 import PostgresNIO
 
 extension PostgresClient {
-  /// Runs `query` on a connection leased for exactly as long as `read` takes; `read` must
-  /// consume the rows to the end.
+  /// Runs `query` on a connection leased for exactly as long as `read` takes, handing `read`
+  /// all its rows (see ``StatementRows``).
   ///
   /// Deliberately not `PostgresClient.query(_:logger:)`: in PostgresNIO 1.33 a statement that
   /// fails after its row description arrived but before the caller began reading (an exception
@@ -11,7 +11,7 @@ extension PostgresClient {
   /// failure shrinks the pool by one, and the pool's shutdown then waits forever.
   package func query<Result: Sendable>(
     _ query: PostgresQuery, logger: Logger,
-    reading read: @escaping @Sendable (PostgresRowSequence) async throws -> Result
+    reading read: @escaping @Sendable (StatementRows) async throws -> Result
   ) async throws -> Result {
     try await withConnection { connection in
       try await connection.query(query, logger: logger, reading: read)
@@ -24,15 +24,16 @@ extension PostgresClient {
     try await self.query(query, logger: logger, reading: PostgresConnection.count)
   }
 
-  /// Runs `body` inside `BEGIN` … `COMMIT` on one leased connection; when `body` throws, rolls
-  /// back and rethrows `body`'s error unchanged. Unlike PostgresNIO's `withTransaction`, it
-  /// never waits forever on a connection the server has closed (the server has then rolled
-  /// the transaction back itself).
+  /// Runs `body` inside `begin` (`BEGIN` unless told) … `COMMIT` on one leased connection;
+  /// when `body` throws, rolls back and rethrows `body`'s error unchanged. Unlike PostgresNIO's
+  /// `withTransaction`, it never waits forever on a connection the server has closed (the
+  /// server has then rolled the transaction back itself).
   package func inTransaction<Result: Sendable>(
-    logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    logger: Logger, begin: PostgresQuery = "BEGIN",
+    _ body: (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     try await withConnection { connection in
-      try await connection.execute("BEGIN", logger: logger)
+      try await connection.execute(begin, logger: logger)
       let result: Result
       do {
         result = try await body(connection)

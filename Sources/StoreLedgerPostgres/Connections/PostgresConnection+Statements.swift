@@ -9,8 +9,8 @@ public struct ConnectionClosedError: Error, CustomStringConvertible {
 }
 
 extension PostgresConnection {
-  /// Runs `query` and hands its rows to `read`, which must consume them to the end; fails
-  /// with ``ConnectionClosedError`` when the connection is or becomes closed first.
+  /// Runs `query`, receives all its rows (see ``StatementRows``) and hands them to `read`;
+  /// fails with ``ConnectionClosedError`` when the connection is or becomes closed first.
   ///
   /// Why not plain `query(_:logger:)`: PostgresNIO 1.33 writes a statement to a connection
   /// that has already closed without ever failing it, so the caller waits forever. That
@@ -19,16 +19,18 @@ extension PostgresConnection {
   /// example for the `ROLLBACK` after a failed statement in a transaction.
   package func query<Result: Sendable>(
     _ query: PostgresQuery, logger: Logger,
-    reading read: @escaping @Sendable (PostgresRowSequence) async throws -> Result
+    reading read: @escaping @Sendable (StatementRows) async throws -> Result
   ) async throws -> Result {
     try await failingOnClose { connection in
-      try await read(try await connection.query(query, logger: logger))
+      // The EventLoopFuture form collects the rows; the async form would stream them.
+      let result: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+      return try await read(StatementRows(try await result.get().rows))
     }
   }
 
-  /// Runs `body`, which sends statements on this connection (a prepared statement, say) and
-  /// reads their rows to the end, failing with ``ConnectionClosedError`` when the connection
-  /// is or becomes closed first (see ``query(_:logger:reading:)``).
+  /// Runs `body`, which sends statements on this connection and reads their rows to the end,
+  /// failing with ``ConnectionClosedError`` when the connection is or becomes closed first
+  /// (see ``query(_:logger:reading:)``).
   package func failingOnClose<Result: Sendable>(
     _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
@@ -57,9 +59,7 @@ extension PostgresConnection {
     try await self.query(query, logger: logger, reading: Self.count)
   }
 
-  static func count(_ rows: PostgresRowSequence) async throws -> Int {
-    var count = 0
-    for try await _ in rows { count += 1 }
-    return count
+  static func count(_ rows: StatementRows) async throws -> Int {
+    rows.count
   }
 }

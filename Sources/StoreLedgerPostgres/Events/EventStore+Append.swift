@@ -85,7 +85,7 @@ extension EventStore {
   /// One entry per given event, in the given order. Row sequences are always read to the
   /// end: one left unfinished blocks its connection.
   static func result(
-    of rows: PostgresRowSequence, for events: [NewEvent], in streamId: String
+    of rows: StatementRows, for events: [NewEvent], in streamId: String
   ) async throws -> AppendResult {
     var positions: [String: AppendResult.Event] = [:]
     var storedBefore = 0

@@ -63,7 +63,7 @@ extension EventStore {
       """
   }
 
-  private static func results(of rows: PostgresRowSequence, for items: [BatchAppend])
+  private static func results(of rows: StatementRows, for items: [BatchAppend])
     async throws -> [AppendResult]
   {
     var results = [AppendResult?](repeating: nil, count: items.count)

@@ -124,7 +124,7 @@ extension EventStore {
     }
   }
 
-  static func collect(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
+  static func collect(_ rows: StatementRows) async throws -> [RecordedEvent] {
     var events: [RecordedEvent] = []
     for try await row in rows { events.append(try RecordedEvent(row: row)) }
     return events

@@ -86,19 +86,23 @@ extension PostgresLedgerDatabase: MaintenanceStore {
     }
   }
 
-  /// On one connection, without the timeout: the statement streams the whole log.
+  /// On one connection in one repeatable-read transaction (every page reads the same
+  /// snapshot), without the timeout: the caller folds and stores between pages.
   public func withAccountEventPages<Result: Sendable>(
     shard: WorkShard, pageSize: Int,
     _ body: @escaping @Sendable (AccountEventPages) async throws -> Result
   ) async throws -> Result {
     let logger = self.logger
-    return try await client.withConnection { connection in
-      try await connection.failingOnClose { connection in
-        let rows = try await connection.query(
-          AccountViewsRebuildStatements.accountsEvents(shard: shard), logger: logger)
-        let reader = AccountEventPageReader(rows, pageSize: pageSize)
-        return try await body(AccountEventPages { try await reader.next() })
+    return try await client.inTransaction(
+      logger: logger, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    ) { connection in
+      let reader = AccountEventPageReader(pageSize: pageSize) { token, stream, limit in
+        try await connection.query(
+          AccountViewsRebuildStatements.accountsEventsPage(
+            after: token, stream: stream, limit: limit, shard: shard),
+          logger: logger, reading: { $0 })
       }
+      return try await body(AccountEventPages { try await reader.next() })
     }
   }
 

@@ -4,49 +4,78 @@ import NIOCore
 import PostgresNIO
 import StoreLedgerCore
 
-/// Every account's events in token order from one streamed statement (one snapshot;
-/// PostgreSQL reads the log once, as a plain scan would), cut into pages of accounts: the
-/// rows behind ``AccountEventPages``.
+/// Every account's events in token order, read a slice of the account index per statement,
+/// each slice after the last (token, stream) of the one before (keyset paging), and handed out
+/// in pages of whole accounts: the rows behind ``AccountEventPages``. The caller runs the
+/// statements in one repeatable-read transaction, so every slice reads the same snapshot.
 final class AccountEventPageReader {
-  private var rows: PostgresRowSequence.AsyncIterator
-  private let pageSize: Int
-  /// The account begun by the row that ended the last page.
-  private var pending: StoredAccountEvents?
-  private var token: ByteBuffer?
-  private var finished = false
+  /// Runs `AccountViewsRebuildStatements.accountsEventsPage` after a token and stream, for a
+  /// number of index rows.
+  typealias Fetch = (_ token: String, _ stream: String, _ limit: Int) async throws -> StatementRows
 
-  init(_ rows: PostgresRowSequence, pageSize: Int) {
-    self.rows = rows.makeAsyncIterator()
+  private let fetch: Fetch
+  private let pageSize: Int
+  /// The last index row read; empty strings sort before every row (neither is ever empty).
+  private var last = (token: "", stream: "")
+  /// The last account read, whose streams may go on in the next slice.
+  private var pending: StoredAccountEvents?
+  private var exhausted = false
+
+  init(pageSize: Int, fetch: @escaping Fetch) {
     self.pageSize = max(1, pageSize)
+    self.fetch = fetch
   }
 
-  /// The next `pageSize` accounts (fewer at the end), nil after the last.
+  /// The next `pageSize` accounts (a few more when a slice ends past them; fewer at the end),
+  /// nil after the last.
   func next() async throws -> [StoredAccountEvents]? {
-    guard !finished else { return nil }
-    var page = pending.map { [$0] } ?? []
-    pending = nil
-    while let row = try await rows.next() {
-      var cells = row.makeIterator()
-      let token = cells.next()?.bytes
-      if token != self.token || page.isEmpty {
-        self.token = token
-        var account = try Self.account(token: token, changes: cells.next())
-        if let stored = try Self.row(&cells) { account.rows.append(stored) }
-        if page.count == pageSize {
-          pending = account
-          return page
-        }
-        page.append(account)
-      } else {
-        _ = cells.next()
-        if let stored = try Self.row(&cells) { page[page.count - 1].rows.append(stored) }
+    var page: [StoredAccountEvents] = []
+    while page.count < pageSize, !exhausted {
+      let rows = try await fetch(last.token, last.stream, pageSize)
+      guard let end = rows.rows.last else {
+        exhausted = true
+        break
       }
+      let (token, stream) = try end.decode((String, String).self)
+      last = (token, stream)
+      var accounts = try Self.accounts(of: rows)
+      if let previous = pending {
+        if accounts.first?.token == previous.token {
+          accounts[0].rows = previous.rows + accounts[0].rows
+        } else {
+          page.append(previous)
+        }
+      }
+      pending = accounts.popLast()
+      page += accounts
     }
-    finished = true
+    if exhausted, let previous = pending {
+      page.append(previous)
+      pending = nil
+    }
     return page.isEmpty ? nil : page
   }
 
   static let malformed = EventStoreError(.databaseRejected, "a rebuild row lacks a column")
+
+  /// A slice's rows grouped by account; consecutive rows with the same token are one account.
+  static func accounts(of rows: StatementRows) throws -> [StoredAccountEvents] {
+    var page: [StoredAccountEvents] = []
+    var token: ByteBuffer?
+    for row in rows.rows {
+      var cells = row.makeIterator()
+      let rowToken = cells.next()?.bytes
+      _ = cells.next()  // the stream
+      if rowToken != token || page.isEmpty {
+        token = rowToken
+        page.append(try account(token: rowToken, changes: cells.next()))
+      } else {
+        _ = cells.next()
+      }
+      if let stored = try Self.row(&cells) { page[page.count - 1].rows.append(stored) }
+    }
+    return page
+  }
 
   /// From the row's first two cells; the token is made once per account, not per row.
   private static func account(token: ByteBuffer?, changes: PostgresCell?) throws

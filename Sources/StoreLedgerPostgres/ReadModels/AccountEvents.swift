@@ -66,7 +66,7 @@ package enum AccountEvents {
       """
   }
 
-  private static func decode(_ rows: PostgresRowSequence) async throws -> [LedgerEvent] {
+  private static func decode(_ rows: StatementRows) async throws -> [LedgerEvent] {
     var events: [LedgerEvent] = []
     for try await (type, payload, recordedAt, key) in rows.decode(
       (String, String, Date, String).self)

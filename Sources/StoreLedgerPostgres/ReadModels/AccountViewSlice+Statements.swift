@@ -97,7 +97,9 @@ enum Consumables: AccountViewPart {
 }
 
 /// Prepared once per connection: the statement every account query runs, and parsing and
-/// planning it each time cost more than running it.
+/// planning it each time cost more than running it. PostgresNIO runs prepared statements only
+/// with streamed rows (which ``StatementRows`` avoids); this one returns at most one row, so no
+/// rows can arrive after a paused batch.
 struct Statement<Part: AccountViewPart>: PostgresPreparedStatement {
   static var name: String { Part.name }
   static var sql: String {

@@ -50,7 +50,7 @@ package enum AccountViewStatements {
   }
 
   /// The rows of ``changesAndEventsQuery(of:)``, an account's events in order.
-  package static func decodeAccounts(_ rows: PostgresRowSequence) async throws
+  package static func decodeAccounts(_ rows: StatementRows) async throws
     -> [String: AccountInput]
   {
     var accounts: [String: AccountInput] = [:]

@@ -27,29 +27,40 @@ package enum AccountViewsRebuildStatements {
     ).map(Int.init) ?? 0
   }
 
-  /// Every event of every account the index knows (its type, payload and key: a projection folds
-  /// all of them, so the time each was recorded is not needed), account by account in token
-  /// order, each account's streams in order, with the account's `changes` (0 without a view
-  /// row); an account whose streams hold no event comes once, with null event columns.
+  /// The next `limit` rows of the account index after (`token`, `stream`) in its primary
+  /// key's order, each with its stream's events (type, payload and key: a projection folds all
+  /// of them, so the time each was recorded is not needed) and its account's `changes` (0
+  /// without a view row); a stream without events comes once, with null event columns. Rows:
+  /// token, stream, changes, event type, payload, key. Empty strings start at the first row.
   ///
-  /// The plan is a nested loop over the accounts' streams in their primary key's order, each
-  /// stream read through the events' primary key, so rows flow from the first account on and
-  /// nothing is sorted. `OFFSET 0` keeps the per-stream read a subquery: flattened, it lets
-  /// the planner hash the whole log and sort it by token before sending a single row.
-  /// With `shard`, only the accounts of that share (a rebuild split across processes).
-  package static func accountsEvents(shard: WorkShard = .whole) -> PostgresQuery {
+  /// The `limit` index rows are read from the primary key in its order whatever the
+  /// statistics say, and each account's view row and each stream's events through their
+  /// primary keys in a nested loop, so a page costs what its rows cost and nothing is sorted.
+  /// `OFFSET 0` keeps both lateral reads subqueries: flattened, the planner may hash the whole
+  /// views table for every page and sort the result. With `shard`, only the accounts of that
+  /// share (a rebuild split across processes).
+  package static func accountsEventsPage(
+    after token: String, stream: String, limit: Int, shard: WorkShard = .whole
+  ) -> PostgresQuery {
     """
-    SELECT a.app_account_token, coalesce(v.changes, 0), e.event_type, e.payload::text,
-           e.idempotency_key
-    FROM storeledger.account_streams a
-    LEFT JOIN storeledger.account_views v ON v.app_account_token = a.app_account_token
+    SELECT a.app_account_token, a.stream_id, coalesce(v.changes, 0), e.event_type,
+           e.payload::text, e.idempotency_key
+    FROM (
+      SELECT app_account_token, stream_id FROM storeledger.account_streams
+      WHERE (app_account_token, stream_id) > (\(token), \(stream))
+        AND (\(shard.count) = 1
+          OR ((hashtextextended(app_account_token, 0) % \(shard.count)) + \(shard.count))
+            % \(shard.count) = \(shard.index))
+      ORDER BY app_account_token, stream_id LIMIT \(Int64(limit))
+    ) a
+    LEFT JOIN LATERAL (
+      SELECT changes FROM storeledger.account_views
+      WHERE app_account_token = a.app_account_token OFFSET 0
+    ) v ON true
     LEFT JOIN LATERAL (
       SELECT event_type, payload, idempotency_key FROM storeledger.events
       WHERE stream_id = a.stream_id AND erased_by IS NULL ORDER BY stream_version OFFSET 0
     ) e ON true
-    WHERE \(shard.count) = 1
-      OR ((hashtextextended(a.app_account_token, 0) % \(shard.count)) + \(shard.count))
-        % \(shard.count) = \(shard.index)
     ORDER BY a.app_account_token, a.stream_id
     """
   }

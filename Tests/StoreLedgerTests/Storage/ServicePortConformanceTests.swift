@@ -263,6 +263,32 @@ import Testing
     }
   }
 
+  /// An account whose streams outnumber a page comes whole, in one page: the pages are
+  /// whole accounts however the storage reads its index.
+  @Test(arguments: StorageKind.allCases)
+  func rebuildPagesKeepAnAccountWithManyStreamsWhole(_ kind: StorageKind) async throws {
+    try await kind.withStorage { storage in
+      for stream in ["a", "b", "c"] {
+        for event in 1...2 {
+          _ = try await storage.log.append(
+            [StorageConformanceTests.debit("many-\(stream)\(event)", account: Self.alice)],
+            to: "debits-\(stream):\(Self.alice)",
+            indexing: StreamIndex(keys: [Self.alice], streams: ["debits-\(stream):\(Self.alice)"]))
+        }
+      }
+      _ = try await Self.append("b1", for: Self.bob, in: storage)
+      let pages = try await storage.maintenance.withAccountEventPages(shard: .whole, pageSize: 1) {
+        pages in
+        var found: [[String: Int]] = []
+        while let page = try await pages.next() {
+          found.append(Dictionary(uniqueKeysWithValues: page.map { ($0.token, $0.rows.count) }))
+        }
+        return found
+      }
+      #expect(pages == [[Self.alice: 6], [Self.bob: 1]])
+    }
+  }
+
   @Test(arguments: StorageKind.allCases)
   func aRebuildFillsAVersionSwitchesItLiveAndKeepsTheOldForComparison(_ kind: StorageKind)
     async throws
