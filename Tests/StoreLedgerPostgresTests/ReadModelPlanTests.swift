@@ -11,19 +11,7 @@ import Testing
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct ReadModelPlanTests {
   @Test func readingSomeAccountsProbesOnlyTheirViews() async throws {
     try await TestDatabase.withMigrated { database in
-      let tokens = (0..<5_000).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
-      try await database.asAdmin { client in
-        try await client.execute(
-          """
-          INSERT INTO storeledger.account_views (app_account_token, changes)
-          SELECT token, 1 FROM unnest(\(tokens)::text[]) AS token
-          """, logger: TestDatabase.logger)
-        try await client.execute(
-          """
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT token, 'acct:' || token FROM unnest(\(tokens)::text[]) AS token
-          """, logger: TestDatabase.logger)
-      }
+      let tokens = try await Self.accounts(5_000, in: database)
       let asked = stride(from: 7, to: 5_000, by: 100).map { tokens[$0] }
       let text = try await database.asWriter { client in
         try await Self.explained(AccountViewStatements.changesAndEventsQuery(of: asked), on: client)
@@ -40,19 +28,7 @@ import Testing
   /// costs what its accounts cost, not slices times accounts.
   @Test func aRebuildPageReadsOnlyItsAccounts() async throws {
     try await TestDatabase.withMigrated { database in
-      let tokens = (0..<5_000).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
-      try await database.asAdmin { client in
-        try await client.execute(
-          """
-          INSERT INTO storeledger.account_views (app_account_token, changes)
-          SELECT token, 1 FROM unnest(\(tokens)::text[]) AS token
-          """, logger: TestDatabase.logger)
-        try await client.execute(
-          """
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT token, 'acct:' || token FROM unnest(\(tokens)::text[]) AS token
-          """, logger: TestDatabase.logger)
-      }
+      let tokens = try await Self.accounts(5_000, in: database)
       let page = AccountViewsRebuildStatements.accountsEventsPage(
         after: tokens[2_000], stream: "acct:" + tokens[2_000], limit: 100)
       let (text, paged) = try await database.asWriter { client in
@@ -69,6 +45,25 @@ import Testing
       #expect(Self.rowsRead(from: "account_streams", in: plan) == 100)
       #expect(!Self.nodeTypes(in: plan).contains("Sort"), "\(Self.nodeTypes(in: plan))")
     }
+  }
+
+  /// `count` accounts, each with a view row and one stream, without statistics; their tokens
+  /// in order.
+  static func accounts(_ count: Int, in database: TestDatabase) async throws -> [String] {
+    let tokens = (0..<count).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
+    try await database.asAdmin { client in
+      try await client.execute(
+        """
+        INSERT INTO storeledger.account_views (app_account_token, changes)
+        SELECT token, 1 FROM unnest(\(tokens)::text[]) AS token
+        """, logger: TestDatabase.logger)
+      try await client.execute(
+        """
+        INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+        SELECT token, 'acct:' || token FROM unnest(\(tokens)::text[]) AS token
+        """, logger: TestDatabase.logger)
+    }
+    return tokens
   }
 
   /// Every node type of the plan.
