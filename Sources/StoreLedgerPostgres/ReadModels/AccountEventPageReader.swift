@@ -77,7 +77,7 @@ final class AccountEventPageReader {
     return page
   }
 
-  /// From the row's first two cells; the token is made once per account, not per row.
+  /// From the row's token and changes cells; the token is made once per account, not per row.
   private static func account(token: ByteBuffer?, changes: PostgresCell?) throws
     -> StoredAccountEvents
   {
