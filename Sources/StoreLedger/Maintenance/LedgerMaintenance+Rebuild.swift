@@ -5,9 +5,9 @@ extension LedgerMaintenance {
   /// Projects every account from the log into a fresh version of the account views table
   /// while the live one keeps answering, then makes it live in one transaction; the replaced
   /// version stays (`storeledger.account_views_v<N>`) for ``accountViewsDifferences(from:)``
-  /// until ``dropAccountViewsVersion(_:)``. The log is read from one snapshot, a page of at most
-  /// `pageSize` accounts per statement; pages are decoded, folded and stored, `concurrency` at
-  /// once, so memory holds only those pages' events.
+  /// until ``dropAccountViewsVersion(_:)``. The log is read from one snapshot in pages of
+  /// about `pageSize` accounts; pages are decoded, folded and stored, `concurrency` at once,
+  /// so memory holds only those pages' events.
   ///
   /// Accounts appended to while it ran are projected again right after the switch; until
   /// then their views are not current and queries fold them from the log.
@@ -115,10 +115,10 @@ extension LedgerMaintenance {
     }
   }
 
-  /// Fills version `version` from every account's events in token order, read at most
-  /// `pageSize` accounts per statement from one snapshot: each page goes to one of up to `concurrency`
-  /// workers that decode, fold and store it while the next page is read, so memory holds only
-  /// those pages.
+  /// Fills version `version` from every account's events in token order, read from one
+  /// snapshot in pages of about `pageSize` accounts: each page goes to one of up to
+  /// `concurrency` workers that decode, fold and store it while the next page is read, so
+  /// memory holds only those pages.
   /// Returns how many accounts and events it projected.
   func fill(
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,

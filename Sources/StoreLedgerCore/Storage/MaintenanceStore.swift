@@ -41,8 +41,8 @@ public protocol MaintenanceStore: Sendable {
   func viewDifferences(from version: Int) async throws(EventStoreError)
     -> [AccountViewDifference]
 
-  /// Runs `body` with every account's events (of `shard`) in pages of at most `pageSize`
-  /// accounts, read in one snapshot.
+  /// Runs `body` with every account's events (of `shard`) in pages of about `pageSize`
+  /// whole accounts, read in one snapshot.
   func withAccountEventPages<Result: Sendable>(
     shard: WorkShard, pageSize: Int,
     _ body: @escaping @Sendable (AccountEventPages) async throws -> Result

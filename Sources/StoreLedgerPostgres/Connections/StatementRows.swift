@@ -2,7 +2,7 @@ import PostgresNIO
 
 /// Every row of one statement, all received before the reader sees the first.
 ///
-/// Why not PostgresNIO's streamed ``StatementRows``: in PostgresNIO 1.33 a streamed
+/// Why not PostgresNIO's streamed `PostgresRowSequence`: in PostgresNIO 1.33 a streamed
 /// result stops asking the connection for more rows after each batch until its reader takes
 /// one. When the server closes the connection inside that pause (a switchover's fast
 /// shutdown), NIO hands over the rest of the socket's bytes and then `channelReadComplete`,
@@ -23,7 +23,6 @@ package struct StatementRows: AsyncSequence, Sendable {
   }
 
   package var count: Int { rows.count }
-  package var isEmpty: Bool { rows.isEmpty }
 
   package func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(rows: rows.makeIterator())
