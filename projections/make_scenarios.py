@@ -1235,6 +1235,79 @@ S.append(changes(
      ch("entitlement.revoked", "pro", 12),
      ch("grant.ended", GRANT, 12, old="pro")]))
 
+# What is in force is one model (SubscriptionChain.tenures): revenue reads the replacement
+# from the later purchase itself, as the status fold does, never from an isUpgraded snapshot.
+S.append(metrics(
+    "revenue-upgrade-without-history", "The upgrade of revenue-upgrade-mid-period as webhooks alone tell it: Apple never notifies the isUpgraded snapshot (it shows only in Transaction History), yet the basic period ends at the upgrade's purchase (P2) and the same credit of 4990 × 16/31 = 2575 follows (U1); the figures equal those with the snapshot.", "2026-01-31",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01", product=BASIC, price=4990), ri(O1, 0, product=BASIC), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "UPGRADE", d("2026-01-16"), paid(T2, "2026-01-16", "2026-02-16"), renewal(O1, "2026-01-16"), 1)],
+    {"from": "2026-01-01", "to": "2026-02-01", "by": "month", "group": "product"},
+    {"grouping": ["product"], "rows": [
+        row("2026-01-01", {"activeSubscriptions": 0, "mrr": 0, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 4990, "upgradeCredit": 2575, "netRevenue": 2415, "estimatedProceeds": 1690,
+                           "churned": 0, "productChanges": 0}, group={"product": BASIC}),
+        row("2026-01-01", {"activeSubscriptions": 1, "mrr": 9990, "arr": 119880, "newSubscriptions": 0,
+                           "productChanges": 1, "transactions": 1, "grossRevenue": 9990, "netRevenue": 9990,
+                           "estimatedProceeds": 6993, "churned": 0}, group={"product": PRO})]}))
+
+S.append(metrics(
+    "revenue-replaced-period-never-returns", "A yearly basic period (60.00, V1: 5000 a month) upgraded on February 1 to monthly pro, webhooks only (no isUpgraded snapshot); pro expires on March 1 after the customer cancelled. The yearly period ended at the upgrade and never comes back: February carries the credit 60000 × 334/365 = 54904 (U1), March a voluntary churn and no subscription in force, and April has no row at all (nothing in force, nothing happened), as the status fold says (scenario upgraded-period-never-returns).", "2026-05-01",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2027-01-01", product=BASIC_YEARLY, price=60000), ri(O1, 0, product=BASIC_YEARLY), 1),
+     n("DID_CHANGE_RENEWAL_PREF", "UPGRADE", d("2026-02-01"), paid(T2, "2026-02-01", "2026-03-01", product=PRO_MONTHLY), renewal(O1, "2026-02-01", product=PRO_MONTHLY), 1),
+     n("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", d("2026-02-20"), paid(T2, "2026-02-01", "2026-03-01", product=PRO_MONTHLY, signed=d("2026-02-20")), renewal(O1, "2026-02-20", product=PRO_MONTHLY, auto=0), 1),
+     n("EXPIRED", "VOLUNTARY", d("2026-03-01"), paid(T2, "2026-02-01", "2026-03-01", product=PRO_MONTHLY, signed=d("2026-03-01")), renewal(O1, "2026-03-01", product=PRO_MONTHLY, auto=0, intent=1), 2)],
+    {"from": "2026-01-01", "to": "2026-05-01", "by": "month"},
+    {"rows": [
+        row("2026-01-01", {"activeSubscriptions": 1, "mrr": 5000, "newSubscriptions": 1, "transactions": 1,
+                           "grossRevenue": 60000, "upgradeCredit": 0, "churned": 0}),
+        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "transactions": 1,
+                           "grossRevenue": 9990, "upgradeCredit": 54904, "productChanges": 1, "churned": 0}),
+        row("2026-03-01", {"activeSubscriptions": 0, "activeAtStart": 1, "mrr": 0, "transactions": 0,
+                           "churnVoluntary": 1, "churned": 1, "reactivations": 0, "productChanges": 0})]}))
+
+# Apple's word ends where its own fields say: grace at gracePeriodExpiresDate, billing retry
+# 60 days after the lapsed period's end (renewalDate, which lies before the report).
+lost_failure = [n("SUBSCRIBED", "INITIAL_BUY", 0, first, ri(O1, 0), 1)]
+def refund_in(status, **renewal_fields):
+    return lost_failure + [n("REFUND", None, 62, tx(O1, purchased=0, expires=30, signed=62, revoked=62),
+                             ri(O1, 62, retry=True, intent=2, renewalDate=t(60), **renewal_fields), status)]
+S.append(scenario(
+    "apple-grace-report-holds-until-grace-ends", "The renewal on day 30 and the failure on day 60 were lost; a REFUND of the first period on day 62 is signed with status 4 (billing grace until day 76) and renewalDate day 60, before the report. On day 70 the log explains nothing of it, so Apple's word decides (S0): in grace, entitled.", 70,
+    refund_in(4, grace=76),
+    {"subscriptions": [sub(O1, 4, True, rule="S0", appleStatus=4)], "entitlements": [ent("pro", True, O1)]}))
+S.append(scenario(
+    "apple-grace-report-runs-out", "The same grace report on day 77, after its gracePeriodExpiresDate (day 76) and with nothing newer: Apple's word has ended and the log decides again (the refunded period: revoked), instead of grace for ever.", 77,
+    refund_in(4, grace=76),
+    {"subscriptions": [sub(O1, 5, False, rule="S1", appleStatus=4)], "entitlements": [ent("pro", False, O1)]}))
+S.append(scenario(
+    "apple-retry-report-runs-out", "A billing-retry report (status 3) signed on day 62 for a period that lapsed on day 60, billing retry entitled by policy: Apple's word holds until retry runs out, 60 days after the lapse (day 120); on day 121 the log decides again.", 121,
+    refund_in(3),
+    {"subscriptions": [sub(O1, 5, False, rule="S1", appleStatus=3)], "entitlements": [ent("pro", False, O1)]},
+    billingRetryIsEntitled=True))
+S.append(scenario(
+    "apple-retry-report-holds-within-retry", "The same billing-retry report on day 119, before retry runs out: status 3 as the App Store reported (S0), entitled by the billing-retry policy.", 119,
+    refund_in(3),
+    {"subscriptions": [sub(O1, 3, True, rule="S0", appleStatus=3)], "entitlements": [ent("pro", True, O1)]},
+    billingRetryIsEntitled=True))
+
+S.append(changes(
+    "changes-resubscribe-is-a-purchase", "Apple's transactionReason decides purchase or renewal (revenue K1–K7): bought (PURCHASE), renewed (RENEWAL) a little before the period's end, lapsed by the clock on day 59.9, then bought again on day 80 (SUBSCRIBED/RESUBSCRIBE, PURCHASE): the return is a purchase, never a renewal, although the chain had earlier periods.", 90,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, tx(O1, purchased=0, expires=30, transactionReason="PURCHASE"), ri(O1, 0), 1),
+     n("DID_RENEW", None, 29.9, tx(O2, orig=O1, purchased=29.9, expires=59.9, transactionReason="RENEWAL"), ri(O1, 29.9), 1),
+     n("SUBSCRIBED", "RESUBSCRIBE", 80, tx(T3, orig=O1, purchased=80, expires=110, transactionReason="PURCHASE"), ri(O1, 80), 1)],
+    {"subscriptions": [sub(O1, 1, True)]},
+    [ch("entitlement.granted", "pro", 0, new=ms(30)),
+     ch("subscription.status_changed", O1, 0, new="1"),
+     ch("purchase", O1, 0, new="9990"),
+     ch("entitlement.end_moved", "pro", 29.9, old=ms(30), new=ms(59.9)),
+     ch("renewal", O2, 29.9, new="9990"),
+     ch("entitlement.revoked", "pro", 59.9),
+     ch("subscription.status_changed", O1, 59.9, old="1", new="2"),
+     ch("subscription.expired", O1, 59.9),
+     ch("entitlement.granted", "pro", 80, new=ms(110)),
+     ch("subscription.status_changed", O1, 80, old="2", new="1"),
+     ch("purchase", T3, 80, new="9990")]))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

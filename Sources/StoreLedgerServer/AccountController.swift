@@ -166,11 +166,9 @@ struct AccountController: Sendable {
   /// The query parameter `name` as a date-time, nil when absent.
   static func time(_ request: Request, _ name: String) throws -> Date? {
     guard let text = request.uri.queryParameters.get(name) else { return nil }
-    guard let date = ISO8601Parsing.date(text) else {
-      throw APIError.invalidRequest(
-        "`\(name)` must be an RFC 3339 date-time, like 2026-11-22T08:00:00Z or 2026-11-22T09:00:00+01:00"
-      )
+    guard let time = InstantText.parse(text) else {
+      throw APIError.invalidRequest(InstantText.problem("`\(name)`", text))
     }
-    return date
+    return time.date
   }
 }

@@ -68,8 +68,8 @@ struct ChangesController: Sendable {
         queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
           to: resend.endpoint, from: position)
       case (nil, let text?):
-        guard let since = ISO8601Parsing.date(text) else {
-          throw APIError.invalidBody("`since` must be an RFC 3339 date-time")
+        guard let since = InstantText.parse(text)?.date else {
+          throw APIError.invalidBody(InstantText.problem("`since`", text))
         }
         queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
           to: resend.endpoint, since: since)

@@ -117,10 +117,11 @@ struct GrantsController: Sendable {
     switch (body.appAccountTokens, body.enteredStatus) {
     case (let list?, nil): tokens = list
     case (nil, let entered?):
-      guard let from = ISO8601Parsing.date(entered.from),
-        let before = ISO8601Parsing.date(entered.before)
-      else {
-        throw APIError.invalidBody("`enteredStatus.from` and `.before` are RFC 3339 date-times")
+      guard let from = InstantText.parse(entered.from)?.date else {
+        throw APIError.invalidBody(InstantText.problem("`enteredStatus.from`", entered.from))
+      }
+      guard let before = InstantText.parse(entered.before)?.date else {
+        throw APIError.invalidBody(InstantText.problem("`enteredStatus.before`", entered.before))
       }
       tokens = try await grants.accounts(
         enteredStatus: try AccountLists.status(named: entered.status), from: from,
@@ -148,10 +149,10 @@ struct GrantsController: Sendable {
   {
     func date(_ text: String?, _ name: String) throws -> Date? {
       guard let text else { return nil }
-      guard let date = ISO8601Parsing.date(text) else {
-        throw APIError.invalidBody("`\(name)` is an RFC 3339 date-time, like 2026-12-01T00:00:00Z")
+      guard let time = InstantText.parse(text) else {
+        throw APIError.invalidBody(InstantText.problem("`\(name)`", text))
       }
-      return date
+      return time.date
     }
     let starts = try date(startsAt, "startsAt")
     if let days {

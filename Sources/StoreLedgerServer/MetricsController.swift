@@ -31,9 +31,8 @@ struct MetricsController: Sendable {
 
   static func time(_ text: String?, _ name: String) throws -> Timestamp? {
     guard let text else { return nil }
-    guard let time = MetricsCalendar.parse(text) else {
-      throw Self.unanswerable(
-        "`\(name)` '\(text)' is not a time: give YYYY-MM-DD, RFC 3339 with a zone, or milliseconds")
+    guard let time = InstantText.parse(text) else {
+      throw Self.unanswerable(InstantText.problem("`\(name)`", text))
     }
     return time
   }

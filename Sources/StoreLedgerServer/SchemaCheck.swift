@@ -86,7 +86,7 @@ struct SchemaCheck: Sendable {
       return "\(place) must match \(pattern)"
     }
     switch rules["format"] {
-    case .string("date-time")? where ISO8601Parsing.date(text) == nil:
+    case .string("date-time")? where InstantText.rfc3339(text) == nil:
       return "\(place) must be an RFC 3339 date-time, like 2026-11-22T08:00:00Z"
     case .string("uuid")? where UUID(uuidString: text) == nil:
       return "\(place) must be a UUID"

@@ -41,7 +41,8 @@ struct AuditCommand: AsyncParsableCommand {
   @Option(
     help: "Instead of auditing the log: what this account had at --at, and from which events.")
   var account: String?
-  @Option(help: "With --account: the time (ISO 8601 or milliseconds; default now).") var at: String?
+  @Option(help: "With --account: the time (a date, RFC 3339 or Unix ms; default now).") var at:
+    String?
   @Option(help: "Audit only share K of N (0/2 and 1/2 on two machines); combine with --combine.")
   var shard: String?
   @Option(
@@ -122,7 +123,7 @@ struct AuditCommand: AsyncParsableCommand {
   private func auditAccount(_ raw: String) async throws {
     // The view refuses a token that is not a UUID; the output names the canonical one.
     let token = AppAccountToken.canonical(raw) ?? raw
-    let time = try at.map { try RecoverCommand.time($0, "--at") } ?? Date()
+    let time = try at.map { try OptionTime.date($0, "--at") } ?? Date()
     let output = try await ledger.withLedger("storeledger.audit") { ledger, _ in
       AccountAuditOutput(try await ledger.view(for: token), token: token, at: Timestamp(time))
     }

@@ -29,7 +29,7 @@ struct FoldCommand: ParsableCommand {
 
   @Option(
     name: .customLong("as-of"),
-    help: "Evaluate at this time (ISO 8601 or milliseconds) instead of the scenario's asOf.")
+    help: "Evaluate at this time (a date, RFC 3339 or Unix ms) instead of the scenario's asOf.")
   var asOf: String?
 
   @Flag(help: "Print the projections as JSON.")
@@ -76,11 +76,10 @@ struct FoldCommand: ParsableCommand {
 
   private func requestedTime() throws -> Timestamp? {
     guard let asOf else { return nil }
-    if let milliseconds = Int64(asOf) { return Timestamp(milliseconds: milliseconds) }
-    guard let date = ISO8601Parsing.date(asOf) else {
-      throw ValidationError("--as-of must be an ISO 8601 time or milliseconds since 1970")
+    guard let time = InstantText.parse(asOf) else {
+      throw ValidationError(InstantText.problem("--as-of", asOf))
     }
-    return Timestamp(date)
+    return time
   }
 
   private func fail(code: String, message: String) throws {

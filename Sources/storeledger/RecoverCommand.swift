@@ -27,14 +27,14 @@ struct RecoverCommand: AsyncParsableCommand {
 
   @OptionGroup var ledger: LedgerOptions
   @OptionGroup var api: AppStoreAPIOptions
-  @Option(help: "Start of the window (ISO 8601 or milliseconds).") var since: String
-  @Option(help: "End of the window (ISO 8601 or milliseconds; default now).") var until: String?
+  @Option(help: "Start of the window (a date, RFC 3339 or Unix ms).") var since: String
+  @Option(help: "End of the window (a date, RFC 3339 or Unix ms; default now).") var until: String?
   @Flag(help: "Every notification of the window, not only the failed ones.") var all = false
   @Flag(help: "Print the report as JSON.") var json = false
 
   func run() async throws {
-    let start = try Self.time(since, "--since")
-    let end = try until.map { try Self.time($0, "--until") } ?? Date()
+    let start = try OptionTime.date(since, "--since")
+    let end = try until.map { try OptionTime.date($0, "--until") } ?? Date()
     let (api, quiet, onlyFailures) = (api, json, !all)
     let bar = ProgressBar("recovering", enabled: !quiet)
     let report = try await ledger.withLedger("storeledger.recover") { ledger, logger in
@@ -49,14 +49,6 @@ struct RecoverCommand: AsyncParsableCommand {
     }
     bar.finish()
     say(json ? try Self.json(report) : Self.text(report))
-  }
-
-  static func time(_ text: String, _ flag: String) throws -> Date {
-    if let milliseconds = Int64(text) { return Timestamp(milliseconds: milliseconds).date }
-    guard let date = ISO8601Parsing.date(text) else {
-      throw ValidationError("\(flag) must be ISO 8601 or milliseconds")
-    }
-    return date
   }
 
   static func text(_ report: NotificationRecovery.Report) -> String {

@@ -47,7 +47,10 @@ struct VerifyCommand: AsyncParsableCommand {
   @Option(help: "Expected environment: Production or Sandbox.")
   var environment: String?
 
-  @Option(help: "When certificates must be valid: signed-date (default), now, or an ISO 8601 time.")
+  @Option(
+    help:
+      "When certificates must be valid: signed-date (default), now, or a time (a date, RFC 3339 or Unix ms)."
+  )
   var at: String = "signed-date"
 
   @Flag(
@@ -98,10 +101,11 @@ struct VerifyCommand: AsyncParsableCommand {
     case "signed-date": return .signedDate
     case "now": return .now
     default:
-      guard let date = ISO8601Parsing.date(at) else {
-        throw ValidationError("--at must be signed-date, now, or an ISO 8601 time")
+      guard let time = InstantText.parse(at) else {
+        throw ValidationError(
+          InstantText.problem("--at", at) + "; or signed-date, or now")
       }
-      return .fixed(date)
+      return .fixed(time.date)
     }
   }
 

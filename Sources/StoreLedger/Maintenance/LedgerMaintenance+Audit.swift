@@ -152,8 +152,10 @@ extension LedgerMaintenance {
       // A row stored before facts held price terms is compared with the facts it could hold.
       let withoutTerms = EventTypes.family(of: recorded.eventType) == .factsWithoutTerms
       let expected = LedgerEvent.Body(signed).map { withoutTerms ? $0.withoutTerms() : $0 }
-      // A row stored before facts held commitment and seat members keeps the rest.
-      return expected == facts || expected?.withoutLaterMembers() == facts
+      // A row stored before facts held commitment and seat members keeps the rest; one
+      // stored before they held the transaction's reason keeps everything else.
+      return expected == facts || expected?.withoutTransactionReason() == facts
+        || expected?.withoutLaterMembers() == facts
         ? nil : problem(.payload, "the stored facts differ from those of the signed data")
     } catch {
       return problem(.signature, "\(error.verificationCode ?? error.code.rawValue)")

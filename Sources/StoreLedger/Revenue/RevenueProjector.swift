@@ -34,7 +34,7 @@ public struct RevenueProjector: Sendable {
 
   /// Rows are made with every end counted (the analytics' readers count an end once it has
   /// passed) and the default commission (no tax table).
-  static let horizon = Timestamp(milliseconds: MetricsCalendar.latest)
+  static let horizon = Timestamp(milliseconds: InstantText.latest)
 
   /// Projects until the feed has nothing more; returns how many events it passed.
   @discardableResult

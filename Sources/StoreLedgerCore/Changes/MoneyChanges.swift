@@ -38,19 +38,17 @@ enum MoneyChanges {
     let bought = facts.purchaseDate?.milliseconds ?? .min
     let chain = state.transactions.values.filter {
       $0.facts.originalTransactionId == facts.originalTransactionId
-        && $0.facts.transactionId != facts.transactionId
     }
-    // Seats added to a period the chain already holds: a purchase of seats.
-    if record.isSeatAddition,
-      chain.contains(where: {
-        $0.isSeatAddition && $0.facts.expiresDate == facts.expiresDate
-          && ($0.facts.purchaseDate?.milliseconds ?? .min) < bought
-      })
-    {
+    // Purchase or renewal by Apple's own fields, as revenue counts them (one rule).
+    let reason = ChargeReason.of(record, among: SubscriptionChain.tenures(of: Array(chain)))
+    if reason == .seatAddition {
       add(.purchase, facts.transactionId, nil, money.gross)
       return
     }
-    let prior = chain.filter { ($0.facts.purchaseDate?.milliseconds ?? .min) < bought }.max {
+    let prior = chain.filter {
+      $0.facts.transactionId != facts.transactionId
+        && ($0.facts.purchaseDate?.milliseconds ?? .min) < bought
+    }.max {
       ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
         < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
     }
@@ -59,11 +57,7 @@ enum MoneyChanges {
       if money.isTrial { add(.trialStarted, facts.originalTransactionId, nil, nil) }
       return
     }
-    // Bought while the prior period still ran, for another product: an upgrade's purchase.
-    let upgrade =
-      (prior.facts.expiresDate?.milliseconds ?? .min) > bought
-      && prior.facts.productId != facts.productId
-    add(upgrade ? .purchase : .renewal, facts.transactionId, nil, money.gross)
+    add(reason == .renewal ? .renewal : .purchase, facts.transactionId, nil, money.gross)
     if TransactionMoney(prior.facts).isTrial, !money.isTrial {
       add(.trialConverted, facts.originalTransactionId, nil, money.gross)
     }

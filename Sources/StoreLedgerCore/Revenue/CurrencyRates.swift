@@ -141,7 +141,7 @@ public struct CurrencyRates: Hashable, Sendable {
     }
     var start: Timestamp?
     if let from, !from.isEmpty {
-      guard let time = MetricsCalendar.parse(from) else {
+      guard let time = InstantText.parse(from) else {
         throw MetricsError(
           .invalidRateTable, "line \(line): '\(from)' is not a date; give YYYY-MM-DD")
       }

@@ -28,7 +28,7 @@ public struct MetricsSpec: Sendable, Decodable {
         return Timestamp(milliseconds: milliseconds)
       }
       let text = try container.decode(String.self, forKey: key)
-      guard let parsed = MetricsCalendar.parse(text) else {
+      guard let parsed = InstantText.parse(text) else {
         throw DecodingError.dataCorruptedError(
           forKey: key, in: container, debugDescription: "'\(text)' is not a time")
       }

@@ -125,10 +125,12 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
       ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
         < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
     }
-    let pieces = sorted.flatMap { Self.pieces(of: $0, among: sorted) }
+    let tenures = SubscriptionChain.tenures(of: sorted)
+    let pieces = tenures.flatMap(Self.pieces(of:))
     let segments = Self.segments(of: id, pieces)
     var entries: [RevenueEntry] = []
-    appendCharges(sorted, segments: segments, commission: commission, into: &entries)
+    appendCharges(
+      sorted, tenures: tenures, segments: segments, commission: commission, into: &entries)
     appendLifecycle(
       segments, pieces: pieces, renewals: renewals, horizon: horizon, into: &entries)
     entries.sort {
@@ -140,19 +142,16 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
       segments: segments, entries: entries)
   }
 
-  /// The transaction's time in force (rules P1–P4): from `purchaseDate` to `expiresDate`,
-  /// ended early by the purchase that upgraded it, with the time a refund was in force cut
-  /// out.
-  static func pieces(of record: TransactionRecord, among chain: [TransactionRecord]) -> [Piece] {
+  /// The transaction's time in force (rules P1–P4): its tenure (from `purchaseDate` to
+  /// `expiresDate`, ended early by the purchase that replaced it), with the time a refund was
+  /// in force cut out.
+  static func pieces(of tenure: SubscriptionChain.Tenure) -> [Piece] {
+    let record = tenure.record
     let facts = record.facts
-    guard let start = facts.purchaseDate, var end = facts.expiresDate, end > start else {
-      return []
-    }
+    let (start, end) = (tenure.start, tenure.end)
+    guard let expires = facts.expiresDate, end > start else { return [] }
     let money = TransactionMoney(facts)
-    let fullValue = TransactionMoney.monthlyValue(of: money.gross, from: start, to: end)
-    if facts.isUpgraded, let upgrade = upgradePurchase(of: record, among: chain) {
-      end = upgrade
-    }
+    let fullValue = TransactionMoney.monthlyValue(of: money.gross, from: start, to: expires)
     // The time each refund was in force is cut out (a refund reversed and made again cuts
     // twice); a span that a refund ends says so.
     var spans: [(Timestamp, Timestamp, Bool)] = [(start, end, false)]
@@ -173,22 +172,6 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
         record: record, money: money, start: $0.0, end: $0.1, monthlyValue: fullValue,
         endedByRefund: $0.2, purchased: start)
     }
-  }
-
-  /// When the transaction that replaced an upgraded one was bought: the first later purchase
-  /// of the chain inside its period that is not a seat addition of the same period.
-  static func upgradePurchase(of record: TransactionRecord, among chain: [TransactionRecord])
-    -> Timestamp?
-  {
-    let facts = record.facts
-    guard let start = facts.purchaseDate, let end = facts.expiresDate else { return nil }
-    return chain.compactMap { other -> Timestamp? in
-      let next = other.facts
-      guard next.transactionId != facts.transactionId, let bought = next.purchaseDate,
-        bought > start, bought < end, !(other.isSeatAddition && next.expiresDate == end)
-      else { return nil }
-      return bought
-    }.min()
   }
 
   /// Cuts the pieces into segments at every start and end: each segment holds the pieces in
@@ -237,10 +220,12 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
   /// reduced once the chain has a year of paid service before the period, counted over
   /// paid segments and started again after a gap of more than 60 days (rule C2).
   static func appendCharges(
-    _ records: [TransactionRecord], segments: [RevenueSegment], commission: CommissionPolicy,
-    into entries: inout [RevenueEntry]
+    _ records: [TransactionRecord], tenures: [SubscriptionChain.Tenure],
+    segments: [RevenueSegment], commission: CommissionPolicy, into entries: inout [RevenueEntry]
   ) {
-    let first = records.first?.facts.transactionId
+    let upgraded = Dictionary(
+      tenures.filter(\.endedByUpgrade).map { ($0.record.facts.transactionId, $0) },
+      uniquingKeysWith: { first, _ in first })
     for record in records {
       let facts = record.facts
       let money = TransactionMoney(facts)
@@ -257,29 +242,20 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
             originalTransactionId: facts.originalTransactionId, attributes: attributes))
       }
       if money.gross > 0 {
-        let isAddition =
-          record.isSeatAddition
-          && records.contains {
-            $0.isSeatAddition && $0.facts.expiresDate == facts.expiresDate
-              && ($0.facts.purchaseDate ?? bought) < bought
-          }
-        let upgrades = records.contains {
-          $0.facts.isUpgraded && upgradePurchase(of: $0, among: records) == bought
-        }
-        let kind: RevenueEntry.Kind =
-          isAddition
-          ? .seatAddition : (facts.transactionId == first || upgrades ? .purchase : .renewal)
-        entry(kind, bought, money.gross)
+        entry(ChargeReason.of(record, among: tenures).entryKind, bought, money.gross)
       }
       for refund in refunds(of: record, money: money) { entry(refund.0, refund.1, refund.2) }
-      if facts.isUpgraded, let upgraded = upgradePurchase(of: record, among: records),
+      if let tenure = upgraded[facts.transactionId],
         let end = facts.expiresDate, money.gross > 0, !record.isRevoked
       {
-        // The unused share of the period, refunded prorated by Apple (rule U1).
-        let unused = Int128(end.milliseconds - upgraded.milliseconds)
+        // The unused share of the period, refunded prorated by Apple (rule U1): another
+        // product bought inside it replaced it (Apple's `isUpgraded`, which only history
+        // shows, confirms it when it comes).
+        let replacedAt = tenure.end
+        let unused = Int128(end.milliseconds - replacedAt.milliseconds)
         let whole = Int128(end.milliseconds - bought.milliseconds)
         let credit = Int64(CommissionPolicy.divideRounded(Int128(money.gross) * unused, whole))
-        if credit > 0 { entry(.upgradeCredit, upgraded, credit) }
+        if credit > 0 { entry(.upgradeCredit, replacedAt, credit) }
       }
     }
   }

@@ -357,11 +357,12 @@ struct ConsoleController: Sendable {
     return reports.sorted { $0.requestedAt < $1.requestedAt }
   }
 
-  /// `at` as `datetime-local` sends it (UTC, seconds optional) or ISO 8601; `now` without it.
+  /// `at` as `datetime-local` sends it (UTC, seconds optional) or any form ``InstantText``
+  /// reads; `now` without it.
   static func time(_ text: String?, default now: Date) -> Date? {
     guard let text, !text.isEmpty else { return now }
     for candidate in [text, text + "Z", text + ":00Z"] {
-      if let date = try? Date(candidate, strategy: .iso8601) { return date }
+      if let time = InstantText.parse(candidate) { return time.date }
     }
     return nil
   }
@@ -427,8 +428,8 @@ struct ConsoleController: Sendable {
     let now = Timestamp(Date())
     func time(_ name: String) throws(MetricsError) -> Timestamp? {
       guard let text = form[name] else { return nil }
-      guard let time = MetricsCalendar.parse(text) else {
-        throw MetricsError(.invalidTime, "'\(text)' is not a time: give YYYY-MM-DD")
+      guard let time = InstantText.parse(text) else {
+        throw MetricsError(.invalidTime, InstantText.problem(name, text))
       }
       return time
     }

@@ -17,12 +17,12 @@ struct EntitlementsCommand: AsyncParsableCommand {
       """)
 
   @Argument(help: "The appAccountToken.") var token: String
-  @Option(help: "The time to answer at (ISO 8601 or milliseconds; default now).") var at: String?
+  @Option(help: "The time to answer at (a date, RFC 3339 or Unix ms; default now).") var at: String?
   @OptionGroup var ledger: LedgerOptions
   @Flag(help: "Print JSON: {entitlements, subscriptions, consumables, asOf, …}.") var json = false
 
   func run() async throws {
-    let time = try at.map { try RecoverCommand.time($0, "--at") } ?? Date()
+    let time = try at.map { try OptionTime.date($0, "--at") } ?? Date()
     let token = token
     let summary = try await ledger.withLedger("storeledger.entitlements") { ledger, _ in
       try await ledger.summary(for: token, at: time)

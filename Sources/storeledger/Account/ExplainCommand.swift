@@ -25,17 +25,17 @@ struct ExplainCommand: AsyncParsableCommand {
       "The entitlement, as the catalog names it (or a product id without one); all when left out."
   )
   var entitlement: String?
-  @Option(help: "The time to explain (ISO 8601 or milliseconds; default now).") var at: String?
+  @Option(help: "The time to explain (a date, RFC 3339 or Unix ms; default now).") var at: String?
   @Option(
     name: .customLong("known-at"),
-    help: "Use only events StoreLedger had recorded by then (ISO 8601 or milliseconds).")
+    help: "Use only events StoreLedger had recorded by then (a date, RFC 3339 or Unix ms).")
   var knownAt: String?
   @OptionGroup var ledger: LedgerOptions
   @Flag(help: "Print the explanation as JSON.") var json = false
 
   func run() async throws {
-    let time = try at.map { try RecoverCommand.time($0, "--at") } ?? Date()
-    let known = try knownAt.map { try RecoverCommand.time($0, "--known-at") }
+    let time = try at.map { try OptionTime.date($0, "--at") } ?? Date()
+    let known = try knownAt.map { try OptionTime.date($0, "--known-at") }
     let (token, entitlement) = (token, entitlement)
     let (explanations, named) = try await ledger.withLedger("storeledger.explain") { ledger, _ in
       let named = entitlement.map(ledger.configuration.catalog.entitlementNames.contains) ?? false

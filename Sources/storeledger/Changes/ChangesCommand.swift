@@ -136,15 +136,14 @@ struct ChangesCommand: AsyncParsableCommand {
     @Option(help: "The endpoint's key (host and path; see `changes deliveries`).")
     var endpoint: String
     @Option(help: "Resend from this position on.") var position: Int64?
-    @Option(help: "Resend the changes recorded since this ISO 8601 time.") var since: String?
+    @Option(help: "Resend the changes recorded since this time (a date, RFC 3339 or Unix ms).")
+    var since: String?
 
     func validate() throws {
       guard (position == nil) != (since == nil) else {
         throw ValidationError("give either --position or --since")
       }
-      if let since, (try? Date(since, strategy: .iso8601)) == nil {
-        throw ValidationError("--since must be an ISO 8601 time, e.g. 2026-11-24T08:00:00Z")
-      }
+      _ = try OptionTime.instant(since, "--since")
     }
 
     func run() async throws {
@@ -155,7 +154,7 @@ struct ChangesCommand: AsyncParsableCommand {
             to: endpoint, from: position)
         }
         return try await ChangeDeliveryLog(ledger: ledger).resendChanges(
-          to: endpoint, since: try Date(since ?? "", strategy: .iso8601))
+          to: endpoint, since: try OptionTime.date(since ?? "", "--since"))
       }
       say("queued \(queued) deliveries to \(endpoint) again")
     }

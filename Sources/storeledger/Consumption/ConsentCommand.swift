@@ -23,7 +23,7 @@ struct ConsentCommand: AsyncParsableCommand {
   @Argument(help: "The customer's appAccountToken.") var token: String
   @Flag(help: "Record that the customer consented.") var granted = false
   @Flag(help: "Record that the customer withdrew consent.") var withdrawn = false
-  @Option(help: "When the app collected it (ISO 8601 or milliseconds; default now).")
+  @Option(help: "When the app collected it (a date, RFC 3339 or Unix ms; default now).")
   var collectedAt: String?
   @Option(help: "How it was collected (the app's words).") var method: String?
   @OptionGroup var ledger: LedgerOptions
@@ -36,7 +36,7 @@ struct ConsentCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let time = try collectedAt.map { try RecoverCommand.time($0, "--collected-at") }
+    let time = try collectedAt.map { try OptionTime.date($0, "--collected-at") }
     let history = try await ledger.withLedger("storeledger.consent") { ledger, _ in
       let consents = RefundConsents(ledger: ledger)
       do {

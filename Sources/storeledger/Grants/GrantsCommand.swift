@@ -79,10 +79,10 @@ struct GrantsCreateCommand: AsyncParsableCommand {
       }.filter { !$0.isEmpty }
     }
     let now = Date()
-    let starts = try ListTimes.time(startsAt, "--starts-at")?.date
+    let starts = try OptionTime.instant(startsAt, "--starts-at")?.date
     let ends =
       try days.map { (starts ?? now).addingTimeInterval(Double($0) * 86_400) }
-      ?? ListTimes.time(endsAt, "--ends-at")?.date
+      ?? OptionTime.instant(endsAt, "--ends-at")?.date
     guard !list.isEmpty else {
       throw ValidationError("name the accounts (or - for standard input)")
     }
@@ -155,12 +155,13 @@ struct GrantsListCommand: AsyncParsableCommand {
     commandName: "list", abstract: "The grants given to an account, newest first.")
 
   @Argument(help: "The account's appAccountToken.") var token: String
-  @Option(help: "Where each stood at this RFC 3339 time (default now).") var at: String?
+  @Option(help: "Where each stood at this time (a date, RFC 3339 or Unix ms) (default now).")
+  var at: String?
   @Flag(help: "Print JSON.") var json = false
   @OptionGroup var ledger: LedgerOptions
 
   func run() async throws {
-    let time = try ListTimes.time(at, "--at")?.date ?? Date()
+    let time = try OptionTime.instant(at, "--at")?.date ?? Date()
     let (token, json) = (token, json)
     try await ledger.withLedger("storeledger.grants") { ledger, _ in
       let grants = try await SupportGrants(ledger: ledger).grants(of: token, at: time)

@@ -32,9 +32,12 @@ struct AccountsListCommand: AsyncParsableCommand {
   @Option(help: "A product of its subscriptions or consumables.") var product: String?
   @Option(help: "A storefront of its subscriptions (three letters).") var storefront: String?
   @Option(help: "Production, Sandbox, Xcode or LocalTesting.") var environment: String?
-  @Option(help: "Changed at or after this RFC 3339 time.") var changedSince: String?
-  @Option(help: "An active period ends at or after this RFC 3339 time.") var expiresFrom: String?
-  @Option(help: "An active period ends before this RFC 3339 time.") var expiresBefore: String?
+  @Option(help: "Changed at or after this time (a date, RFC 3339 or Unix ms).") var changedSince:
+    String?
+  @Option(help: "An active period ends at or after this time (a date, RFC 3339 or Unix ms).")
+  var expiresFrom: String?
+  @Option(help: "An active period ends before this time (a date, RFC 3339 or Unix ms).")
+  var expiresBefore: String?
   @Option(help: "The start of an appAccountToken, in any spelling.") var search: String?
   @Option(help: "Accounts per page, 1–1000.") var limit: Int = 50
   @Option(help: "The cursor a previous page printed.") var cursor: String?
@@ -59,9 +62,9 @@ struct AccountsListCommand: AsyncParsableCommand {
     } catch {
       throw ValidationError(error.message)
     }
-    filter.changedSince = try ListTimes.time(changedSince, "--changed-since")
-    filter.expiresFrom = try ListTimes.time(expiresFrom, "--expires-from")
-    filter.expiresBefore = try ListTimes.time(expiresBefore, "--expires-before")
+    filter.changedSince = try OptionTime.instant(changedSince, "--changed-since")
+    filter.expiresFrom = try OptionTime.instant(expiresFrom, "--expires-from")
+    filter.expiresBefore = try OptionTime.instant(expiresBefore, "--expires-before")
     if let search {
       guard let prefix = AppAccountToken.prefixFromAnySpelling(search) else {
         throw ValidationError("--search takes an appAccountToken or its start (hex digits)")

@@ -18,9 +18,11 @@ struct AccountsTransitionsCommand: AsyncParsableCommand {
 
   @Option(help: "The status entered: 1–5 or active, expired, billing_retry, grace_period, revoked.")
   var status: String
-  @Option(help: "Entered at or after this RFC 3339 time (default: the beginning).") var from:
-    String?
-  @Option(help: "Entered before this RFC 3339 time (default: no end).") var before: String?
+  @Option(
+    help: "Entered at or after this time (a date, RFC 3339 or Unix ms) (default: the beginning).")
+  var from: String?
+  @Option(help: "Entered before this time (a date, RFC 3339 or Unix ms) (default: no end).")
+  var before: String?
   @Option(help: "Rows per page, 1–1000.") var limit: Int = 50
   @Option(help: "The cursor a previous page printed.") var cursor: String?
   @Flag(help: "Every page, not just one.") var all = false
@@ -41,8 +43,8 @@ struct AccountsTransitionsCommand: AsyncParsableCommand {
       throw ValidationError(error.message)
     }
     let filter = StatusTransitionFilter(
-      status: entered, from: try ListTimes.time(from, "--from") ?? Timestamp(milliseconds: 0),
-      before: try ListTimes.time(before, "--before") ?? Timestamp(milliseconds: Int64.max))
+      status: entered, from: try OptionTime.instant(from, "--from") ?? Timestamp(milliseconds: 0),
+      before: try OptionTime.instant(before, "--before") ?? Timestamp(milliseconds: Int64.max))
     let (limit, cursor, all, format) = (self.limit, self.cursor, self.all, self.format)
     try await ledger.withLedger("storeledger.accounts") { ledger, _ in
       let lists = AccountLists(ledger: ledger)

@@ -71,14 +71,6 @@ enum ListPrinter {
 
 /// Times as list commands read and print them.
 enum ListTimes {
-  static func time(_ text: String?, _ option: String) throws -> Timestamp? {
-    guard let text else { return nil }
-    guard let date = ISO8601Parsing.date(text) else {
-      throw ValidationError("\(option) is an RFC 3339 time, like 2026-11-20T08:00:00Z")
-    }
-    return Timestamp(date)
-  }
-
   static func text(_ time: Timestamp) -> String {
     ISO8601DateFormatter().string(from: time.date)
   }

@@ -42,8 +42,8 @@ struct ExportCommand: AsyncParsableCommand {
       throw ValidationError(
         "--after-position \(afterPosition): give a position as an export printed it (81234/3)")
     }
-    if let from, let to, let start = MetricsCalendar.parse(from),
-      let end = MetricsCalendar.parse(to), end <= start
+    if let from, let to, let start = InstantText.parse(from),
+      let end = InstantText.parse(to), end <= start
     {
       throw ValidationError("range_reversed: --to must be after --from")
     }
@@ -57,8 +57,8 @@ struct ExportCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let start = try from.map { try MetricsOptions.time($0, "--from") }
-    let end = try to.map { try MetricsOptions.time($0, "--to") }
+    let start = try from.map { try OptionTime.instant($0, "--from") }
+    let end = try to.map { try OptionTime.instant($0, "--to") }
     let after = afterPosition.flatMap(Self.position) ?? .beginning
     let (format, what) = (format, what)
     let (chains, last) = try await ledger.withLedger("storeledger.export") { ledger, logger in

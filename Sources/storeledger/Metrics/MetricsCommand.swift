@@ -39,7 +39,7 @@ struct MetricsReportCommand: AsyncParsableCommand {
 
   func run() async throws {
     let query = try question.query(
-      knownAt: try knownAt.map { try MetricsOptions.time($0, "--known-at") },
+      knownAt: try knownAt.map { try OptionTime.instant($0, "--known-at") },
       now: Timestamp(Date()))
     let report = try await ledger.withLedger("storeledger.metrics") { ledger, _ in
       do {
@@ -75,7 +75,7 @@ struct MetricsDiffCommand: AsyncParsableCommand {
 
   func run() async throws {
     let now = Timestamp(Date())
-    let times = try knownAt.map { try MetricsOptions.time($0, "--known-at") }
+    let times = try knownAt.map { try OptionTime.instant($0, "--known-at") }
     let before = times[0]
     let after = times.count == 2 ? times[1] : now
     let query = try question.query(knownAt: nil, now: now)

@@ -5,7 +5,7 @@ import StoreLedgerCore
 /// The question `metrics` and `metrics diff` ask: a range (or an instant), buckets, grouping,
 /// what was known, the commission and an optional rate table.
 struct MetricsOptions: ParsableArguments {
-  @Option(help: "First instant of the range, inclusive (YYYY-MM-DD, ISO 8601 or milliseconds).")
+  @Option(help: "First instant of the range, inclusive (YYYY-MM-DD, a date, RFC 3339 or Unix ms).")
   var from: String?
   @Option(help: "End of the range, exclusive (--from 2026-01-01 --to 2026-02-01 is January).")
   var to: String?
@@ -45,27 +45,19 @@ struct MetricsOptions: ParsableArguments {
           throw ValidationError("give --at, or --from and --to, not both")
         }
         return try MetricsQuery(
-          at: try Self.time(at, "--at"), grouping: grouping, knownAt: knownAt, now: now,
+          at: try OptionTime.instant(at, "--at"), grouping: grouping, knownAt: knownAt, now: now,
           commission: commission, rates: table)
       }
       guard let from, let to else {
         throw ValidationError("give --from and --to (a range), or --at (an instant)")
       }
       return try MetricsQuery(
-        from: try Self.time(from, "--from"), to: try Self.time(to, "--to"),
+        from: try OptionTime.instant(from, "--from"), to: try OptionTime.instant(to, "--to"),
         granularity: try MetricsGranularity(parsing: by), grouping: grouping, knownAt: knownAt,
         now: now, commission: commission, rates: table, cohorts: cohorts)
     } catch let error as MetricsError {
       throw ValidationError("\(error.code): \(error.message)")
     }
-  }
-
-  static func time(_ text: String, _ flag: String) throws -> Timestamp {
-    guard let time = MetricsCalendar.parse(text) else {
-      throw ValidationError(
-        "\(flag) '\(text)' is not a time; give YYYY-MM-DD, ISO 8601 with a zone, or milliseconds")
-    }
-    return time
   }
 
   /// `DEU=19` or `DEU=19.5` (percent) as basis points by storefront.

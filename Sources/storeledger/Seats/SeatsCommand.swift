@@ -83,11 +83,11 @@ struct SeatsShowCommand: AsyncParsableCommand {
   @OptionGroup var ledger: LedgerOptions
   @OptionGroup var api: AppStoreAPIOptions
   @Argument(help: "The subscription's originalTransactionId.") var originalTransactionId: String
-  @Option(help: "The moment (ISO 8601); now by default.") var at: String?
+  @Option(help: "The moment (a date, RFC 3339 or Unix ms); now by default.") var at: String?
   @Flag(help: "Print JSON.") var json = false
 
   func run() async throws {
-    let time = try at.map { try RecoverCommand.time($0, "--at") } ?? Date()
+    let time = try at.map { try OptionTime.date($0, "--at") } ?? Date()
     let id = originalTransactionId
     let report = try await SeatsCommand.withSeats(
       "storeledger.seats", ledger, api, needsApple: false

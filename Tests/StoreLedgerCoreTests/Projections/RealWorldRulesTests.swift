@@ -126,6 +126,49 @@ import Testing
     #expect(fuller.subscription("7500", at: F.t(45))?.transactionId == "7501")
   }
 
+  /// Given the renewal and the failure lost, when a REFUND of the older period arrives
+  /// signed with grace (4) or billing retry (3) and a renewalDate before the report, then
+  /// Apple's word lasts until the end its own fields give, the explanation names that end,
+  /// never a day before the report, and after it the log decides again.
+  @Test func applesGraceAndRetryReportsRunOutWhenAppleSaysTheyDo() {
+    let first = F.transaction("7600", purchased: 0, expires: 30)
+    let refunded = F.transaction("7600", purchased: 0, expires: 30, signed: 62, revoked: 62)
+    func report(_ status: SubscriptionStatus, grace: Double?) -> LedgerView {
+      var renewal = F.renewal("7600", signed: 62)
+      renewal.isInBillingRetryPeriod = true
+      renewal.renewalDate = F.t(60)
+      renewal.gracePeriodExpiresDate = grace.map(F.t)
+      return LedgerView(
+        LedgerState.fold([
+          F.notification(.subscribed, .initialBuy, signed: 0, transaction: first),
+          F.notification(
+            .refund, signed: 62, transaction: refunded, renewal: renewal, status: status),
+        ]))
+    }
+    let grace = report(.billingGracePeriod, grace: 76)
+    #expect(grace.subscription("7600", at: F.t(70))?.status == 4)
+    #expect(grace.subscription("7600", at: F.t(70))?.rule == "S0")
+    let why = grace.explainSubscription("7600", at: F.t(70))
+    // Day 76 is 2026-03-18; the report was signed on day 62 (2026-03-04).
+    #expect(why?.sentence.contains("stands until 2026-03-18") == true, "\(why?.sentence ?? "")")
+    #expect(grace.subscription("7600", at: F.t(76))?.status == 5, "grace ran out: the log")
+    #expect(grace.subscription("7600", at: F.t(400))?.entitled == false)
+    // A grace report without its date lasts no longer than retry could (day 120).
+    let undated = report(.billingGracePeriod, grace: nil)
+    #expect(undated.subscription("7600", at: F.t(119))?.status == 4)
+    #expect(undated.subscription("7600", at: F.t(120))?.status == 5)
+    let retry = report(.billingRetry, grace: nil)
+    #expect(retry.subscription("7600", at: F.t(119))?.status == 3)
+    #expect(
+      retry.explainSubscription("7600", at: F.t(119))?.sentence.contains("until 2026-05-01") == true
+    )
+    #expect(retry.subscription("7600", at: F.t(120))?.status == 5)
+    // An active report whose renewalDate lies before it says nothing after it was signed.
+    let stale = report(.active, grace: nil)
+    #expect(stale.subscription("7600", at: F.t(62))?.rule == "S1")
+    #expect(stale.subscription("7600", at: F.t(62))?.status == 5)
+  }
+
   // MARK: Catalog
 
   @Test func aNonRenewingProductWithoutDurationIsRefusedWhenTheCatalogLoads() throws {

@@ -3,7 +3,7 @@ import StoreLedgerCore
 import Testing
 
 @Suite struct RevenueMetricsTests {
-  static func time(_ text: String) -> Timestamp { MetricsCalendar.parse(text)! }
+  static func time(_ text: String) -> Timestamp { InstantText.parse(text)! }
 
   // MARK: Calendar
 
@@ -13,9 +13,9 @@ import Testing
     #expect(
       Self.time("2026-01-01T01:30:00+01:00").milliseconds == Self.time("2026-01-01").milliseconds
         + 30 * 60_000)
-    #expect(MetricsCalendar.parse("2026-02-30") == nil)
-    #expect(MetricsCalendar.parse("2026-13-01") == nil)
-    #expect(MetricsCalendar.parse("yesterday") == nil)
+    #expect(InstantText.parse("2026-02-30") == nil)
+    #expect(InstantText.parse("2026-13-01") == nil)
+    #expect(InstantText.parse("yesterday") == nil)
     #expect(MetricsCalendar.dateText(Self.time("2028-02-29")) == "2028-02-29")
   }
 
@@ -207,8 +207,8 @@ import Testing
 
 extension RevenueMetricsTests {
   @Test func timesOutsideTheCalendarAreNotTimes() {
-    #expect(MetricsCalendar.parse("9223372036854775807") == nil)
-    #expect(MetricsCalendar.parse("-10000000000") == nil)
-    #expect(MetricsCalendar.parse("253402300799999") != nil)
+    #expect(InstantText.parse("9223372036854775807") == nil)
+    #expect(InstantText.parse("-10000000000") == nil)
+    #expect(InstantText.parse("253402300799999") != nil)
   }
 }

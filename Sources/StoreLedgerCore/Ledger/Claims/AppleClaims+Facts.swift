@@ -61,7 +61,7 @@ extension TransactionFacts {
         billingPlanType: payload.billingPlanType, commitment: payload.commitmentInfo,
         multiSeat: payload.multiSeatInfo,
         additionalTransactionReason: payload.additionalTransactionReason),
-      appTransactionId: payload.appTransactionId)
+      appTransactionId: payload.appTransactionId, transactionReason: payload.transactionReason)
   }
 }
 

@@ -43,3 +43,23 @@ extension LedgerEvent.Body {
     }
   }
 }
+
+extension LedgerEvent.Body {
+  /// The same facts without transactions' `transactionReason`: what a row stored with the
+  /// 2026 members, before the reason was kept, holds of the same claims (the audit accepts
+  /// such rows by this).
+  public func withoutTransactionReason() -> LedgerEvent.Body {
+    switch self {
+    case .notification(var facts):
+      facts.transaction = facts.transaction?.withoutTransactionReason()
+      return .notification(facts)
+    case .transaction(var seen):
+      seen.transaction = seen.transaction.withoutTransactionReason()
+      return .transaction(seen)
+    case .status(var facts):
+      facts.transaction = facts.transaction?.withoutTransactionReason()
+      return .status(facts)
+    case .renewal, .debit, .link, .seat, .grant: return self
+    }
+  }
+}

@@ -25,6 +25,10 @@ public final class TransactionFacts: Hashable, Sendable {
   /// The customer's download of the app (one per Apple Account per app), when Apple signed it:
   /// what a `RESCIND_CONSENT` names.
   public let appTransactionId: String?
+  /// Apple's `transactionReason`: `PURCHASE` (the customer bought: a first purchase, an
+  /// upgrade, a resubscription, seats) or `RENEWAL` (the App Store renewed). What the money
+  /// views call a renewal; nil on rows stored before it was kept.
+  public let transactionReason: TransactionReason?
   /// `signedDate` in milliseconds, `Int64.min` when absent: how snapshots are ordered.
   let signedMilliseconds: Int64
   /// A digest of every field `==` compares: unequal digests settle `==` and ties without
@@ -44,9 +48,11 @@ public final class TransactionFacts: Hashable, Sendable {
     inAppOwnershipType: InAppOwnershipType?, isUpgraded: Bool?, revocationDate: Timestamp?,
     revocationReason: RevocationReason?, revocationType: RevocationType?,
     revocationPercentage: Int32?, signedDate: Timestamp?, terms: PriceTerms? = nil,
-    plan: TransactionPlan? = nil, appTransactionId: String? = nil
+    plan: TransactionPlan? = nil, appTransactionId: String? = nil,
+    transactionReason: TransactionReason? = nil
   ) {
     guard let transactionId, !transactionId.isEmpty else { return nil }
+    self.transactionReason = transactionReason
     self.terms = terms
     self.plan = plan
     self.appTransactionId = appTransactionId.flatMap { $0.isEmpty ? nil : $0 }
@@ -93,6 +99,7 @@ public final class TransactionFacts: Hashable, Sendable {
     terms?.add(to: &digest)
     plan?.add(to: &digest)
     if let appTransactionId = self.appTransactionId { digest.add(appTransactionId) }
+    if let transactionReason { digest.add("reason:" + transactionReason.rawValue) }
     self.contentDigest = digest.value
   }
 
@@ -110,6 +117,7 @@ public final class TransactionFacts: Hashable, Sendable {
       && lhs.revocationType == rhs.revocationType
       && lhs.revocationPercentage == rhs.revocationPercentage && lhs.terms == rhs.terms
       && lhs.plan == rhs.plan && lhs.appTransactionId == rhs.appTransactionId
+      && lhs.transactionReason == rhs.transactionReason
   }
 
   /// The same facts without terms: what a `*.v2` row stored of the same claims (they predate
@@ -120,11 +128,25 @@ public final class TransactionFacts: Hashable, Sendable {
   }
 
   /// The same facts without the members facts gained in 2026 (the plan, the
-  /// appTransactionId): what a row stored before kept of the same claims (the audit accepts
-  /// such a row by this).
+  /// appTransactionId, the transactionReason): what a row stored before kept of the same
+  /// claims (the audit accepts such a row by this).
   public func withoutLaterMembers() -> TransactionFacts {
-    guard plan != nil || appTransactionId != nil else { return self }
+    guard plan != nil || appTransactionId != nil || transactionReason != nil else { return self }
     return keeping(terms: terms)
+  }
+
+  /// The same facts without `transactionReason` alone: what a row stored with the 2026
+  /// members but before the reason was kept holds of the same claims.
+  public func withoutTransactionReason() -> TransactionFacts {
+    guard transactionReason != nil else { return self }
+    return TransactionFacts(
+      transactionId: transactionId, originalTransactionId: originalTransactionId,
+      productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
+      purchaseDate: purchaseDate, expiresDate: expiresDate, quantity: Int32(quantity),
+      appAccountToken: appAccountToken, inAppOwnershipType: inAppOwnershipType,
+      isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
+      revocationType: revocationType, revocationPercentage: revocationPercentage,
+      signedDate: signedDate, terms: terms, plan: plan, appTransactionId: appTransactionId)!
   }
 
   /// These facts with `terms` and without the 2026 members.
@@ -185,7 +207,7 @@ extension TransactionFacts: Codable {
     case transactionId, originalTransactionId, productId, subscriptionGroupIdentifier, type
     case purchaseDate, expiresDate, quantity, appAccountToken, inAppOwnershipType, isUpgraded
     case revocationDate, revocationReason, revocationType, revocationPercentage, signedDate
-    case appTransactionId
+    case appTransactionId, transactionReason
   }
 
   public convenience init(from decoder: any Decoder) throws {
@@ -219,7 +241,9 @@ extension TransactionFacts: Codable {
       signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
       terms: try PriceTerms(from: decoder, priceMember: "price"),
       plan: try TransactionPlan(from: decoder),
-      appTransactionId: try container.decodeIfPresent(String.self, forKey: .appTransactionId))!
+      appTransactionId: try container.decodeIfPresent(String.self, forKey: .appTransactionId),
+      transactionReason: try container.decodeIfPresent(
+        TransactionReason.self, forKey: .transactionReason))!
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -243,5 +267,6 @@ extension TransactionFacts: Codable {
     try terms?.encode(to: encoder, priceMember: "price")
     try plan?.encode(to: encoder)
     try container.encodeIfPresent(appTransactionId, forKey: .appTransactionId)
+    try container.encodeIfPresent(transactionReason, forKey: .transactionReason)
   }
 }

@@ -15,9 +15,12 @@ enum ExplanationWording {
     let current = result.current.facts
     switch result.rule {
     case .appleReported:
+      let until =
+        result.evidenceEnds.map { $0.milliseconds < InstantText.latest }
+          == true ? "until \(day(result.evidenceEnds)) or its next word" : "until its next word"
       return
         "The App Store reported \(product) as \(result.status.name) on \(day(result.reported?.signedDate)); "
-        + "no purchase in the log explains it, so Apple's word stands until \(day(result.expiresDate)) or its next word"
+        + "no purchase in the log explains it, so Apple's word stands \(until)"
     case .revoked:
       let revocation = result.current.revocation
       return

@@ -43,8 +43,14 @@ extension LedgerView {
       for renewal in evidence.renewals.records {
         bounds.note(renewal.signedDate, renewal.gracePeriodExpiresDate, renewal.facts.renewalDate)
       }
+      // Apple's word ends where its own fields say (rule S0): an extra bound only shortens
+      // the span, so both retry limits are noted.
       for status in evidence.appleStatuses.records {
-        bounds.note(status.signedDate, status.renewal?.renewalDate)
+        let renewalDate = status.renewal?.renewalDate?.milliseconds
+        bounds.note(
+          status.signedDate, status.renewal?.renewalDate, status.renewal?.gracePeriodExpiresDate,
+          renewalDate.map { Timestamp(milliseconds: $0 + SubscriptionChain.billingRetryLimit) },
+          renewalDate.map { Timestamp(milliseconds: $0 + SubscriptionChain.commitmentRetryLimit) })
       }
     }
     for record in state.debits.values { bounds.note(record.debit.debitedAt) }

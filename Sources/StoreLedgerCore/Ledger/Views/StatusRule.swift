@@ -21,7 +21,7 @@ public enum StatusRule: String, Hashable, Sendable, Codable, CaseIterable {
   public var summary: String {
     switch self {
     case .appleReported:
-      "S0: the log holds no period that explains the status the App Store signed; its word decides until its renewalDate or the next event"
+      "S0: the log holds no period that explains the status the App Store signed; its word decides until the end its fields give (1: renewalDate, 4: gracePeriodExpiresDate, 3: 60 days after renewalDate) or the next event"
     case .revoked:
       "S1: the current period's transaction is revoked (not reversed) at or before T"
     case .active: "S2: T is before the current period's expiresDate"

@@ -29,6 +29,9 @@ public struct SubscriptionChain: Hashable, Sendable {
     public var productId: String?
     /// The end of the current period, or of Apple's evidence (its renewal info's renewalDate).
     public var expiresDate: Timestamp?
+    /// Rule S0: when Apple's word stops deciding (``SubscriptionChain/evidenceEnd(of:)``),
+    /// never before the report itself.
+    public var evidenceEnds: Timestamp?
   }
 
   /// The newest status Apple had signed by `time`.
@@ -49,6 +52,7 @@ public struct SubscriptionChain: Hashable, Sendable {
     result.events = [reported.source]
     result.productId = reported.renewal?.productId ?? derived.productId
     result.expiresDate = reported.renewal?.renewalDate ?? derived.expiresDate
+    result.evidenceEnds = evidenceEnd(of: reported)
     return result
   }
 
@@ -87,14 +91,12 @@ public struct SubscriptionChain: Hashable, Sendable {
     return evaluateFromLog(at: signed)?.status == reported.status
   }
 
-  /// When Apple's word stops being evidence: at its renewal info's `renewalDate`, or at the
-  /// next evidence about the chain signed by another event, whichever comes first.
-  private func evidenceEnd(of reported: AppleStatusRecord) -> Timestamp {
+  /// When Apple's word stops being evidence: at the end its own fields give
+  /// (``reportedEnd(of:)``), or at the next evidence about the chain signed by another event,
+  /// whichever comes first; never before the report was signed.
+  public func evidenceEnd(of reported: AppleStatusRecord) -> Timestamp {
     let signed = reported.signedDate?.milliseconds ?? .min
-    var end = Int64.max
-    if let renewalDate = reported.renewal?.renewalDate?.milliseconds, renewalDate > signed {
-      end = renewalDate
-    }
+    var end = max(signed, reportedEnd(of: reported)?.milliseconds ?? .max)
     func consider(_ date: Timestamp?, _ source: EventReference) {
       guard let date = date?.milliseconds, date > signed, date < end,
         source != reported.source
@@ -105,6 +107,31 @@ public struct SubscriptionChain: Hashable, Sendable {
     for record in renewals.records { consider(record.signedDate, record.source) }
     if let next = appleStatuses.next(after: reported) { consider(next.signedDate, next.source) }
     return Timestamp(milliseconds: end)
+  }
+
+  /// The end Apple's own fields give its status (reference §8.2, §8.4, §8.12): active (1)
+  /// until the renewal info's `renewalDate`; billing grace (4) until `gracePeriodExpiresDate`;
+  /// billing retry (3) until retry runs out, 60 days after the lapsed period's end
+  /// (`renewalDate`), 90 for a commitment plan. A grace report without its date lasts no
+  /// longer than retry could. Expired (2) and revoked (5) have no end of their own: they
+  /// stand until the next evidence. A field that is missing gives no time at all (nil ends
+  /// the word as it was signed), so a report never holds longer than Apple said.
+  func reportedEnd(of reported: AppleStatusRecord) -> Timestamp? {
+    let renewal = reported.renewal
+    let commitment =
+      renewal?.plan?.billingPlanType == .monthly || transactions.contains { $0.isCommitment }
+    let retryEnds = renewal?.renewalDate.map {
+      Timestamp(
+        milliseconds: $0.milliseconds
+          + (commitment ? Self.commitmentRetryLimit : Self.billingRetryLimit))
+    }
+    switch reported.status {
+    case .active: return renewal?.renewalDate ?? reported.signedDate
+    case .billingGracePeriod:
+      return renewal?.gracePeriodExpiresDate ?? retryEnds ?? reported.signedDate
+    case .billingRetry: return retryEnds ?? reported.signedDate
+    default: return Timestamp(milliseconds: .max)
+    }
   }
 
   /// The period in force at `time` (reference §8.2–8.3): among transactions bought by then,
@@ -129,6 +156,54 @@ public struct SubscriptionChain: Hashable, Sendable {
     return period(of: chosen, at: time).first { !$0.isRevoked(at: time) } ?? chosen
   }
 
+  /// One transaction's time as its chain's period: from its `purchaseDate` until its
+  /// `expiresDate`, or until the later purchase that replaced it, whichever comes first. The
+  /// one model of what is in force: the status fold's current period at T
+  /// (``currentPeriod(at:)``) and the revenue timeline's time in force are both read from the
+  /// same order of purchases (``replaces(_:_:)``).
+  public struct Tenure: Hashable, Sendable {
+    public var record: TransactionRecord
+    public var start: Timestamp
+    public var end: Timestamp
+    /// The purchase that ended the period before its `expiresDate` (an upgrade, a
+    /// crossgrade): the replacement decides, whether or not Apple's `isUpgraded` snapshot of
+    /// this transaction ever arrives (it only confirms).
+    public var replacedBy: TransactionRecord?
+
+    /// Replaced by a purchase of another product (an upgrade, a same-duration crossgrade),
+    /// or marked `isUpgraded` by Apple: what earns an upgrade credit and makes the
+    /// replacement a purchase. A renewal of the same product bought a little before the
+    /// period's end replaces it too, and is neither.
+    public var endedByUpgrade: Bool {
+      guard let replacedBy else { return false }
+      return replacedBy.facts.productId != record.facts.productId || record.facts.isUpgraded
+    }
+  }
+
+  /// The tenures of `transactions` (one chain's), oldest purchase first. A transaction without
+  /// a purchase or an expiry date, or whose period is empty, has none. Seat additions of one
+  /// period do not replace one another: they are in force together (rule M1, revenue P5).
+  public static func tenures(of transactions: [TransactionRecord]) -> [Tenure] {
+    let ordered = transactions.sorted { replaces($1, $0) }
+    var tenures: [Tenure] = []
+    for (index, record) in ordered.enumerated() {
+      let facts = record.facts
+      guard let start = facts.purchaseDate, let expires = facts.expiresDate, expires > start
+      else { continue }
+      let replacement = ordered[(index + 1)...].first { later in
+        !(later.isSeatAddition && later.facts.expiresDate == facts.expiresDate)
+          && later.facts.transactionId != facts.transactionId
+      }
+      if let replacement, let bought = replacement.facts.purchaseDate, bought < expires {
+        tenures.append(
+          Tenure(record: record, start: start, end: max(start, bought), replacedBy: replacement))
+      } else {
+        tenures.append(Tenure(record: record, start: start, end: expires, replacedBy: nil))
+      }
+    }
+    return tenures
+  }
+
   /// The transactions of `current`'s period bought by `time`, newest purchase first: the
   /// seat additions that end with it (our reading: transactions added mid-period end when the
   /// period does; Apple names no field that groups them), else `current` alone.
@@ -140,7 +215,10 @@ public struct SubscriptionChain: Hashable, Sendable {
     }
   }
 
-  private static func replaces(_ record: TransactionRecord, _ incumbent: TransactionRecord)
+  /// Whether `record` replaces `incumbent` as the chain's period once both are bought: the
+  /// later purchase; ties: not `isUpgraded`, then the later `expiresDate`, then the greater
+  /// `transactionId`.
+  static func replaces(_ record: TransactionRecord, _ incumbent: TransactionRecord)
     -> Bool
   {
     let (new, old) = (record.facts, incumbent.facts)

@@ -35,6 +35,7 @@ extension TransactionFacts {
         commitment: try object.decoded(Keys.commitmentInfo),
         multiSeat: try object.decoded(Keys.multiSeatInfo),
         additionalTransactionReason: try object.enumeration(Keys.additionalTransactionReason)),
-      appTransactionId: try object.string(Keys.appTransactionId))
+      appTransactionId: try object.string(Keys.appTransactionId),
+      transactionReason: try object.enumeration(Keys.transactionReason))
   }
 }

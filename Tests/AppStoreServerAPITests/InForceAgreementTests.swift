@@ -1,0 +1,121 @@
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreVerification
+import Foundation
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// One truth for what is in force: for every subscription of a simulated year, delivered with
+/// Apple's faults (lost, duplicated, reordered), before and after the replay repairs it, at
+/// every day boundary, the transaction the status fold holds in force (rule S2) is the one
+/// the revenue timeline holds in force, and an explanation cites no event signed after the
+/// moment it explains.
+@Suite struct InForceAgreementTests {
+  typealias H = SimulatorHarness
+  static let customers =
+    Int(ProcessInfo.processInfo.environment["DIFFERENTIAL_CUSTOMERS"] ?? "") ?? 2_000
+
+  struct Tally {
+    var compared = 0
+    var appleReported = 0
+    var explanations = 0
+    var disagreements: [String] = []
+  }
+
+  @Test func statusAndRevenueHoldTheSameTransactionEveryDay() async throws {
+    let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 5_555)
+    let simulation = Simulation(configuration)
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: H.pki,
+      now: configuration.start)
+    simulation.apply(to: store, through: configuration.end)
+    let verifier = try H.verifier()
+    var random = SeededRandom(seed: 91)
+    var delivered: [LedgerEvent] = []
+    for notification in store.notifications() {
+      let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
+      guard unverified.claims.bundleId != nil else { continue }
+      let verified = try await verifier.verifyNotification(notification.signedPayload)
+      let event = LedgerEvent(
+        claims: .notification(
+          NotificationClaims(
+            notification: verified.payload, transaction: verified.transaction?.payload,
+            renewalInfo: verified.renewalInfo?.payload,
+            appTransaction: verified.appTransaction?.payload)))!
+      if random.chance(0.08) { continue }  // lost
+      delivered.append(event)
+      if random.chance(0.1) { delivered.append(event) }
+    }
+    delivered.shuffle(using: &random)
+    let repaired = try await DifferentialTruthTests.replay(simulation.truth, store, verifier)
+    for (label, events) in [("before replay", delivered), ("after replay", delivered + repaired)] {
+      let tally = Self.compare(events, configuration)
+      print(
+        "in force (\(label)): \(Self.customers) customers, \(tally.compared) chain-days compared "
+          + "(\(tally.appleReported) rest on Apple's report), \(tally.explanations) explanations "
+          + "checked, \(tally.disagreements.count) disagreements")
+      for disagreement in tally.disagreements.prefix(20) { print("  \(disagreement)") }
+      #expect(tally.compared > Self.customers * 250)
+      #expect(tally.explanations > Self.customers * 5)
+      #expect(tally.disagreements.isEmpty, "\(label): \(tally.disagreements.count) disagreements")
+      #expect(tally.appleReported < tally.compared / 10)
+    }
+  }
+
+  /// Every chain of every purchaser at every day boundary of the year.
+  static func compare(_ events: [LedgerEvent], _ configuration: SimulationConfiguration) -> Tally {
+    var byChain: [String: [LedgerEvent]] = [:]
+    for event in events {
+      guard let id = DifferentialTruthTests.chain(of: event) else { continue }
+      byChain[id, default: []].append(event)
+    }
+    var tally = Tally()
+    let day: Int64 = 86_400_000
+    let first = MetricsCalendar.start(of: .day, holding: configuration.start).milliseconds + day
+    for (id, events) in byChain.sorted(by: { $0.key < $1.key }) {
+      let state = LedgerState.fold(events)
+      let view = LedgerView(state, catalog: SimulatedProducts.catalog)
+      let explainer = AccountExplainer(events: events, catalog: SimulatedProducts.catalog)
+      let timelines = RevenueTimeline.timelines(
+        of: state, horizon: configuration.end, commission: CommissionPolicy())
+      // Access through family sharing is not a sale (G5): no timeline to compare with.
+      guard let timeline = timelines.first(where: { $0.originalTransactionId == id }),
+        timeline.isSubscription
+      else { continue }
+      var time = first
+      var index = 0
+      while time < configuration.end.milliseconds {
+        defer {
+          time += day
+          index += 1
+        }
+        let instant = Timestamp(milliseconds: time)
+        guard let status = view.subscription(id, at: instant) else { continue }
+        tally.compared += 1
+        if status.rule == StatusRule.appleReported.rawValue {
+          tally.appleReported += 1
+          continue
+        }
+        let folded = status.rule == StatusRule.active.rawValue ? status.transactionId : nil
+        let counted = timeline.segments.first { $0.holds(instant) }?.transactionId
+        if folded != counted {
+          tally.disagreements.append(
+            "\(id) at \(instant): status fold \(folded ?? "none") (\(status.rule)), revenue \(counted ?? "none")"
+          )
+        }
+        // The explanation an agent reads: what was signed by then decides; anything signed
+        // later is cited apart (signedLater), never among the deciding events.
+        if index % 14 == 0, let why = explainer.explainSubscription(id, at: instant) {
+          tally.explanations += 1
+          for cited in why.events where (cited.signedDate ?? instant) > instant {
+            tally.disagreements.append(
+              "\(id) at \(instant): explanation cites \(cited.eventType) signed \(cited.signedDate!)"
+            )
+          }
+        }
+      }
+    }
+    return tally
+  }
+}
