@@ -56,6 +56,10 @@ extension SimulatedAppStore {
     guard latest.revocationDate == nil, let expires = latest.expiresDate, expires > now,
       status == nil || status == .active
     else { throw .init(.subscriptionExtensionIneligible, "the subscription is not active") }
+    // Apple's SubscriptionExtensionIneligibleError: a free offer period is not extended.
+    if latest.offerDiscountType == .freeTrial || (latest.offerType != nil && latest.price == 0) {
+      throw .init(.subscriptionExtensionIneligible, "a free offer period cannot be extended")
+    }
     let yearAgo = now.milliseconds - 365 * SimulationConfiguration.day
     guard extensions(of: originalTransactionId).filter({ $0 > yearAgo }).count < 2 else {
       throw .init(.subscriptionMaxExtension, "already extended twice in 365 days")

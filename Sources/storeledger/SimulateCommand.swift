@@ -81,7 +81,9 @@ struct SimulateCommand: AsyncParsableCommand {
     let issuerId = "5f6e7d8c-0000-4000-8000-" + String(format: "%012llu", seed % 1_000_000_000_000)
     try write(pki: pki, key: key)
     let simulation = Simulation(
-      SimulationConfiguration(customers: customers, months: months, seed: seed))
+      SimulationConfiguration(
+        customers: customers, months: months, seed: seed,
+        start: SimulationConfiguration.start(months: months, endingBy: Timestamp(Date()))))
     let store = SimulatedAppStore(
       app: SimulatedApp(
         bundleId: bundleId, appAppleId: appAppleId,

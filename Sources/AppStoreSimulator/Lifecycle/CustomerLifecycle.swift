@@ -17,6 +17,8 @@ struct CustomerLifecycle {
   let nextIdBase: Int64
   var steps: [SimulatedStep] = []
   var truth = SimulationTruth()
+  /// When this customer's subscription was extended: Apple allows two in 365 days.
+  var extensions: [Int64] = []
 
   init(index: Int, configuration: SimulationConfiguration) {
     random = SimulatorRandom(seed: configuration.seed &* 0x9E37_79B9 &+ UInt64(index))
@@ -123,7 +125,12 @@ struct CustomerLifecycle {
         else { return }
         current = renew(current, &renewal, product: current.productId!, at: periodEnd)
       } else if roll < 0.27 {
-        extend(&current, by: 7, at: Self.into(periodStart, periodEnd, days: 15))
+        // Apple extends a subscription at most twice in 365 days (SubscriptionMaxExtension).
+        let at = Self.into(periodStart, periodEnd, days: 15)
+        if extensions.filter({ $0 > at - 365 * Self.day }).count < 2 {
+          extend(&current, by: 7, at: at)
+          extensions.append(at)
+        }
         current = renew(
           current, &renewal, product: current.productId!, at: current.expiresDate!.milliseconds)
       } else if roll < 0.30 {
@@ -168,12 +175,13 @@ struct CustomerLifecycle {
 
   private mutating func renew(
     _ previous: JWSTransactionDecodedPayload, _ renewal: inout JWSRenewalInfoDecodedPayload,
-    product: String, at time: Int64, subtype: NotificationSubtype? = nil, offer: OfferType? = nil
+    product: String, at time: Int64, subtype: NotificationSubtype? = nil, offer: OfferType? = nil,
+    expires: Int64? = nil
   ) -> JWSTransactionDecodedPayload {
     let period = P.subscription(product)!.period
     var next = transaction(
       newId(), original: previous.originalTransactionId!, product: product, at: time,
-      expires: time + period, ownership: previous.inAppOwnershipType ?? .purchased)
+      expires: expires ?? time + period, ownership: previous.inAppOwnershipType ?? .purchased)
     next.transactionReason = .renewal
     if let offer {
       next.offerType = offer
@@ -257,8 +265,13 @@ struct CustomerLifecycle {
         graceRunsOut ? random.int((graceDays + 1)..<55) : random.int(2..<(grace ? graceDays : 55))
       let recovered = periodEnd + Int64(days) * Self.day
       guard recovered < end.milliseconds else { return false }
+      // Recovery inside grace keeps the billing cycle (reference §8.4): the period runs from
+      // the lapsed one's end; after grace the new billing date is the recovery's.
+      let inGrace = grace && !graceRunsOut
+      let period = P.subscription(current.productId!)!.period
       current = renew(
-        current, &renewal, product: current.productId!, at: recovered, subtype: .billingRecovery)
+        current, &renewal, product: current.productId!, at: recovered, subtype: .billingRecovery,
+        expires: inGrace ? periodEnd + period : nil)
       return true
     }
     let expiry = periodEnd + 60 * Self.day

@@ -22,6 +22,14 @@ public struct SimulationConfiguration: Sendable, Hashable {
   /// One subscription period.
   public static let period: Int64 = 30 * day
 
+  /// The default start, or an earlier one when a run of `months` from it would pass `now`:
+  /// simulated time never passes the present (Apple signs nothing in the future).
+  public static func start(months: Int, endingBy now: Timestamp) -> Timestamp {
+    let today = now.milliseconds / day * day
+    let latest = today - Int64(months) * period
+    return Timestamp(milliseconds: min(defaultStart.milliseconds, latest))
+  }
+
   public var end: Timestamp {
     Timestamp(milliseconds: start.milliseconds + Int64(months) * Self.period)
   }

@@ -28,7 +28,7 @@ public enum StatusRule: String, Hashable, Sendable, Codable, CaseIterable {
     case .gracePeriod:
       "S3: expired, the newest renewal info is in billing retry and T is before gracePeriodExpiresDate"
     case .billingRetry:
-      "S4: expired, the newest renewal info is in billing retry and T is within 60 days of expiresDate"
+      "S4: expired, the newest renewal info is in billing retry and T is within 60 days of expiresDate (90 for a commitment plan)"
     case .expired: "S5: expired, not in billing retry (or its 60 days are over)"
     }
   }
