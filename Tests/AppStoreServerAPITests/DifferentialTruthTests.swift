@@ -36,32 +36,9 @@ import Testing
     simulation.apply(to: store, through: configuration.end)
     let verifier = try H.verifier()
     var random = SeededRandom(seed: 77)
-    var delivered: [LedgerEvent] = []
-    var recovered: [LedgerEvent] = []
-    var unrouted = 0
-    for notification in store.notifications() {
-      let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
-      guard unverified.claims.bundleId != nil else {
-        // A kind no release knows, naming no app: kept apart by the ledger, folded by no account.
-        _ = try await verifier.verifyUnroutable(unverified)
-        unrouted += 1
-        continue
-      }
-      let verified = try await verifier.verifyNotification(notification.signedPayload)
-      let event = LedgerEvent(
-        claims: .notification(
-          NotificationClaims(
-            notification: verified.payload, transaction: verified.transaction?.payload,
-            renewalInfo: verified.renewalInfo?.payload,
-            appTransaction: verified.appTransaction?.payload)))!
-      // Lost on the way: Get Notification History still serves it (as Apple signed it).
-      if random.chance(0.08) {
-        recovered.append(event)
-        continue
-      }
-      delivered.append(event)
-      if random.chance(0.1) { delivered.append(event) }
-    }
+    let deliveries = try await Self.deliveries(of: store, verifier, &random)
+    var delivered = deliveries.delivered
+    let (recovered, unrouted) = (deliveries.lost, deliveries.unrouted)
     delivered.shuffle(using: &random)
     let lost = recovered.count
     // The app forwards each one-time purchase with its account token, in either case (Swift's
@@ -100,6 +77,40 @@ import Testing
     for difference in revenue.differences.prefix(20) { print("  \(difference)") }
     #expect(revenue.compared >= 12 * 7)
     #expect(revenue.differences.isEmpty, "\(revenue.differences.count) revenue differences")
+  }
+
+  /// Every notification the store sent, verified and delivered as Apple does: 8 % lost on
+  /// the way (Get Notification History still serves them: `lost`), 10 % of the rest twice;
+  /// kinds no release knows, naming no app, counted apart (`unrouted`).
+  static func deliveries(
+    of store: SimulatedAppStore, _ verifier: SignedDataVerifier, _ random: inout SeededRandom
+  ) async throws -> (delivered: [LedgerEvent], lost: [LedgerEvent], unrouted: Int) {
+    var delivered: [LedgerEvent] = []
+    var lost: [LedgerEvent] = []
+    var unrouted = 0
+    for notification in store.notifications() {
+      let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
+      guard unverified.claims.bundleId != nil else {
+        // A kind no release knows, naming no app: kept apart by the ledger, folded by no account.
+        _ = try await verifier.verifyUnroutable(unverified)
+        unrouted += 1
+        continue
+      }
+      let verified = try await verifier.verifyNotification(notification.signedPayload)
+      let event = LedgerEvent(
+        claims: .notification(
+          NotificationClaims(
+            notification: verified.payload, transaction: verified.transaction?.payload,
+            renewalInfo: verified.renewalInfo?.payload,
+            appTransaction: verified.appTransaction?.payload)))!
+      if random.chance(0.08) {
+        lost.append(event)
+        continue
+      }
+      delivered.append(event)
+      if random.chance(0.1) { delivered.append(event) }
+    }
+    return (delivered, lost, unrouted)
   }
 
   /// Charges, refunds, reversals and new subscriptions of every month and currency, from

@@ -32,21 +32,8 @@ import Testing
     simulation.apply(to: store, through: configuration.end)
     let verifier = try H.verifier()
     var random = SeededRandom(seed: 91)
-    var delivered: [LedgerEvent] = []
-    for notification in store.notifications() {
-      let unverified = try UnverifiedJWS<ResponseBodyV2DecodedPayload>(notification.signedPayload)
-      guard unverified.claims.bundleId != nil else { continue }
-      let verified = try await verifier.verifyNotification(notification.signedPayload)
-      let event = LedgerEvent(
-        claims: .notification(
-          NotificationClaims(
-            notification: verified.payload, transaction: verified.transaction?.payload,
-            renewalInfo: verified.renewalInfo?.payload,
-            appTransaction: verified.appTransaction?.payload)))!
-      if random.chance(0.08) { continue }  // lost
-      delivered.append(event)
-      if random.chance(0.1) { delivered.append(event) }
-    }
+    var delivered = try await DifferentialTruthTests.deliveries(of: store, verifier, &random)
+      .delivered
     delivered.shuffle(using: &random)
     let repaired = try await DifferentialTruthTests.replay(simulation.truth, store, verifier)
     for (label, events) in [("before replay", delivered), ("after replay", delivered + repaired)] {

@@ -131,14 +131,7 @@ public enum InstantText {
     }
   }
 
-  /// Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years, years starting
-  /// in March).
   private static func days(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
+    MetricsCalendar.days(year: year, month: month, day: day)
   }
 }
