@@ -139,18 +139,18 @@ public final class TransactionFacts: Hashable, Sendable {
   /// members but before the reason was kept holds of the same claims.
   public func withoutTransactionReason() -> TransactionFacts {
     guard transactionReason != nil else { return self }
-    return TransactionFacts(
-      transactionId: transactionId, originalTransactionId: originalTransactionId,
-      productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
-      purchaseDate: purchaseDate, expiresDate: expiresDate, quantity: Int32(quantity),
-      appAccountToken: appAccountToken, inAppOwnershipType: inAppOwnershipType,
-      isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
-      revocationType: revocationType, revocationPercentage: revocationPercentage,
-      signedDate: signedDate, terms: terms, plan: plan, appTransactionId: appTransactionId)!
+    return copy(terms: terms, plan: plan, appTransactionId: appTransactionId)
   }
 
   /// These facts with `terms` and without the 2026 members.
   private func keeping(terms: PriceTerms?) -> TransactionFacts {
+    copy(terms: terms, plan: nil, appTransactionId: nil)
+  }
+
+  /// These facts with the given optional members, without `transactionReason`.
+  private func copy(terms: PriceTerms?, plan: TransactionPlan?, appTransactionId: String?)
+    -> TransactionFacts
+  {
     TransactionFacts(
       transactionId: transactionId, originalTransactionId: originalTransactionId,
       productId: productId, subscriptionGroupIdentifier: subscriptionGroupIdentifier, type: type,
@@ -158,7 +158,7 @@ public final class TransactionFacts: Hashable, Sendable {
       appAccountToken: appAccountToken, inAppOwnershipType: inAppOwnershipType,
       isUpgraded: isUpgraded, revocationDate: revocationDate, revocationReason: revocationReason,
       revocationType: revocationType, revocationPercentage: revocationPercentage,
-      signedDate: signedDate, terms: terms)!
+      signedDate: signedDate, terms: terms, plan: plan, appTransactionId: appTransactionId)!
   }
 
   public func hash(into hasher: inout Hasher) {
