@@ -9,7 +9,7 @@ extension LedgerError {
     case .invalidPayload, .invalidRequest: 400
     case .insufficientBalance, .conflict, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts,
-      .invalidCursor:
+      .invalidCursor, .accountErased:
       409
     case .erasureNotPermitted: 403
     case .notFound: 404

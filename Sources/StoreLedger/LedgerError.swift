@@ -45,6 +45,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
 
     /// An erasure would remove rows other accounts hold too; erase them together.
     public static let sharedWithOtherAccounts = Code(rawValue: "shared_with_other_accounts")
+    /// The account was erased with its later data quarantined: what is written for it would
+    /// be stored attached to no account, so it is refused instead.
+    public static let accountErased = Code(rawValue: "account_erased")
     /// The database role may not erase: erasure runs as the owner role.
     public static let erasureNotPermitted = Code(rawValue: "erasure_not_permitted")
 
@@ -62,6 +65,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
       .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
       .databasePermissionDenied, .sharedWithOtherAccounts, .erasureNotPermitted, .invalidCursor,
+      .accountErased,
     ]
   }
 

@@ -68,7 +68,7 @@ struct ChangesController: Sendable {
         queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
           to: resend.endpoint, from: position)
       case (nil, let text?):
-        guard let since = InstantText.parse(text)?.date else {
+        guard let since = InstantText.dateTime(text)?.date else {
           throw APIError.invalidBody(InstantText.problem("`since`", text))
         }
         queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(

@@ -117,10 +117,10 @@ struct GrantsController: Sendable {
     switch (body.appAccountTokens, body.enteredStatus) {
     case (let list?, nil): tokens = list
     case (nil, let entered?):
-      guard let from = InstantText.parse(entered.from)?.date else {
+      guard let from = InstantText.dateTime(entered.from)?.date else {
         throw APIError.invalidBody(InstantText.problem("`enteredStatus.from`", entered.from))
       }
-      guard let before = InstantText.parse(entered.before)?.date else {
+      guard let before = InstantText.dateTime(entered.before)?.date else {
         throw APIError.invalidBody(InstantText.problem("`enteredStatus.before`", entered.before))
       }
       tokens = try await grants.accounts(
@@ -149,7 +149,7 @@ struct GrantsController: Sendable {
   {
     func date(_ text: String?, _ name: String) throws -> Date? {
       guard let text else { return nil }
-      guard let time = InstantText.parse(text) else {
+      guard let time = InstantText.dateTime(text) else {
         throw APIError.invalidBody(InstantText.problem("`\(name)`", text))
       }
       return time.date

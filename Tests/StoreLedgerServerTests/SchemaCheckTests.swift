@@ -41,6 +41,44 @@ import Testing
     #expect(problem(date, .string("2026-11-27")) != nil)
   }
 
+  /// The document's `Instant` pattern accepts exactly what ``InstantText`` reads: a value
+  /// that fits the document is never refused (schemathesis sent `0000-00`, which the old
+  /// pattern allowed), and the server's reader takes nothing the document forbids.
+  @Test func theInstantPatternIsTheReadersRule() throws {
+    let document = try JSONSerialization.jsonObject(with: OpenAPIDocument.data()) as? [String: Any]
+    let components = document?["components"] as? [String: Any]
+    let instant = (components?["schemas"] as? [String: Any])?["Instant"] as? [String: Any]
+    let pattern = try #require(instant?["pattern"] as? String)
+    var candidates = ["0", "1767225600000", "99999999999999", "100000000000000", "", "-1"]
+    for year in [
+      "0000", "1200", "1600", "1969", "1970", "1972", "1999", "2000", "2024", "2026", "2100",
+      "2400", "9999",
+    ] {
+      for month in ["00", "01", "02", "04", "12", "13"] {
+        candidates.append("\(year)-\(month)")
+        for day in ["00", "01", "28", "29", "30", "31", "32"] {
+          candidates.append("\(year)-\(month)-\(day)")
+        }
+      }
+      for time in [
+        "T00:00:00Z", "t23:59:60z", "T24:00:00Z", "T12:60:00Z", "T12:00:61Z", "T12:00:00.5Z",
+        "T12:00:00.123456789012+23:59", "T12:00:00+24:00", "T12:00:00-00:60", "T12:00:00",
+        " 12:00:00Z", "T12:00Z", "T12:00:00.Z",
+      ] {
+        candidates.append("\(year)-01-01\(time)")
+        candidates.append("\(year)-12-31\(time)")
+      }
+    }
+    for text in candidates {
+      #expect(
+        SchemaCheck.matches(text, pattern) == (InstantText.parse(text) != nil),
+        "\(text): the pattern and the reader disagree")
+    }
+    // A zone that carries a time past 1970 or 9999 reads as the edge.
+    #expect(InstantText.parse("1970-01-01T00:00:00+01:00")?.milliseconds == 0)
+    #expect(InstantText.parse("9999-12-31T23:59:59-01:00")?.milliseconds == InstantText.latest)
+  }
+
   @Test func objectsOneOfAndArrays() {
     let body: JSONValue = .object([
       "type": .string("object"), "required": .array([.string("endpoint")]),

@@ -40,6 +40,7 @@ public struct SupportGrants: Sendable {
     if let key = request.idempotencyKey, key.isEmpty || key.utf8.count > 200 {
       throw LedgerError(.invalidRequest, "an idempotency key is 1 to 200 characters")
     }
+    try await Self.refuseIfQuarantined(token, in: ledger)
     let grantId =
       request.idempotencyKey.map { Self.grantId(token: token, key: $0) }
       ?? UUID().uuidString.lowercased()
@@ -120,7 +121,10 @@ public struct SupportGrants: Sendable {
         } else {
           receipt.granted.append(status)
         }
-      } catch  where error.code == .invalidRequest || error.code == .idempotencyKeyReused {
+      } catch
+        where error.code == .invalidRequest || error.code == .idempotencyKeyReused
+        || error.code == .accountErased
+      {
         receipt.refused.append(
           .init(appAccountToken: token, code: error.code.rawValue, message: error.message))
       }
@@ -158,6 +162,20 @@ public struct SupportGrants: Sendable {
       throw LedgerError(.notFound, "this account holds no grant \(grantId)")
     }
     return status
+  }
+
+  /// A grant for an account erased with its later data quarantined would be stored attached
+  /// to no account: written, yet never found (a retry writes another). It is refused before
+  /// anything is written.
+  static func refuseIfQuarantined(_ token: String, in ledger: Ledger) async throws(LedgerError) {
+    guard let erasure = try await AccountErasure(ledger: ledger).erasure(ofAccount: token),
+      erasure.later == .quarantine
+    else { return }
+    throw LedgerError(
+      .accountErased,
+      "this account was erased (erasure \(erasure.erasureId.uuidString.lowercased())) and what "
+        + "names it since is quarantined: nothing was granted; grant to the customer's new "
+        + "appAccountToken")
   }
 
   /// The grant id of `key` on `token`: the same on every run, another on another account.

@@ -3,8 +3,11 @@
 ///
 /// Accepted: a date (`2026-01-31`, midnight UTC) or a month (`2026-01`, its first day); an
 /// RFC 3339 time with a zone, with or without a fraction (`2026-01-31T12:00:00Z`,
-/// `2026-01-31T12:00:00.250+01:00`; `t`, `z` and a space for the `T` as RFC 3339 allows); or
-/// Unix milliseconds (`1769860800000`). Times outside 1970…9999 are not App Store times.
+/// `2026-01-31T12:00:00.250+01:00`; `t` and `z` in lower case as RFC 3339 allows); or Unix
+/// milliseconds, up to 14 digits (`1769860800000`). Years outside 1970…9999 are not App Store
+/// times; a zone that carries a time of those years past 1970 or 9999 in UTC is read as that
+/// edge, where nothing can have happened anyway. The HTTP document's `Instant` pattern says
+/// exactly this, so what fits the document is read.
 public enum InstantText {
   /// The forms, as every refusal names them.
   public static let forms =
@@ -21,12 +24,15 @@ public enum InstantText {
     guard !bytes.isEmpty else { return nil }
     let time: Int64?
     if bytes.allSatisfy({ (48...57).contains($0) }) {
-      // Unix milliseconds; more than 15 digits is past 9999 anyway (and may overflow).
-      time = bytes.count <= 15 ? Int64(text) : nil
+      // Unix milliseconds; 14 digits reach the year 5138.
+      time = bytes.count <= 14 ? Int64(text) : nil
     } else {
-      time = calendar(bytes, timeRequired: false)
+      var year = Reader(bytes: bytes)
+      time =
+        (1970...9999).contains(year.digits(4) ?? 0)
+        ? calendar(bytes, timeRequired: false).map { min(max($0, 0), latest) } : nil
     }
-    guard let time, (0...latest).contains(time) else { return nil }
+    guard let time else { return nil }
     return Timestamp(milliseconds: time)
   }
 
@@ -34,6 +40,13 @@ public enum InstantText {
   public static func rfc3339(_ text: String) -> Timestamp? {
     guard let time = calendar(Array(text.utf8), timeRequired: true) else { return nil }
     return Timestamp(milliseconds: time)
+  }
+
+  /// A time in a request body whose schema says `format: date-time`: every form ``parse``
+  /// reads, and any RFC 3339 date-time whatever its year, since the document promises that
+  /// any such value is accepted (a grant dated before 1970 is odd, but not malformed).
+  public static func dateTime(_ text: String) -> Timestamp? {
+    parse(text) ?? rfc3339(text)
   }
 
   /// The refusal of `text` given for `name` (an option or a parameter): what was wrong and
@@ -58,7 +71,7 @@ public enum InstantText {
     let midnight = days(year, month, day) * 86_400_000
     if reader.atEnd { return timeRequired ? nil : midnight }
     guard let separator = reader.next(),
-      [UInt8(ascii: "T"), UInt8(ascii: "t"), 0x20].contains(separator),
+      separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t"),
       let hour = reader.digits(2), reader.skip(UInt8(ascii: ":")),
       let minute = reader.digits(2), reader.skip(UInt8(ascii: ":")),
       let second = reader.digits(2), hour <= 23, minute <= 59, second <= 60

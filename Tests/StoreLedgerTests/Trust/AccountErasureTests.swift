@@ -270,6 +270,43 @@ import Testing
     }
   }
 
+  /// A grant for an account erased under quarantine would be written and never found (the
+  /// server answered 404 and wrote one row per retry; schemathesis caught it): it is refused
+  /// with `account_erased` and writes nothing, in bulk too. Under attach it is granted.
+  @Test func grantsToAQuarantinedAccountAreRefusedAndWriteNothing() async throws {
+    let store = Self.store()
+    try await Self.withLedgers { ledger, owner, database in
+      try await Self.subscribeBoth(ledger, store)
+      _ = try await AccountErasure(ledger: owner).erase(
+        [Self.erased], reason: "account deleted", requestedBy: "support")
+      _ = try await AccountErasure(ledger: owner).erase(
+        [Self.kept], reason: "account deleted", requestedBy: "support", later: .attach)
+      let rows = try await database.eventCount()
+      let grants = SupportGrants(ledger: ledger)
+      for _ in 0..<2 {
+        let refused = await #expect(throws: LedgerError.self) {
+          _ = try await grants.grant(
+            SupportGrantRequest(
+              appAccountToken: Self.erased, entitlement: "gems", reason: "outage",
+              by: "support", idempotencyKey: "erased-1"))
+        }
+        #expect(refused?.code == .accountErased)
+        #expect(refused?.httpStatus == 409)
+      }
+      let bulk = try await grants.grant(
+        [Self.erased], entitlement: "gems", reason: "outage", by: "support",
+        idempotencyKey: "erased-bulk")
+      #expect(bulk.granted.isEmpty && bulk.refused.map(\.code) == ["account_erased"])
+      #expect(try await database.eventCount() == rows)
+      let attached = try await grants.grant(
+        SupportGrantRequest(
+          appAccountToken: Self.kept, entitlement: "gems", reason: "outage", by: "support",
+          idempotencyKey: "kept-1"))
+      #expect(attached.state == .active)
+      #expect(try await database.eventCount() == rows + 1)
+    }
+  }
+
   @Test func refusalsAreTypedAndChangeNothing() async throws {
     let store = Self.store()
     try await Self.withLedgers { ledger, owner, database in
