@@ -107,7 +107,7 @@ import Testing
       #expect(abs(recorded - Date().timeIntervalSince1970 * 1000) < 600_000)
       #expect(signed == Double(F.t(0).milliseconds))
       let same: [String] = [
-        "2026-11-22T08:00:00Z", "2026-11-22t08:00:00z", "2026-11-22 08:00:00Z",
+        "2026-11-22T08:00:00Z", "2026-11-22t08:00:00z",
         "2026-11-22T09:30:00%2B01:30", "2026-11-22T03:00:00-05:00", "2026-11-22T08:00:00.000000Z",
       ]
       for at in same {
@@ -118,7 +118,12 @@ import Testing
         #expect(answer.status == .ok, "\(at)")
         #expect(try H.value(answer)["asOf"] == .number(1_795_334_400_000), "\(at)")
       }
-      for bad in ["2026-11-22T08:00:00", "2026-02-30T08:00:00Z", "2026-11-22T24:00:00Z", "x"] {
+      // A space for the T is refused: in a query string it is easily a '+', which readers
+      // disagree about, and the document's pattern names one form.
+      for bad in [
+        "2026-11-22T08:00:00", "2026-02-30T08:00:00Z", "2026-11-22T24:00:00Z", "x",
+        "2026-11-22%2008:00:00Z",
+      ] {
         let answer = try await Self.get(client, "/v1/accounts/\(Self.owner)/entitlements?at=\(bad)")
         #expect(answer.status == .badRequest, "\(bad)")
       }

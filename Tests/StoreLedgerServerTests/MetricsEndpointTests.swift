@@ -110,7 +110,9 @@ import Testing
           "from=2026-01-01&to=2026-02-01&currency=EUR&rates=EUX=1.1", .unprocessableContent,
           "unknown_currency"
         ),
-        ("from=2026-02-30&to=2026-03-01", .unprocessableContent, "invalid_request"),
+        // The document's Instant pattern knows the calendar: a day that does not exist does not
+        // fit it.
+        ("from=2026-02-30&to=2026-03-01", .badRequest, "invalid_request"),
         ("from=yesterday&to=2026-02-01", .badRequest, "invalid_request"),
         ("to=2026-02-01", .unprocessableContent, "invalid_request"),
         ("from=2026-01-01&to=2026-02-01&rates=USD=1", .unprocessableContent, "invalid_request"),

@@ -209,6 +209,9 @@ extension RevenueMetricsTests {
   @Test func timesOutsideTheCalendarAreNotTimes() {
     #expect(InstantText.parse("9223372036854775807") == nil)
     #expect(InstantText.parse("-10000000000") == nil)
-    #expect(InstantText.parse("253402300799999") != nil)
+    // Milliseconds take at most 14 digits (the year 5138); the calendar forms reach 9999.
+    #expect(InstantText.parse("99999999999999") != nil)
+    #expect(InstantText.parse("253402300799999") == nil)
+    #expect(InstantText.parse("9999-12-31T23:59:59.999Z")?.milliseconds == InstantText.latest)
   }
 }
