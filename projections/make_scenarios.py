@@ -1079,7 +1079,7 @@ def group_money(tid, qty, purchased, expires, tier_price, signed=None, addition=
 
 
 S.append(metrics(
-    "revenue-multiseat-seat-addition", "Three seats at 9.99 (Σ tierPrice × tierQuantity = 29970, G2), two seats added on January 16 for the rest of the period at 5.00 each (10000): two charges, one subscription, five seats; the addition's 16 days are worth 10000 × 30.436875/16 = 19023 a month (V2), so MRR is 48993.", "2026-01-31",
+    "revenue-multiseat-seat-addition", "Three seats at 9.99 (Σ tierPrice × tierQuantity = 29970, G2), two seats added on January 16 for the rest of the period at 5.00 each (10000): two charges, one subscription, five seats; the addition's 16 days are worth 10000 × 30.436875/16 = 19023 a month (V4), so MRR is 48993.", "2026-01-31",
     [n("SUBSCRIBED", "INITIAL_BUY", 0, group_money(G1, 3, "2026-01-01", "2026-02-01", 9990), ri(G1, 0, renewalQuantity=3), 1),
      n("DID_CHANGE_RENEWAL_PREF", "INCREASE_QUANTITY", d("2026-01-16"), group_money(G2, 2, "2026-01-16", "2026-02-01", 5000, addition=True), renewal(G1, "2026-01-16", renewalQuantity=5), 1),
      observed(group_money(G1, 3, "2026-01-01", "2026-02-01", 9990, signed="2026-01-16", addition=True))],
@@ -1307,6 +1307,29 @@ S.append(changes(
      ch("entitlement.granted", "pro", 80, new=ms(110)),
      ch("subscription.status_changed", O1, 80, old="2", new="1"),
      ch("purchase", T3, 80, new="9990")]))
+
+# MRR by the billing period (revenue V1–V4): a week is 52/12 of a month; an extension's days
+# are free; a recovery inside grace keeps the cycle, and pays for the whole month.
+WEEKLY = product_id("pro", "weekly")
+S.append(metrics(
+    "revenue-weekly-mrr-is-52-twelfths", "A weekly subscription at 0.99 (990 milliunits): its MRR is 990 × 52 ÷ 12 = 4290 (V2), as the year has 52 weeks, not 990 × 30.436875 ÷ 7 = 4305.", "2026-01-03",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-01-08", product=WEEKLY, price=990), ri(O1, 0, product=WEEKLY), 1)],
+    {"at": "2026-01-02"},
+    {"rows": [row("2026-01-02", {"activeSubscriptions": 1, "mrr": 4290, "arr": 51480})]}))
+S.append(metrics(
+    "revenue-extension-days-are-free", "The same weekly subscriber renewed on January 8, then given a 30-day renewal-date extension (RENEWAL_EXTENDED, expiresDate January 15 → February 14). The extended period is no billing period; its product's period in the chain is a week (the first transaction, V3), so MRR stays 4290 instead of 990 × 30.436875 ÷ 37 = 814.", "2026-01-21",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-01-08", product=WEEKLY, price=990), ri(O1, 0, product=WEEKLY), 1),
+     n("DID_RENEW", None, d("2026-01-08"), paid(T2, "2026-01-08", "2026-01-15", product=WEEKLY, price=990, transactionReason="RENEWAL"), renewal(O1, "2026-01-08", product=WEEKLY), 1),
+     n("RENEWAL_EXTENDED", None, d("2026-01-10"), paid(T2, "2026-01-08", "2026-02-14", product=WEEKLY, price=990, transactionReason="RENEWAL", signed=d("2026-01-10")), renewal(O1, "2026-01-10", product=WEEKLY, renewalDate=t(d("2026-02-14"))), 1)],
+    {"at": "2026-01-20"},
+    {"rows": [row("2026-01-20", {"activeSubscriptions": 1, "mrr": 4290})]}))
+S.append(metrics(
+    "revenue-recovery-in-grace-keeps-the-month", "A monthly subscription fails to renew on February 1 with 16 days of billing grace; Apple recovers it on February 10 and keeps the cycle (reference §8.4): the new transaction runs from February 10 to March 1 and paid 9990 for the whole month. MRR is 9990 (V3: the product's period is a month), not 9990 × 30.436875 ÷ 19 = 16003.", "2026-02-21",
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+     n("DID_FAIL_TO_RENEW", "GRACE_PERIOD", d("2026-02-01"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-02-01")), renewal(O1, "2026-02-01", retry=True, intent=2, grace=d("2026-02-17")), 4),
+     n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-10"), paid(T2, "2026-02-10", "2026-03-01", transactionReason="RENEWAL"), renewal(O1, "2026-02-10"), 1)],
+    {"at": "2026-02-20"},
+    {"rows": [row("2026-02-20", {"activeSubscriptions": 1, "mrr": 9990})]}))
 
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)

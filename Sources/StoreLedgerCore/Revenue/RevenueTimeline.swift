@@ -126,7 +126,8 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
         < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
     }
     let tenures = SubscriptionChain.tenures(of: sorted)
-    let pieces = tenures.flatMap(Self.pieces(of:))
+    let periods = BillingPeriod.periods(of: sorted)
+    let pieces = tenures.flatMap { Self.pieces(of: $0, periods: periods) }
     let segments = Self.segments(of: id, pieces)
     var entries: [RevenueEntry] = []
     appendCharges(
@@ -144,14 +145,16 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
 
   /// The transaction's time in force (rules P1–P4): its tenure (from `purchaseDate` to
   /// `expiresDate`, ended early by the purchase that replaced it), with the time a refund was
-  /// in force cut out.
-  static func pieces(of tenure: SubscriptionChain.Tenure) -> [Piece] {
+  /// in force cut out; valued by its billing period (V1–V4).
+  static func pieces(
+    of tenure: SubscriptionChain.Tenure, periods: [String: BillingPeriod]
+  ) -> [Piece] {
     let record = tenure.record
     let facts = record.facts
     let (start, end) = (tenure.start, tenure.end)
-    guard let expires = facts.expiresDate, end > start else { return [] }
+    guard facts.expiresDate != nil, end > start else { return [] }
     let money = TransactionMoney(facts)
-    let fullValue = TransactionMoney.monthlyValue(of: money.gross, from: start, to: expires)
+    let fullValue = BillingPeriod.monthlyValue(of: record, gross: money.gross, periods: periods)
     // The time each refund was in force is cut out (a refund reversed and made again cuts
     // twice); a span that a refund ends says so.
     var spans: [(Timestamp, Timestamp, Bool)] = [(start, end, false)]
