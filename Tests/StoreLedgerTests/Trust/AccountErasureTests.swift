@@ -197,7 +197,11 @@ import Testing
     }
   }
 
-  @Test func laterDataIsQuarantinedOrAttachedAsTheErasureChose() async throws {
+  /// Both accounts subscribed, then erased: `erased` with its later data quarantined, `kept`
+  /// with it attached.
+  static func withBothErased(
+    _ body: @Sendable (SimulatedAppStore, Ledger, Ledger, TestDatabase) async throws -> Void
+  ) async throws {
     let store = Self.store()
     try await Self.withLedgers { ledger, owner, database in
       try await Self.subscribeBoth(ledger, store)
@@ -205,6 +209,12 @@ import Testing
         [Self.erased], reason: "account deleted", requestedBy: "support")
       _ = try await AccountErasure(ledger: owner).erase(
         [Self.kept], reason: "account deleted", requestedBy: "support", later: .attach)
+      try await body(store, ledger, owner, database)
+    }
+  }
+
+  @Test func laterDataIsQuarantinedOrAttachedAsTheErasureChose() async throws {
+    try await Self.withBothErased { store, ledger, owner, database in
       // Apple renews both subscriptions afterwards, signed with the erased tokens.
       let rows = try await database.eventCount()
       for (id, token, customer) in [
@@ -274,13 +284,7 @@ import Testing
   /// server answered 404 and wrote one row per retry; schemathesis caught it): it is refused
   /// with `account_erased` and writes nothing, in bulk too. Under attach it is granted.
   @Test func grantsToAQuarantinedAccountAreRefusedAndWriteNothing() async throws {
-    let store = Self.store()
-    try await Self.withLedgers { ledger, owner, database in
-      try await Self.subscribeBoth(ledger, store)
-      _ = try await AccountErasure(ledger: owner).erase(
-        [Self.erased], reason: "account deleted", requestedBy: "support")
-      _ = try await AccountErasure(ledger: owner).erase(
-        [Self.kept], reason: "account deleted", requestedBy: "support", later: .attach)
+    try await Self.withBothErased { _, ledger, _, database in
       let rows = try await database.eventCount()
       let grants = SupportGrants(ledger: ledger)
       for _ in 0..<2 {
