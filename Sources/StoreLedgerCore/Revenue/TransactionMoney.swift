@@ -50,9 +50,11 @@ public struct TransactionMoney: Hashable, Sendable {
     return min(gross, perSeat * seats)
   }
 
-  /// Monthly value of a period from `start` to `end` costing `gross`: a period of whole
-  /// calendar months divides by their number; any other (weeks, days, an extended period)
-  /// scales by its length against the mean Gregorian month (30.436875 days).
+  /// Monthly value of a span from `start` to `end` costing `gross`, by its length alone: whole
+  /// calendar months divide by their number; any other span scales against the mean Gregorian
+  /// month (30.436875 days). Revenue values a charge by its billing period
+  /// (``BillingPeriod``) and comes here only for what has none (rule V4: a seat addition's
+  /// rest of a period).
   public static func monthlyValue(of gross: Int64, from start: Timestamp, to end: Timestamp)
     -> Int64
   {
