@@ -1125,15 +1125,16 @@ S.append(metrics(
                  "events": [{"reference": {"key": "events[2]", "notification": "REFUND", "transactionId": T2},
                              "recordedAt": t(d("2026-03-05"))}]}]}))
 
-S.append(metrics(
-    "revenue-billing-churn-and-reactivation", "A renewal fails on February 1 (billing retry, expirationIntent 2) and is recovered on February 11 (DID_RENEW/BILLING_RECOVERY, a new period from the recovery): billing churn at the end of the paid period (L6), a reactivation at the recovery (L7).", "2026-03-01",
-    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+RETRY_RECOVERED = [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
      n("DID_FAIL_TO_RENEW", None, d("2026-02-01"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-02-01", retry=True, intent=2), 3),
-     n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-11"), paid(T2, "2026-02-11", "2026-03-11"), renewal(O1, "2026-02-11"), 1)],
+     n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-11"), paid(T2, "2026-02-11", "2026-03-11"), renewal(O1, "2026-02-11"), 1)]
+S.append(metrics(
+    "revenue-billing-retry-recovered-is-no-churn", "A renewal fails on February 1 (billing retry, no grace, expirationIntent 2) and is recovered on February 11 (DID_RENEW/BILLING_RECOVERY, a new period from the recovery). Under StoreLedger's definition Apple was still retrying: the subscription was not in force for ten days, but neither churned nor came back (L8); the month ends with it active.", "2026-03-01",
+    RETRY_RECOVERED,
     {"from": "2026-02-01", "to": "2026-03-01", "by": "month"},
     {"rows": [
-        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "churnBilling": 1,
-                           "churned": 1, "churnRate": 1.0, "reactivations": 1, "transactions": 1,
+        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "churnBilling": 0,
+                           "churned": 0, "churnRate": 0.0, "reactivations": 0, "transactions": 1,
                            "grossRevenue": 9990, "estimatedProceeds": 6993})]}))
 
 YEARLY = "com.example.pro.yearly"
@@ -1330,6 +1331,51 @@ S.append(metrics(
      n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-10"), paid(T2, "2026-02-10", "2026-03-01", transactionReason="RENEWAL"), renewal(O1, "2026-02-10"), 1)],
     {"at": "2026-02-20"},
     {"rows": [row("2026-02-20", {"activeSubscriptions": 1, "mrr": 9990})]}))
+
+S.append(metrics(
+    "revenue-billing-churn-and-reactivation-as-revenuecat", "The same recovery from billing retry under RevenueCat's definition (churn when access ends, a return after it is a reactivation): billing churn on February 1, the end of the paid period, and a reactivation on February 11.", "2026-03-01",
+    RETRY_RECOVERED,
+    {"from": "2026-02-01", "to": "2026-03-01", "by": "month", "definition": "revenuecat"},
+    {"rows": [
+        row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "churnBilling": 1,
+                           "churned": 1, "churnRate": 1.0, "reactivations": 1, "transactions": 1,
+                           "grossRevenue": 9990, "estimatedProceeds": 6993})]}))
+GRACE_RECOVERED = [
+    n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+    n("DID_FAIL_TO_RENEW", "GRACE_PERIOD", d("2026-02-01T00:00:00.001"), paid(O1, "2026-01-01", "2026-02-01", signed=d("2026-02-01T00:00:00.001")), renewal(O1, "2026-02-01T00:00:00.001", retry=True, intent=2, grace=d("2026-02-17")), 4),
+    n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-10"), paid(T2, "2026-02-10", "2026-03-01", transactionReason="RENEWAL"), renewal(O1, "2026-02-10"), 1)]
+S.append(metrics(
+    "revenue-grace-is-in-force", "In billing grace the subscription is in force (P6), as the status fold grants it (status 4): on February 5 it is active, counted in grace, and worth its month (9990).", "2026-02-21",
+    GRACE_RECOVERED,
+    {"at": "2026-02-05"},
+    {"rows": [row("2026-02-05", {"activeSubscriptions": 1, "inGrace": 1, "mrr": 9990, "arr": 119880})]}))
+S.append(metrics(
+    "revenue-recovery-in-grace-is-no-churn", "Apple's failure report is signed 1 ms after the period ended, and Apple recovers the subscription inside grace on February 10: the grace carries the period on (L7), so February has no churn and no reactivation, one renewal charge, and ends with the subscription active.", "2026-03-01",
+    GRACE_RECOVERED,
+    {"from": "2026-02-01", "to": "2026-03-01", "by": "month"},
+    {"rows": [row("2026-02-01", {"activeSubscriptions": 1, "activeAtStart": 1, "mrr": 9990, "churned": 0, "churnRate": 0.0,
+                                 "reactivations": 0, "transactions": 1, "grossRevenue": 9990, "netRevenue": 9990,
+                                 "estimatedProceeds": 6993})]}))
+GRACE_LOST = [
+    n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1),
+    n("DID_FAIL_TO_RENEW", "GRACE_PERIOD", d("2026-02-01"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-02-01", retry=True, intent=2, grace=d("2026-02-17")), 4),
+    n("GRACE_PERIOD_EXPIRED", None, d("2026-02-17"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-02-17", retry=True, intent=2, grace=d("2026-02-17")), 3),
+    n("EXPIRED", "BILLING_RETRY", d("2026-04-02"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-04-02", auto=0, intent=2), 2)]
+S.append(metrics(
+    "revenue-grace-then-retry-churns-when-retry-ends", "Billing grace from February 1 to 17, then billing retry until Apple gives up on April 2 (EXPIRED/BILLING_RETRY, 60 days after the lapse). StoreLedger's definition: in force through grace, counted in billing retry at the end of February and March, billing churn on April 2 when retry ran out (L8).", "2026-05-01",
+    GRACE_LOST,
+    {"from": "2026-02-01", "to": "2026-05-01", "by": "month"},
+    {"rows": [
+        row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "inBillingRetry": 1, "churned": 0, "churnRate": 0.0}),
+        row("2026-03-01", {"activeSubscriptions": 0, "activeAtStart": 0, "inBillingRetry": 1, "churned": 0}),
+        row("2026-04-01", {"activeSubscriptions": 0, "activeAtStart": 0, "inBillingRetry": 0, "churnBilling": 1, "churned": 1})]}))
+S.append(metrics(
+    "revenue-grace-then-retry-as-revenuecat", "The same lapse under RevenueCat's definition: churn is dated when access ends, at the end of grace (February 17), for billing; billing retry is still counted apart.", "2026-05-01",
+    GRACE_LOST,
+    {"from": "2026-02-01", "to": "2026-05-01", "by": "month", "definition": "revenuecat"},
+    {"rows": [
+        row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "inBillingRetry": 1, "churnBilling": 1, "churned": 1, "churnRate": 1.0}),
+        row("2026-03-01", {"activeSubscriptions": 0, "activeAtStart": 0, "inBillingRetry": 1, "churned": 0})]}))
 
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)

@@ -58,6 +58,7 @@ struct MetricsController: Sendable {
       }
     }
     let rates = try Self.rates(values["rates"], currency: values["currency"])
+    let definition = try MetricsDefinition(parsing: values["definition"] ?? "storeledger")
     let now = Timestamp(Date())
     if let at = try time(values["at"], "at") {
       guard values["from"] == nil, values["to"] == nil else {
@@ -65,7 +66,8 @@ struct MetricsController: Sendable {
       }
       return try MetricsQuery(
         at: at, grouping: grouping, knownAt: knownAt, now: now, commission: commission,
-        rates: rates)
+        rates: rates
+      ).defined(by: definition)
     }
     guard let from = try time(values["from"], "from"), let to = try time(values["to"], "to")
     else {
@@ -74,7 +76,8 @@ struct MetricsController: Sendable {
     return try MetricsQuery(
       from: from, to: to, granularity: try MetricsGranularity(parsing: values["by"] ?? "day"),
       grouping: grouping, knownAt: knownAt, now: now, commission: commission, rates: rates,
-      cohorts: values["cohorts"] == "true")
+      cohorts: values["cohorts"] == "true"
+    ).defined(by: definition)
   }
 
   /// `EUR=1.08,JPY=0.0067@2026-07-01` in `currency`.

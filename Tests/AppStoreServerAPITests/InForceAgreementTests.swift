@@ -8,9 +8,10 @@ import Testing
 
 /// One truth for what is in force: for every subscription of a simulated year, delivered with
 /// Apple's faults (lost, duplicated, reordered), before and after the replay repairs it, at
-/// every day boundary, the transaction the status fold holds in force (rule S2) is the one
-/// the revenue timeline holds in force, and an explanation cites no event signed after the
-/// moment it explains.
+/// every day boundary, the transaction the status fold holds in force (rules S2 and S3:
+/// active, or in billing grace) is the one the revenue timeline holds in force, grace in
+/// both or in neither, billing retry (S4) in both or in neither, and an explanation cites no
+/// event signed after the moment it explains.
 @Suite struct InForceAgreementTests {
   typealias H = SimulatorHarness
   static let customers =
@@ -19,6 +20,8 @@ import Testing
   struct Tally {
     var compared = 0
     var appleReported = 0
+    var inGrace = 0
+    var inBillingRetry = 0
     var explanations = 0
     var disagreements: [String] = []
   }
@@ -40,7 +43,8 @@ import Testing
       let tally = Self.compare(events, configuration)
       print(
         "in force (\(label)): \(Self.customers) customers, \(tally.compared) chain-days compared "
-          + "(\(tally.appleReported) rest on Apple's report), \(tally.explanations) explanations "
+          + "(\(tally.appleReported) rest on Apple's report, \(tally.inGrace) in grace, "
+          + "\(tally.inBillingRetry) in billing retry), \(tally.explanations) explanations "
           + "checked, \(tally.disagreements.count) disagreements")
       for disagreement in tally.disagreements.prefix(20) { print("  \(disagreement)") }
       #expect(tally.compared > Self.customers * 250)
@@ -84,11 +88,19 @@ import Testing
           tally.appleReported += 1
           continue
         }
-        let folded = status.rule == StatusRule.active.rawValue ? status.transactionId : nil
-        let counted = timeline.segments.first { $0.holds(instant) }?.transactionId
-        if folded != counted {
+        let grace = status.rule == StatusRule.gracePeriod.rawValue
+        let retry = status.rule == StatusRule.billingRetry.rawValue
+        if grace { tally.inGrace += 1 }
+        if retry { tally.inBillingRetry += 1 }
+        let folded =
+          status.rule == StatusRule.active.rawValue || grace ? status.transactionId : nil
+        let segment = timeline.segments.first { $0.holds(instant) }
+        let retrying = timeline.billingRetry.first { $0.holds(instant) }
+        if folded != segment?.transactionId || grace != (segment?.inGrace ?? false)
+          || retry != (retrying != nil)
+        {
           tally.disagreements.append(
-            "\(id) at \(instant): status fold \(folded ?? "none") (\(status.rule)), revenue \(counted ?? "none")"
+            "\(id) at \(instant): status fold \(folded ?? "none") (\(status.rule)), revenue \(segment?.transactionId ?? "none") (grace \(segment?.inGrace ?? false), retry \(retrying != nil))"
           )
         }
         // The explanation an agent reads: what was signed by then decides; anything signed

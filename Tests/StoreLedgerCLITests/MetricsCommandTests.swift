@@ -62,6 +62,26 @@ import Testing
       let grouping = try CommandLineRunner.run(
         ["metrics", "--from", "2026-01-01", "--to", "2026-02-01", "--group", "colour"] + options)
       #expect(grouping.status == 2 && grouping.standardError.contains("unknown_grouping"))
+      let definition = try CommandLineRunner.run(
+        [
+          "metrics", "--from", "2026-01-01", "--to", "2026-02-01", "--definition", "chartmogul",
+        ] + options)
+      #expect(definition.status == 2)
+      #expect(
+        definition.standardError.contains("unknown_definition")
+          && definition.standardError.contains("revenuecat"))
+      let peer = try CommandLineRunner.run(
+        [
+          "metrics", "--from", "2026-01-01", "--to", "2026-03-01", "--by", "month",
+          "--definition", "RevenueCat", "--json",
+        ] + options)
+      #expect(peer.status == 0, "\(peer.standardError)")
+      let peerReport = try JSONDecoder().decode(
+        MetricsReport.self, from: Data(peer.standardOutput.utf8))
+      #expect(peerReport.definition == .revenuecat)
+      #expect(report.definition == .storeledger)
+      // Nothing lapsed for billing here: both definitions give the same figures.
+      #expect(peerReport.rows == report.rows)
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
         "rates-\(UUID().uuidString).csv")
       try Data("GBP,1.25\n".utf8).write(to: folder)
@@ -95,6 +115,12 @@ import Testing
       #expect(lines.first?.hasPrefix("position,chain,original_transaction_id") == true)
       let charges = lines.filter { $0.contains(",purchase,") || $0.contains(",renewal,") }
       #expect(charges.count == 3)
+      // Why each was charged, from Apple's fields: two first purchases, and 5101 (signed
+      // without a transactionReason, as stored rows before it was kept) follows its period.
+      #expect(lines.first?.hasSuffix(",offer,reason") == true)
+      #expect(charges.filter { $0.hasSuffix(",initial") }.count == 2)
+      #expect(charges.filter { $0.hasSuffix(",renewal") }.count == 1)
+      #expect(lines.filter { $0.contains(",new_subscription,") }.allSatisfy { $0.hasSuffix(",") })
       #expect(lines.contains { $0.contains(",refund,") && $0.contains(",9990,") })
       let resume = try #require(
         csv.standardError.split(separator: " ").last.map {
@@ -111,6 +137,7 @@ import Testing
         try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
       }
       #expect(!rows.isEmpty && rows.allSatisfy { $0?["monthly_value"] != nil })
+      #expect(rows.allSatisfy { $0?["in_grace"] as? Bool == false })
       let bad = try CommandLineRunner.run(["export", "--after-position", "soon"] + options)
       #expect(bad.status == 2 && bad.standardError.contains("--after-position"))
     }

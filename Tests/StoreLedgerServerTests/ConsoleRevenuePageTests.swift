@@ -48,6 +48,18 @@ import Testing
       #expect(bucket.contains("id=\"bucket-entries\"") && bucket.contains("9100"))
       #expect(bucket.contains("/console/search?q=9100"))
 
+      // The definition is chosen on the page, and the chosen one stays selected.
+      #expect(page.contains("<option value=\"storeledger\" selected"))
+      let (peerStatus, peer) = try await get(
+        "/console/revenue?from=2026-01-01&to=2026-03-01&by=month&definition=revenuecat", cookie,
+        client)
+      #expect(peerStatus == .ok)
+      #expect(peer.contains("<option value=\"revenuecat\" selected"))
+      #expect(peer.contains("In billing retry at the end"))
+      let (unknown, refusal) = try await get(
+        "/console/revenue?from=2026-01-01&to=2026-03-01&definition=chartmogul", cookie, client)
+      #expect(unknown == .badRequest && refusal.contains("unknown_definition"))
+
       let (refused, message) = try await get(
         "/console/revenue?from=2026-03-01&to=2026-01-01", cookie, client)
       #expect(refused == .badRequest)

@@ -66,6 +66,18 @@ import Testing
       #expect(february?["churnRefund"] == .number(1))
       #expect(february?["netRevenue"] == .number(0))
       #expect(answer["estimated"] == .bool(true))
+      #expect(answer["definition"] == .string("storeledger"))
+      #expect(january?["inGrace"] == .number(0) && january?["inBillingRetry"] == .number(0))
+
+      let peer = try H.value(
+        try await client.execute(
+          uri: "/v1/metrics?from=2026-01-01&to=2026-03-01&by=month&definition=revenuecat",
+          method: .get, headers: H.authorized))
+      #expect(peer["definition"] == .string("revenuecat"))
+      let unknown = try await client.execute(
+        uri: "/v1/metrics?from=2026-01-01&to=2026-03-01&definition=chartmogul", method: .get,
+        headers: H.authorized)
+      #expect(unknown.status == .badRequest)
 
       let instant = try H.value(
         try await client.execute(

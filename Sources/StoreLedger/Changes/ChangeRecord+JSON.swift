@@ -108,6 +108,7 @@ extension ChangeRecord: Encodable {
     try data.encodeIfPresent(money.periodStart?.milliseconds, forKey: "periodStart")
     try data.encodeIfPresent(money.periodEnd?.milliseconds, forKey: "periodEnd")
     try data.encodeIfPresent(money.expirationIntent, forKey: "expirationIntent")
+    try data.encodeIfPresent(money.reason, forKey: "reason")
   }
 
   /// The change as the bytes a webhook delivers and signs.

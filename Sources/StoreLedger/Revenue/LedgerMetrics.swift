@@ -24,8 +24,8 @@ public struct LedgerMetrics: Sendable {
 
   /// Where an answer is computed from.
   public enum Source: Sendable {
-    /// The analytics rows when they can answer (everything known, the default commission),
-    /// else the log.
+    /// The analytics rows when they can answer (everything known, the default commission
+    /// and definition), else the log.
     case automatic
     /// Every purchase chain's events folded again.
     case log
@@ -43,7 +43,9 @@ public struct LedgerMetrics: Sendable {
       switch source {
       case .log: false
       case .analytics: true
-      case .automatic: query.knownAt == nil && query.commission == CommissionPolicy()
+      case .automatic:
+        query.knownAt == nil && query.commission == CommissionPolicy()
+          && query.definition == .storeledger
       }
     var aggregator = MetricsAggregator(query)
     if analytics {

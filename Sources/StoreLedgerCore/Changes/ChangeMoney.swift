@@ -24,8 +24,14 @@ public struct ChangeMoney: Hashable, Sendable, Codable {
   public var periodEnd: Timestamp?
   /// Why the subscription will end or ended (`subscription.cancelled`, `.expired`).
   public var expirationIntent: Int32?
+  /// Why a subscription's charge was made, from Apple's fields (``ChargeReason``):
+  /// `purchase` and `renewal` of a subscription.
+  public var reason: String?
 
-  public init(_ facts: TransactionFacts, amount: Int64?, expirationIntent: Int32? = nil) {
+  public init(
+    _ facts: TransactionFacts, amount: Int64?, expirationIntent: Int32? = nil,
+    reason: ChargeReason? = nil
+  ) {
     let terms = facts.terms
     transactionId = facts.transactionId
     originalTransactionId = facts.originalTransactionId
@@ -43,6 +49,7 @@ public struct ChangeMoney: Hashable, Sendable, Codable {
     periodStart = facts.purchaseDate
     periodEnd = facts.expiresDate
     self.expirationIntent = expirationIntent
+    self.reason = reason?.rawValue
   }
 
   /// Compact JSON with sorted members: the same money always gives the same text.

@@ -13,11 +13,14 @@ enum MoneyChanges {
     let money = TransactionMoney(facts)
     guard money.isCounted else { return [] }
     var found: [AccountChange] = []
-    func add(_ kind: AccountChange.Kind, subject: String, old: String? = nil, amount: Int64?) {
+    func add(
+      _ kind: AccountChange.Kind, subject: String, old: String? = nil, amount: Int64?,
+      reason: ChargeReason? = nil
+    ) {
       found.append(
         AccountChange(
           kind, account: account, subject: subject, old: old,
-          money: ChangeMoney(facts, amount: amount)))
+          money: ChangeMoney(facts, amount: amount, reason: reason)))
     }
     if previous == nil {
       if facts.isAutoRenewable {
@@ -32,43 +35,41 @@ enum MoneyChanges {
 
   private static func subscriptionChanges(
     of record: TransactionRecord, _ money: TransactionMoney, state: LedgerState,
-    add: (AccountChange.Kind, String, String?, Int64?) -> Void
+    add: (AccountChange.Kind, String, String?, Int64?, ChargeReason?) -> Void
   ) {
     let facts = record.facts
     let bought = facts.purchaseDate?.milliseconds ?? .min
     let chain = state.transactions.values.filter {
       $0.facts.originalTransactionId == facts.originalTransactionId
     }
-    // Purchase or renewal by Apple's own fields, as revenue counts them (one rule).
-    let reason = ChargeReason.of(record, among: SubscriptionChain.tenures(of: Array(chain)))
+    // Purchase or renewal by Apple's own fields, as revenue counts them (one rule), and the
+    // period before it from the same tenures the status fold reads.
+    let tenures = SubscriptionChain.tenures(of: Array(chain))
+    let reason = ChargeReason.of(record, among: tenures)
     if reason == .seatAddition {
-      add(.purchase, facts.transactionId, nil, money.gross)
+      add(.purchase, facts.transactionId, nil, money.gross, reason)
       return
     }
-    let prior = chain.filter {
-      $0.facts.transactionId != facts.transactionId
-        && ($0.facts.purchaseDate?.milliseconds ?? .min) < bought
-    }.max {
-      ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
-        < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
-    }
+    let prior = tenures.last {
+      $0.record.facts.transactionId != facts.transactionId && $0.start.milliseconds < bought
+    }?.record
     guard let prior else {
-      add(.purchase, facts.transactionId, nil, money.gross)
-      if money.isTrial { add(.trialStarted, facts.originalTransactionId, nil, nil) }
+      add(.purchase, facts.transactionId, nil, money.gross, reason)
+      if money.isTrial { add(.trialStarted, facts.originalTransactionId, nil, nil, nil) }
       return
     }
-    add(reason == .renewal ? .renewal : .purchase, facts.transactionId, nil, money.gross)
+    add(reason == .renewal ? .renewal : .purchase, facts.transactionId, nil, money.gross, reason)
     if TransactionMoney(prior.facts).isTrial, !money.isTrial {
-      add(.trialConverted, facts.originalTransactionId, nil, money.gross)
+      add(.trialConverted, facts.originalTransactionId, nil, money.gross, nil)
     }
     if let product = prior.facts.productId, product != facts.productId {
-      add(.productChanged, facts.originalTransactionId, product, money.gross)
+      add(.productChanged, facts.originalTransactionId, product, money.gross, nil)
     }
   }
 
   private static func refundChanges(
     previous: TransactionRecord?, now: TransactionRecord, _ money: TransactionMoney,
-    add: (AccountChange.Kind, String, String?, Int64?) -> Void
+    add: (AccountChange.Kind, String, String?, Int64?, ChargeReason?) -> Void
   ) {
     let id = now.facts.transactionId
     guard money.gross > 0 else { return }
@@ -76,14 +77,14 @@ enum MoneyChanges {
     for (refund, reinstated) in now.refundHistory where refund.type != .familyRevoke {
       let amount = money.refunded(percentage: refund.percentage)
       let known = before.first { $0.revocation.date == refund.date }
-      if known == nil { add(.refund, id, nil, amount) }
+      if known == nil { add(.refund, id, nil, amount, nil) }
       if reinstated != nil, known?.reinstatedAt == nil {
-        add(.refundReversedWithMoney, id, nil, amount)
+        add(.refundReversedWithMoney, id, nil, amount, nil)
       }
     }
     let seatsBefore = previous?.seatRefunds.count ?? 0
     for refund in now.seatRefunds.dropFirst(seatsBefore) {
-      add(.refund, id, nil, money.refunded(seats: refund.seats, of: now.facts))
+      add(.refund, id, nil, money.refunded(seats: refund.seats, of: now.facts), nil)
     }
   }
 

@@ -24,12 +24,23 @@ public struct MetricsAggregator: Sendable {
     var trials: [Int64]
     var seats: [Int64]
     var mrr: [Int64]
+    /// Of the subscriptions and trials in force, those in billing grace.
+    var grace: [Int64]
+    /// Not in force: in billing retry.
+    var retry: [Int64]
 
     init(count: Int) {
       subscriptions = Array(repeating: 0, count: count)
       trials = subscriptions
       seats = subscriptions
       mrr = subscriptions
+      grace = subscriptions
+      retry = subscriptions
+    }
+
+    /// The changes at `index`: subscriptions, trials, seats, MRR, grace, retry.
+    func changes(at index: Int) -> [Int64] {
+      [subscriptions[index], trials[index], seats[index], mrr[index], grace[index], retry[index]]
     }
   }
 
@@ -105,6 +116,20 @@ public struct MetricsAggregator: Sendable {
       }
       stock.seats[first] += segment.seats
       stock.seats[past] -= segment.seats
+      if segment.inGrace {
+        stock.grace[first] += 1
+        stock.grace[past] -= 1
+      }
+      stocks[key] = stock
+    }
+    for stretch in timeline.billingRetry {
+      let first = firstInstant(atOrAfter: stretch.start.milliseconds)
+      let past = firstInstant(atOrAfter: stretch.end.milliseconds)
+      guard first < past else { continue }
+      let key = key(stretch.attributes)
+      var stock = stocks[key] ?? Stocks(count: instants.count + 1)
+      stock.retry[first] += 1
+      stock.retry[past] -= 1
       stocks[key] = stock
     }
     for entry in timeline.entries {
@@ -162,26 +187,25 @@ public struct MetricsAggregator: Sendable {
       ($0.environment, $0.currency, $0.group.joined(separator: "\u{1}"))
         < ($1.environment, $1.currency, $1.group.joined(separator: "\u{1}"))
     }
-    var running: [Key: (Int64, Int64, Int64, Int64)] = [:]
+    var running: [Key: [Int64]] = [:]
     for key in ordered {
       guard let stock = stocks[key] else { continue }
-      running[key] = (stock.subscriptions[0], stock.trials[0], stock.seats[0], stock.mrr[0])
+      running[key] = stock.changes(at: 0)
     }
     for (index, bucket) in buckets.enumerated() {
       for key in ordered {
         var figures = flows[CellKey(bucket: index, key: key)] ?? MetricsFigures()
         if let stock = stocks[key] {
-          var value = running[key] ?? (0, 0, 0, 0)
-          figures.activeAtStart = value.0
-          value.0 += stock.subscriptions[index + 1]
-          value.1 += stock.trials[index + 1]
-          value.2 += stock.seats[index + 1]
-          value.3 += stock.mrr[index + 1]
+          var value = running[key] ?? Array(repeating: 0, count: 6)
+          figures.activeAtStart = value[0]
+          for (slot, change) in stock.changes(at: index + 1).enumerated() { value[slot] += change }
           running[key] = value
-          figures.activeSubscriptions = value.0
-          figures.activeTrials = value.1
-          figures.activeSeats = value.2
-          figures.mrr = value.3
+          figures.activeSubscriptions = value[0]
+          figures.activeTrials = value[1]
+          figures.activeSeats = value[2]
+          figures.mrr = value[3]
+          figures.inGrace = value[4]
+          figures.inBillingRetry = value[5]
         }
         figures.derive()
         guard figures.isNotEmpty else { continue }
@@ -195,7 +219,8 @@ public struct MetricsAggregator: Sendable {
       from: query.from, to: query.to,
       by: query.isInstant ? "instant" : query.granularity.rawValue,
       grouping: query.grouping.map(\.rawValue), knownAt: query.knownAt,
-      horizon: query.horizon, estimated: true, commission: query.commission, rows: rows,
+      horizon: query.horizon, estimated: true, commission: query.commission,
+      definition: query.definition, rows: rows,
       reporting: nil, cohorts: query.cohorts ? cohortRows() : nil,
       units:
         "amounts are integers in milliunits (1/1000) of the row's currency; rates are fractions; estimatedProceeds and upgradeCredit are estimates"

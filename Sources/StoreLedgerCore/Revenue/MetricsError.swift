@@ -25,10 +25,12 @@ public struct MetricsError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let invalidCommission = Code(rawValue: "invalid_commission")
     /// A time that cannot be read.
     public static let invalidTime = Code(rawValue: "invalid_time")
+    /// A definition that is not one of ``MetricsDefinition``.
+    public static let unknownDefinition = Code(rawValue: "unknown_definition")
 
     public static let all: [Code] = [
       .rangeReversed, .rangeTooLong, .unknownGrouping, .unknownGranularity, .unknownCurrency,
-      .rateMissing, .invalidRateTable, .invalidCommission, .invalidTime,
+      .rateMissing, .invalidRateTable, .invalidCommission, .invalidTime, .unknownDefinition,
     ]
   }
 

@@ -9,6 +9,10 @@ public struct MetricsFigures: Hashable, Sendable, Codable {
   public var activeAtStart: Int64 = 0
   public var activeTrials: Int64 = 0
   public var activeSeats: Int64 = 0
+  /// Of `activeSubscriptions` and `activeTrials`, those in billing grace (status 4).
+  public var inGrace: Int64 = 0
+  /// Not in force and not lost: in billing retry (status 3).
+  public var inBillingRetry: Int64 = 0
   public var mrr: Int64 = 0
   public var arr: Int64 = 0
   // Flows in the bucket.
@@ -55,7 +59,8 @@ public struct MetricsFigures: Hashable, Sendable, Codable {
   /// Every count, by name.
   static var countPaths: [WritableKeyPath<MetricsFigures, Int64>] {
     [
-      \.activeSubscriptions, \.activeAtStart, \.activeTrials, \.activeSeats, \.newSubscriptions,
+      \.activeSubscriptions, \.activeAtStart, \.activeTrials, \.activeSeats, \.inGrace,
+      \.inBillingRetry, \.newSubscriptions,
       \.trialStarts,
       \.trialConversions, \.trialExpirations, \.reactivations, \.productChanges, \.churnVoluntary,
       \.churnBilling, \.churnRefund, \.churnOther, \.churned, \.transactions, \.refunds,
@@ -93,7 +98,8 @@ public struct MetricsFigures: Hashable, Sendable, Codable {
   static var named: [(String, WritableKeyPath<MetricsFigures, Int64>)] {
     [
       ("activeSubscriptions", \.activeSubscriptions), ("activeAtStart", \.activeAtStart),
-      ("activeTrials", \.activeTrials), ("activeSeats", \.activeSeats), ("mrr", \.mrr),
+      ("activeTrials", \.activeTrials), ("activeSeats", \.activeSeats), ("inGrace", \.inGrace),
+      ("inBillingRetry", \.inBillingRetry), ("mrr", \.mrr),
       ("arr", \.arr), ("newSubscriptions", \.newSubscriptions), ("trialStarts", \.trialStarts),
       ("trialConversions", \.trialConversions), ("trialExpirations", \.trialExpirations),
       ("reactivations", \.reactivations), ("productChanges", \.productChanges),

@@ -20,6 +20,8 @@ public struct MetricsQuery: Hashable, Sendable {
   public let cohorts: Bool
   /// A single instant (`--at`): one bucket, its figures at `from`.
   public let isInstant: Bool
+  /// Whose rules decide churn where peers differ.
+  public var definition: MetricsDefinition = .storeledger
 
   /// Most buckets one answer holds (ten years of days).
   public static let maximumBuckets = 3_700
@@ -71,6 +73,13 @@ public struct MetricsQuery: Hashable, Sendable {
     self.rates = rates
     self.cohorts = false
     self.isInstant = true
+  }
+
+  /// The same question under another definition.
+  public func defined(by definition: MetricsDefinition) -> MetricsQuery {
+    var copy = self
+    copy.definition = definition
+    return copy
   }
 
   /// The same question with another `knownAt`.

@@ -46,6 +46,8 @@ public struct MetricsReport: Hashable, Sendable, Codable {
   public var horizon: Timestamp
   public var estimated: Bool
   public var commission: CommissionPolicy
+  /// Whose rules decided churn (docs/reference/revenue.md, "Definitions").
+  public var definition: MetricsDefinition
   public var rows: [Row]
   public var reporting: Reporting?
   public var cohorts: [CohortRow]?

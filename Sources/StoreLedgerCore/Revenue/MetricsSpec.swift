@@ -3,7 +3,7 @@ import Foundation
 /// A metrics question as a scenario file writes it (projections/README.md): times as
 /// milliseconds or dates (`2026-03-01`), `by`, `group` (comma-separated), `knownAt`, `at`
 /// (an instant instead of a range), `diffKnownAt` (two times), `rates` (a rate table's
-/// JSON), `commission` and `cohorts`.
+/// JSON), `commission`, `cohorts` and `definition`.
 public struct MetricsSpec: Sendable, Decodable {
   public var from: Timestamp?
   public var to: Timestamp?
@@ -15,9 +15,10 @@ public struct MetricsSpec: Sendable, Decodable {
   public var rates: CurrencyRates?
   public var commission: CommissionPolicy?
   public var cohorts: Bool?
+  public var definition: String?
 
   private enum Keys: String, CodingKey {
-    case from, to, at, by, group, knownAt, diffKnownAt, rates, commission, cohorts
+    case from, to, at, by, group, knownAt, diffKnownAt, rates, commission, cohorts, definition
   }
 
   public init(from decoder: any Decoder) throws {
@@ -43,6 +44,7 @@ public struct MetricsSpec: Sendable, Decodable {
     diffKnownAt = try container.decodeIfPresent([Timestamp].self, forKey: .diffKnownAt)
     commission = try container.decodeIfPresent(CommissionPolicy.self, forKey: .commission)
     cohorts = try container.decodeIfPresent(Bool.self, forKey: .cohorts)
+    definition = try container.decodeIfPresent(String.self, forKey: .definition)
     if container.contains(.rates) {
       let value = try container.decode(JSONValue.self, forKey: .rates)
       let text = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
@@ -54,10 +56,12 @@ public struct MetricsSpec: Sendable, Decodable {
   public func query(now: Timestamp) throws(MetricsError) -> MetricsQuery {
     let grouping = try MetricsDimension.parse(group ?? "")
     let commission = self.commission ?? CommissionPolicy()
+    let definition = try MetricsDefinition(parsing: self.definition ?? "storeledger")
     if let at {
       return try MetricsQuery(
         at: at, grouping: grouping, knownAt: knownAt, now: now, commission: commission,
-        rates: rates)
+        rates: rates
+      ).defined(by: definition)
     }
     guard let from, let to else {
       throw MetricsError(.invalidTime, "give `at`, or `from` and `to`")
@@ -65,7 +69,8 @@ public struct MetricsSpec: Sendable, Decodable {
     return try MetricsQuery(
       from: from, to: to, granularity: try MetricsGranularity(parsing: by ?? "day"),
       grouping: grouping, knownAt: knownAt, now: now, commission: commission, rates: rates,
-      cohorts: cohorts ?? false)
+      cohorts: cohorts ?? false
+    ).defined(by: definition)
   }
 }
 

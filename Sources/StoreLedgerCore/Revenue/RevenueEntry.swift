@@ -46,10 +46,13 @@ public struct RevenueEntry: Hashable, Sendable, Codable {
   public var transactionId: String
   public var originalTransactionId: String
   public var attributes: MetricsAttributes
+  /// Why a charge was made (a subscription's purchase, renewal or seat addition), from
+  /// Apple's fields; nil for every other entry.
+  public var reason: ChargeReason?
 
   public init(
     kind: Kind, date: Timestamp, amount: Int64, proceeds: Int64, transactionId: String,
-    originalTransactionId: String, attributes: MetricsAttributes
+    originalTransactionId: String, attributes: MetricsAttributes, reason: ChargeReason? = nil
   ) {
     self.kind = kind
     self.date = date
@@ -58,6 +61,7 @@ public struct RevenueEntry: Hashable, Sendable, Codable {
     self.transactionId = transactionId
     self.originalTransactionId = originalTransactionId
     self.attributes = attributes
+    self.reason = reason
   }
 }
 

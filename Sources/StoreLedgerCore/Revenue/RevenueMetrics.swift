@@ -9,7 +9,8 @@ public enum RevenueMetrics {
     let knowledge: Knowledge = query.knownAt.map { .weKnew(at: $0) } ?? .everything
     let state = LedgerState.fold(events, knowing: knowledge)
     return RevenueTimeline.timelines(
-      of: state, horizon: query.horizon, commission: query.commission)
+      of: state, horizon: query.horizon, commission: query.commission,
+      definition: query.definition)
   }
 
   /// The report of `events` (all of them at once).

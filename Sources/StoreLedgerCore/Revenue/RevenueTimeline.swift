@@ -10,23 +10,28 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
   /// When the chain first came into force: its cohort's month.
   public var firstStart: Timestamp?
   public var segments: [RevenueSegment]
+  /// Stretches in billing retry (status 3): not in force, not yet lost; valued at the lapsed
+  /// period's monthly value (what recovery would bring back).
+  public var billingRetry: [RevenueSegment]
   public var entries: [RevenueEntry]
 
   public init(
     originalTransactionId: String, isSubscription: Bool, firstStart: Timestamp?,
-    segments: [RevenueSegment], entries: [RevenueEntry]
+    segments: [RevenueSegment], billingRetry: [RevenueSegment] = [], entries: [RevenueEntry]
   ) {
     self.originalTransactionId = originalTransactionId
     self.isSubscription = isSubscription
     self.firstStart = firstStart
     self.segments = segments
+    self.billingRetry = billingRetry
     self.entries = entries
   }
 
   /// The timelines of every chain `state` holds, with churn counted only for ends at or
   /// before `horizon` (the time the facts are known at: an end after it has not happened).
   public static func timelines(
-    of state: LedgerState, horizon: Timestamp, commission: CommissionPolicy
+    of state: LedgerState, horizon: Timestamp, commission: CommissionPolicy,
+    definition: MetricsDefinition = .storeledger
   ) -> [RevenueTimeline] {
     var chains: [String: [TransactionRecord]] = [:]
     var timelines: [RevenueTimeline] = []
@@ -40,10 +45,13 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
       }
     }
     for (id, records) in chains {
-      let renewals = state.subscription(id)?.renewals ?? RenewalHistory()
+      let evidence = state.subscription(id)
+      let chain = SubscriptionChain(
+        originalTransactionId: id, transactions: records.sorted(by: LedgerView.newestPurchaseFirst),
+        renewals: evidence?.renewals ?? RenewalHistory(),
+        appleStatuses: evidence?.appleStatuses ?? AppleStatusHistory())
       timelines.append(
-        subscription(
-          id, records: records, renewals: renewals, horizon: horizon, commission: commission))
+        subscription(chain, horizon: horizon, commission: commission, definition: definition))
     }
     return timelines.sorted { $0.originalTransactionId < $1.originalTransactionId }
   }
@@ -115,32 +123,89 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
     /// Ended by a refund of this transaction (not by its period's end).
     var endedByRefund: Bool
     var purchased: Timestamp
+    /// Billing grace after the period's end (rule P6).
+    var inGrace = false
   }
 
   static func subscription(
-    _ id: String, records: [TransactionRecord], renewals: RenewalHistory, horizon: Timestamp,
-    commission: CommissionPolicy
+    _ chain: SubscriptionChain, horizon: Timestamp, commission: CommissionPolicy,
+    definition: MetricsDefinition
   ) -> RevenueTimeline {
-    let sorted = records.sorted {
+    let id = chain.originalTransactionId
+    let sorted = chain.transactions.sorted {
       ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
         < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
     }
     let tenures = SubscriptionChain.tenures(of: sorted)
     let periods = BillingPeriod.periods(of: sorted)
-    let pieces = tenures.flatMap { Self.pieces(of: $0, periods: periods) }
+    let (graces, retries) = lapses(of: chain, tenures: tenures, periods: periods)
+    let pieces = tenures.flatMap { Self.pieces(of: $0, periods: periods) } + graces
     let segments = Self.segments(of: id, pieces)
+    // Seats in billing retry are not in use: a stretch holds none.
+    let billingRetry = Self.segments(of: id, retries).map { stretch in
+      var stretch = stretch
+      stretch.seats = 0
+      return stretch
+    }
     var entries: [RevenueEntry] = []
     appendCharges(
       sorted, tenures: tenures, segments: segments, commission: commission, into: &entries)
     appendLifecycle(
-      segments, pieces: pieces, renewals: renewals, horizon: horizon, into: &entries)
+      segments, pieces: pieces, retries: billingRetry, renewals: chain.renewals,
+      horizon: horizon, definition: definition, into: &entries)
     entries.sort {
       ($0.date.milliseconds, $0.kind.rawValue, $0.transactionId)
         < ($1.date.milliseconds, $1.kind.rawValue, $1.transactionId)
     }
     return RevenueTimeline(
       originalTransactionId: id, isSubscription: true, firstStart: segments.first?.start,
-      segments: segments, entries: entries)
+      segments: segments, billingRetry: billingRetry, entries: entries)
+  }
+
+  /// What follows the end of each period that was not replaced (rule P6), as the status fold
+  /// answers it (``SubscriptionChain/lapses(of:until:instants:)``): billing grace is in force
+  /// with the lapsed period's value (every transaction of a seat period, for a multiseat
+  /// one); billing retry is kept apart, not in force.
+  static func lapses(
+    of chain: SubscriptionChain, tenures: [SubscriptionChain.Tenure],
+    periods: [String: BillingPeriod]
+  ) -> (grace: [Piece], retry: [Piece]) {
+    // Only a period that ran to its end can lapse; most chains never fail a renewal.
+    guard
+      chain.renewals.records.contains(where: \.isInBillingRetryPeriod)
+        || chain.appleStatuses.records.contains(where: {
+          $0.status == .billingGracePeriod || $0.status == .billingRetry
+        })
+    else { return ([], []) }
+    let instants = chain.instants()
+    var (grace, retry): ([Piece], [Piece]) = ([], [])
+    for tenure in tenures where tenure.replacedBy == nil {
+      let record = tenure.record
+      guard let expires = record.facts.expiresDate, tenure.end == expires else { continue }
+      let next = chain.transactions.compactMap(\.facts.purchaseDate).filter { $0 >= expires }.min()
+      let period = tenures.filter {
+        $0.replacedBy == nil && $0.end == expires
+          && ($0.record.facts.transactionId == record.facts.transactionId
+            || ($0.record.isSeatAddition && record.isSeatAddition))
+      }
+      for lapse in chain.lapses(of: record, until: next, instants: instants) {
+        for member in period {
+          let money = TransactionMoney(member.record.facts)
+          let piece = Piece(
+            record: member.record, money: money, start: lapse.start, end: lapse.end,
+            monthlyValue: BillingPeriod.monthlyValue(
+              of: member.record, gross: money.gross, periods: periods),
+            endedByRefund: false, purchased: member.start,
+            inGrace: lapse.status == .billingGracePeriod)
+          if lapse.status == .billingGracePeriod {
+            grace.append(piece)
+          } else {
+            retry.append(piece)
+          }
+        }
+      }
+    }
+    return (grace, retry)
   }
 
   /// The transaction's time in force (rules P1–P4): its tenure (from `purchaseDate` to
@@ -204,11 +269,13 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
         seats: inForce.reduce(0) {
           $0 + ($1.record.facts.plan?.seats(quantity: $1.record.facts.quantity) ?? 0)
         },
+        inGrace: inForce.allSatisfy(\.inGrace),
         attributes: MetricsAttributes(facts))
       // Pieces of one transaction cut at a boundary nothing changed at join again.
       if var last = segments.last, last.end == segment.start,
         last.transactionId == segment.transactionId, last.monthlyValue == segment.monthlyValue,
-        last.seats == segment.seats, last.isTrial == segment.isTrial
+        last.seats == segment.seats, last.isTrial == segment.isTrial,
+        last.inGrace == segment.inGrace
       {
         last.end = segment.end
         segments[segments.count - 1] = last
@@ -235,17 +302,22 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
       guard let bought = facts.purchaseDate else { continue }
       let attributes = MetricsAttributes(facts)
       let rate = commission.rate(paidServiceBefore: paidService(segments, before: bought))
-      func entry(_ kind: RevenueEntry.Kind, _ date: Timestamp, _ amount: Int64) {
+      func entry(
+        _ kind: RevenueEntry.Kind, _ date: Timestamp, _ amount: Int64,
+        reason: ChargeReason? = nil
+      ) {
         entries.append(
           RevenueEntry(
             kind: kind, date: date, amount: amount,
             proceeds: commission.proceeds(
               of: amount, storefront: attributes.storefront, rate: rate),
             transactionId: facts.transactionId,
-            originalTransactionId: facts.originalTransactionId, attributes: attributes))
+            originalTransactionId: facts.originalTransactionId, attributes: attributes,
+            reason: reason))
       }
       if money.gross > 0 {
-        entry(ChargeReason.of(record, among: tenures).entryKind, bought, money.gross)
+        let reason = ChargeReason.of(record, among: tenures)
+        entry(reason.entryKind, bought, money.gross, reason: reason)
       }
       for refund in refunds(of: record, money: money) { entry(refund.0, refund.1, refund.2) }
       if let tenure = upgraded[facts.transactionId],
@@ -286,10 +358,11 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
   }
 
   /// Starts, trials, conversions, reactivations, product changes and churn, from the
-  /// segments (rules L1–L7).
+  /// segments (rules L1–L9).
   static func appendLifecycle(
-    _ segments: [RevenueSegment], pieces: [Piece], renewals: RenewalHistory,
-    horizon: Timestamp, into entries: inout [RevenueEntry]
+    _ segments: [RevenueSegment], pieces: [Piece], retries: [RevenueSegment],
+    renewals: RenewalHistory, horizon: Timestamp, definition: MetricsDefinition,
+    into entries: inout [RevenueEntry]
   ) {
     func entry(_ kind: RevenueEntry.Kind, _ date: Timestamp, _ segment: RevenueSegment) {
       entries.append(
@@ -302,21 +375,40 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
     if first.isTrial { entry(.trialStarted, first.start, first) }
     for (index, segment) in segments.enumerated() {
       let next = segments.indices.contains(index + 1) ? segments[index + 1] : nil
-      if let next, next.start == segment.end {
+      if let next, next.start == segment.end || continues(segment, into: next) {
         if segment.isTrial, !next.isTrial { entry(.trialConverted, next.start, next) }
         if next.attributes.productId != segment.attributes.productId {
           entry(.productChanged, next.start, next)
         }
         continue
       }
+      // Billing retry after the end (rule L8): under StoreLedger's definition the
+      // subscription is not lost while Apple retries; a recovery is no return, and a retry
+      // that runs out ends it then, for billing.
+      var end = segment.end
+      var billing = false
+      if definition == .storeledger,
+        let retry = retry(after: segment, before: next?.start, in: retries)
+      {
+        if let next, next.start <= retry.end {
+          if segment.isTrial, !next.isTrial { entry(.trialConverted, next.start, next) }
+          if next.attributes.productId != segment.attributes.productId {
+            entry(.productChanged, next.start, next)
+          }
+          continue
+        }
+        (end, billing) = (retry.end, true)
+      }
       // The segment ends and nothing follows at once: an end, if it has happened.
-      if segment.end <= horizon {
+      if end <= horizon {
         if segment.isTrial {
-          entry(.trialExpired, segment.end, segment)
+          entry(.trialExpired, end, segment)
         } else {
           entry(
-            churn(of: segment, pieces: pieces, renewals: renewals, before: next?.start),
-            segment.end, segment)
+            billing
+              ? .churnBilling
+              : churn(of: segment, pieces: pieces, renewals: renewals, before: next?.start),
+            end, segment)
         }
       }
       if let next {
@@ -324,6 +416,29 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
         if next.isTrial { entry(.trialStarted, next.start, next) }
       }
     }
+  }
+
+  /// Whether `next` carries `segment`'s period on after a gap (rule L7): billing grace the
+  /// ledger learned of only after the period ended (Apple's failure report is signed after
+  /// the end) is the same subscription, neither an end nor a return.
+  static func continues(_ segment: RevenueSegment, into next: RevenueSegment) -> Bool {
+    next.inGrace && !segment.inGrace && next.transactionId == segment.transactionId
+  }
+
+  /// The billing retry that follows `segment`'s end before `next`, joined with the stretches
+  /// right after it: from its first start to its last end.
+  static func retry(
+    after segment: RevenueSegment, before next: Timestamp?, in retries: [RevenueSegment]
+  ) -> RevenueSegment? {
+    let following = retries.filter { stretch in
+      stretch.transactionId == segment.transactionId && stretch.start >= segment.end
+        && (next.map { stretch.start < $0 } ?? true)
+    }
+    guard var joined = following.first else { return nil }
+    for stretch in following.dropFirst() where stretch.start == joined.end {
+      joined.end = stretch.end
+    }
+    return joined
   }
 
   /// Why a paid segment ended (rule L6): a refund of the period in force; else what the

@@ -13,6 +13,9 @@ package enum RevenueAnalyticsStatements {
     let timelines = chains.flatMap { chain in chain.timelines.map { (chain.chain, $0) } }
     let periods = timelines.flatMap { chain, timeline in timeline.segments.map { (chain, $0) } }
     let entries = timelines.flatMap { chain, timeline in timeline.entries.map { (chain, $0) } }
+    let retries = timelines.flatMap { chain, timeline in
+      timeline.billingRetry.map { (chain, $0) }
+    }
     // A chain's row carries its first timeline's identity (a stream holds one chain).
     let heads = chains.map { ($0, $0.timelines.first) }
     try await client.inTransaction(logger: logger) { connection in
@@ -41,9 +44,9 @@ package enum RevenueAnalyticsStatements {
           INSERT INTO storeledger_analytics.periods
             (chain, original_transaction_id, transaction_id, starts_at, ends_at, is_trial,
              monthly_value, seats, currency, environment, product_id, subscription_group,
-             storefront, offer)
+             storefront, offer, in_grace)
           SELECT c, o, t, to_timestamp(s / 1000.0), to_timestamp(e / 1000.0), trial, v, seats,
-                 cur, env, nullif(p, ''), nullif(g, ''), nullif(sf, ''), offer
+                 cur, env, nullif(p, ''), nullif(g, ''), nullif(sf, ''), offer, grace
             FROM unnest(\(periods.map(\.0))::text[],
                         \(periods.map(\.1.originalTransactionId))::text[],
                         \(periods.map(\.1.transactionId))::text[],
@@ -57,8 +60,34 @@ package enum RevenueAnalyticsStatements {
                         \(periods.map { $0.1.attributes.productId ?? "" })::text[],
                         \(periods.map { $0.1.attributes.subscriptionGroup ?? "" })::text[],
                         \(periods.map { $0.1.attributes.storefront ?? "" })::text[],
-                        \(periods.map(\.1.attributes.offer))::text[])
-                 AS u(c, o, t, s, e, trial, v, seats, cur, env, p, g, sf, offer)
+                        \(periods.map(\.1.attributes.offer))::text[],
+                        \(periods.map(\.1.inGrace))::boolean[])
+                 AS u(c, o, t, s, e, trial, v, seats, cur, env, p, g, sf, offer, grace)
+          """, logger: logger)
+      }
+      if !retries.isEmpty {
+        try await connection.execute(
+          """
+          INSERT INTO storeledger_analytics.billing_retry
+            (chain, original_transaction_id, transaction_id, starts_at, ends_at, is_trial,
+             monthly_value, currency, environment, product_id, subscription_group, storefront,
+             offer)
+          SELECT c, o, t, to_timestamp(s / 1000.0), to_timestamp(e / 1000.0), trial, v, cur,
+                 env, nullif(p, ''), nullif(g, ''), nullif(sf, ''), offer
+            FROM unnest(\(retries.map(\.0))::text[],
+                        \(retries.map(\.1.originalTransactionId))::text[],
+                        \(retries.map(\.1.transactionId))::text[],
+                        \(retries.map(\.1.start.milliseconds))::bigint[],
+                        \(retries.map(\.1.end.milliseconds))::bigint[],
+                        \(retries.map(\.1.isTrial))::boolean[],
+                        \(retries.map(\.1.monthlyValue))::bigint[],
+                        \(retries.map(\.1.attributes.currency))::text[],
+                        \(retries.map(\.1.attributes.environment))::text[],
+                        \(retries.map { $0.1.attributes.productId ?? "" })::text[],
+                        \(retries.map { $0.1.attributes.subscriptionGroup ?? "" })::text[],
+                        \(retries.map { $0.1.attributes.storefront ?? "" })::text[],
+                        \(retries.map(\.1.attributes.offer))::text[])
+                 AS u(c, o, t, s, e, trial, v, cur, env, p, g, sf, offer)
           """, logger: logger)
       }
       if !entries.isEmpty {
@@ -67,9 +96,9 @@ package enum RevenueAnalyticsStatements {
           INSERT INTO storeledger_analytics.entries
             (chain, original_transaction_id, transaction_id, kind, occurred_at, amount,
              proceeds, currency, environment, product_id, subscription_group, storefront,
-             offer)
+             offer, reason)
           SELECT c, o, t, k, to_timestamp(d / 1000.0), a, pr, cur, env, nullif(p, ''),
-                 nullif(g, ''), nullif(sf, ''), offer
+                 nullif(g, ''), nullif(sf, ''), offer, nullif(r, '')
             FROM unnest(\(entries.map(\.0))::text[],
                         \(entries.map(\.1.originalTransactionId))::text[],
                         \(entries.map(\.1.transactionId))::text[],
@@ -82,8 +111,9 @@ package enum RevenueAnalyticsStatements {
                         \(entries.map { $0.1.attributes.productId ?? "" })::text[],
                         \(entries.map { $0.1.attributes.subscriptionGroup ?? "" })::text[],
                         \(entries.map { $0.1.attributes.storefront ?? "" })::text[],
-                        \(entries.map(\.1.attributes.offer))::text[])
-                 AS u(c, o, t, k, d, a, pr, cur, env, p, g, sf, offer)
+                        \(entries.map(\.1.attributes.offer))::text[],
+                        \(entries.map { $0.1.reason?.rawValue ?? "" })::text[])
+                 AS u(c, o, t, k, d, a, pr, cur, env, p, g, sf, offer, r)
           """, logger: logger)
       }
     }
@@ -122,7 +152,7 @@ package enum RevenueAnalyticsStatements {
       SELECT chain, original_transaction_id, transaction_id,
              (extract(epoch FROM starts_at) * 1000)::bigint,
              (extract(epoch FROM ends_at) * 1000)::bigint, is_trial, monthly_value, seats,
-             currency, environment, product_id, subscription_group, storefront, offer
+             currency, environment, product_id, subscription_group, storefront, offer, in_grace
         FROM storeledger_analytics.periods WHERE chain = ANY(\(names)::text[])
        ORDER BY chain, starts_at
       """, logger: logger
@@ -131,17 +161,45 @@ package enum RevenueAnalyticsStatements {
       for try await row in rows.decode(
         (
           String, String, String, Int64, Int64, Bool, Int64, Int64, String, String, String?,
-          String?, String?, String
+          String?, String?, String, Bool
         ).self)
       {
         found[row.0, default: []].append(
           RevenueSegment(
             originalTransactionId: row.1, transactionId: row.2,
             start: Timestamp(milliseconds: row.3), end: Timestamp(milliseconds: row.4),
-            isTrial: row.5, monthlyValue: row.6, seats: row.7,
+            isTrial: row.5, monthlyValue: row.6, seats: row.7, inGrace: row.14,
             attributes: MetricsAttributes(
               productId: row.10, subscriptionGroup: row.11, storefront: row.12,
               currency: row.8, environment: row.9, offer: row.13)))
+      }
+      return found
+    }
+    let retries = try await client.query(
+      """
+      SELECT chain, original_transaction_id, transaction_id,
+             (extract(epoch FROM starts_at) * 1000)::bigint,
+             (extract(epoch FROM ends_at) * 1000)::bigint, is_trial, monthly_value, currency,
+             environment, product_id, subscription_group, storefront, offer
+        FROM storeledger_analytics.billing_retry WHERE chain = ANY(\(names)::text[])
+       ORDER BY chain, starts_at
+      """, logger: logger
+    ) { rows in
+      var found: [String: [RevenueSegment]] = [:]
+      for try await row in rows.decode(
+        (
+          String, String, String, Int64, Int64, Bool, Int64, String, String, String?, String?,
+          String?, String
+        ).self)
+      {
+        found[row.0, default: []].append(
+          RevenueSegment(
+            originalTransactionId: row.1, transactionId: row.2,
+            start: Timestamp(milliseconds: row.3), end: Timestamp(milliseconds: row.4),
+            isTrial: row.5, monthlyValue: row.6, seats: 0,
+            attributes: MetricsAttributes(
+              productId: row.9, subscriptionGroup: row.10, storefront: row.11,
+              currency: row.7, environment: row.8, offer: row.12)))
       }
       return found
     }
@@ -149,7 +207,7 @@ package enum RevenueAnalyticsStatements {
       """
       SELECT chain, original_transaction_id, transaction_id, kind,
              (extract(epoch FROM occurred_at) * 1000)::bigint, amount, proceeds, currency,
-             environment, product_id, subscription_group, storefront, offer
+             environment, product_id, subscription_group, storefront, offer, reason
         FROM storeledger_analytics.entries WHERE chain = ANY(\(names)::text[])
        ORDER BY chain, occurred_at, kind, transaction_id
       """, logger: logger
@@ -158,7 +216,7 @@ package enum RevenueAnalyticsStatements {
       for try await row in rows.decode(
         (
           String, String, String, String, Int64, Int64, Int64, String, String, String?, String?,
-          String?, String
+          String?, String, String?
         ).self)
       {
         // A kind this version does not know (written by a later one) is skipped, not guessed.
@@ -169,7 +227,8 @@ package enum RevenueAnalyticsStatements {
             transactionId: row.2, originalTransactionId: row.1,
             attributes: MetricsAttributes(
               productId: row.9, subscriptionGroup: row.10, storefront: row.11, currency: row.7,
-              environment: row.8, offer: row.12)))
+              environment: row.8, offer: row.12),
+            reason: row.13.flatMap(ChargeReason.init(rawValue:))))
       }
       return found
     }
@@ -182,7 +241,8 @@ package enum RevenueAnalyticsStatements {
           RevenueTimeline(
             originalTransactionId: head.1, isSubscription: head.2,
             firstStart: head.3.map(Timestamp.init(milliseconds:)),
-            segments: periods[head.0] ?? [], entries: entries[head.0] ?? [])
+            segments: periods[head.0] ?? [], billingRetry: retries[head.0] ?? [],
+            entries: entries[head.0] ?? [])
         ])
     }
   }

@@ -446,7 +446,8 @@ struct ConsoleController: Sendable {
       let by = try MetricsGranularity(parsing: form["by"] ?? "month")
       let known = try time("known")
       let query = try MetricsQuery(
-        from: from, to: to, granularity: by, knownAt: known, now: now, cohorts: by == .month)
+        from: from, to: to, granularity: by, knownAt: known, now: now, cohorts: by == .month
+      ).defined(by: MetricsDefinition(parsing: form["definition"] ?? "storeledger"))
       let metrics = LedgerMetrics(ledger: ledger)
       let report = try await metrics.report(query)
       var diff: MetricsDiff?

@@ -156,6 +156,18 @@ struct RevenuePage {
             text: option)
         }
       }
+      html.element("label", ["for": "revenue-definition"], text: "Definition ")
+      html.element("select", ["id": "revenue-definition", "name": "definition"]) { html in
+        for option in MetricsDefinition.allCases.map(\.rawValue) {
+          html.element(
+            "option",
+            [
+              "value": option,
+              "selected": (form["definition"] ?? report.definition.rawValue) == option ? "" : nil,
+            ],
+            text: option)
+        }
+      }
       if let environment = form["environment"] {
         html.void("input", ["type": "hidden", "name": "environment", "value": environment])
       }
@@ -186,6 +198,8 @@ struct RevenuePage {
         ("MRR at the end (\(selected.currency))", MetricsFormat.amount(last.mrr)),
         ("Active subscriptions at the end", "\(last.activeSubscriptions)"),
         ("Active trials at the end", "\(last.activeTrials)"),
+        ("Of them in billing grace", "\(last.inGrace)"),
+        ("In billing retry at the end", "\(last.inBillingRetry)"),
         ("Net revenue (\(selected.currency))", MetricsFormat.amount(total.netRevenue)),
         (
           "Estimated proceeds (\(selected.currency))", MetricsFormat.amount(total.estimatedProceeds)
@@ -210,7 +224,8 @@ struct RevenuePage {
       caption:
         "\(selected.environment), \(selected.currency): stocks at each \(report.by)'s end, flows over it",
       headers: [
-        report.by.capitalized, "Active", "Trials", "MRR", "New", "Trial → paid", "Reactivated",
+        report.by.capitalized, "Active", "Trials", "In grace", "In retry", "MRR", "New",
+        "Trial → paid", "Reactivated",
         "Churn (vol./billing/refund/other)", "Refunds", "Gross", "Net", "Proceeds (est.)",
       ], rows: rows, id: "revenue-table"
     ) { html, row in
@@ -221,6 +236,8 @@ struct RevenuePage {
       }
       html.cell("\(f.activeSubscriptions)")
       html.cell("\(f.activeTrials)")
+      html.cell("\(f.inGrace)")
+      html.cell("\(f.inBillingRetry)")
       html.cell(MetricsFormat.amount(f.mrr))
       html.cell("\(f.newSubscriptions)")
       html.cell("\(f.trialConversions) of \(f.trialConversions + f.trialExpirations)")

@@ -11,12 +11,12 @@ struct ExportWriter {
   static let entryColumns = [
     "position", "chain", "original_transaction_id", "transaction_id", "kind", "occurred_at",
     "amount", "estimated_proceeds", "currency", "environment", "product_id",
-    "subscription_group", "storefront", "offer",
+    "subscription_group", "storefront", "offer", "reason",
   ]
   static let periodColumns = [
     "position", "chain", "original_transaction_id", "transaction_id", "starts_at", "ends_at",
     "is_trial", "monthly_value", "seats", "currency", "environment", "product_id",
-    "subscription_group", "storefront", "offer",
+    "subscription_group", "storefront", "offer", "in_grace",
   ]
 
   var columns: [String] { table == .entries ? Self.entryColumns : Self.periodColumns }
@@ -37,7 +37,7 @@ struct ExportWriter {
               .text(entry.kind.rawValue), .time(entry.date), .number(entry.amount),
               .number(entry.proceeds), .text(a.currency), .text(a.environment),
               .optional(a.productId), .optional(a.subscriptionGroup), .optional(a.storefront),
-              .text(a.offer),
+              .text(a.offer), .optional(entry.reason?.rawValue),
             ], into: &text)
         }
       case .periods:
@@ -50,7 +50,7 @@ struct ExportWriter {
               .time(segment.start), .time(segment.end), .bool(segment.isTrial),
               .number(segment.monthlyValue), .number(segment.seats), .text(a.currency),
               .text(a.environment), .optional(a.productId), .optional(a.subscriptionGroup),
-              .optional(a.storefront), .text(a.offer),
+              .optional(a.storefront), .text(a.offer), .bool(segment.inGrace),
             ], into: &text)
         }
       }

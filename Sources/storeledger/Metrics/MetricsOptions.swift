@@ -27,6 +27,11 @@ struct MetricsOptions: ParsableArguments {
   var taxes: [String] = []
   @Flag(help: "Add the cohort table (subscriptions by month of their first period).")
   var cohorts = false
+  @Option(
+    help:
+      "Whose rules decide churn: storeledger (billing retry is not churn until it runs out) or revenuecat (churn when access ends)."
+  )
+  var definition: String = "storeledger"
 
   /// The query, known at `knownAt`, asked now. Bad input is a usage error naming the fix.
   func query(knownAt: Timestamp?, now: Timestamp) throws -> MetricsQuery {
@@ -46,7 +51,8 @@ struct MetricsOptions: ParsableArguments {
         }
         return try MetricsQuery(
           at: try OptionTime.instant(at, "--at"), grouping: grouping, knownAt: knownAt, now: now,
-          commission: commission, rates: table)
+          commission: commission, rates: table
+        ).defined(by: MetricsDefinition(parsing: definition))
       }
       guard let from, let to else {
         throw ValidationError("give --from and --to (a range), or --at (an instant)")
@@ -54,7 +60,8 @@ struct MetricsOptions: ParsableArguments {
       return try MetricsQuery(
         from: try OptionTime.instant(from, "--from"), to: try OptionTime.instant(to, "--to"),
         granularity: try MetricsGranularity(parsing: by), grouping: grouping, knownAt: knownAt,
-        now: now, commission: commission, rates: table, cohorts: cohorts)
+        now: now, commission: commission, rates: table, cohorts: cohorts
+      ).defined(by: MetricsDefinition(parsing: definition))
     } catch let error as MetricsError {
       throw ValidationError("\(error.code): \(error.message)")
     }

@@ -27,7 +27,11 @@ enum MetricsText {
       ? "Metrics at \(report.from.date.formatted(.iso8601))"
       : "Metrics by \(report.by), \(MetricsCalendar.dateText(report.from)) ≤ t < \(MetricsCalendar.dateText(report.to))"
     if let knownAt = report.knownAt { title += ", as known at \(knownAt.date.formatted(.iso8601))" }
-    var lines = [title, "(amounts in units of each row's currency; proceeds are estimates)", ""]
+    var lines = [
+      title,
+      "(amounts in units of each row's currency; proceeds are estimates; definition: \(report.definition.rawValue))",
+      "",
+    ]
     lines.append(table("Subscriptions", report.rows, by: report.by).render())
     if let reporting = report.reporting {
       lines.append(table("In \(reporting.currency)", reporting.rows, by: report.by).render())
@@ -53,14 +57,16 @@ enum MetricsText {
     var table = TextTable(
       title: title,
       header: [
-        "period", "group", "env", "cur", "active", "trials", "MRR", "new", "trial→paid",
+        "period", "group", "env", "cur", "active", "trials", "in grace", "in retry", "MRR", "new",
+        "trial→paid",
         "reactivated", "churn v/b/r/o", "refunds", "gross", "net", "proceeds (est.)",
       ])
     for row in rows {
       let figures = row.figures
       table.rows.append([
         period(row, by: by), group(row), row.environment, row.currency,
-        "\(figures.activeSubscriptions)", "\(figures.activeTrials)", amount(figures.mrr),
+        "\(figures.activeSubscriptions)", "\(figures.activeTrials)", "\(figures.inGrace)",
+        "\(figures.inBillingRetry)", amount(figures.mrr),
         "\(figures.newSubscriptions)",
         "\(figures.trialConversions)/\(figures.trialConversions + figures.trialExpirations)",
         "\(figures.reactivations)",

@@ -53,6 +53,11 @@ struct ChangeDerivationTests {
     #expect(changes[2].change.money?.transactionId == "1")
     #expect(changes[14].change.money?.transactionId == "2")
     #expect(changes[14].change.money?.periodEnd == F.t(63))
+    // Why each was charged, by the rule revenue counts with (ChargeReason): the chain's first
+    // purchase, then a period following it (signed without transactionReason, as older rows).
+    #expect(changes[2].change.money?.reason == "initial")
+    #expect(changes[14].change.money?.reason == "renewal")
+    #expect(changes[5].change.money?.reason == nil)
     #expect(derivation.nextClockInstant().map { $0 > F.t(100) } ?? true)
   }
 

@@ -164,6 +164,38 @@ import Testing
     #expect(try at("2025-12-31") == nil)
   }
 
+  /// Given a renewal that failed on February 1 (billing retry) and was recovered on
+  /// February 11; when the month is asked under each definition; then StoreLedger's sees no
+  /// loss and RevenueCat's a billing churn and a reactivation; on February 5 both count the
+  /// subscription in billing retry, not active.
+  @Test func theDefinitionDecidesWhenABillingLapseChurns() throws {
+    let scenario = try Self.scenario("84-revenue-billing-retry-recovered-is-no-churn.json")
+    func month(_ definition: MetricsDefinition) throws -> MetricsFigures? {
+      let query = try MetricsQuery(
+        from: Self.time("2026-02-01"), to: Self.time("2026-03-01"), granularity: .month,
+        now: scenario.asOf
+      ).defined(by: definition)
+      let report = try RevenueMetrics.report(of: scenario.events, for: query)
+      #expect(report.definition == definition)
+      return report.rows.first?.figures
+    }
+    let ours = try month(.storeledger)
+    #expect(ours?.churned == 0 && ours?.reactivations == 0)
+    let peers = try month(.revenuecat)
+    #expect(peers?.churnBilling == 1 && peers?.reactivations == 1)
+    #expect(ours?.activeSubscriptions == peers?.activeSubscriptions)
+    for definition in MetricsDefinition.allCases {
+      let query = try MetricsQuery(at: Self.time("2026-02-05"), now: scenario.asOf)
+        .defined(by: definition)
+      let figures = try RevenueMetrics.report(of: scenario.events, for: query).rows.first?.figures
+      #expect(figures?.activeSubscriptions == 0 && figures?.inBillingRetry == 1)
+    }
+    #expect {
+      _ = try MetricsDefinition(parsing: "chartmogul")
+    } throws: { ($0 as? MetricsError)?.code == .unknownDefinition }
+    #expect(try MetricsDefinition(parsing: "RevenueCat") == .revenuecat)
+  }
+
   @Test func knownAtLeavesOutWhatWasRecordedLater() throws {
     let scenario = try Self.scenario("83-revenue-late-notification-moves-a-past-figure.json")
     let query = try MetricsQuery(

@@ -92,8 +92,9 @@ public struct SubscriptionChain: Hashable, Sendable {
   }
 
   /// When Apple's word stops being evidence: at the end its own fields give
-  /// (``reportedEnd(of:)``), or at the next evidence about the chain signed by another event,
-  /// whichever comes first; never before the report was signed.
+  /// (``reportedEnd(of:)``), at the next evidence about the chain signed by another event, or
+  /// when its own renewal info, signed a moment after it, lets the log agree, whichever comes
+  /// first; never before the report was signed.
   public func evidenceEnd(of reported: AppleStatusRecord) -> Timestamp {
     let signed = reported.signedDate?.milliseconds ?? .min
     var end = max(signed, reportedEnd(of: reported)?.milliseconds ?? .max)
@@ -106,6 +107,13 @@ public struct SubscriptionChain: Hashable, Sendable {
     for record in transactions { consider(record.facts.signedDate, record.source) }
     for record in renewals.records { consider(record.signedDate, record.source) }
     if let next = appleStatuses.next(after: reported) { consider(next.signedDate, next.source) }
+    // The renewal info the report came with, when Apple signed it a moment later: from then
+    // on the log holds what the report said, and decides if it agrees.
+    if let own = reported.renewal?.signedDate?.milliseconds, own > signed, own < end,
+      evaluateFromLog(at: Timestamp(milliseconds: own))?.status == reported.status
+    {
+      end = own
+    }
     return Timestamp(milliseconds: end)
   }
 
