@@ -5,7 +5,9 @@ import StoreLedgerTestSupport
 // Fold benchmark: LedgerState.fold over generated lifecycles, next to a plain dictionary-update
 // loop over the same events (the ceiling: one hash-map write per event, no rules), interleaved
 // round by round on one core. Usage: FoldBenchmark [--events 1000000] [--rounds 5]
-// [--shuffled] [--remade] [--fold-only]
+// [--shuffled] [--remade] [--fold-only] [--timelines]
+// `--timelines`: what the projectors do per purchase chain on top of folding it — the revenue
+// timelines and the snapshot of every projection — against the per-stream fold alone.
 
 var eventCount = 1_000_000
 var rounds = 5
@@ -15,7 +17,7 @@ while let argument = arguments.next() {
   case "--events": eventCount = arguments.next().flatMap(Int.init) ?? eventCount
   case "--rounds": rounds = arguments.next().flatMap(Int.init) ?? rounds
   case "--shuffled": break
-  case "--fold-only", "--remade": break
+  case "--fold-only", "--remade", "--timelines": break
   default: fatalError("unknown argument \(argument)")
   }
 }
@@ -144,7 +146,48 @@ func measureSnapshot() {
   print("snapshot of every projection: \(String(format: "%.2f", timed.0)) s (\(timed.1) rows)")
 }
 
-if CommandLine.arguments.contains("--fold-only") {
+/// Per stream: the fold alone (the ceiling), the fold and the revenue timelines of the chain
+/// (the revenue projector's work), the fold and every projection's snapshot (the account
+/// views'), interleaved round by round; speed is the ceiling's time over each one's.
+func measureTimelines(rounds: Int) {
+  let horizon = LedgerFixtures.t(400)
+  let at = LedgerFixtures.t(200)
+  @inline(never) func folds() -> Int { streams.reduce(0) { $0 + LedgerState.fold($1).transactions.count } }
+  @inline(never) func timelines() -> Int {
+    streams.reduce(0) {
+      $0
+        + RevenueTimeline.timelines(
+          of: LedgerState.fold($1), horizon: horizon, commission: CommissionPolicy()
+        ).reduce(0) { $0 + $1.segments.count + $1.entries.count }
+    }
+  }
+  @inline(never) func snapshots() -> Int {
+    streams.reduce(0) {
+      let snapshot = LedgerView(LedgerState.fold($1)).snapshot(at: at)
+      return $0 + snapshot.subscriptions.count + snapshot.entitlements.count
+    }
+  }
+  _ = (folds(), timelines(), snapshots())
+  var speeds: [(Double, Double)] = []
+  for round in 1...rounds {
+    let fold = seconds(folds)
+    let revenue = seconds(timelines)
+    let views = seconds(snapshots)
+    speeds.append((fold.0 / revenue.0, fold.0 / views.0))
+    print(
+      String(
+        format: "round %d: fold %.2f s, fold + timelines %.2f s (%d rows), fold + snapshot %.2f s (%d rows)",
+        round, fold.0, revenue.0, revenue.1, views.0, views.1))
+  }
+  print(
+    String(
+      format: "median speed against the fold alone: timelines %.2f, snapshot %.2f",
+      median(speeds.map(\.0)), median(speeds.map(\.1))))
+}
+
+if CommandLine.arguments.contains("--timelines") {
+  measureTimelines(rounds: rounds)
+} else if CommandLine.arguments.contains("--fold-only") {
   // For profiling: the fold alone, nothing else in the samples but setup.
   for _ in 1...rounds { _ = foldAll() }
 } else {

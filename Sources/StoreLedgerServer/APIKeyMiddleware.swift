@@ -17,7 +17,7 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
       let grant = try await ring.grant(for: String(header.dropFirst("Bearer ".count)))
     else { throw APIError.unauthorized }
-    let needed = Self.scope(of: request)
+    let needed = Self.scope(of: request.method, route: context.endpointPath ?? request.uri.path)
     guard grant.allows(needed) else {
       throw APIError(
         .forbidden, "insufficient_scope",
@@ -28,22 +28,25 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     return try await APIKeyRequest.$grant.withValue(grant) { try await next(request, context) }
   }
 
-  /// The scope a request needs.
-  static func scope(of request: Request) -> APIKeyScope {
-    switch request.method {
+  /// The scope a request needs, decided by the route the router matched (its template, like
+  /// `/v1/accounts/{token}/erasure`), never by the spelling of the path: the router also
+  /// matches `/v1//relays` and `/v1/relays/`, and those must need what `/v1/relays` needs.
+  static func scope(of method: HTTPRequest.Method, route: String) -> APIKeyScope {
+    switch method {
     case .get, .head, .options: return .read
     default:
-      let path = request.uri.path
+      let parts = route.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
       // Erasure removes data for good: only an administrator's key.
-      if path.hasSuffix("/erasure") { return .admin }
+      if parts.last == "erasure" { return .admin }
       // A relay target receives every notification Apple sends (customers' purchases): only
       // an administrator adds or removes one.
-      if path.hasSuffix("/v1/relays") || (request.method == .delete && path.contains("/v1/relays/"))
+      if let index = parts.lastIndex(of: "relays"), index > 0, parts[index - 1] == "v1",
+        index == parts.count - 1 || (method == .delete && index == parts.count - 2)
       {
         return .admin
       }
       // A dry run computes an answer and records nothing.
-      return path.hasSuffix("/v1/consumption-requests/dry-run") ? .read : .write
+      return parts.suffix(3) == ["v1", "consumption-requests", "dry-run"] ? .read : .write
     }
   }
 }

@@ -81,9 +81,16 @@ struct IngestController: Sendable {
       throw APIError.invalidBody(
         #"the body is not an App Store notification ({"signedPayload": …})"#)
     }
-    if bytes != RelayDeliveryClaim.plainBody(body.signedPayload),
-      let text = String(validating: bytes, as: UTF8.self), !text.contains("\u{0}")
-    {
+    guard bytes != RelayDeliveryClaim.plainBody(body.signedPayload) else { return body }
+    // One body, one reading: a member named twice is read as the first by this decoder and as
+    // the last by others (a relay target in Python, JavaScript or Go would act on a payload
+    // nobody verified), so such a body is refused before anything is stored.
+    if let name = DuplicateKeyScan.duplicate(in: bytes) {
+      throw APIError.invalidBody(
+        "the body names `\(name)` twice, and readers disagree on which counts: send each member once; nothing was stored"
+      )
+    }
+    if let text = String(validating: bytes, as: UTF8.self), !text.contains("\u{0}") {
       body.original = text
     }
     return body

@@ -228,6 +228,11 @@ struct ListsController: Sendable {
     guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else {
       throw APIError.invalidRequest("`\(name)` is 1 to 200 characters")
     }
+    // A control character (a NUL byte among them) names nothing a list holds.
+    guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
+      throw APIError.invalidRequest("`\(name)` holds a control character: remove it")
+    }
     return trimmed
   }
 

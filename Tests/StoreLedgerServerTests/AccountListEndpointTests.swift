@@ -186,6 +186,18 @@ import Testing
         let response = try await Self.get(client, query)
         #expect(response.status == .badRequest, "\(query)")
       }
+      // A NUL byte in a filter is the caller's to fix (it once answered 500): refused by name,
+      // wherever in the value it stands; a search for it finds nothing.
+      for query in ["product=%00", "entitlement=pro%00", "storefront=U%00SA", "environment=%00"] {
+        let response = try await Self.get(client, query)
+        #expect(response.status == .badRequest, "\(query)")
+        #expect(try H.errorCode(response) == "invalid_request", "\(query)")
+      }
+      let nul = try await Self.get(client, "search=%00")
+      #expect(nul.status == .ok)
+      let searched = try await client.execute(
+        uri: "/v1/search?q=%00", method: .get, headers: H.authorized)
+      #expect(searched.status.code < 500, "\(searched.status)")
       // Each value fits the document and matches nothing: an empty list.
       let notAToken = try H.value(try await Self.get(client, "search=xyz"))
       #expect(notAToken["total"] == .number(0))

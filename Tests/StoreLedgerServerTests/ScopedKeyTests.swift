@@ -6,7 +6,7 @@ import HummingbirdTesting
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
-import StoreLedgerServer
+@testable import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing
 
@@ -139,6 +139,64 @@ import Testing
       }
       #expect(status == .unauthorized)
     }
+  }
+
+  /// A path spelled another way that the router still matches (a doubled or a trailing
+  /// slash) needs the scope of the route it matches: a backend key (`read,write`) can neither
+  /// add or remove a relay target nor erase an account by any spelling, and nothing is
+  /// written. An attack that once added a relay target pointing anywhere.
+  @Test func everySpellingOfAnAdministratorsRouteNeedsTheAdministratorsScope() async throws {
+    let (ledger, _, configuration) = try H.inMemory()
+    let backend = try await APIKeys(ledger: ledger).create(
+      name: "backend", scopes: [.read, .write]
+    ).key
+    let application = buildApplication(
+      serving: ledger, configuration: configuration, logger: H.logger)
+    let target = "00000000-0000-4000-8000-0000000000aa"
+    let attempts: [(HTTPRequest.Method, String)] =
+      ["/v1/relays", "/v1/relays/", "/v1//relays", "//v1/relays", "/v1/relays//", "/v1/relays?x=1"]
+      .map { (.post, $0) }
+      + ["/v1/relays/\(target)", "/v1/relays/\(target)/", "/v1//relays/\(target)"].map {
+        (.delete, $0)
+      }
+      + [
+        "/v1/accounts/\(Self.token)/erasure", "/v1/accounts/\(Self.token)/erasure/",
+        "/v1/accounts/\(Self.token)//erasure", "/v1//accounts/\(Self.token)/erasure",
+      ].map { (.post, $0) }
+    try await application.test(.router) { client in
+      var refused = 0
+      for (method, path) in attempts {
+        let answer = try await client.execute(
+          uri: path, method: method, headers: Self.bearer(backend),
+          body: H.json(["url": "http://127.0.0.1:9/steal", "name": "x", "reason": "x"]))
+        // Either the router matches no route, or the route's scope refuses the key.
+        #expect(
+          answer.status == .forbidden || answer.status == .notFound, "\(method) \(path)")
+        if answer.status == .forbidden {
+          refused += 1
+          #expect(try H.errorCode(answer) == "insufficient_scope", "\(method) \(path)")
+        }
+      }
+      #expect(refused >= 9, "\(refused) of \(attempts.count) spellings reached a route")
+      let targets = try await client.execute(
+        uri: "/v1/relays", method: .get, headers: Self.bearer(backend))
+      #expect(!String(buffer: targets.body).contains("steal"), "no relay target was added")
+    }
+    // The rule itself, by route template.
+    #expect(APIKeyMiddleware<BasicRequestContext>.scope(of: .post, route: "/v1/relays") == .admin)
+    #expect(
+      APIKeyMiddleware<BasicRequestContext>.scope(of: .delete, route: "/v1/relays/{id}") == .admin)
+    #expect(
+      APIKeyMiddleware<BasicRequestContext>.scope(of: .post, route: "/apps/{app}/v1/relays/")
+        == .admin)
+    #expect(
+      APIKeyMiddleware<BasicRequestContext>.scope(
+        of: .post, route: "/v1/accounts/{token}/erasure") == .admin)
+    #expect(
+      APIKeyMiddleware<BasicRequestContext>.scope(of: .post, route: "/v1/transactions") == .write)
+    #expect(
+      APIKeyMiddleware<BasicRequestContext>.scope(
+        of: .post, route: "/v1/consumption-requests/dry-run") == .read)
   }
 
   /// The console's point is the key's scope, not storage: an in-process server on the

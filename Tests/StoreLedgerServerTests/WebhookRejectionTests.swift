@@ -66,7 +66,36 @@ import Testing
       { H.webhookBody(try H.signed.transaction(F.transaction("7000", purchased: 0))) },
       .badRequest, "invalid_payload"
     ),
+    // One body, one reading: StoreLedger's decoder keeps the first of two members, a relay
+    // target in Python, JavaScript or Go the last (here, a refund nobody verified).
+    (
+      "signedPayload twice",
+      {
+        ByteBuffer(
+          string: #"{"signedPayload":"\#(try good())","signedPayload":"\#(try forgedRefund())"}"#)
+      }, .badRequest, "invalid_body"
+    ),
+    (
+      "signedPayload twice, once escaped",
+      {
+        ByteBuffer(
+          string:
+            #"{"signedPayload":"\#(try good())","signed\u0050ayload":"\#(try forgedRefund())"}"#)
+      }, .badRequest, "invalid_body"
+    ),
+    (
+      "a member twice deeper in",
+      {
+        ByteBuffer(string: #"{"signedPayload":"\#(try good())","meta":{"a":1,"b":[{"a":1}],"a":2}}"#)
+      }, .badRequest, "invalid_body"
+    ),
   ]
+
+  /// A refund signed under another root, as an attacker would put beside a genuine payload.
+  static func forgedRefund() throws -> String {
+    try SignedFixtures(pki: try TestPKI()).notification(
+      .refund, uuid: "forged-refund", transaction: F.transaction("7000", purchased: 0))
+  }
 
   @Test func badNotificationsAreRefusedAndNothingIsStored() async throws {
     try await H.withInProcessServer { client, database in
@@ -77,9 +106,12 @@ import Testing
         #expect(try H.errorCode(response) == code, "\(name): \(String(buffer: response.body))")
       }
       #expect(try await H.eventCount(database) == 0)
+      // A member Apple may add one day, named once, is kept, not refused.
       let accepted = try await client.execute(
-        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(try Self.good()))
-      #expect(accepted.status == .ok)
+        uri: "/v1/notifications/appstore", method: .post,
+        body: ByteBuffer(
+          string: #"{"signedPayload":"\#(try Self.good())","note":{"a":"{\"a\"}","b":["a","a"]}}"#))
+      #expect(accepted.status == .ok, "\(String(buffer: accepted.body))")
       #expect(try await H.eventCount(database) == 1)
     }
   }

@@ -113,6 +113,14 @@ package struct LedgerStorage: Sendable {
       if error.code == .databaseUnavailable || error.code == .hookFailed {
         return LedgerError(.databaseUnavailable, error.message)
       }
+      // A NUL byte (or a character the database's encoding cannot hold) in a text the caller
+      // gave: the caller's to fix, and the statement failed, so nothing changed.
+      if error.sqlState == "22021" || error.sqlState == "22P05" {
+        return LedgerError(
+          .invalidRequest,
+          "a text holds a NUL byte or a character the database cannot store: remove it; "
+            + "nothing was changed")
+      }
       if error.sqlState == "42501" {
         return LedgerError(
           .databasePermissionDenied,

@@ -213,6 +213,47 @@ import Testing
     }
   }
 
+  /// An offer signed for an account while it is erased appends to `offers:<token>`; the
+  /// erasure once read and renamed that stream without waiting for the append, leaving a
+  /// stream that starts past version 1 and an audit that fails for good. Given a transaction
+  /// that holds the stream (as an append does), when the account is erased, then the erasure
+  /// waits for it, and the audit passes once both are done.
+  @Test func anErasureWaitsForAnOfferBeingSignedForTheAccount() async throws {
+    let store = Self.store()
+    try await Self.withLedgers { ledger, owner, database in
+      try await Self.subscribeBoth(ledger, store)
+      _ = try await AppleActions(ledger: ledger).signPromotionalOffer(
+        for: Self.erased, productId: "pro.monthly", offerIdentifier: "SPRING50", key: H.apiKey)
+      let stream = "offers:\(Self.erased)"
+      try await database.asAdmin { client in
+        try await client.withConnection { holder in
+          try await holder.query("BEGIN", logger: Self.logger)
+          try await holder.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended(\(stream), 0))", logger: Self.logger)
+          let erasure = Task {
+            try await AccountErasure(ledger: owner).erase(
+              [Self.erased], reason: "account deleted", requestedBy: "support")
+          }
+          // The erasure asks for the stream's lock and waits (polled, never slept on).
+          var waiting = false
+          let deadline = ContinuousClock.now + .seconds(20)
+          while !waiting, ContinuousClock.now < deadline {
+            let rows = try await client.query(
+              "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+              logger: Self.logger)
+            for try await count in rows.decode(Int64.self) { waiting = count > 0 }
+            if !waiting { try await Task.sleep(for: .milliseconds(20)) }
+          }
+          #expect(waiting, "the erasure went on without waiting for the offer stream")
+          try await holder.query("COMMIT", logger: Self.logger)
+          let receipt = try await erasure.value
+          #expect(receipt.outcome == .erased)
+        }
+      }
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
+    }
+  }
+
   @Test func laterDataIsQuarantinedOrAttachedAsTheErasureChose() async throws {
     try await Self.withBothErased { store, ledger, owner, database in
       // Apple renews both subscriptions afterwards, signed with the erased tokens.
