@@ -48,6 +48,45 @@ import Testing
     #expect(try Self.compare(some, replayed, configuration, webhooksKnown, replayKnown) > 0)
   }
 
+  /// A cohort's `retained` at a month's end is the same test as `activeSubscriptions` at that
+  /// instant: summed over the cohorts, they are equal for every month that has ended.
+  @Test func cohortRetentionIsTheActiveCount() async throws {
+    let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 4_242)
+    let simulation = Simulation(configuration)
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: H.pki,
+      now: configuration.start)
+    simulation.apply(to: store, through: configuration.end)
+    var random = SeededRandom(seed: 17)
+    let deliveries = try await DifferentialTruthTests.deliveries(
+      of: store, try H.verifier(), &random)
+    let query = try MetricsQuery(
+      from: MetricsCalendar.start(of: .month, holding: configuration.start),
+      to: MetricsCalendar.next(
+        .month, after: MetricsCalendar.start(of: .month, holding: configuration.end)),
+      granularity: .month, now: configuration.end, cohorts: true)
+    let report = try RevenueMetrics.report(
+      of: deliveries.delivered + deliveries.lost, for: query)
+    var active: [String: Int64] = [:]
+    for row in report.rows where row.end <= configuration.end {
+      active["\(MetricsCalendar.monthText(row.start)) \(row.environment)", default: 0] +=
+        row.figures.activeSubscriptions
+    }
+    var retained: [String: Int64] = [:]
+    for row in report.cohorts ?? [] {
+      var month = try #require(InstantText.parse("\(row.cohort)-01"))
+      for _ in 0..<row.month { month = MetricsCalendar.next(.month, after: month) }
+      let key = "\(MetricsCalendar.monthText(month)) \(row.environment)"
+      if active[key] != nil { retained[key, default: 0] += row.retained }
+    }
+    print("cohorts: \(active.count) ended months compared, \(active.values.reduce(0, +)) actives")
+    #expect(active.count >= 10)
+    #expect(active.values.reduce(0, +) > Int64(Self.customers))
+    for (key, count) in active {
+      #expect(retained[key, default: 0] == count, "\(key)")
+    }
+  }
+
   /// The figures `replayed` moves on top of `webhooks`, checked against `metrics diff`.
   static func compare(
     _ webhooks: [LedgerEvent], _ replayed: [LedgerEvent],
