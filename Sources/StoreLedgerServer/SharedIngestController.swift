@@ -26,7 +26,8 @@ struct SharedIngestController: Sendable {
       }
       return try await app.ingest(bodyLimit: bodyLimit).notification(body)
     }
-    let protected = group.group().add(middleware: APIKeyMiddleware(ring: APIKeyRing(configured: apiKeys, keys: nil)))
+    let protected = group.group().add(
+      middleware: APIKeyMiddleware(ring: APIKeyRing(configured: apiKeys, keys: nil)))
     protected.post(RouterPath(IngestController.transactionsPath)) { request, _ in
       let body = try await IngestController.transactionBody(request, limit: bodyLimit)
       guard let app = try app(named: body.signedTransaction, kind: "transaction") else {

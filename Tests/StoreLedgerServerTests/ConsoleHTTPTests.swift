@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import PostgresNIO
 import StoreLedgerCore
+import StoreLedgerPostgres
 import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing
@@ -51,6 +53,62 @@ import Testing
       let after = try await client.execute(
         uri: "/console", method: .get, headers: [.cookie: cookie])
       #expect(after.status == .seeOther, "the old cookie opens nothing")
+    }
+  }
+
+  static func server(
+    _ configuration: ServerConfiguration,
+    _ body: @Sendable (any TestClientProtocol) async throws -> Void
+  ) async throws {
+    let application = try buildApplication(configuration: configuration, logger: H.logger)
+    try await application.test(.router) { client in try await body(client) }
+  }
+
+  static func opens(_ cookie: String, _ client: any TestClientProtocol) async throws -> Bool {
+    try await client.execute(uri: "/console", method: .get, headers: [.cookie: cookie]).status
+      == .ok
+  }
+
+  /// A copied cookie once opened the console again after sign-out on every other server, and
+  /// on the same one after a restart, for up to eight hours. Given two servers on one database,
+  /// when a session opened on one is signed out there, then neither it, nor the other, nor a
+  /// server started afterwards opens a page with that cookie; a session not signed out still
+  /// opens everywhere.
+  @Test func signOutEndsTheSessionOnEveryServerAndAfterARestart() async throws {
+    try await TestDatabase.withMigrated { database in
+      let configuration = H.configuration(database)
+      try await Self.server(configuration) { first in
+        try await Self.server(configuration) { second in
+          let copied = try await Self.signIn(first)
+          let kept = try await Self.signIn(first)
+          let elsewhere = try await Self.opens(copied, second)
+          #expect(elsewhere, "a session opens on every server")
+          let out = try await first.execute(
+            uri: "/console/sign-out", method: .post, headers: [.cookie: copied])
+          #expect(out.status == .seeOther)
+          let here = try await Self.opens(copied, first)
+          let there = try await Self.opens(copied, second)
+          let other = try await Self.opens(kept, second)
+          #expect(!here && !there, "signed out on every server")
+          #expect(other, "another session stays open")
+          // A server started afterwards knows it too.
+          try await Self.server(configuration) { restarted in
+            let copy = try await Self.opens(copied, restarted)
+            let open = try await Self.opens(kept, restarted)
+            #expect(!copy && open)
+          }
+        }
+      }
+      let rows = try await database.asAdmin { client in
+        try await client.query(
+          "SELECT count(*) FROM storeledger.console_sign_outs", logger: H.logger
+        ) { rows in
+          var count: Int64 = 0
+          for try await value in rows.decode(Int64.self) { count = value }
+          return count
+        }
+      }
+      #expect(rows == 1, "one sign-out, kept as a digest")
     }
   }
 

@@ -6,9 +6,10 @@ import HummingbirdTesting
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
-@testable import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing
+
+@testable import StoreLedgerServer
 
 /// Named keys with scopes on a real PostgreSQL: a read key reads and is refused (403, nothing
 /// written) on every write route of the OpenAPI document; a write key writes but does not

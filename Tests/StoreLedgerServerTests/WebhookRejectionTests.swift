@@ -86,7 +86,8 @@ import Testing
     (
       "a member twice deeper in",
       {
-        ByteBuffer(string: #"{"signedPayload":"\#(try good())","meta":{"a":1,"b":[{"a":1}],"a":2}}"#)
+        ByteBuffer(
+          string: #"{"signedPayload":"\#(try good())","meta":{"a":1,"b":[{"a":1}],"a":2}}"#)
       }, .badRequest, "invalid_body"
     ),
   ]

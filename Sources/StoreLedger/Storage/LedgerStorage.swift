@@ -35,6 +35,8 @@ package struct LedgerStorage: Sendable {
   package let relays: (any RelayQueue)?
   /// The backend's aliases of accounts; nil on a storage without them (in memory).
   package let aliases: (any AccountAliasStore)?
+  /// Console sign-outs shared by every server (a storage without it keeps them per server).
+  package let signOuts: (any ConsoleSignOutStore)?
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
   /// The PostgreSQL hosts and which accepts writes (nil on other storage).
@@ -47,7 +49,7 @@ package struct LedgerStorage: Sendable {
   package init(_ database: PostgresLedgerDatabase, logger: Logger) {
     self.init(
       log: database.store, ports: database, relays: database, aliases: database,
-      replicas: database.replicas, hosts: database.hosts, logger: logger,
+      signOuts: database, replicas: database.replicas, hosts: database.hosts, logger: logger,
       timeout: database.timeout)
   }
 
@@ -55,13 +57,15 @@ package struct LedgerStorage: Sendable {
   package init(_ storage: some EventLog & LedgerPorts, logger: Logger, timeout: Duration) {
     self.init(
       log: storage, ports: storage, relays: storage as? any RelayQueue,
-      aliases: storage as? any AccountAliasStore, replicas: nil, hosts: nil, logger: logger,
+      aliases: storage as? any AccountAliasStore,
+      signOuts: storage as? any ConsoleSignOutStore, replicas: nil, hosts: nil, logger: logger,
       timeout: timeout)
   }
 
   private init(
     log: any EventLog, ports: some LedgerPorts, relays: (any RelayQueue)?,
-    aliases: (any AccountAliasStore)?, replicas: ReadReplicas?, hosts: DatabaseHosts?,
+    aliases: (any AccountAliasStore)?, signOuts: (any ConsoleSignOutStore)?,
+    replicas: ReadReplicas?, hosts: DatabaseHosts?,
     logger: Logger, timeout: Duration
   ) {
     self.log = log
@@ -78,6 +82,7 @@ package struct LedgerStorage: Sendable {
     self.erasure = ports
     self.relays = relays
     self.aliases = aliases
+    self.signOuts = signOuts
     self.replicas = replicas
     self.hosts = hosts
     self.logger = logger

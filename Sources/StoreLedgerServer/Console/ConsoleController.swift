@@ -42,7 +42,7 @@ struct ConsoleController: Sendable {
     }
     group.post(RouterPath("/console/sign-out")) { request, _ in
       guard Self.isSameOrigin(request) else { return crossOriginRefused() }
-      return signOut(request)
+      return try await signOut(request)
     }
     group.get(RouterPath("/console/search")) { request, _ in
       try await signedIn(request) { try await search(request.uri.queryParameters.get("q") ?? "") }
@@ -95,6 +95,7 @@ struct ConsoleController: Sendable {
     -> Response
   {
     guard let token = session(of: request), let reference = sessions.keyReference(token),
+      try await !ConsoleSignOuts(ledger: ledger).isSignedOut(token),
       let grant = try await ring.grant(session: reference), grant.allows(.console)
     else {
       // The page asked for comes back after sign-in: a link pasted into a ticket opens it.
@@ -201,8 +202,13 @@ struct ConsoleController: Sendable {
         + "Max-Age=\(Int(sessions.lifetime.components.seconds))\(secure)")
   }
 
-  private func signOut(_ request: Request) -> Response {
-    if let token = session(of: request) { sessions.close(token) }
+  /// Ends the session here at once, and on every server of the database (and one started
+  /// later) from the sign-out's record: a copied cookie opens nothing afterwards.
+  private func signOut(_ request: Request) async throws -> Response {
+    if let token = session(of: request), let expiry = sessions.expiry(of: token) {
+      sessions.close(token)
+      try await ConsoleSignOuts(ledger: ledger).record(token, expiresAt: expiry)
+    }
     return ConsolePage.redirect(
       to: "\(base)/sign-in",
       cookie: "\(ConsoleSessions.cookie)=; Path=\(cookiePath); HttpOnly; SameSite=Lax; Max-Age=0"

@@ -5,11 +5,13 @@ import Synchronization
 
 /// The console's signed-in sessions, as signed tokens: `<expiry>.<nonce>.<key>.<mac>` (the key
 /// the session was opened with: `configured` or a named key's public id), the MAC an
-/// HMAC-SHA256 under a key derived from the server's API keys. Nothing is kept per session, so
-/// a session outlives a restart and every server with the same keys accepts it; changing the
-/// keys signs everyone out. Sign-out forgets the token on the server that signed it out (and
-/// the browser forgets the cookie); another server honours it until it expires. The API key
-/// itself is never kept.
+/// HMAC-SHA256 under a key derived from the server's API keys. Nothing is kept per open
+/// session, so a session outlives a restart and every server with the same keys accepts it;
+/// changing the keys signs everyone out. A sign-out is recorded in the database
+/// (``ConsoleSignOuts``) and ends the session on every server; this server also remembers it
+/// itself. Without configured keys the MAC key is random, made when the server starts: no one
+/// can make a token from what is public (a named key's id). The API key itself is never
+/// kept.
 final class ConsoleSessions: Sendable {
   static let cookie = "storeledger_console"
   let lifetime: Duration
@@ -19,12 +21,24 @@ final class ConsoleSessions: Sendable {
 
   init(apiKeys: Set<String>, lifetime: Duration = .seconds(8 * 3600)) {
     self.lifetime = lifetime
+    guard !apiKeys.isEmpty else {
+      key = SymmetricKey(size: .bits256)
+      return
+    }
     var material = Data("storeledger console sessions v1".utf8)
     for apiKey in apiKeys.sorted() {
       material.append(0)
       material.append(contentsOf: Array(apiKey.utf8))
     }
     key = SymmetricKey(data: SHA256.hash(data: material))
+  }
+
+  /// When the session of `token` expires, while it is open here.
+  func expiry(of token: String, now: Date = Date()) -> Date? {
+    guard isOpen(token, now: now), let seconds = Int64(token.prefix { $0 != "." }) else {
+      return nil
+    }
+    return Date(timeIntervalSince1970: TimeInterval(seconds))
   }
 
   /// A new session's token for the key `keyReference`, valid for `lifetime` from `now`.
