@@ -16,6 +16,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
   public let reason: String?
   /// The methods the path takes, for `method_not_allowed` (the `Allow` header).
   public var allow: [String]? = nil
+  /// Seconds until a locked key may be presented again, for `key_locked` (`Retry-After`).
+  public var retryAfter: Int64? = nil
 
   public init(
     _ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil
@@ -32,8 +34,19 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     [
       "unauthorized", "not_found", "invalid_body", "invalid_request", "invalid_payload",
       "unknown_app", "app_required", "method_not_allowed", "body_too_large", "http_error",
-      "internal_error", "invalid_policy", "insufficient_scope", "unknown_filter",
+      "internal_error", "invalid_policy", "insufficient_scope", "unknown_filter", "key_locked",
     ] + MetricsError.Code.all.map(\.rawValue)
+
+  /// A named key locked by repeated wrong secrets (``AuthenticationThrottle``).
+  static func locked(retryAfter: Duration) -> APIError {
+    let seconds = max(1, retryAfter.components.seconds + 1)
+    var error = APIError(
+      .tooManyRequests, "key_locked",
+      "this key was presented with wrong secrets too often and is locked for \(seconds) s; "
+        + "check the key you use (an operator can see the lock in the server's log)")
+    error.retryAfter = seconds
+    return error
+  }
 
   static let unauthorized = APIError(
     .unauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
@@ -117,6 +130,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
       Body(error: .init(code: code, message: message, reason: reason)))
     var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
     if status == .serviceUnavailable { headers[.retryAfter] = "5" }
+    if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
     if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
     if let allow { headers[.allow] = allow.joined(separator: ", ") }
     return Response(

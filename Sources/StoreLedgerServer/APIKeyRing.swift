@@ -11,16 +11,28 @@ import Synchronization
 final class APIKeyRing: Sendable {
   let configured: Set<String>
   let keys: APIKeys?
+  /// Failed presentations and the named keys they lock (none: nothing is throttled).
+  let throttle: AuthenticationThrottle?
   private let remembered = Mutex([String: (grant: APIKeyGrant?, until: ContinuousClock.Instant)]())
   static let memory = Duration.seconds(1)
 
-  init(configured: Set<String>, keys: APIKeys?) {
+  init(configured: Set<String>, keys: APIKeys?, throttle: AuthenticationThrottle? = nil) {
     self.configured = configured
     self.keys = keys
+    self.throttle = throttle
   }
 
-  /// What `presented` may do; nil when it is no key.
+  /// What `presented` may do; nil when it is no key. A named key locked by repeated wrong
+  /// secrets is refused (``APIError/locked(retryAfter:)``) before it is checked.
   func grant(for presented: String) async throws -> APIKeyGrant? {
+    let subject = AuthenticationThrottle.subject(of: presented)
+    if let wait = throttle?.lockedFor(subject) { throw APIError.locked(retryAfter: wait) }
+    let grant = try await check(presented)
+    if grant == nil { throttle?.failed(subject) }
+    return grant
+  }
+
+  private func check(_ presented: String) async throws -> APIKeyGrant? {
     if Self.isKnown(Array(presented.utf8), among: configured) { return .configured }
     guard let keys, presented.hasPrefix("slk_") else { return nil }
     let reference = Self.reference(presented)

@@ -144,7 +144,11 @@ struct RunningApp: Sendable {
     configuration: ServerConfiguration, sessions: ConsoleSessions
   ) {
     // The server's keys, and the app's named keys (each app's in its own database).
-    let ring = APIKeyRing(configured: configuration.apiKeys, keys: APIKeys(ledger: ledger))
+    let ring = APIKeyRing(
+      configured: configuration.apiKeys, keys: APIKeys(ledger: ledger),
+      throttle: AuthenticationThrottle(logger: logger) { [metrics] subject in
+        metrics.authenticationAlarm(named: subject.hasPrefix("key "))
+      })
     ConsoleController(
       ledger: ledger, sessions: sessions, ring: ring, metrics: metrics,
       base: "\(prefix)/console", cookiePath: configuration.routesByApp ? "/apps" : "/console",

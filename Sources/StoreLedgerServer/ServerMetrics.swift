@@ -40,6 +40,7 @@ public final class ServerMetrics: Sendable {
   static let ingestsFamily = "storeledger_ingests_total"
   static let failuresFamily = "storeledger_verification_failures_total"
   static let appendFamily = "storeledger_append_seconds"
+  static let authenticationFamily = "storeledger_authentication_alarms_total"
 
   private let state = Mutex(State())
   private let attached = Mutex([String: Attached]())
@@ -60,6 +61,9 @@ public final class ServerMetrics: Sendable {
           + "rejected) and notification type.",
         Self.failuresFamily: "Signed data refused by the verifier, by reason.",
         Self.appendFamily: "Time to verify, append and index one input.",
+        Self.authenticationFamily:
+          "Named keys locked after repeated wrong secrets (kind named_key), and bursts of "
+          + "unknown keys presented (kind unknown_keys).",
       ],
       buckets: [Self.appendFamily: Self.appendBounds])
   }
@@ -269,6 +273,11 @@ public final class ServerMetrics: Sendable {
     ).increment()
   }
 
+  func authenticationAlarm(app: String, named: Bool) {
+    counter(Self.authenticationFamily, app: app, ["kind": named ? "named_key" : "unknown_keys"])
+      .increment()
+  }
+
   func verificationFailure(app: String, code: String) {
     counter(Self.failuresFamily, app: app, ["code": code]).increment()
     state.withLock { Self.note(&$0.recentFailures[app, default: []]) }
@@ -401,6 +410,10 @@ struct AppMetrics: Sendable {
 
   func verificationFailure(code: String) {
     server.verificationFailure(app: app, code: code)
+  }
+
+  func authenticationAlarm(named: Bool) {
+    server.authenticationAlarm(app: app, named: named)
   }
 
   func append(duration: Duration) {

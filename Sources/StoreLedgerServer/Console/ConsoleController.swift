@@ -186,7 +186,13 @@ struct ConsoleController: Sendable {
     let key = (Self.formValue("key", in: form) ?? "").trimmingCharacters(
       in: .whitespacesAndNewlines)
     let next = Self.formValue("next", in: form)
-    guard let grant = try await ring.grant(for: key) else {
+    let found: APIKeyGrant?
+    do {
+      found = try await ring.grant(for: key)
+    } catch let error as APIError where error.code == "key_locked" {
+      return message("Sign in", "\(error.message).", status: .tooManyRequests)
+    }
+    guard let grant = found else {
       return signInPage(refused: true, next: next)
     }
     guard grant.allows(.console) else {
