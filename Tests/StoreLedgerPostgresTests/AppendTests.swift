@@ -1,9 +1,9 @@
 import Foundation
 import PostgresNIO
+import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing
-import StoreLedgerCore
 
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct AppendTests {
   @Test func appendedEventsReadBackWithGaplessVersions() async throws {
@@ -43,6 +43,62 @@ import StoreLedgerCore
         #expect(retry.wasDuplicate)
         #expect(retry.events == original.events)
         #expect(try await store.readStream("s").count == 2)
+      }
+    }
+  }
+
+  /// A webhook retried after a failover once found its notification "already stored" on a
+  /// primary about to be demoted, where the first attempt had committed without reaching the
+  /// standby, and answered 200 for a row the rewound node then lost. An answer that every event
+  /// was stored before now commits WAL of its own, so it waits for synchronous replication
+  /// like a first write. Given a standby that never answers (synchronous_standby_names names
+  /// none that is connected), when an event is appended again, alone or in a batch, then the
+  /// commit waits for the standby (seen in pg_stat_activity, polled, never slept on), and
+  /// answers once replication is no longer required.
+  @Test func anAppendStoredBeforeWaitsForTheStandbyLikeAFirstWrite() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.withEventStore { store in
+        _ = try await store.append([Events.make("durable")], to: "sub:Sandbox:durable")
+        try await database.asAdmin { admin in
+          func setting(_ statement: String) async throws {
+            try await admin.query(PostgresQuery(unsafeSQL: statement), logger: TestDatabase.logger)
+            try await admin.query("SELECT pg_reload_conf()", logger: TestDatabase.logger)
+          }
+          func waitingForStandby() async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+              let rows = try await admin.query(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'",
+                logger: TestDatabase.logger)
+              for try await count in rows.decode(Int64.self) where count > 0 { return true }
+              try await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+          }
+          try await setting(
+            "ALTER SYSTEM SET synchronous_standby_names = 'storeledger_absent_standby'")
+          do {
+            let single = Task {
+              try await store.append([Events.make("durable")], to: "sub:Sandbox:durable")
+            }
+            #expect(try await waitingForStandby(), "an answer of 'stored before' waits")
+            try await setting("ALTER SYSTEM RESET synchronous_standby_names")
+            #expect(try await single.value.wasDuplicate)
+            try await setting(
+              "ALTER SYSTEM SET synchronous_standby_names = 'storeledger_absent_standby'")
+            let batch = Task {
+              try await store.appendBatch([
+                BatchAppend(event: Events.make("durable"), streamId: "sub:Sandbox:durable")
+              ])
+            }
+            #expect(try await waitingForStandby(), "a batch stored before waits too")
+            try await setting("ALTER SYSTEM RESET synchronous_standby_names")
+            #expect(try await batch.value.first?.wasDuplicate == true)
+          } catch {
+            try await setting("ALTER SYSTEM RESET synchronous_standby_names")
+            throw error
+          }
+        }
       }
     }
   }

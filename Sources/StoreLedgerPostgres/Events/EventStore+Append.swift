@@ -69,16 +69,26 @@ extension EventStore {
     let claims = events.map { $0.claims.map { String(decoding: $0, as: UTF8.self) } ?? "" }
     let index = index.flatMap { $0.isEmpty ? nil : $0 } ?? StreamIndex(keys: [], streams: [])
     // The holders are read with the statement's snapshot: those indexed before this append.
+    // When every event was stored before, the answer vouches for rows an earlier transaction
+    // wrote; `durable` gives this one WAL of its own, so its commit waits for synchronous
+    // replication up to a point after them.
     return """
+      WITH appended AS MATERIALIZED (
+        SELECT * FROM storeledger.append_events_indexed(
+          \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
+          \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
+          \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(claims)::text[],
+          \(index.keys)::text[], \(index.streams)::text[])
+      ), durable AS (
+        -- Nothing new: give this transaction WAL, so its commit waits for the standby.
+        SELECT pg_logical_emit_message(true, 'storeledger', 'stored before')
+        WHERE NOT EXISTS (SELECT 1 FROM appended WHERE NOT appended.stored_before)
+      )
       SELECT idempotency_key, event_id, stream_version, tx_id::text, seq, recorded_at,
              stored_before,
              ARRAY(SELECT s.app_account_token FROM storeledger.account_streams s
                    WHERE s.stream_id = \(streamId))
-      FROM storeledger.append_events_indexed(
-        \(streamId), \(kind), \(version), \(eventIds)::uuid[], \(keys)::text[],
-        \(types)::text[], \(environments)::text[], \(signedAt)::bigint[],
-        \(payloads)::jsonb[], \(raw)::text[], \(metadata)::jsonb[], \(claims)::text[],
-        \(index.keys)::text[], \(index.streams)::text[])
+      FROM appended LEFT JOIN durable ON true
       """
   }
 

@@ -45,12 +45,12 @@ extension EventStore {
     }
     let streams = items.map(\.streamId)
     // The holders are read with the statement's snapshot: those indexed before this batch.
+    // A batch of events all stored before vouches for rows an earlier transaction wrote:
+    // `durable` gives this one WAL of its own, so its commit waits for synchronous
+    // replication up to a point after them.
     return """
-      SELECT b.item, b.idempotency_key, b.event_id, b.stream_version, b.tx_id::text, b.seq,
-             b.recorded_at, b.stored_before,
-             ARRAY(SELECT s.app_account_token FROM storeledger.account_streams s
-                   WHERE s.stream_id = (\(streams)::text[])[b.item])
-      FROM storeledger.append_batch(
+      WITH appended AS MATERIALIZED (
+        SELECT * FROM storeledger.append_batch(
         \(streams)::text[], \(events.map(\.eventId))::uuid[],
         \(events.map(\.idempotencyKey))::text[], \(events.map(\.eventType))::text[],
         \(events.map { $0.environment ?? "" })::text[],
@@ -59,7 +59,17 @@ extension EventStore {
         \(events.map { $0.rawSigned ?? "" })::text[],
         \(events.map { String(decoding: $0.metadata, as: UTF8.self) })::jsonb[],
         \(events.map { $0.claims.map { String(decoding: $0, as: UTF8.self) } ?? "" })::text[],
-        \(indexItems)::int[], \(indexTokens)::text[], \(indexStreams)::text[]) AS b
+        \(indexItems)::int[], \(indexTokens)::text[], \(indexStreams)::text[])
+      ), durable AS (
+        -- Nothing new: give this transaction WAL, so its commit waits for the standby.
+        SELECT pg_logical_emit_message(true, 'storeledger', 'stored before')
+        WHERE NOT EXISTS (SELECT 1 FROM appended WHERE NOT appended.stored_before)
+      )
+      SELECT b.item, b.idempotency_key, b.event_id, b.stream_version, b.tx_id::text, b.seq,
+             b.recorded_at, b.stored_before,
+             ARRAY(SELECT s.app_account_token FROM storeledger.account_streams s
+                   WHERE s.stream_id = (\(streams)::text[])[b.item])
+      FROM appended AS b LEFT JOIN durable ON true
       """
   }
 
