@@ -29,11 +29,7 @@ import Testing
 
   @Test func storeLedgerAgreesWithTheSimulatorsTruth() async throws {
     let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 2_020)
-    let simulation = Simulation(configuration)
-    let store = SimulatedAppStore(
-      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: H.pki,
-      now: configuration.start)
-    simulation.apply(to: store, through: configuration.end)
+    let (simulation, store) = H.year(configuration)
     let verifier = try H.verifier()
     var random = SeededRandom(seed: 77)
     let deliveries = try await Self.deliveries(of: store, verifier, &random)

@@ -43,11 +43,7 @@ import Testing
     async throws
   {
     let (name, configuration) = Self.years[year]
-    let simulation = Simulation(configuration)
-    let store = SimulatedAppStore(
-      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: H.pki,
-      now: configuration.start)
-    simulation.apply(to: store, through: configuration.end)
+    let (simulation, store) = H.year(configuration)
     let verifier = try H.verifier()
     var random = SeededRandom(seed: 91)
     var delivered = try await DifferentialTruthTests.deliveries(of: store, verifier, &random)

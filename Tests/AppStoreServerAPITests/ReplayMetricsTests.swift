@@ -18,11 +18,7 @@ import Testing
 
   @Test func theReplayMovesOnlyWhatTheDiffNames() async throws {
     let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 3_131)
-    let simulation = Simulation(configuration)
-    let store = SimulatedAppStore(
-      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: H.pki,
-      now: configuration.start)
-    simulation.apply(to: store, through: configuration.end)
+    let (simulation, store) = H.year(configuration)
     let verifier = try H.verifier()
     var random = SeededRandom(seed: 13)
     let deliveries = try await DifferentialTruthTests.deliveries(of: store, verifier, &random)
@@ -52,11 +48,7 @@ import Testing
   /// instant: summed over the cohorts, they are equal for every month that has ended.
   @Test func cohortRetentionIsTheActiveCount() async throws {
     let configuration = SimulationConfiguration(customers: Self.customers, months: 12, seed: 4_242)
-    let simulation = Simulation(configuration)
-    let store = SimulatedAppStore(
-      app: SimulatedApp(bundleId: H.bundleId, appAppleId: 1_234_567_890), signer: H.pki,
-      now: configuration.start)
-    simulation.apply(to: store, through: configuration.end)
+    let (_, store) = H.year(configuration)
     var random = SeededRandom(seed: 17)
     let deliveries = try await DifferentialTruthTests.deliveries(
       of: store, try H.verifier(), &random)

@@ -1,5 +1,5 @@
-import Foundation
 import AppStoreServerAPI
+import Foundation
 import StoreLedgerCore
 import StoreLedgerTestSupport
 import Testing

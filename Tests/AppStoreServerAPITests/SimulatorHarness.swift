@@ -29,6 +29,16 @@ enum SimulatorHarness {
       signer: pki, now: LedgerFixtures.t(400))
   }
 
+  /// A simulated year as `configuration` lays it out, played into a store of this app.
+  static func year(_ configuration: SimulationConfiguration) -> (Simulation, SimulatedAppStore) {
+    let simulation = Simulation(configuration)
+    let store = SimulatedAppStore(
+      app: SimulatedApp(bundleId: bundleId, appAppleId: 1_234_567_890), signer: pki,
+      now: configuration.start)
+    simulation.apply(to: store, through: configuration.end)
+    return (simulation, store)
+  }
+
   static func verifier(trusting roots: TestPKI = pki) throws -> SignedDataVerifier {
     try SignedDataVerifier(
       configuration: VerifierConfiguration(

@@ -42,6 +42,14 @@ public struct MetricsAggregator: Sendable {
     func changes(at index: Int) -> [Int64] {
       [subscriptions[index], trials[index], seats[index], mrr[index], grace[index], retry[index]]
     }
+
+    /// Adds `value` to the stock at `path` from instant `first` until `past`.
+    mutating func add(
+      _ path: WritableKeyPath<Stocks, [Int64]>, _ value: Int64, _ first: Int, _ past: Int
+    ) {
+      self[keyPath: path][first] += value
+      self[keyPath: path][past] -= value
+    }
   }
 
   struct CohortKey: Hashable {
@@ -106,20 +114,13 @@ public struct MetricsAggregator: Sendable {
       let key = key(segment.attributes)
       var stock = stocks[key] ?? Stocks(count: instants.count + 1)
       if segment.isTrial {
-        stock.trials[first] += 1
-        stock.trials[past] -= 1
+        stock.add(\.trials, 1, first, past)
       } else {
-        stock.subscriptions[first] += 1
-        stock.subscriptions[past] -= 1
-        stock.mrr[first] += segment.monthlyValue
-        stock.mrr[past] -= segment.monthlyValue
+        stock.add(\.subscriptions, 1, first, past)
+        stock.add(\.mrr, segment.monthlyValue, first, past)
       }
-      stock.seats[first] += segment.seats
-      stock.seats[past] -= segment.seats
-      if segment.inGrace {
-        stock.grace[first] += 1
-        stock.grace[past] -= 1
-      }
+      stock.add(\.seats, segment.seats, first, past)
+      if segment.inGrace { stock.add(\.grace, 1, first, past) }
       stocks[key] = stock
     }
     for stretch in timeline.billingRetry {
@@ -128,8 +129,7 @@ public struct MetricsAggregator: Sendable {
       guard first < past else { continue }
       let key = key(stretch.attributes)
       var stock = stocks[key] ?? Stocks(count: instants.count + 1)
-      stock.retry[first] += 1
-      stock.retry[past] -= 1
+      stock.add(\.retry, 1, first, past)
       stocks[key] = stock
     }
     for entry in timeline.entries {
