@@ -132,10 +132,9 @@ public struct RevenueTimeline: Hashable, Sendable, Codable {
     definition: MetricsDefinition
   ) -> RevenueTimeline {
     let id = chain.originalTransactionId
-    let sorted = chain.transactions.sorted {
-      ($0.facts.purchaseDate?.milliseconds ?? .min, $0.facts.transactionId)
-        < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
-    }
+    // The chain holds them newest purchase first (by purchase, then id): oldest first is that
+    // order reversed, not another sort.
+    let sorted = Array(chain.transactions.reversed())
     let tenures = SubscriptionChain.tenures(of: sorted)
     let periods = BillingPeriod.periods(of: sorted)
     let (graces, retries) = lapses(of: chain, tenures: tenures, periods: periods)
