@@ -31,23 +31,11 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The scope a request needs, decided by the route the router matched (its template, like
   /// `/v1/accounts/{token}/erasure`), never by the spelling of the path: the router also
   /// matches `/v1//relays` and `/v1/relays/`, and those must need what `/v1/relays` needs.
+  /// The table is the OpenAPI document's security requirements; a route it does not list
+  /// needs `admin` (refused unless the key may do everything), and an OPTIONS `read`.
   static func scope(of method: HTTPRequest.Method, route: String) -> APIKeyScope {
-    switch method {
-    case .get, .head, .options: return .read
-    default:
-      let parts = route.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-      // Erasure removes data for good: only an administrator's key.
-      if parts.last == "erasure" { return .admin }
-      // A relay target receives every notification Apple sends (customers' purchases): only
-      // an administrator adds or removes one.
-      if let index = parts.lastIndex(of: "relays"), index > 0, parts[index - 1] == "v1",
-        index == parts.count - 1 || (method == .delete && index == parts.count - 2)
-      {
-        return .admin
-      }
-      // A dry run computes an answer and records nothing.
-      return parts.suffix(3) == ["v1", "consumption-requests", "dry-run"] ? .read : .write
-    }
+    if method == .options { return .read }
+    return DocumentedRoutes.shared.scope(method.rawValue, template: route) ?? .admin
   }
 }
 

@@ -20,6 +20,9 @@ struct DocumentedRoutes: Sendable {
     let body: (schema: JSONValue, required: Bool)?
     /// Each documented status (`"200"`, …) with its JSON body's schema (nil: not JSON).
     let responses: [String: JSONValue?]
+    /// The scopes its security requirement names (`[{"apiKey": ["write"]}]`); empty for an
+    /// operation that needs no key.
+    let scopes: [String]
   }
 
   private struct Route: Sendable {
@@ -103,7 +106,30 @@ struct DocumentedRoutes: Sendable {
         }
       }
     }
-    return Operation(method: method, parameters: parameters, body: body, responses: responses)
+    var scopes: [String] = []
+    if case .array(let requirements)? = operation["security"] {
+      for case .object(let requirement) in requirements {
+        for case .array(let roles) in requirement.values {
+          for case .string(let role) in roles { scopes.append(role) }
+        }
+      }
+    }
+    return Operation(
+      method: method, parameters: parameters, body: body, responses: responses, scopes: scopes)
+  }
+
+  /// The scope a key needs for `method` on the route whose template the router matched
+  /// (`/v1/accounts/{token}/erasure`, under `/apps/{app}` or not): the one table of route →
+  /// scope is the document's security requirements. Nil for a route the document does not
+  /// list or lists without a scope; a HEAD needs what its GET needs.
+  func scope(_ method: String, template: String) -> APIKeyScope? {
+    var segments: [String?] = Self.segments(template).map { $0.hasPrefix("{") ? nil : $0 }
+    if segments.count > 2, segments[0] == "apps", segments[1] == nil { segments.removeFirst(2) }
+    let wanted = method == "HEAD" ? "GET" : method
+    guard let route = routes.first(where: { $0.segments == segments }),
+      let operation = route.operations.first(where: { $0.method == wanted })
+    else { return nil }
+    return operation.scopes.compactMap(APIKeyScope.init(rawValue:)).max()
   }
 
   /// The routes matching `path` (an app's prefix, `/apps/NAME`, removed), a literal segment

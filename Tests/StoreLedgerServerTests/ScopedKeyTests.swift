@@ -200,6 +200,93 @@ import Testing
         of: .post, route: "/v1/consumption-requests/dry-run") == .read)
   }
 
+  /// Every documented operation with a key of each scope, by every spelling of its path the
+  /// router might still match (a trailing slash, a doubled slash, a percent-encoded letter,
+  /// capitals): a key without the operation's scope is refused (403, or no route at all), a
+  /// key with it is never answered 401 or 403. The table itself is the document's security
+  /// requirements, checked against the roles: erasure and relay targets need `admin`, reads
+  /// and the refund policy's dry run `read`, everything else `write`.
+  @Test func theScopeMatrixHoldsForEveryRouteKeyAndSpelling() async throws {
+    let admin: Set<String> = [
+      "POST /v1/relays", "DELETE /v1/relays/{name}", "POST /v1/accounts/{token}/erasure",
+    ]
+    let open: Set<String> = [
+      "POST /v1/notifications/appstore", "GET /health", "GET /metrics",
+      "GET /openapi.json",
+    ]
+    let operations = DocumentedRoutes.shared.documented.filter { !open.contains($0) }
+    #expect(operations.count >= 55, "\(operations.count) operations")
+    var table: [(HTTPRequest.Method, String, APIKeyScope)] = []
+    for operation in operations {
+      let parts = operation.split(separator: " ").map(String.init)
+      let expected: APIKeyScope =
+        admin.contains(operation)
+        ? .admin
+        : parts[0] == "GET" || operation == "POST /v1/consumption-requests/dry-run" ? .read : .write
+      let documented = DocumentedRoutes.shared.scope(parts[0], template: parts[1])
+      #expect(
+        documented == expected,
+        "\(operation) is documented as needing \(String(describing: documented))")
+      table.append((HTTPRequest.Method(rawValue: parts[0])!, parts[1], expected))
+    }
+    let (ledger, _, configuration) = try H.inMemory()
+    var keys: [(APIKeyScope, String)] = []
+    for scope in APIKeyScope.allCases {
+      keys.append(
+        (
+          scope,
+          try await APIKeys(ledger: ledger).create(name: "only-\(scope)", scopes: [scope]).key
+        ))
+    }
+    let application = buildApplication(
+      serving: ledger, configuration: configuration, logger: H.logger)
+    let values = [
+      "{token}": Self.token, "{productId}": "gems.100",
+      "{id}": "00000000-0000-4000-8000-0000000000aa",
+      "{offerId}": "offer", "{originalTransactionId}": "1000", "{seatClaimId}": "claim-1",
+      "{requestIdentifier}": "00000000-0000-4000-8000-0000000000bb", "{transactionId}": "1000",
+      "{entitlement}": "pro", "{orderId}": "ORDER1",
+      "{grantId}": "00000000-0000-4000-8000-0000000000cc",
+      "{name}": "target",
+    ]
+    try await application.test(.router) { [table, keys] client in
+      var refusedPlainly = 0
+      for (method, template, needed) in table {
+        var path = template
+        for (name, value) in values { path = path.replacingOccurrences(of: name, with: value) }
+        #expect(!path.contains("{"), "\(template): a parameter without a test value")
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        let encodedLast =
+          "%" + String(format: "%02X", last.utf8.first ?? 0x61) + String(last.dropFirst())
+        let spellings = [
+          path, path + "/", path.replacingOccurrences(of: "/v1/", with: "/v1//"),
+          String(path.dropLast(last.count)) + encodedLast, path.uppercased(),
+        ]
+        for (scope, key) in keys {
+          for (index, spelling) in spellings.enumerated() {
+            let answer = try await client.execute(
+              uri: spelling, method: method, headers: Self.bearer(key),
+              body: H.json(["url": "http://127.0.0.1:9/steal", "name": "x", "reason": "x"]))
+            let label = "\(method) \(spelling) with a \(scope) key (needs \(needed))"
+            #expect(answer.status != .unauthorized, "\(label)")
+            if scope == needed {
+              #expect(answer.status != .forbidden, "\(label): \(String(buffer: answer.body))")
+            } else {
+              #expect(
+                [.forbidden, .notFound, .methodNotAllowed].contains(answer.status),
+                "\(label): \(answer.status)")
+              if index == 0 {
+                #expect(answer.status == .forbidden, "\(label)")
+                refusedPlainly += 1
+              }
+            }
+          }
+        }
+      }
+      #expect(refusedPlainly == table.count * 3)
+    }
+  }
+
   /// The console's point is the key's scope, not storage: an in-process server on the
   /// in-memory storage (whose responses are not followed through redirects).
   @Test func theConsoleOpensOnlyToAConsoleKeyAndSaysWhatItMayDo() async throws {

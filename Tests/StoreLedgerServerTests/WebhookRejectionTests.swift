@@ -90,7 +90,44 @@ import Testing
           string: #"{"signedPayload":"\#(try good())","meta":{"a":1,"b":[{"a":1}],"a":2}}"#)
       }, .badRequest, "invalid_body"
     ),
+    // A second body object naming another app or environment: the app is read from the
+    // first, so the notification would be stored under an app the other body disowns.
+    (
+      "a summary naming another app",
+      { H.webhookBody(try mixed(summaryBundle: "com.example.other")) }, .unauthorized,
+      "verification_failed"
+    ),
+    (
+      "a summary naming another environment",
+      { H.webhookBody(try mixed(summaryEnvironment: .production)) }, .unauthorized,
+      "verification_failed"
+    ),
+    (
+      "an unknown body object naming another app",
+      {
+        H.webhookBody(
+          try mixed(unknown: ["bundleId": .string("com.example.other"), "appAppleId": .number(9)]))
+      }, .unauthorized, "verification_failed"
+    ),
   ]
+
+  /// A genuine Sandbox notification whose signed body also carries a second body object.
+  static func mixed(
+    summaryBundle: String? = nil, summaryEnvironment: AppStoreEnvironment? = nil,
+    unknown: [String: JSONValue]? = nil
+  ) throws -> String {
+    try H.signed.notification(
+      .subscribed, uuid: "mixed", transaction: F.transaction("7000", purchased: 0)
+    ) { body in
+      if summaryBundle != nil || summaryEnvironment != nil {
+        var summary = NotificationSummary()
+        summary.bundleId = summaryBundle ?? SignedFixtures.bundleId
+        summary.environment = summaryEnvironment ?? .sandbox
+        body.summary = summary
+      }
+      if let unknown { body.unknownMembers["futureObject"] = .object(unknown) }
+    }
+  }
 
   /// A refund signed under another root, as an attacker would put beside a genuine payload.
   static func forgedRefund() throws -> String {
@@ -114,6 +151,14 @@ import Testing
           string: #"{"signedPayload":"\#(try Self.good())","note":{"a":"{\"a\"}","b":["a","a"]}}"#))
       #expect(accepted.status == .ok, "\(String(buffer: accepted.body))")
       #expect(try await H.eventCount(database) == 1)
+      // A second body object that names the same app agrees, and is kept.
+      let agreeing = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post,
+        body: H.webhookBody(
+          try Self.mixed(unknown: [
+            "bundleId": .string(SignedFixtures.bundleId), "environment": .string("Sandbox"),
+          ])))
+      #expect(agreeing.status == .ok, "\(String(buffer: agreeing.body))")
     }
   }
 

@@ -12,11 +12,18 @@ public enum CheckpointAttack {
   /// As the superuser: triggers off, the second debit's quantity changed, that row's and every
   /// later row's hash in its stream recomputed with the schema's own digest, triggers on.
   public static func rewriteSecondDebit(_ database: TestDatabase) async throws -> (String, Int64) {
+    try await rewriteDebit(at: 1, database)
+  }
+
+  /// As ``rewriteSecondDebit(_:)``, for the debit `offset` debits after the first.
+  public static func rewriteDebit(at offset: Int, _ database: TestDatabase) async throws -> (
+    String, Int64
+  ) {
     try await database.asAdmin { client in
       let (stream, version) = try await client.query(
         """
         SELECT stream_id, stream_version FROM storeledger.events
-        WHERE event_type = \(EventTypes.debit) ORDER BY tx_id, seq OFFSET 1 LIMIT 1
+        WHERE event_type = \(EventTypes.debit) ORDER BY tx_id, seq OFFSET \(offset) LIMIT 1
         """, logger: TestDatabase.logger
       ) { rows in
         var found: (String, Int64)?

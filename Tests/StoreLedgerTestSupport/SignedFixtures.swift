@@ -25,12 +25,14 @@ public struct SignedFixtures: Sendable {
   }
 
   /// A V2 notification's `signedPayload` carrying `transaction` (and `renewal`), signed at
-  /// the transaction's `signedDate` unless `signed` says otherwise.
+  /// the transaction's `signedDate` unless `signed` says otherwise; `amend` changes the body
+  /// before it is signed (a second body object, as an attacker or a future Apple would add).
   public func notification(
     _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String,
     transaction: JWSTransactionDecodedPayload, renewal: JWSRenewalInfoDecodedPayload? = nil,
     signed: Timestamp? = nil, environment: AppStoreEnvironment = .sandbox,
-    bundleId: String = bundleId
+    bundleId: String = bundleId,
+    amend: (inout ResponseBodyV2DecodedPayload) -> Void = { _ in }
   ) throws -> String {
     var body = ResponseBodyV2DecodedPayload()
     body.notificationType = type
@@ -50,6 +52,7 @@ public struct SignedFixtures: Sendable {
       data.signedRenewalInfo = try pki.sign(renewal)
     }
     body.data = data
+    amend(&body)
     return try pki.sign(body)
   }
 }

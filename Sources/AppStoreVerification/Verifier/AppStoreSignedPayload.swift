@@ -6,6 +6,13 @@ public protocol AppStoreSignedPayload: Decodable, Sendable {
   var signingTime: Timestamp? { get }
   /// The identity fields this kind of payload carries.
   var identityClaims: IdentityClaims { get }
+  /// Why the payload's parts disagree on whose it is, when they do: a notification with two
+  /// body objects naming different apps. Nil for kinds with one identity.
+  var identityDisagreement: VerificationError? { get }
+}
+
+extension AppStoreSignedPayload {
+  public var identityDisagreement: VerificationError? { nil }
 }
 
 /// An identity field of a kind of payload: some kinds never carry it (renewal info has no
@@ -33,6 +40,19 @@ public struct IdentityClaims: Sendable {
 
 extension ResponseBodyV2DecodedPayload: AppStoreSignedPayload {
   public var signingTime: Timestamp? { signedDate }
+  public var identityDisagreement: VerificationError? {
+    guard let (first, second, field) = identityConflict else { return nil }
+    let code: VerificationError.Code =
+      switch field {
+      case .environment: .environmentMismatch
+      case .bundleId: .bundleIdMismatch
+      case .appAppleId: .appAppleIdMismatch
+      }
+    return VerificationError(
+      code,
+      "the body objects \(first) and \(second) name different values of \(field.rawValue); "
+        + "a notification belongs to one app")
+  }
   public var identityClaims: IdentityClaims {
     IdentityClaims(
       environment: environment, bundleId: .carried(bundleId), appAppleId: .carried(appAppleId))

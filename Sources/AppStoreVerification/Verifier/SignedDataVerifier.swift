@@ -147,6 +147,7 @@ public final class SignedDataVerifier: Sendable {
       leaf: certificates.leaf, intermediate: certificates.intermediate,
       at: validationDate(for: payload))
     try Self.checkSignature(token, key: key)
+    if let disagreement = payload.identityDisagreement { throw disagreement }
     if let identity { try identity() } else { try checkIdentity(payload.identityClaims) }
     if !header.cached { headers?.remember(header.0, for: token.headerSegment) }
     return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
@@ -171,6 +172,7 @@ public final class SignedDataVerifier: Sendable {
         .unverifiedEnvironmentNotAllowed,
         "only Xcode and LocalTesting data may skip verification")
     }
+    if let disagreement = payload.identityDisagreement { throw disagreement }
     try checkIdentity(payload.identityClaims)
     return SignedData(payload: payload, payloadJSON: token.payloadJSON, compactJWS: jws)
   }

@@ -126,6 +126,19 @@ package struct LedgerStorage: Sendable {
           "a text holds a NUL byte or a character the database cannot store: remove it; "
             + "nothing was changed")
       }
+      // The server cannot take it now: a full disk (53100), memory or connections run out
+      // (class 53), an I/O failure (class 58), a server starting or shutting down (57P03).
+      // Nothing was stored; the same request later may succeed, so it is a 503 to retry.
+      if let state = error.sqlState,
+        state.hasPrefix("53") || state.hasPrefix("58") || state == "57P03"
+      {
+        return LedgerError(
+          .databaseUnavailable,
+          state == "53100"
+            ? "the database's disk is full: nothing was stored; retry once space is freed"
+            : "the database cannot take the work now (SQLSTATE \(state)): nothing was stored; "
+              + "retry")
+      }
       if error.sqlState == "42501" {
         return LedgerError(
           .databasePermissionDenied,

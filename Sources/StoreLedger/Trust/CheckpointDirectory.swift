@@ -17,9 +17,54 @@ public struct CheckpointDirectory: Sendable {
     return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
   }
 
-  /// Every checkpoint, smallest tree first, with its file name.
+  /// The name the checkpointer gives the checkpoint of a tree of `size` rows.
+  public static func checkpointName(treeSize size: Int) -> String {
+    "checkpoints/\(padded(size)).json"
+  }
+
+  /// Whether `name` is a checkpoint file's name: 20 digits and `.json`.
+  static func isCheckpointName(_ name: String) -> Bool {
+    name.count == 25 && name.hasSuffix(".json") && isPadded(name.prefix(20))
+  }
+
+  /// Whether `text` is a number as `padded` writes it: 20 ASCII digits.
+  private static func isPadded(_ text: Substring) -> Bool {
+    text.count == 20 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+  }
+
+  /// The bounds a leaves file's name states (`<from>-<to>.txt`, 20 digits each), or nil.
+  static func leafRange(_ name: String) -> (from: Int, to: Int)? {
+    guard name.count == 45, name.hasSuffix(".txt") else { return nil }
+    let bounds = name.dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+    guard bounds.count == 2, bounds.allSatisfy(isPadded),
+      let from = Int(bounds[0]), let to = Int(bounds[1]), from < to
+    else { return nil }
+    return (from, to)
+  }
+
+  /// Files in `checkpoints/` and `leaves/` the checkpointer never writes (another name, a
+  /// folder): the audit reads only what it can name, so anything else is reported rather
+  /// than silently passed over. Hidden files (a write under way) are not counted.
+  public func strayFiles() throws(CheckpointError) -> [String] {
+    var stray: [String] = []
+    for (folder, url, fits) in [
+      ("checkpoints", checkpointsURL, Self.isCheckpointName),
+      ("leaves", leavesURL, { Self.leafRange($0) != nil }),
+    ] as [(String, URL, (String) -> Bool)] {
+      for name in try files(in: url, suffix: "") {
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(
+          atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
+        if isDirectory.boolValue || !fits(name) { stray.append("\(folder)/\(name)") }
+      }
+    }
+    return stray
+  }
+
+  /// Every checkpoint, smallest tree first, with its file name; files not named as the
+  /// checkpointer names them are left to ``strayFiles()``.
   public func checkpoints() throws(CheckpointError) -> [(name: String, checkpoint: LogCheckpoint)] {
-    let names = try files(in: checkpointsURL, suffix: ".json")
+    let names = try files(in: checkpointsURL, suffix: ".json").filter(Self.isCheckpointName)
     var found: [(name: String, checkpoint: LogCheckpoint)] = []
     for name in names {
       let file = checkpointsURL.appendingPathComponent(name)
@@ -43,11 +88,8 @@ public struct CheckpointDirectory: Sendable {
   public func leafBytes() throws(CheckpointError) -> [UInt8] {
     var ranges: [(from: Int, to: Int, name: String)] = []
     for name in try files(in: leavesURL, suffix: ".txt") {
-      let bounds = name.dropLast(4).split(separator: "-")
-      guard bounds.count == 2, let from = Int(bounds[0]), let to = Int(bounds[1]), from < to else {
-        throw CheckpointError(
-          .malformedCheckpoint, "leaves/\(name) is not named <from>-<to>.txt")
-      }
+      // Other names are reported by strayFiles().
+      guard let (from, to) = Self.leafRange(name) else { continue }
       ranges.append((from, to, name))
     }
     ranges.sort { $0.from < $1.from }

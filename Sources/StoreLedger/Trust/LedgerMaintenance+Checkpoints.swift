@@ -33,6 +33,13 @@ extension LedgerMaintenance {
     let leafHashes = stride(from: 0, to: published.count, by: 32).map {
       MerkleTree.leafHash(Array(published[$0..<($0 + 32)]))
     }
+    for name in try directory.strayFiles() {
+      report.problems.append(
+        problem(
+          name,
+          "is not a file the checkpointer writes (checkpoints/<20-digit tree size>.json, "
+            + "leaves/<from>-<to>.txt, 20 digits each): find who put it there, then remove it"))
+    }
     var trusted: [(name: String, checkpoint: LogCheckpoint)] = []
     for (name, checkpoint) in checkpoints {
       guard checkpoint.isSigned(by: publicKey) else {
@@ -41,6 +48,17 @@ extension LedgerMaintenance {
             name,
             "the signature does not verify under the given key: the checkpoint was "
               + "altered or signed by another key"))
+        continue
+      }
+      // The name states the tree size it was published for: an older checkpoint copied over
+      // the newest one would otherwise leave the rows after it unvouched for, unnoticed.
+      guard name == CheckpointDirectory.checkpointName(treeSize: checkpoint.treeSize) else {
+        report.problems.append(
+          problem(
+            name,
+            "holds the checkpoint of tree size \(checkpoint.treeSize), not the one its name "
+              + "states: the file was replaced (an older checkpoint copied over a newer one "
+              + "hides the rows after it); restore it from the published copy"))
         continue
       }
       report.checkpoints += 1

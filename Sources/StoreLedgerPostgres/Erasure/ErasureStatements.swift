@@ -10,6 +10,36 @@ enum ErasureStatements {
   static func erase(_ request: ErasureRequest, on client: PostgresClient, logger: Logger)
     async throws -> ErasureReceipt
   {
+    let receipt = try await eraseRows(request, on: client, logger: logger)
+    await analyze(after: receipt, on: client, logger: logger)
+    return receipt
+  }
+
+  /// Samples StoreLedger's tables again once the erasure committed, so the planner's
+  /// statistics stop quoting erased values (ANALYZE skips the dead row versions). The
+  /// erasure stands whatever happens here: a failure is logged, and autovacuum's next
+  /// ANALYZE does the same later.
+  private static func analyze(
+    after receipt: ErasureReceipt, on client: PostgresClient, logger: Logger
+  ) async {
+    guard receipt.outcome == .erased else { return }
+    do {
+      try await client.execute("SELECT storeledger.analyze_after_erasure('erased')", logger: logger)
+    } catch {
+      logger.warning(
+        """
+        the erasure committed, but its statistics were not refreshed: run ANALYZE on the \
+        storeledger schemas
+        """,
+        metadata: ["erasure": "\(receipt.erasureId)", "error": "\(String(reflecting: error))"])
+    }
+  }
+
+  private static func eraseRows(
+    _ request: ErasureRequest, on client: PostgresClient, logger: Logger
+  )
+    async throws -> ErasureReceipt
+  {
     try await client.query(
       """
       WITH erased AS (

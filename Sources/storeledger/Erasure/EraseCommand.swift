@@ -92,8 +92,9 @@ struct EraseCommand: AsyncParsableCommand {
           + "\(tokens.count) account\(tokens.count == 1 ? "" : "s") (erasure \(id), rows digest "
           + "\(receipt.rowsDigest ?? "-")); later data: \(rule.rawValue)")
       say(
-        "backups and WAL archives still hold the data until they expire; old row versions "
-          + "leave the tables at the next VACUUM")
+        "backups and WAL archives still hold the data until they expire; the dead row versions' "
+          + "bytes stay in the table files until VACUUM FULL or pg_repack rewrites them (see "
+          + "docs/trust.md)")
     }
   }
 

@@ -89,6 +89,35 @@ import Testing
     }
   }
 
+  /// The planner's statistics of StoreLedger's schemas that quote `text`, as
+  /// `schema.table.column` (most common values, histogram bounds, most common elements).
+  static func statistics(quoting text: String, in database: TestDatabase) async throws
+    -> [String]
+  {
+    try await database.asAdmin { client in
+      try await client.query(
+        """
+        SELECT schemaname || '.' || tablename || '.' || attname FROM pg_stats
+        WHERE schemaname IN ('storeledger', 'storeledger_analytics')
+          AND concat(most_common_vals::text, histogram_bounds::text, most_common_elems::text)
+            LIKE '%' || \(text) || '%'
+        ORDER BY 1
+        """, logger: logger
+      ) { rows in
+        var found: [String] = []
+        for try await place in rows.decode(String.self) { found.append(place) }
+        return found
+      }
+    }
+  }
+
+  /// Samples every table of StoreLedger's schemas, as autovacuum would after enough writes.
+  static func analyze(_ database: TestDatabase) async throws {
+    try await database.asAdmin { client in
+      try await client.execute("ANALYZE", logger: logger)
+    }
+  }
+
   /// One subscription for each account.
   static func subscribeBoth(_ ledger: Ledger, _ store: SimulatedAppStore) async throws {
     for id in ["era-sub-1", "keep-sub-1"] {
@@ -152,6 +181,10 @@ import Testing
             ledger: ledger, key: key, directory: folder, origin: "tests", logger: Self.logger
           ).publish())
         let rowsBefore = try await database.eventCount()
+        try await Self.analyze(database)
+        #expect(
+          try await Self.statistics(quoting: Self.erased, in: database) != [],
+          "the planner's statistics quote the token before")
 
         // When the owner erases it.
         let receipt = try await AccountErasure(ledger: owner).erase(
@@ -164,6 +197,10 @@ import Testing
           #expect(try await Self.occurrences(of: id, in: database) == [], "\(id)")
         }
         #expect(try await database.eventCount() == rowsBefore + 1, "the erasure's own event")
+        // Nor in the planner's statistics, which ANALYZE sampled again with the erasure.
+        for id in identifiers {
+          #expect(try await Self.statistics(quoting: id, in: database) == [], "\(id)")
+        }
         #expect(try await ledger.entitlements(for: Self.erased).isEmpty)
         #expect(try await ledger.events(for: Self.erased).isEmpty)
         // The other account is untouched.

@@ -109,6 +109,54 @@ import Testing
     }
   }
 
+  @Test func anOlderCheckpointCopiedOverTheNewestAndStrayFilesAreReported() async throws {
+    try await withLedger { ledger, database, folder in
+      let key = CheckpointKey.generate(.ed25519)
+      try #require(try await checkpointer(ledger, key, folder).publish()?.treeSize == 4)
+      _ = try await ledger.debit(
+        appAccountToken: Self.token, productId: "gems.100", quantity: 5, idempotencyKey: "later",
+        at: LedgerTests.now)
+      try #require(try await checkpointer(ledger, key, folder).publish()?.treeSize == 5)
+      let maintenance = LedgerMaintenance(ledger: ledger)
+      // The attack: the last row edited (chain recomputed), and the checkpoint that vouches
+      // for it replaced by the one before, which still verifies and ends before the edit.
+      _ = try await CheckpointAttack.rewriteDebit(at: 3, database)
+      let older = folder.url.appendingPathComponent(CheckpointDirectory.checkpointName(treeSize: 4))
+      let newest = folder.url.appendingPathComponent(
+        CheckpointDirectory.checkpointName(treeSize: 5))
+      try FileManager.default.removeItem(at: newest)
+      try FileManager.default.copyItem(at: older, to: newest)
+      let replaced = try await maintenance.auditCheckpoints(
+        directory: folder, publicKey: key.publicKey)
+      #expect(!replaced.isConsistent, "the edit of the last row hid behind an older checkpoint")
+      #expect(
+        replaced.problems.map(\.subject) == [CheckpointDirectory.checkpointName(treeSize: 5)],
+        "\(replaced.problems)")
+      #expect(replaced.problems.first?.detail.contains("tree size 4") == true)
+
+      // Files the checkpointer never writes are named, not passed over.
+      try FileManager.default.removeItem(at: newest)
+      let strays = [
+        "leaves/extra.txt", "leaves/00000000000000000004-00000000000000000005.txt.bak",
+        "checkpoints/latest.json", "checkpoints/4.json",
+      ]
+      for name in strays {
+        try Data("x".utf8).write(to: folder.url.appendingPathComponent(name))
+      }
+      let stray = try await maintenance.auditCheckpoints(
+        directory: folder, publicKey: key.publicKey)
+      #expect(Set(stray.problems.map(\.subject)) == Set(strays), "\(stray.problems)")
+      // Without them the directory audits clean up to the checkpoint left (4 rows).
+      for name in strays {
+        try FileManager.default.removeItem(at: folder.url.appendingPathComponent(name))
+      }
+      let clean = try await maintenance.auditCheckpoints(
+        directory: folder, publicKey: key.publicKey)
+      #expect(clean.isConsistent, "\(clean.problems)")
+      #expect(clean.newestTreeSize == 4 && clean.rowsAfterNewest == 1)
+    }
+  }
+
   @Test func whatMakesTheCheckImpossibleIsATypedError() async throws {
     try await withLedger { ledger, _, folder in
       let maintenance = LedgerMaintenance(ledger: ledger)

@@ -95,6 +95,68 @@ public struct ResponseBodyV2DecodedPayload: Hashable, Sendable {
     return unknownIdentity(\.appAppleId)
   }
 
+  /// The identity each body object present claims, known objects first, unknown ones in
+  /// name order. The external purchase token's environment is read from its id's prefix.
+  public var bodyIdentities: [NotificationBodyIdentity] {
+    var identities: [NotificationBodyIdentity] = []
+    if let data {
+      identities.append(
+        .init(
+          object: "data", environment: data.environment, bundleId: data.bundleId,
+          appAppleId: data.appAppleId))
+    }
+    if let summary {
+      identities.append(
+        .init(
+          object: "summary", environment: summary.environment, bundleId: summary.bundleId,
+          appAppleId: summary.appAppleId))
+    }
+    if let token = externalPurchaseToken {
+      let environment: AppStoreEnvironment? = token.externalPurchaseId.map {
+        $0.hasPrefix("SANDBOX") ? .sandbox : .production
+      }
+      identities.append(
+        .init(
+          object: "externalPurchaseToken", environment: environment, bundleId: token.bundleId,
+          appAppleId: token.appAppleId))
+    }
+    if let appData {
+      identities.append(
+        .init(
+          object: "appData", environment: appData.environment, bundleId: appData.bundleId,
+          appAppleId: appData.appAppleId))
+    }
+    if let unclaimInfo {
+      identities.append(
+        .init(
+          object: "unclaimInfo", environment: unclaimInfo.environment,
+          bundleId: unclaimInfo.bundleId, appAppleId: unclaimInfo.appAppleId))
+    }
+    for name in unknownBodyObjects {
+      guard let identity = BodyIdentity(unknownMembers[name]) else { continue }
+      identities.append(
+        .init(
+          object: name, environment: identity.environment, bundleId: identity.bundleId,
+          appAppleId: identity.appAppleId))
+    }
+    return identities
+  }
+
+  /// Two body objects that name different apps or environments, and the field they differ
+  /// on; nil when every body that names a field names the same value. The app is read from
+  /// the first body, so a second one naming another app must refuse the whole notification.
+  public var identityConflict:
+    (first: String, second: String, field: NotificationBodyIdentity.Field)?
+  {
+    let identities = bodyIdentities
+    for (index, first) in identities.enumerated() {
+      for second in identities[(index + 1)...] {
+        if let field = first.conflict(with: second) { return (first.object, second.object, field) }
+      }
+    }
+    return nil
+  }
+
   /// The first value an unknown body object (in name order) carries for an identity field.
   private func unknownIdentity<Value>(_ field: KeyPath<BodyIdentity, Value?>) -> Value? {
     for name in unknownBodyObjects {
