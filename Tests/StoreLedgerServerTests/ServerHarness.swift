@@ -40,10 +40,10 @@ enum ServerHarness {
 
   /// Runs `body` against a live server (AsyncHTTPClient over loopback) on a new database.
   static func withServer(
-    databaseTimeout: Duration = .seconds(10),
+    databaseTimeout: Duration = .seconds(10), on server: DatabaseURL? = TestDatabase.serverURL,
     _ body: @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
   ) async throws {
-    try await TestDatabase.withMigrated { database in
+    try await TestDatabase.withMigrated(on: server) { database in
       let application = try buildApplication(
         configuration: configuration(database, databaseTimeout: databaseTimeout),
         logger: ServerHarness.logger)

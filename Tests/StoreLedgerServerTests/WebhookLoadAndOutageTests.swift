@@ -151,6 +151,111 @@ import Testing
     }
   }
 
+  /// A table lock held longer than the database timeout (a migration, an operator's
+  /// `LOCK TABLE`): the webhook and a read answer 503 with `Retry-After` while the lock is
+  /// still held — the timeout is a deadline, not a wish a waiting statement ignores — and once
+  /// the lock goes the retried notification is stored exactly once.
+  @Test func aHeldTableLockIsAnswered503WithinTheTimeout() async throws {
+    let payloads = try Self.notifications()
+    try await H.withServer(databaseTimeout: .seconds(2)) { client, database in
+      let first = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[0]))
+      #expect(first.status == .ok)
+      try await database.asAdmin { admin in
+        try await admin.withConnection { lock in
+          try await lock.execute("BEGIN", logger: H.logger)
+          try await lock.execute(
+            "LOCK TABLE storeledger.events, storeledger.account_views IN ACCESS EXCLUSIVE MODE",
+            logger: H.logger)
+          // Answered while the lock is held, or the test fails after a minute instead of
+          // hanging: nothing here releases the lock before both answers are in.
+          let (webhook, read) = try await withTimeout(.seconds(60)) {
+            async let webhook = client.execute(
+              uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1]))
+            // An account this server never read (a view it read is answered from memory).
+            async let read = client.execute(
+              uri: "/v1/accounts/\(LedgerFixtures.account(150))/entitlements", method: .get,
+              headers: H.authorized)
+            return try await (webhook, read)
+          }
+          for answer in [webhook, read] {
+            #expect(answer.status == .serviceUnavailable, "\(String(buffer: answer.body))")
+            #expect(try H.errorCode(answer) == "database_unavailable")
+            #expect(answer.headers[.retryAfter] != nil)
+          }
+          try await lock.execute("ROLLBACK", logger: H.logger)
+        }
+      }
+      var retried = HTTPResponse.Status.serviceUnavailable
+      for _ in 0..<30 where retried != .ok {
+        retried =
+          try await client.execute(
+            uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1])
+          ).status
+      }
+      #expect(retried == .ok)
+      #expect(try await H.eventCount(database) == 2, "the late first attempt and the retry: once")
+    }
+  }
+
+  /// The database's disk fills up: the webhook answers 503 with `Retry-After` (so Apple
+  /// retries) and stores nothing, reads still answer; once space is freed the retried
+  /// notification is stored exactly once. On a server whose data directory is a 96 MB tmpfs.
+  @Test(.enabled(if: TestDatabase.shouldRunOnASmallDisk))
+  func aFullDiskIsAnswered503AndRetriesLandOnce() async throws {
+    let small = try #require(
+      TestDatabase.smallDiskURL, "no small disk: scripts/test mounts one when run as root")
+    let payloads = try Self.notifications()
+    try await H.withServer(databaseTimeout: .seconds(5), on: small) { client, database in
+      let first = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[0]))
+      #expect(first.status == .ok)
+      let filled = try await Self.fillTheDisk(database)
+      #expect(filled, "the disk never filled")
+      let refused = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[5]))
+      #expect(refused.status == .serviceUnavailable, "\(String(buffer: refused.body))")
+      #expect(try H.errorCode(refused) == "database_unavailable")
+      #expect(refused.headers[.retryAfter] != nil)
+      #expect(String(buffer: refused.body).contains("disk is full"))
+      let read = try await client.execute(
+        uri: "/v1/accounts/\(LedgerFixtures.account(0))/entitlements", method: .get,
+        headers: H.authorized)
+      #expect(read.status == .ok, "reads need no space")
+      #expect(try await H.eventCount(database) == 1, "nothing stored")
+      try await database.asAdmin { admin in
+        try await admin.execute("DROP TABLE public.filler", logger: H.logger)
+      }
+      let retried = try await client.execute(
+        uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[5]))
+      #expect(retried.status == .ok, "\(String(buffer: retried.body))")
+      #expect(try await H.eventCount(database) == 2)
+    }
+  }
+
+  /// Writes incompressible megabytes until PostgreSQL says the disk is full (53100); true
+  /// when it did.
+  static func fillTheDisk(_ database: TestDatabase) async throws -> Bool {
+    try await database.asAdmin { admin in
+      try await admin.execute("CREATE TABLE public.filler (b bytea)", logger: H.logger)
+      try await admin.execute(
+        "ALTER TABLE public.filler ALTER COLUMN b SET STORAGE EXTERNAL", logger: H.logger)
+      for _ in 0..<400 {
+        do {
+          try await admin.execute(
+            """
+            INSERT INTO public.filler
+            SELECT decode(string_agg(md5(random()::text), ''), 'hex')
+            FROM generate_series(1, 65536)
+            """, logger: H.logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "53100" {
+          return true
+        }
+      }
+      return false
+    }
+  }
+
   /// Closes (or reopens) the test database to new sessions and ends the open ones: an outage
   /// of this database only, the cluster's other tests go on.
   static func setConnections(allowed: Bool, on database: TestDatabase) async throws {

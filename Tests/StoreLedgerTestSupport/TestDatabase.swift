@@ -16,6 +16,16 @@ public struct TestDatabase: Sendable {
   public static let serverURL: DatabaseURL? = ProcessInfo.processInfo
     .environment["STORELEDGER_TEST_DATABASE_URL"].flatMap { try? DatabaseURL($0) }
 
+  /// A second server whose data directory is a small disk (`scripts/test` mounts a 96 MB
+  /// tmpfs when it may): the full-disk tests fill it.
+  public static let smallDiskURL: DatabaseURL? = ProcessInfo.processInfo
+    .environment["STORELEDGER_TEST_SMALL_DISK_URL"].flatMap { try? DatabaseURL($0) }
+
+  /// For `.enabled(if:)` of the full-disk tests: run when the small disk is there, and always
+  /// under CI (where its absence is a failure).
+  public static let shouldRunOnASmallDisk =
+    smallDiskURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+
   /// For `.enabled(if:)`: run when a database is configured, and always under CI.
   public static let shouldRun =
     serverURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"
@@ -36,10 +46,10 @@ public struct TestDatabase: Sendable {
   /// Creates a database, migrates it as the superuser (to `migrations`, all by default),
   /// runs `body`, then drops it.
   public static func withMigrated<Result: Sendable>(
-    to migrations: [SchemaMigration] = SchemaMigration.all,
+    to migrations: [SchemaMigration] = SchemaMigration.all, on server: DatabaseURL? = serverURL,
     _ body: @Sendable (TestDatabase) async throws -> Result
   ) async throws -> Result {
-    guard let server = serverURL else { throw Unavailable() }
+    guard let server else { throw Unavailable() }
     let name = "sl_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     _ = try await admin(server) { client in
       try await client.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)

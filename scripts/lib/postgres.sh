@@ -129,7 +129,42 @@ CONF
   echo "PostgreSQL streaming replica on 127.0.0.1:$port"
 }
 
+# A second cluster whose data directory is a 96 MB tmpfs (its WAL on the ordinary disk, so a
+# full disk refuses table writes instead of stopping the server): the full-disk tests fill it.
+# Needs root (or sudo without a password) to mount; without it the variable stays unset.
+postgres_start_small_disk() {
+  local sudo="" port dir="$POSTGRES_DIR/small"
+  [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+  mkdir -p "$dir/data" "$dir/wal"
+  if ! $sudo mount -t tmpfs -o size=96m,mode=0700 storeledger-small "$dir/data"; then
+    echo "no small disk for the full-disk tests: mounting a tmpfs needs root" >&2
+    return 1
+  fi
+  [ "$(id -u)" -eq 0 ] && chown -R postgres: "$dir"
+  port=$(postgres_free_port)
+  postgres_as_owner "$POSTGRES_BIN/initdb" -D "$dir/data" -X "$dir/wal" -U postgres \
+    --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || {
+    cat "$dir/initdb.log" >&2
+    return 1
+  }
+  postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c max_connections=50" \
+    start >/dev/null || {
+    cat "$dir/server.log" >&2
+    return 1
+  }
+  export STORELEDGER_TEST_SMALL_DISK_URL="postgres://postgres@127.0.0.1:$port/postgres"
+  echo "PostgreSQL on a 96 MB disk on 127.0.0.1:$port"
+}
+
 postgres_stop() {
+  if [ -n "${POSTGRES_DIR:-}" ] && [ -d "$POSTGRES_DIR/small/data" ]; then
+    postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/small/data" -m immediate -w stop \
+      >/dev/null 2>&1 || true
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+    $sudo umount "$POSTGRES_DIR/small/data" 2>/dev/null || true
+  fi
   if [ -n "${POSTGRES_DIR:-}" ] && [ -d "$POSTGRES_DIR" ]; then
     if [ -d "$POSTGRES_DIR/replica" ]; then
       postgres_as_owner "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/replica" -m immediate -w stop \
