@@ -18,14 +18,19 @@ struct ServerAPIController: Sendable {
 
   func register(on router: Router<BasicRequestContext>) {
     registerSeats(on: router)
-    router.get("/inApps/v2/history/:id") { request, context in
-      try await answer(request, endpoint: "history") {
-        let query = queryItems(request)
-        let history = try TransactionHistoryRequest(
-          queryItems: query.filter { $0.name != "revision" })
-        return try store.history(
-          of: try id(context), request: history,
-          revision: query.last { $0.name == "revision" }?.value)
+    registerRetention(on: router)
+    for (path, version) in [
+      ("/inApps/v2/history/:id", HistoryVersion.v2), ("/inApps/v1/history/:id", .v1),
+    ] {
+      router.get(RouterPath(path)) { request, context in
+        try await answer(request, endpoint: version == .v2 ? "history" : "historyV1") {
+          let query = queryItems(request)
+          let history = try TransactionHistoryRequest(
+            queryItems: query.filter { $0.name != "revision" })
+          return try store.history(
+            of: try id(context), request: history,
+            revision: query.last { $0.name == "revision" }?.value, version: version)
+        }
       }
     }
     router.get("/inApps/v1/transactions/:id") { request, context in
@@ -91,6 +96,17 @@ struct ServerAPIController: Sendable {
         return NoContent()
       }
     }
+    router.put("/inApps/v1/transactions/consumption/:id") { request, context in
+      let bytes = try await request.body.collect(upTo: 1 << 16)
+      return try await answer(request, endpoint: "consumptionV1", status: .accepted) {
+        guard
+          let body = try? JSONDecoder().decode(
+            ConsumptionRequestV1.self, from: Data(bytes.readableBytesView))
+        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        try store.receiveConsumptionV1(try id(context), body)
+        return NoContent()
+      }
+    }
     router.get("/inApps/v1/transactions/appTransactions/:id") { request, context in
       try await answer(request, endpoint: "appTransactionInfo") {
         try store.appTransactionInfo(try id(context))
@@ -145,7 +161,7 @@ struct ServerAPIController: Sendable {
 
   /// Checks the bearer token and the rate limit, then encodes `body`'s answer or Apple's
   /// error for it.
-  private func answer(
+  func answer(
     _ request: Request, endpoint: String, status success: HTTPResponse.Status = .ok,
     _ body: () throws -> some Encodable
   ) async throws -> Response {

@@ -7,7 +7,8 @@ extension SimulatedAppStore {
 
   /// Get Transaction History (v2).
   public func history(
-    of anyTransactionId: String, request: TransactionHistoryRequest, revision token: String?
+    of anyTransactionId: String, request: TransactionHistoryRequest, revision token: String?,
+    version: HistoryVersion = .v2
   ) throws(APIErrorResponse.Failure) -> HistoryResponse {
     let customer = try customerOrFail(anyTransactionId)
     let revision = try token.map { token throws(APIErrorResponse.Failure) in
@@ -16,7 +17,9 @@ extension SimulatedAppStore {
     if let revision, revision.direction != request.sort {
       throw .init(.invalidRequestRevision, "the revision belongs to the other sort order")
     }
-    var matching = history(of: customer).filter { request.admits($0.payload) }
+    var matching = history(of: customer).filter {
+      request.admits($0.payload) && version.lists($0.payload)
+    }
     if request.sort == .descending { matching.reverse() }
     let remaining = matching.filter { entry in
       guard let revision else { return true }

@@ -40,6 +40,27 @@ extension SimulatedAppStore {
   public func receiveConsumption(_ transactionId: String, _ body: ConsumptionInformation)
     throws(APIErrorResponse.Failure)
   {
+    let transaction = try consumptionSubject(transactionId)
+    if let violation = body.violation(for: transaction.type) {
+      throw .init(violation.apiErrorCode ?? .generalBadRequest, violation.rawValue)
+    }
+    record(body, about: transaction, id: transactionId)
+  }
+
+  /// Send Consumption Information version 1: Apple's field errors for its integer codes,
+  /// then the same answer as version 2 gives.
+  public func receiveConsumptionV1(_ transactionId: String, _ body: ConsumptionRequestV1)
+    throws(APIErrorResponse.Failure)
+  {
+    let transaction = try consumptionSubject(transactionId)
+    if let code = body.violation { throw .init(code, "a field of the request is not valid") }
+    record(body.information(for: transaction.type), about: transaction, id: transactionId)
+  }
+
+  /// The transaction consumption information is sent about, or Apple's error for the id.
+  private func consumptionSubject(_ transactionId: String) throws(APIErrorResponse.Failure)
+    -> JWSTransactionDecodedPayload
+  {
     try Self.checkIdentifier(transactionId)
     guard let transaction = transaction(transactionId) else {
       throw .init(.transactionIdNotFound, "transaction id not found")
@@ -47,9 +68,13 @@ extension SimulatedAppStore {
     if transaction.inAppOwnershipType == .familyShared {
       throw .init(.familyTransactionNotSupported, "family-shared transactions are not supported")
     }
-    if let violation = body.violation(for: transaction.type) {
-      throw .init(violation.apiErrorCode ?? .generalBadRequest, violation.rawValue)
-    }
+    return transaction
+  }
+
+  private func record(
+    _ body: ConsumptionInformation, about transaction: JWSTransactionDecodedPayload,
+    id transactionId: String
+  ) {
     let request = state.withLock { state -> RefundRequest? in
       state.consumptionAnswers.append(
         ConsumptionAnswer(transactionId: transactionId, information: body, receivedAt: state.now))

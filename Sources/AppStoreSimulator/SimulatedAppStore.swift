@@ -49,6 +49,8 @@ public final class SimulatedAppStore: Sendable {
     var finished: Set<String> = []
     /// What the store charged and refunded.
     var books = RevenueBooks()
+    /// Images, messages and default messages uploaded through the Retention Messaging API.
+    var retention = RetentionMessages()
   }
 
   struct StoredTransaction {

@@ -32,6 +32,9 @@ struct DocumentedRoutes: Sendable {
     let operations: [Operation]
   }
   private let routes: [Route]
+  /// Each operation's scope by `METHOD /path/{}` (parameters unnamed): the lookup every
+  /// authenticated request makes.
+  private let scopes: [String: APIKeyScope]
   let schemas: SchemaCheck
 
   static let shared = DocumentedRoutes(document: try? OpenAPIDocument.data())
@@ -43,6 +46,7 @@ struct DocumentedRoutes: Sendable {
       case .object(let paths)? = root["paths"]
     else {
       routes = []
+      scopes = [:]
       schemas = SchemaCheck(components: [:])
       return
     }
@@ -63,6 +67,20 @@ struct DocumentedRoutes: Sendable {
         template: path, segments: Self.segments(path).map { $0.hasPrefix("{") ? nil : $0 },
         operations: operations)
     }
+    var scopes: [String: APIKeyScope] = [:]
+    for route in routes {
+      for operation in route.operations {
+        guard let scope = operation.scopes.compactMap(APIKeyScope.init(rawValue:)).max() else {
+          continue
+        }
+        scopes[Self.scopeKey(operation.method, route.segments)] = scope
+      }
+    }
+    self.scopes = scopes
+  }
+
+  private static func scopeKey(_ method: String, _ segments: [String?]) -> String {
+    method + " /" + segments.map { $0 ?? "{}" }.joined(separator: "/")
   }
 
   private static func operation(
@@ -125,11 +143,7 @@ struct DocumentedRoutes: Sendable {
   func scope(_ method: String, template: String) -> APIKeyScope? {
     var segments: [String?] = Self.segments(template).map { $0.hasPrefix("{") ? nil : $0 }
     if segments.count > 2, segments[0] == "apps", segments[1] == nil { segments.removeFirst(2) }
-    let wanted = method == "HEAD" ? "GET" : method
-    guard let route = routes.first(where: { $0.segments == segments }),
-      let operation = route.operations.first(where: { $0.method == wanted })
-    else { return nil }
-    return operation.scopes.compactMap(APIKeyScope.init(rawValue:)).max()
+    return scopes[Self.scopeKey(method == "HEAD" ? "GET" : method, segments)]
   }
 
   /// The routes matching `path` (an app's prefix, `/apps/NAME`, removed), a literal segment

@@ -225,7 +225,8 @@ struct ListsController: Sendable {
   static func text(_ value: String?, _ name: String) throws -> String? {
     guard let value else { return nil }
     let trimmed = value.trimmingCharacters(in: .whitespaces)
-    guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else {
+    // Counted as the document's maxLength counts: in Unicode code points.
+    guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 200 else {
       throw APIError.invalidRequest("`\(name)` is 1 to 200 characters")
     }
     // A control character (a NUL byte among them) names nothing a list holds.

@@ -73,7 +73,9 @@ struct SchemaCheck: Sendable {
   private func stringViolation(_ rules: [String: JSONValue], _ text: String, _ place: String)
     -> String?
   {
-    let length = text.count
+    // JSON Schema counts a string's length in code points, not in characters: "a" with a
+    // combining accent is one character and two code points.
+    let length = text.unicodeScalars.count
     if case .number(let minimum)? = rules["minLength"], Double(length) < minimum {
       return "\(place) has at least \(Int(minimum)) characters"
     }

@@ -71,6 +71,26 @@ import Testing
     #expect(most <= 2)
   }
 
+  /// A renewal info whose next renewal is multiseat carries `multiSeatInfo` (Notifications
+  /// 2.23): price tiers whose quantities add up to the seats it renews.
+  @Test func multiseatRenewalInfosCarryTheirPriceTiers() async throws {
+    let configuration = SimulationConfiguration(customers: 600, months: 12, seed: 41)
+    let (_, notifications) = try await SimulationTests.run(Simulation(configuration))
+    var multiseat = 0
+    for notification in notifications {
+      guard let renewal = notification.renewalInfo?.payload,
+        let seats = renewal.renewalQuantity
+      else { continue }
+      multiseat += 1
+      let tiers = renewal.multiSeatInfo?.renewalPriceTiers ?? []
+      #expect(
+        tiers.reduce(0) { $0 + ($1.tierQuantity ?? 0) } == seats,
+        "\(renewal.originalTransactionId ?? "?"): \(tiers) for \(seats) seats")
+      #expect(tiers.allSatisfy { ($0.tierPrice ?? 0) > 0 })
+    }
+    #expect(multiseat > 10, "\(multiseat) multiseat renewal infos")
+  }
+
   @Test func aSimulatedRunNeverPassesThePresent() {
     let now = Timestamp(milliseconds: 1_796_472_000_000)  // 2026-12-05T12:00:00Z
     for months in [1, 3, 12, 24] {

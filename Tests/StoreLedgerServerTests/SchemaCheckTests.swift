@@ -39,6 +39,11 @@ import Testing
     let date: JSONValue = .object(["type": .string("string"), "format": .string("date-time")])
     #expect(problem(date, .string("2026-11-27t06:00:00z")) == nil)
     #expect(problem(date, .string("2026-11-27")) != nil)
+    // Lengths in code points, as JSON Schema counts them: "á" written with a combining accent
+    // is one character and two code points (schemathesis sent such text).
+    let short: JSONValue = .object(["type": .string("string"), "maxLength": .number(3)])
+    #expect(problem(short, .string("a\u{0301}b")) == nil)
+    #expect(problem(short, .string("a\u{0301}b\u{0301}")) == "`x` has at most 3 characters")
   }
 
   /// The document's `Instant` pattern accepts exactly what ``InstantText`` reads: a value

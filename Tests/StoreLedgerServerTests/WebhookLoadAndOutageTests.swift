@@ -136,14 +136,7 @@ import Testing
       #expect(refused.headers[.retryAfter] != nil)
       #expect(try await client.execute(uri: "/health", method: .get).status == .serviceUnavailable)
       try await Self.setConnections(allowed: true, on: database)
-      var retried = refused.status
-      for _ in 0..<30 where retried != .ok {
-        retried =
-          try await client.execute(
-            uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1])
-          ).status
-      }
-      #expect(retried == .ok)
+      #expect(try await Self.retried(payloads[1], on: client) == .ok)
       let again = try await client.execute(
         uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1]))
       #expect(try H.value(again)["duplicate"] == .bool(true))
@@ -186,14 +179,7 @@ import Testing
           try await lock.execute("ROLLBACK", logger: H.logger)
         }
       }
-      var retried = HTTPResponse.Status.serviceUnavailable
-      for _ in 0..<30 where retried != .ok {
-        retried =
-          try await client.execute(
-            uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payloads[1])
-          ).status
-      }
-      #expect(retried == .ok)
+      #expect(try await Self.retried(payloads[1], on: client) == .ok)
       #expect(try await H.eventCount(database) == 2, "the late first attempt and the retry: once")
     }
   }
@@ -254,6 +240,21 @@ import Testing
       }
       return false
     }
+  }
+
+  /// Sends `payload` again, as Apple retries, until it is answered 200 (at most 30 times):
+  /// the last status.
+  static func retried(_ payload: String, on client: any TestClientProtocol) async throws
+    -> HTTPResponse.Status
+  {
+    var status = HTTPResponse.Status.serviceUnavailable
+    for _ in 0..<30 where status != .ok {
+      status =
+        try await client.execute(
+          uri: "/v1/notifications/appstore", method: .post, body: H.webhookBody(payload)
+        ).status
+    }
+    return status
   }
 
   /// Closes (or reopens) the test database to new sessions and ends the open ones: an outage

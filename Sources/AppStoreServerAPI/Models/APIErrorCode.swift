@@ -38,9 +38,17 @@ public struct APIErrorCode: OpenEnumeration {
   public static let invalidStorefrontCountryCode = Self(rawValue: 4_000_028)
   public static let invalidRevoked = Self(rawValue: 4_000_030)
   public static let invalidStatus = Self(rawValue: 4_000_031)
+  public static let invalidAccountTenure = Self(rawValue: 4_000_032)
+  public static let invalidAppAccountToken = Self(rawValue: 4_000_033)
+  public static let invalidConsumptionStatus = Self(rawValue: 4_000_034)
   public static let invalidCustomerConsented = Self(rawValue: 4_000_035)
   public static let invalidDeliveryStatus = Self(rawValue: 4_000_036)
+  public static let invalidLifetimeDollarsPurchased = Self(rawValue: 4_000_037)
+  public static let invalidLifetimeDollarsRefunded = Self(rawValue: 4_000_038)
+  public static let invalidPlatform = Self(rawValue: 4_000_039)
+  public static let invalidPlayTime = Self(rawValue: 4_000_040)
   public static let invalidSampleContentProvided = Self(rawValue: 4_000_041)
+  public static let invalidUserStatus = Self(rawValue: 4_000_042)
   public static let invalidRefundPreference = Self(rawValue: 4_000_044)
   public static let invalidTransactionTypeNotSupported = Self(rawValue: 4_000_047)
   public static let appTransactionIdNotSupported = Self(rawValue: 4_000_048)
@@ -48,6 +56,21 @@ public struct APIErrorCode: OpenEnumeration {
   public static let familyTransactionNotSupported = Self(rawValue: 4_000_185)
   public static let transactionIdIsNotOriginalTransactionId = Self(rawValue: 4_000_187)
   public static let consumptionPercentageAutoRenewable = Self(rawValue: 4_000_209)
+  // Retention Messaging API.
+  public static let invalidImage = Self(rawValue: 4_000_161)
+  public static let headerTooLong = Self(rawValue: 4_000_162)
+  public static let bodyTooLong = Self(rawValue: 4_000_163)
+  public static let invalidLocale = Self(rawValue: 4_000_164)
+  public static let altTextTooLong = Self(rawValue: 4_000_175)
+  public static let maximumNumberOfImagesReached = Self(rawValue: 4_030_014)
+  public static let maximumNumberOfMessagesReached = Self(rawValue: 4_030_016)
+  public static let messageNotApproved = Self(rawValue: 4_030_017)
+  public static let imageNotApproved = Self(rawValue: 4_030_018)
+  public static let imageInUse = Self(rawValue: 4_030_019)
+  public static let imageNotFound = Self(rawValue: 4_040_014)
+  public static let messageNotFound = Self(rawValue: 4_040_015)
+  public static let imageAlreadyExists = Self(rawValue: 4_090_000)
+  public static let messageAlreadyExists = Self(rawValue: 4_090_001)
   public static let subscriptionExtensionIneligible = Self(rawValue: 4_030_004)
   public static let subscriptionMaxExtension = Self(rawValue: 4_030_005)
   public static let familySharedSubscriptionExtensionIneligible = Self(rawValue: 4_030_007)
@@ -89,7 +112,13 @@ public struct APIErrorCode: OpenEnumeration {
     .invalidProductType, .invalidProductId, .invalidSubscriptionGroupIdentifier,
     .invalidExcludeRevoked, .invalidInAppOwnershipType, .invalidEmptyStorefrontCountryCodeList,
     .invalidStorefrontCountryCode, .invalidRevoked, .invalidStatus,
-    .invalidCustomerConsented, .invalidDeliveryStatus, .invalidSampleContentProvided,
+    .invalidAccountTenure, .invalidAppAccountToken, .invalidConsumptionStatus,
+    .invalidCustomerConsented, .invalidDeliveryStatus, .invalidLifetimeDollarsPurchased,
+    .invalidLifetimeDollarsRefunded, .invalidPlatform, .invalidPlayTime,
+    .invalidSampleContentProvided, .invalidUserStatus, .invalidImage, .headerTooLong,
+    .bodyTooLong, .invalidLocale, .altTextTooLong, .maximumNumberOfImagesReached,
+    .maximumNumberOfMessagesReached, .messageNotApproved, .imageNotApproved, .imageInUse,
+    .imageNotFound, .messageNotFound, .imageAlreadyExists, .messageAlreadyExists,
     .invalidRefundPreference, .invalidTransactionTypeNotSupported, .appTransactionIdNotSupported,
     .invalidAppAccountTokenUUID, .familyTransactionNotSupported,
     .transactionIdIsNotOriginalTransactionId, .consumptionPercentageAutoRenewable,

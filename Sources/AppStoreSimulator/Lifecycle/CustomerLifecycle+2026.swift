@@ -126,7 +126,7 @@ extension CustomerLifecycle {
     var current = groupTransaction(
       original, original: original, product, seats: seats, at: start, management: management)
     var renewal = renewalInfo(original, product: product.id, at: start)
-    renewal.renewalQuantity = seats
+    Self.renew(&renewal, seats: seats, of: product)
     put(current, at: start)
     truth.note(
       original, product: product.id, entitlements: product.entitlements, at: start,
@@ -157,7 +157,7 @@ extension CustomerLifecycle {
         put(current, at: at)
         put(addition, at: at)
         seats += added
-        renewal.renewalQuantity = seats
+        Self.renew(&renewal, seats: seats, of: product)
         announce(
           &renewal, .active, .didChangeRenewalPref, .increaseQuantity, about: addition, at: at)
       } else if roll < 0.25 {
@@ -171,7 +171,7 @@ extension CustomerLifecycle {
       } else if roll < 0.35, seats > 2 {
         // Fewer seats from the next renewal on.
         seats -= 1
-        renewal.renewalQuantity = seats
+        Self.renew(&renewal, seats: seats, of: product)
         announce(
           &renewal, .active, .didChangeRenewalPref, .decreaseQuantity, about: current,
           at: Self.into(periodStart, periodEnd, days: 15))
@@ -189,7 +189,7 @@ extension CustomerLifecycle {
         newId(), original: original, product, seats: seats, at: periodEnd, management: management)
       current.transactionReason = .renewal
       renewal = renewalInfo(original, product: product.id, at: periodEnd)
-      renewal.renewalQuantity = seats
+      Self.renew(&renewal, seats: seats, of: product)
       put(current, at: periodEnd)
       announce(&renewal, .active, .didRenew, nil, about: current, at: periodEnd)
       for member in assigned {
@@ -258,6 +258,17 @@ extension CustomerLifecycle {
     renewal.appAccountToken = member.token
     renewal.appTransactionId = member.download
     return renewal
+  }
+
+  /// The renewal info of a multiseat subscription: the seats the next renewal charges for,
+  /// and (Notifications 2.23) its price tiers (`renewalPrice` stays the price per seat, which
+  /// with one tier is Apple's average).
+  private static func renew(
+    _ renewal: inout JWSRenewalInfoDecodedPayload, seats: Int32, of product: P.Subscription
+  ) {
+    renewal.renewalQuantity = seats
+    renewal.multiSeatInfo = RenewalMultiSeatInfo(
+      renewalPriceTiers: [MultiSeatPriceTier(tierPrice: product.price, tierQuantity: seats)])
   }
 
   private func groupTransaction(

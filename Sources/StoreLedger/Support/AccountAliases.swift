@@ -48,7 +48,9 @@ public struct AccountAliases: Sendable {
 
   static func alias(_ text: String) throws(LedgerError) -> String {
     let alias = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !alias.isEmpty, alias.count <= 200,
+    // Counted in code points, as the database's length() and the document's maxLength count
+    // (characters would let 200 letters with combining marks through, which the table refuses).
+    guard !alias.isEmpty, alias.unicodeScalars.count <= 200,
       !alias.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     else {
       throw LedgerError(
