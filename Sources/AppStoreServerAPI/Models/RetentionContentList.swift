@@ -1,3 +1,5 @@
+import StoreLedgerCore
+
 /// The answer of Get Image List and Get Message List (Retention Messaging API): each
 /// identifier uploaded and the state of Apple's review of it (`PENDING`, `APPROVED`,
 /// `REJECTED`). Apple names the list `imageIdentifiers` or `messageIdentifiers`, and each
@@ -23,21 +25,11 @@ public struct RetentionContentList: Hashable, Sendable, Encodable {
     self.items = items
   }
 
-  private struct Key: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-  }
-
   public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: Key.self)
-    var list = container.nestedUnkeyedContainer(forKey: Key("\(kind.rawValue)Identifiers"))
-    for item in items {
-      var entry = list.nestedContainer(keyedBy: Key.self)
-      try entry.encode(item.identifier, forKey: Key("\(kind.rawValue)Identifier"))
-      try entry.encode(item.state, forKey: Key("\(kind.rawValue)State"))
+    let name = kind.rawValue
+    let list: [JSONValue] = items.map {
+      .object(["\(name)Identifier": .string($0.identifier), "\(name)State": .string($0.state)])
     }
+    try JSONValue.object(["\(name)Identifiers": .array(list)]).encode(to: encoder)
   }
 }
