@@ -60,9 +60,30 @@ import Testing
       try await database.withEventStore { store in
         _ = try await store.append([Events.make("durable")], to: "sub:Sandbox:durable")
         try await database.asAdmin { admin in
+          // Whether a commit waits is decided by the checkpointer's copy of the setting, which
+          // it takes up after the reload at its own pace: wait until a new session sees the
+          // value (the postmaster reloaded and signalled every process), then make the
+          // checkpointer go round its loop, where it takes up a pending reload first.
           func setting(_ statement: String) async throws {
             try await admin.query(PostgresQuery(unsafeSQL: statement), logger: TestDatabase.logger)
             try await admin.query("SELECT pg_reload_conf()", logger: TestDatabase.logger)
+            let wanted = statement.contains("RESET") ? "" : "storeledger_absent_standby"
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+              let seen = try await database.asAdmin { fresh in
+                try await fresh.query(
+                  "SELECT setting FROM pg_settings WHERE name = 'synchronous_standby_names'",
+                  logger: TestDatabase.logger
+                ) { rows in
+                  var value = ""
+                  for try await text in rows.decode(String.self) { value = text }
+                  return value
+                }
+              }
+              if seen == wanted { break }
+              try await Task.sleep(for: .milliseconds(20))
+            }
+            try await admin.query("CHECKPOINT", logger: TestDatabase.logger)
           }
           func waitingForStandby() async throws -> Bool {
             let deadline = ContinuousClock.now + .seconds(20)
