@@ -126,6 +126,15 @@ ha_export() {
   export STORELEDGER_TEST_HA_DIR="$HA_DIR"
 }
 
+# The formation's state changes as its keepers logged them, oldest first: printed when a
+# failover test fails, so the moment a lost row was acknowledged can be set against them.
+ha_report() {
+  [ -n "${HA_DIR:-}" ] && [ -d "$HA_DIR" ] || return 0
+  echo "--- the formation's state changes (keeper logs, last 120) ---"
+  grep -hE 'FSM transition|Transition complete|synchronous replication|synchronous_standby_names|demote|promot' \
+    "$HA_DIR"/*.log 2>/dev/null | sort | tail -n 120 || true
+}
+
 ha_stop() {
   if [ -n "${HA_DIR:-}" ] && [ -d "$HA_DIR" ]; then
     local keeper pid
