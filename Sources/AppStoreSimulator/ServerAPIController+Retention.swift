@@ -27,10 +27,7 @@ extension ServerAPIController {
     router.put(RouterPath("\(base)/message/:message")) { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "uploadMessage") {
-        guard
-          let body = try? JSONDecoder().decode(
-            UploadMessageRequestBody.self, from: Data(bytes.readableBytesView))
-        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        let body = try decoded(bytes, as: UploadMessageRequestBody.self)
         try store.uploadRetentionMessage(context.parameters.get("message") ?? "", body)
         return NoContent()
       }

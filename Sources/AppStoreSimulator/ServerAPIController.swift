@@ -53,10 +53,7 @@ struct ServerAPIController: Sendable {
     router.post("/inApps/v1/notifications/history") { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "notificationHistory") {
-        guard
-          let body = try? JSONDecoder().decode(
-            NotificationHistoryRequest.self, from: Data(bytes.readableBytesView))
-        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        let body = try decoded(bytes, as: NotificationHistoryRequest.self)
         return try store.notificationHistory(
           body, paginationToken: queryItems(request).last { $0.name == "paginationToken" }?.value)
       }
@@ -78,20 +75,14 @@ struct ServerAPIController: Sendable {
     router.put("/inApps/v1/subscriptions/extend/:id") { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "extend") {
-        guard
-          let body = try? JSONDecoder().decode(
-            ExtendRenewalDateRequest.self, from: Data(bytes.readableBytesView))
-        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        let body = try decoded(bytes, as: ExtendRenewalDateRequest.self)
         return try store.extendRenewalDate(try id(context), body)
       }
     }
     router.put("/inApps/v2/transactions/consumption/:id") { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "consumption", status: .accepted) {
-        guard
-          let body = try? JSONDecoder().decode(
-            ConsumptionInformation.self, from: Data(bytes.readableBytesView))
-        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        let body = try decoded(bytes, as: ConsumptionInformation.self)
         try store.receiveConsumption(try id(context), body)
         return NoContent()
       }
@@ -99,10 +90,7 @@ struct ServerAPIController: Sendable {
     router.put("/inApps/v1/transactions/consumption/:id") { request, context in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "consumptionV1", status: .accepted) {
-        guard
-          let body = try? JSONDecoder().decode(
-            ConsumptionRequestV1.self, from: Data(bytes.readableBytesView))
-        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        let body = try decoded(bytes, as: ConsumptionRequestV1.self)
         try store.receiveConsumptionV1(try id(context), body)
         return NoContent()
       }
@@ -130,10 +118,7 @@ struct ServerAPIController: Sendable {
     router.post("/inApps/v1/subscriptions/extend/mass") { request, _ in
       let bytes = try await request.body.collect(upTo: 1 << 16)
       return try await answer(request, endpoint: "massExtend") {
-        guard
-          let body = try? JSONDecoder().decode(
-            MassExtendRenewalDateRequest.self, from: Data(bytes.readableBytesView))
-        else { throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request") }
+        let body = try decoded(bytes, as: MassExtendRenewalDateRequest.self)
         return try store.massExtendRenewalDate(body)
       }
     }
@@ -239,6 +224,16 @@ struct ServerAPIController: Sendable {
           token: request.uri.queryParameters.get("paginationToken"))
       }
     }
+  }
+
+  /// A request body as Apple's model, or Apple's general bad-request error.
+  func decoded<Body: Decodable>(_ bytes: ByteBuffer, as type: Body.Type)
+    throws(APIErrorResponse.Failure) -> Body
+  {
+    guard let body = try? JSONDecoder().decode(type, from: Data(bytes.readableBytesView)) else {
+      throw APIErrorResponse.Failure(.generalBadRequest, "the body is not a request")
+    }
+    return body
   }
 
   private func id(_ context: BasicRequestContext) throws(APIErrorResponse.Failure) -> String {
