@@ -16,7 +16,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
   public let reason: String?
   /// The methods the path takes, for `method_not_allowed` (the `Allow` header).
   public var allow: [String]? = nil
-  /// Seconds until a locked key may be presented again, for `key_locked` (`Retry-After`).
+  /// Seconds until a locked key or address may try again, for `key_locked` and
+  /// `address_locked` (`Retry-After`).
   public var retryAfter: Int64? = nil
 
   public init(
@@ -35,15 +36,23 @@ public struct APIError: Error, HTTPResponseError, Sendable {
       "unauthorized", "not_found", "invalid_body", "invalid_request", "invalid_payload",
       "unknown_app", "app_required", "method_not_allowed", "body_too_large", "http_error",
       "internal_error", "invalid_policy", "insufficient_scope", "unknown_filter", "key_locked",
+      "address_locked",
     ] + MetricsError.Code.all.map(\.rawValue)
 
-  /// A named key locked by repeated wrong secrets (``AuthenticationThrottle``).
-  static func locked(retryAfter: Duration) -> APIError {
+  /// A named key, or a client address, locked by repeated failures (``AuthenticationThrottle``).
+  static func locked(_ kind: AuthenticationThrottle.Kind, retryAfter: Duration) -> APIError {
     let seconds = max(1, retryAfter.components.seconds + 1)
-    var error = APIError(
-      .tooManyRequests, "key_locked",
-      "this key was presented with wrong secrets too often and is locked for \(seconds) s; "
-        + "check the key you use (an operator can see the lock in the server's log)")
+    var error =
+      kind == .address
+      ? APIError(
+        .tooManyRequests, "address_locked",
+        "too many requests from this address presented wrong API keys; it is locked for "
+          + "\(seconds) s, every key included; check the keys your clients use (an operator "
+          + "can see the lock in the server's log)")
+      : APIError(
+        .tooManyRequests, "key_locked",
+        "this key was presented with wrong secrets too often and is locked for \(seconds) s; "
+          + "check the key you use (an operator can see the lock in the server's log)")
     error.retryAfter = seconds
     return error
   }

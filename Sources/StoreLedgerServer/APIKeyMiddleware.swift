@@ -7,15 +7,18 @@ import StoreLedgerCore
 /// Requires `Authorization: Bearer <key>` with a key that holds the request's scope: `read`
 /// for reads (`GET`, and the refund policy's dry run), `write` for everything that records or
 /// asks Apple to act, `admin` for an erasure. An unknown key is 401; a known key without the
-/// scope is 403 `insufficient_scope`, before the body is read.
-struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+/// scope is 403 `insufficient_scope`, before the body is read. Wrong keys are counted by key
+/// and by client address (``AuthenticationThrottle``): a locked one is 429.
+struct APIKeyMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
   let ring: APIKeyRing
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-      let grant = try await ring.grant(for: String(header.dropFirst("Bearer ".count)))
+      let grant = try await ring.grant(
+        for: String(header.dropFirst("Bearer ".count)), peer: context.remoteAddress,
+        headers: request.headers)
     else { throw APIError.unauthorized }
     let needed = Self.scope(of: request.method, route: context.endpointPath ?? request.uri.path)
     guard grant.allows(needed) else {

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import NIOCore
 import StoreLedger
 import StoreLedgerCore
 import Synchronization
@@ -13,22 +15,47 @@ final class APIKeyRing: Sendable {
   let keys: APIKeys?
   /// Failed presentations and the named keys they lock (none: nothing is throttled).
   let throttle: AuthenticationThrottle?
+  /// Who a request comes from, as the throttle counts it.
+  let clients: ClientAddress
   private let remembered = Mutex([String: (grant: APIKeyGrant?, until: ContinuousClock.Instant)]())
   static let memory = Duration.seconds(1)
 
-  init(configured: Set<String>, keys: APIKeys?, throttle: AuthenticationThrottle? = nil) {
+  init(
+    configured: Set<String>, keys: APIKeys?, throttle: AuthenticationThrottle? = nil,
+    clients: ClientAddress = ClientAddress(trustedProxies: [])
+  ) {
     self.configured = configured
     self.keys = keys
     self.throttle = throttle
+    self.clients = clients
   }
 
-  /// What `presented` may do; nil when it is no key. A named key locked by repeated wrong
-  /// secrets is refused (``APIError/locked(retryAfter:)``) before it is checked.
-  func grant(for presented: String) async throws -> APIKeyGrant? {
+  /// What `presented` may do, for a request from `peer` with `headers` (the client address
+  /// they name, ``ClientAddress``).
+  func grant(
+    for presented: String, peer: SocketAddress?, headers: HTTPFields
+  ) async throws -> APIKeyGrant? {
+    try await grant(for: presented, from: clients.subject(peer: peer, headers: headers))
+  }
+
+  /// What `presented` may do, from the client `address` (``ClientAddress``; nil when none is
+  /// known); nil when it is no key. A named key or an address locked by repeated failures is
+  /// refused (``APIError/locked(_:retryAfter:)``) before the key is checked.
+  func grant(for presented: String, from address: String? = nil) async throws -> APIKeyGrant? {
     let subject = AuthenticationThrottle.subject(of: presented)
-    if let wait = throttle?.lockedFor(subject) { throw APIError.locked(retryAfter: wait) }
+    if let throttle {
+      if let address, let wait = throttle.lockedFor(address) {
+        throw APIError.locked(.address, retryAfter: wait)
+      }
+      if let wait = throttle.lockedFor(subject) {
+        throw APIError.locked(.namedKey, retryAfter: wait)
+      }
+    }
     let grant = try await check(presented)
-    if grant == nil { throttle?.failed(subject) }
+    if grant == nil, let throttle {
+      throttle.failed(subject)
+      if let address { throttle.failed(address) }
+    }
     return grant
   }
 

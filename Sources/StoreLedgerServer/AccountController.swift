@@ -37,7 +37,7 @@ struct AccountController: Sendable {
     }
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     for part in AccountViewSlice.Part.allCases {
       group.get("/v1/accounts/{token}/\(part.rawValue)") { request, context in
         let token = try Self.token(context)
@@ -90,7 +90,7 @@ struct AccountController: Sendable {
 
   /// `GET /v1/accounts/{token}/<name>[?at=][&environment=]`: items the account's view lists.
   private func registerItems<Item: Encodable & Sendable>(
-    _ name: String, on group: RouterGroup<BasicRequestContext>,
+    _ name: String, on group: RouterGroup<LedgerRequestContext>,
     _ read:
       @escaping @Sendable (Ledger, String, Date, AppStoreEnvironment?, ReadConsistency)
       async throws -> [Item]
@@ -128,7 +128,7 @@ struct AccountController: Sendable {
 
   /// `?at=` as ISO 8601 (with or without fractional seconds); now when absent.
   /// The path's account token in canonical (lower-case) form; refused unless it is a UUID.
-  static func token(_ context: BasicRequestContext) throws -> String {
+  static func token(_ context: LedgerRequestContext) throws -> String {
     let raw = try context.parameters.require("token")
     guard let token = AppAccountToken.canonical(raw) else {
       throw APIError.invalidRequest(

@@ -64,8 +64,8 @@ package func buildApplication(
 
 func buildRouter(
   apps: [RunningApp], configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger
-) -> Router<BasicRequestContext> {
-  let router = Router(context: BasicRequestContext.self)
+) -> Router<LedgerRequestContext> {
+  let router = Router(context: LedgerRequestContext.self)
   router.add(
     middleware: ErrorAndMetricsMiddleware(
       metrics: metrics, app: configuration.routesByApp ? "" : apps[0].name))
@@ -76,25 +76,37 @@ func buildRouter(
   )
   .register(on: router)
   let sessions = ConsoleSessions(apiKeys: configuration.apiKeys)
+  let throttle = AuthenticationThrottle(
+    policy: configuration.authenticationLimits, logger: logger
+  ) { kind in
+    metrics.authenticationAlarm(app: configuration.routesByApp ? "" : apps[0].name, kind: kind)
+  }
   guard configuration.routesByApp else {
-    apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)
+    apps[0].register(
+      on: router.group(), configuration: configuration, sessions: sessions,
+      throttle: throttle)
     return router
   }
   router.add(middleware: AppRoutingMiddleware(apps: apps.map(\.name)))
   for app in apps {
     app.register(
       on: router.group(RouterPath("apps/\(app.name)")), prefix: "/apps/\(app.name)",
-      configuration: configuration, sessions: sessions)
+      configuration: configuration, sessions: sessions,
+      throttle: throttle)
   }
   if apps.count == 1 {
-    apps[0].register(on: router.group(), configuration: configuration, sessions: sessions)
+    apps[0].register(
+      on: router.group(), configuration: configuration, sessions: sessions,
+      throttle: throttle)
   } else {
     SharedIngestController(apps: apps, bodyLimit: configuration.bodyLimit, metrics: metrics)
       .register(
         on: router.group().add(
-          middleware: RequestValidationMiddleware<BasicRequestContext>(
+          middleware: RequestValidationMiddleware<LedgerRequestContext>(
             routes: .shared, bodyLimit: configuration.bodyLimit)),
-        apiKeys: configuration.apiKeys)
+        ring: APIKeyRing(
+          configured: configuration.apiKeys, keys: nil, throttle: throttle,
+          clients: ClientAddress(trustedProxies: configuration.trustedProxies)))
     router.get("/console") { _, _ in ConsolePage.appList(apps.map(\.name)) }
   }
   return router

@@ -31,7 +31,7 @@ struct ChangesController: Sendable {
     let queued: Int
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/changes") { request, _ in
       let query = request.uri.queryParameters
       let after = try Self.integer(query.get("after"), name: "after", default: 0)

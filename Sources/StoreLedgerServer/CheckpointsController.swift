@@ -21,7 +21,7 @@ struct CheckpointsController: Sendable {
     let proof: [String]
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/checkpoints") { request, _ in
       let directory = try self.configured()
       let limit = try Self.integer(request.uri.queryParameters.get("limit"), "limit") ?? 100

@@ -27,7 +27,7 @@ struct ConsumptionController: Sendable {
     let requests: [ConsumptionDryRunLine]
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/consumption-requests") { request, _ in
       let states = try Self.states(request.uri.queryParameters.get("state"))
       let limit = try Self.limit(request.uri.queryParameters.get("limit"))

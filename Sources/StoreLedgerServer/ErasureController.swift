@@ -14,7 +14,7 @@ struct ErasureController: Sendable {
     let later: LaterDataRule?
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.post("/v1/accounts/{token}/erasure") { request, context in
       let token = try context.parameters.require("token")
       let body = try await JSONBody.decode(

@@ -61,7 +61,7 @@ struct GrantsController: Sendable {
     }
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/accounts/{token}/grants") { request, context in
       let token = try AccountController.token(context)
       let at = try AccountController.time(request)
@@ -79,7 +79,7 @@ struct GrantsController: Sendable {
     }
   }
 
-  func create(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+  func create(_ request: Request, _ context: LedgerRequestContext) async throws -> Response {
     let token = try AccountController.token(context)
     let body = try await JSONBody.decode(
       GrantBody.self, from: request, limit: 8192,
@@ -96,7 +96,7 @@ struct GrantsController: Sendable {
     return try JSONBody.response(status, status: .created)
   }
 
-  func end(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+  func end(_ request: Request, _ context: LedgerRequestContext) async throws -> Response {
     let token = try AccountController.token(context)
     let grantId = try context.parameters.require("grantId")
     let body = try await JSONBody.decode(

@@ -65,7 +65,7 @@ struct IngestController: Sendable {
   static let webhookPath = "/v1/notifications/appstore"
   static let transactionsPath = "/v1/transactions"
 
-  func registerWebhook(on group: RouterGroup<BasicRequestContext>) {
+  func registerWebhook(on group: RouterGroup<LedgerRequestContext>) {
     group.post(RouterPath(Self.webhookPath)) { request, _ in
       try await notification(try await Self.notificationBody(request, limit: bodyLimit))
     }
@@ -115,7 +115,7 @@ struct IngestController: Sendable {
     }
   }
 
-  func registerCommands(on group: RouterGroup<BasicRequestContext>) {
+  func registerCommands(on group: RouterGroup<LedgerRequestContext>) {
     group.post(RouterPath(Self.transactionsPath)) { request, _ in
       try await transaction(try await Self.transactionBody(request, limit: bodyLimit))
     }

@@ -124,7 +124,7 @@ struct ListsController: Sendable {
   ]
   static let transitionParameters = ["status", "from", "before", "limit", "cursor", "format"]
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/accounts") { request, _ in
       try await accounts(request)
     }

@@ -10,7 +10,7 @@ import StoreLedgerCore
 struct MetricsController: Sendable {
   let ledger: Ledger
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/metrics") { request, _ in
       let parameters = request.uri.queryParameters
       let query = try Self.query(

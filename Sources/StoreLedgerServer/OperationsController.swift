@@ -36,7 +36,7 @@ struct OperationsController: Sendable {
     let reason: String?
   }
 
-  func register(on router: Router<BasicRequestContext>) {
+  func register(on router: Router<LedgerRequestContext>) {
     router.get("/health") { _, _ in
       // Each URL's hosts as they are once the check is done (a check may locate a primary).
       let primaries = {

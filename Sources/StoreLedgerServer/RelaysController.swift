@@ -210,7 +210,7 @@ struct RelaysController: Sendable {
     let queued: Int
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/relays") { _, _ in
       try JSONBody.response(
         Targets(targets: try await relays.targets().map { Target($0.0, $0.1) }))

@@ -140,22 +140,22 @@ struct RunningApp: Sendable {
   /// The app's webhook, and behind the API keys its commands and queries, under `group`
   /// (whose path is `prefix`); the console beside them.
   func register(
-    on group: RouterGroup<BasicRequestContext>, prefix: String = "",
-    configuration: ServerConfiguration, sessions: ConsoleSessions
+    on group: RouterGroup<LedgerRequestContext>, prefix: String = "",
+    configuration: ServerConfiguration, sessions: ConsoleSessions,
+    throttle: AuthenticationThrottle
   ) {
-    // The server's keys, and the app's named keys (each app's in its own database).
+    // The server's keys, and the app's named keys (each app's in its own database); failures
+    // counted by the server's one throttle, so guesses spread over apps add up.
     let ring = APIKeyRing(
-      configured: configuration.apiKeys, keys: APIKeys(ledger: ledger),
-      throttle: AuthenticationThrottle(logger: logger) { [metrics] subject in
-        metrics.authenticationAlarm(named: subject.hasPrefix("key "))
-      })
+      configured: configuration.apiKeys, keys: APIKeys(ledger: ledger), throttle: throttle,
+      clients: ClientAddress(trustedProxies: configuration.trustedProxies))
     ConsoleController(
       ledger: ledger, sessions: sessions, ring: ring, metrics: metrics,
       base: "\(prefix)/console", cookiePath: configuration.routesByApp ? "/apps" : "/console",
       app: configuration.routesByApp ? name : nil, apple: apple,
       appleEnvironment: verifierEnvironment
     ).register(on: group)
-    let validation = RequestValidationMiddleware<BasicRequestContext>(
+    let validation = RequestValidationMiddleware<LedgerRequestContext>(
       routes: .shared, bodyLimit: configuration.bodyLimit)
     ingest(bodyLimit: configuration.bodyLimit).registerWebhook(
       on: group.group().add(middleware: validation))

@@ -38,7 +38,7 @@ struct SearchController: Sendable {
     let matches: [Match]
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/search") { request, _ in
       let query = request.uri.queryParameters["q"].map(String.init) ?? ""
       let found = try await SupportQueries(ledger: ledger).findAccounts(matching: query)

@@ -20,7 +20,7 @@ struct SeatsController: Sendable {
     let appTransactionId: String
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/seats/{originalTransactionId}") { request, context in
       let time = try AccountController.time(request)
       return try JSONBody.response(try await seats.show(try Self.chain(context), at: time))
@@ -55,7 +55,7 @@ struct SeatsController: Sendable {
     }
   }
 
-  private static func chain(_ context: BasicRequestContext) throws -> String {
+  private static func chain(_ context: LedgerRequestContext) throws -> String {
     try context.parameters.require("originalTransactionId")
   }
 }

@@ -25,6 +25,12 @@ public struct ServerConfiguration: Sendable {
   public var bodyLimit: Int
   /// Applies the schema migrations (to every app's database) before serving.
   public var migrateOnStart: Bool
+  /// The addresses of the proxies in front of the server whose `X-Forwarded-For` names the
+  /// client (``ClientAddress``): failed API keys are counted by that client's address, not by
+  /// the proxy's. Empty: every peer is the client.
+  public var trustedProxies: [String] = []
+  /// How many failed API keys lock a key or a client address, and for how long.
+  public var authenticationLimits = AuthenticationLimits()
   /// Runs the account projector in this process. Several servers may each run one (they
   /// share the checkpoint); queries are correct without any, only slower.
   public var runsProjector: Bool
@@ -59,6 +65,11 @@ public struct ServerConfiguration: Sendable {
     self.bodyLimit = bodyLimit
     self.migrateOnStart = migrateOnStart
     self.runsProjector = runsProjector
+  }
+
+  /// Whether `text` is an IP address, as ``trustedProxies`` takes them.
+  public static func isIPAddress(_ text: String) -> Bool {
+    ClientAddress.canonical(text) != nil
   }
 
   /// The first app's (with one app: the app's) settings.

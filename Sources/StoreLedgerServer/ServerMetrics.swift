@@ -62,8 +62,9 @@ public final class ServerMetrics: Sendable {
         Self.failuresFamily: "Signed data refused by the verifier, by reason.",
         Self.appendFamily: "Time to verify, append and index one input.",
         Self.authenticationFamily:
-          "Named keys locked after repeated wrong secrets (kind named_key), and bursts of "
-          + "unknown keys presented (kind unknown_keys).",
+          "Named keys locked after repeated wrong secrets (kind named_key), client addresses "
+          + "locked after repeated failed keys (kind address), and bursts of unknown keys "
+          + "presented (kind unknown_keys).",
       ],
       buckets: [Self.appendFamily: Self.appendBounds])
   }
@@ -273,9 +274,8 @@ public final class ServerMetrics: Sendable {
     ).increment()
   }
 
-  func authenticationAlarm(app: String, named: Bool) {
-    counter(Self.authenticationFamily, app: app, ["kind": named ? "named_key" : "unknown_keys"])
-      .increment()
+  func authenticationAlarm(app: String, kind: AuthenticationThrottle.Kind) {
+    counter(Self.authenticationFamily, app: app, ["kind": kind.rawValue]).increment()
   }
 
   func verificationFailure(app: String, code: String) {
@@ -410,10 +410,6 @@ struct AppMetrics: Sendable {
 
   func verificationFailure(code: String) {
     server.verificationFailure(app: app, code: code)
-  }
-
-  func authenticationAlarm(named: Bool) {
-    server.authenticationAlarm(app: app, named: named)
   }
 
   func append(duration: Duration) {

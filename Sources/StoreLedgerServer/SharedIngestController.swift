@@ -18,7 +18,8 @@ struct SharedIngestController: Sendable {
     self.metrics = metrics.app("")
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>, apiKeys: Set<String>) {
+  /// The routes on `group`; the transaction route needs one of `ring`'s configured keys.
+  func register(on group: RouterGroup<LedgerRequestContext>, ring: APIKeyRing) {
     group.post(RouterPath(IngestController.webhookPath)) { request, _ in
       let body = try await IngestController.notificationBody(request, limit: bodyLimit)
       guard let app = try app(named: body.signedPayload, kind: "notification") else {
@@ -27,7 +28,7 @@ struct SharedIngestController: Sendable {
       return try await app.ingest(bodyLimit: bodyLimit).notification(body)
     }
     let protected = group.group().add(
-      middleware: APIKeyMiddleware(ring: APIKeyRing(configured: apiKeys, keys: nil)))
+      middleware: APIKeyMiddleware(ring: ring))
     protected.post(RouterPath(IngestController.transactionsPath)) { request, _ in
       let body = try await IngestController.transactionBody(request, limit: bodyLimit)
       guard let app = try app(named: body.signedTransaction, kind: "transaction") else {

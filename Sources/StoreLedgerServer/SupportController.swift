@@ -39,7 +39,7 @@ struct SupportController: Sendable {
     let transactionId: String?
   }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.post("/v1/webhook-check") { request, _ in
       let apple = try configured()
       let seconds = Int(request.uri.queryParameters.get("timeout") ?? "30") ?? -1

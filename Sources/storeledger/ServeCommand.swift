@@ -33,6 +33,11 @@ struct ServeCommand: AsyncParsableCommand {
             product catalog JSON file
         --host, --port       STORELEDGER_HOST, STORELEDGER_PORT
             default 127.0.0.1:8080
+        --trusted-proxies    STORELEDGER_TRUSTED_PROXIES
+            comma list of the IP addresses of proxies in front of the server:
+            their X-Forwarded-For names the client whose failed keys are counted
+        --failed-keys-per-address STORELEDGER_FAILED_KEYS_PER_ADDRESS
+            failed API keys from one client in a minute that lock it (default 30)
         --log-level          LOG_LEVEL
             default info
         --no-projector
@@ -99,6 +104,14 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "POST each new signed checkpoint to this http(s) URL (repeat for several).")
   var checkpointWebhook: [String] = []
   @Option(name: .customLong("api-keys"), help: "Comma list of bearer keys.") var apiKeys: String?
+  @Option(
+    name: .customLong("trusted-proxies"),
+    help: "Comma list of the IP addresses of proxies whose X-Forwarded-For names the client.")
+  var trustedProxies: String?
+  @Option(
+    name: .customLong("failed-keys-per-address"),
+    help: "Failed API keys from one client address in a minute that lock it (default 30).")
+  var failedKeysPerAddress: Int?
   @Option var host: String?
   @Option var port: Int?
   @Option(name: .customLong("log-level")) var logLevel: String?
@@ -171,10 +184,27 @@ struct ServeCommand: AsyncParsableCommand {
     guard let portNumber = Int(portText), (0...65535).contains(portNumber) else {
       throw ValidationError("the port must be a number from 0 to 65535")
     }
-    return ServerConfiguration(
+    let proxies = LedgerOptions.list(setting(trustedProxies, "STORELEDGER_TRUSTED_PROXIES"))
+    if let wrong = proxies.first(where: { !ServerConfiguration.isIPAddress($0) }) {
+      throw ValidationError(
+        "the trusted proxy '\(wrong)' is no IP address: give each proxy's address "
+          + "(like 10.0.0.5 or fd00::5), separated by commas")
+    }
+    var configuration = ServerConfiguration(
       host: setting(host, "STORELEDGER_HOST") ?? "127.0.0.1", port: portNumber, apps: apps,
       routesByApp: routesByApp, apiKeys: Set(keys), migrateOnStart: migrate,
       runsProjector: !noProjector)
+    configuration.trustedProxies = proxies
+    if let text = setting(
+      failedKeysPerAddress.map(String.init), "STORELEDGER_FAILED_KEYS_PER_ADDRESS")
+    {
+      guard let limit = Int(text), limit > 0 else {
+        throw ValidationError(
+          "failed keys per address must be a positive number (default 30), not '\(text)'")
+      }
+      configuration.authenticationLimits.perAddress = limit
+    }
+    return configuration
   }
 
   /// The database of each served app.

@@ -67,7 +67,7 @@ import Testing
 
   /// Change webhooks (a URL that is not http(s), a webhook without its secret, from flags or
   /// the environment) and a Sandbox policy that is not yes or no stop `serve` before it
-  /// starts, with the reason.
+  /// starts, with the reason; so does a trusted proxy that is no IP address.
   @Test func badChangeWebhooksAreUsageErrors() throws {
     let base = [
       "serve", "--database-url", "postgres://x@127.0.0.1/db", "--bundle-id", "com.example.app",
@@ -85,6 +85,9 @@ import Testing
           "STORELEDGER_CHANGES_SECRETS": "only-one",
         ], "one secret per webhook"
       ),
+      (["--trusted-proxies", "10.0.0.5,proxy.internal"], [:], "'proxy.internal' is no IP address"),
+      ([], ["STORELEDGER_TRUSTED_PROXIES": "10.0.0.300"], "'10.0.0.300' is no IP address"),
+      ([], ["STORELEDGER_FAILED_KEYS_PER_ADDRESS": "0"], "must be a positive number"),
     ]
     for (flags, environment, reason) in cases {
       let result = try CommandLineRunner.run(base + flags, environment: environment)

@@ -184,19 +184,19 @@ import Testing
       #expect(!String(buffer: targets.body).contains("steal"), "no relay target was added")
     }
     // The rule itself, by route template.
-    #expect(APIKeyMiddleware<BasicRequestContext>.scope(of: .post, route: "/v1/relays") == .admin)
+    #expect(APIKeyMiddleware<LedgerRequestContext>.scope(of: .post, route: "/v1/relays") == .admin)
     #expect(
-      APIKeyMiddleware<BasicRequestContext>.scope(of: .delete, route: "/v1/relays/{id}") == .admin)
+      APIKeyMiddleware<LedgerRequestContext>.scope(of: .delete, route: "/v1/relays/{id}") == .admin)
     #expect(
-      APIKeyMiddleware<BasicRequestContext>.scope(of: .post, route: "/apps/{app}/v1/relays/")
+      APIKeyMiddleware<LedgerRequestContext>.scope(of: .post, route: "/apps/{app}/v1/relays/")
         == .admin)
     #expect(
-      APIKeyMiddleware<BasicRequestContext>.scope(
+      APIKeyMiddleware<LedgerRequestContext>.scope(
         of: .post, route: "/v1/accounts/{token}/erasure") == .admin)
     #expect(
-      APIKeyMiddleware<BasicRequestContext>.scope(of: .post, route: "/v1/transactions") == .write)
+      APIKeyMiddleware<LedgerRequestContext>.scope(of: .post, route: "/v1/transactions") == .write)
     #expect(
-      APIKeyMiddleware<BasicRequestContext>.scope(
+      APIKeyMiddleware<LedgerRequestContext>.scope(
         of: .post, route: "/v1/consumption-requests/dry-run") == .read)
   }
 

@@ -21,11 +21,15 @@ api=$(port); web=$(port)
 sim=$!
 for _ in $(seq 1 300); do [ -s "$work/sim/api-key.p8" ] && break; sleep 0.1; done
 # The server signs checkpoints every second, so their routes answer what they publish.
+# schemathesis presents a wrong key to every operation (its ignored_auth check), hundreds in a
+# minute from one address: the server would lock that address (429 address_locked), as it
+# should a guesser, and leave the rest of the contract untested. The judge's server takes
+# that many; the lock itself is proven by AuthenticationThrottleTests.
 "$binary" checkpoint new-key --out "$work/checkpoint-key.pem" >/dev/null
 "$binary" serve --database-url "$url" --bundle-id com.example.app --environments Sandbox \
   --root-certs "$work/sim/root.der" --api-keys judge-key-0123456789 --port "$web" \
   --checkpoint-dir "$work/checkpoints" --checkpoint-key "$work/checkpoint-key.pem" \
-  --checkpoint-interval 1 \
+  --checkpoint-interval 1 --failed-keys-per-address 1000000 \
   --key-id SIM5 --issuer-id 5f6e7d8c-0000-4000-8000-000000000005 --p8 "$work/sim/api-key.p8" \
   --api-url "http://127.0.0.1:$api" --log-level error >"$work/serve.log" 2>&1 &
 srv=$!

@@ -33,12 +33,13 @@ public struct SupportGrants: Sendable {
   {
     let token = try Ledger.canonical(request.appAccountToken)
     let entitlement = request.entitlement.trimmingCharacters(in: .whitespaces)
-    guard !entitlement.isEmpty, entitlement.utf8.count <= 200 else {
-      throw LedgerError(.invalidRequest, "name the entitlement to grant (1 to 200 characters)")
+    // Lengths count Unicode code points, as the HTTP contract's JSON Schema does.
+    guard !entitlement.isEmpty, entitlement.unicodeScalars.count <= 255 else {
+      throw LedgerError(.invalidRequest, "name the entitlement to grant (1 to 255 characters)")
     }
     let reason = try Self.reason(request.reason)
-    if let key = request.idempotencyKey, key.isEmpty || key.utf8.count > 200 {
-      throw LedgerError(.invalidRequest, "an idempotency key is 1 to 200 characters")
+    if let key = request.idempotencyKey, key.isEmpty || key.unicodeScalars.count > 255 {
+      throw LedgerError(.invalidRequest, "an idempotency key is 1 to 255 characters")
     }
     try await Self.refuseIfQuarantined(token, in: ledger)
     let grantId =
@@ -94,10 +95,10 @@ public struct SupportGrants: Sendable {
       throw LedgerError(
         .invalidRequest, "a bulk grant names 1 to \(Self.bulkLimit) accounts")
     }
-    guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 200 else {
+    guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 255 else {
       throw LedgerError(
         .invalidRequest,
-        "a bulk grant needs an idempotency key (1 to 200 characters): running it again then grants nobody twice"
+        "a bulk grant needs an idempotency key (1 to 255 characters): running it again then grants nobody twice"
       )
     }
     _ = try Self.reason(reason)
@@ -197,7 +198,7 @@ public struct SupportGrants: Sendable {
 
   static func reason(_ text: String) throws(LedgerError) -> String {
     let reason = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !reason.isEmpty, reason.utf8.count <= 500 else {
+    guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else {
       throw LedgerError(
         .invalidRequest, "say why (`reason`, 1 to 500 characters): it is kept in the log")
     }

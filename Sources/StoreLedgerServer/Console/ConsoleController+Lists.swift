@@ -8,7 +8,7 @@ import StoreLedgerCore
 /// changes and events, refund requests, failing deliveries. Bad filters get a page that says
 /// what to change, never an error body.
 extension ConsoleController {
-  func registerLists(on group: RouterGroup<BasicRequestContext>) {
+  func registerLists(on group: RouterGroup<LedgerRequestContext>) {
     group.get(RouterPath("/console/accounts")) { request, _ in
       try await signedIn(request) { try await accountList(Self.values(request), csv: false) }
     }

@@ -9,7 +9,7 @@ import StoreLedgerCore
 /// search offers to look it up at Apple (a POST: it asks Apple and records the order in the
 /// log), then opens the customer.
 extension ConsoleController {
-  func registerOrderLookup(on group: RouterGroup<BasicRequestContext>) {
+  func registerOrderLookup(on group: RouterGroup<LedgerRequestContext>) {
     group.post(RouterPath("/console/orders")) { request, _ in
       guard Self.isSameOrigin(request) else {
         return message(

@@ -7,7 +7,7 @@ import StoreLedgerCore
 /// The console's relays: the targets with their queues, and one target's attempts from the
 /// log (searchable by notification) with its dead letters.
 extension ConsoleController {
-  func registerRelays(on group: RouterGroup<BasicRequestContext>) {
+  func registerRelays(on group: RouterGroup<LedgerRequestContext>) {
     group.get(RouterPath("/console/relays")) { request, _ in
       try await signedIn(request) { try await relayTargetsPage() }
     }

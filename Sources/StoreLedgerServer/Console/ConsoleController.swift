@@ -3,6 +3,7 @@ import AppStoreVerification
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import StoreLedger
 import StoreLedgerCore
 import StoreLedgerPostgres
@@ -29,16 +30,16 @@ struct ConsoleController: Sendable {
 
   var page: ConsolePage { ConsolePage(base: base, app: app) }
 
-  func register(on group: RouterGroup<BasicRequestContext>) {
+  func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get(RouterPath("/console")) { request, _ in
       try await signedIn(request) { try await overview() }
     }
     group.get(RouterPath("/console/sign-in")) { request, _ in
       signInPage(refused: false, next: request.uri.queryParameters.get("next").map { "\($0)" })
     }
-    group.post(RouterPath("/console/sign-in")) { request, _ in
+    group.post(RouterPath("/console/sign-in")) { request, context in
       guard Self.isSameOrigin(request) else { return crossOriginRefused() }
-      return try await signIn(request)
+      return try await signIn(request, peer: context.remoteAddress)
     }
     group.post(RouterPath("/console/sign-out")) { request, _ in
       guard Self.isSameOrigin(request) else { return crossOriginRefused() }
@@ -179,7 +180,7 @@ struct ConsoleController: Sendable {
     return ConsolePage.response(document, status: refused ? .unauthorized : .ok)
   }
 
-  private func signIn(_ request: Request) async throws -> Response {
+  private func signIn(_ request: Request, peer: SocketAddress?) async throws -> Response {
     let body = try await request.body.collect(upTo: 4096)
     let form = String(buffer: body)
     // A key pasted with a space or a line break around it is the same key.
@@ -188,8 +189,8 @@ struct ConsoleController: Sendable {
     let next = Self.formValue("next", in: form)
     let found: APIKeyGrant?
     do {
-      found = try await ring.grant(for: key)
-    } catch let error as APIError where error.code == "key_locked" {
+      found = try await ring.grant(for: key, peer: peer, headers: request.headers)
+    } catch let error as APIError where error.status == .tooManyRequests {
       return message("Sign in", "\(error.message).", status: .tooManyRequests)
     }
     guard let grant = found else {

@@ -123,6 +123,24 @@ import Testing
       var forced = request("platinum")
       forced.force = true
       #expect(try await grants.grant(forced).forced)
+
+      // Lengths are counted as the HTTP contract's JSON Schema counts them, in code points:
+      // what the contract accepts is granted (500 "é" were once refused as 1,000 bytes).
+      var longest = request(
+        String(repeating: "é", count: 255), reason: String(repeating: "é", count: 500))
+      longest.force = true
+      longest.idempotencyKey = String(repeating: "k", count: 255)
+      #expect(try await grants.grant(longest).forced)
+      for (entitlement, reason) in [
+        (String(repeating: "é", count: 256), "r"), ("pro", String(repeating: "é", count: 501)),
+      ] {
+        var tooLong = request(entitlement, reason: reason)
+        tooLong.force = true
+        let refused = await #expect(throws: LedgerError.self) {
+          try await grants.grant(tooLong)
+        }
+        #expect(refused?.code == .invalidRequest)
+      }
     }
   }
 
