@@ -75,7 +75,7 @@ public final class DatabaseHosts: Sendable {
   public let asks: Bool
   /// How often the chosen host is asked whether it still has the role.
   public let recheck: Duration
-  private let logger: Logger
+  let logger: Logger
 
   private struct State {
     /// Index into `clients` of the chosen host; nil while none is known.

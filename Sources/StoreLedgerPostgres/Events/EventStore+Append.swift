@@ -36,22 +36,27 @@ extension EventStore {
   private func appendOnce(
     _ query: PostgresQuery, _ events: [NewEvent], to streamId: String, hook: AppendHook?
   ) async throws(EventStoreError) -> AppendResult {
+    let client = try await primary()
+    let result: AppendResult
     do {
-      guard let hook else {
-        return try await primary().query(query, logger: logger) { rows in
+      if let hook {
+        result = try await client.inTransaction(logger: logger) { connection in
+          let result = try await connection.query(query, logger: logger) { rows in
+            try await Self.result(of: rows, for: events, in: streamId)
+          }
+          try await Self.run(hook, on: connection, with: result)
+          return result
+        }
+      } else {
+        result = try await client.query(query, logger: logger) { rows in
           try await Self.result(of: rows, for: events, in: streamId)
         }
-      }
-      return try await primary().inTransaction(logger: logger) { connection in
-        let result = try await connection.query(query, logger: logger) { rows in
-          try await Self.result(of: rows, for: events, in: streamId)
-        }
-        try await Self.run(hook, on: connection, with: result)
-        return result
       }
     } catch {
       throw failure(error, while: "appending to a stream")
     }
+    try await hosts.confirmReplicated(on: client)
+    return result
   }
 
   static func appendQuery(

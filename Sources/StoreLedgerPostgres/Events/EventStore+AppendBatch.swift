@@ -16,14 +16,16 @@ extension EventStore {
     }
     for item in items { try Self.validate([item.event], streamId: item.streamId) }
     let query = Self.batchQuery(items)
+    let client = try await primary()
     let results: [AppendResult]
     do {
-      results = try await primary().query(query, logger: logger) { rows in
+      results = try await client.query(query, logger: logger) { rows in
         try await Self.results(of: rows, for: items)
       }
     } catch {
       throw failure(error, while: "appending a batch")
     }
+    try await hosts.confirmReplicated(on: client)
     if results.contains(where: { !$0.wasDuplicate }) { await announcer?.announce() }
     return results
   }

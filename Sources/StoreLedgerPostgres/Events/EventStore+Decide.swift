@@ -13,9 +13,10 @@ extension EventStore {
     to streamId: String, indexing index: StreamIndex? = nil,
     deciding decide: @Sendable (PostgresConnection) async throws -> [NewEvent]
   ) async throws(EventStoreError) -> AppendResult {
+    let client = try await primary()
     let result: AppendResult
     do {
-      result = try await primary().inTransaction(logger: logger) { connection in
+      result = try await client.inTransaction(logger: logger) { connection in
         try await connection.query(
           "SELECT pg_advisory_xact_lock(hashtextextended(\(streamId), 0))", logger: logger
         ) { rows in for try await _ in rows {} }
@@ -31,6 +32,7 @@ extension EventStore {
     } catch {
       throw failure(error, while: "appending decided events")
     }
+    try await hosts.confirmReplicated(on: client)
     if !result.wasDuplicate { await announcer?.announce() }
     return result
   }

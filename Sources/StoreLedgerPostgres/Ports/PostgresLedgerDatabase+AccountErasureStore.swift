@@ -10,11 +10,16 @@ import StoreLedgerCore
 extension PostgresLedgerDatabase: AccountErasureStore {
   public func erase(_ request: ErasureRequest) async throws(EventStoreError) -> ErasureReceipt {
     let (client, logger) = (self.client, self.logger)
+    let receipt: ErasureReceipt
     do {
-      return try await ErasureStatements.erase(request, on: client, logger: logger)
+      receipt = try await ErasureStatements.erase(request, on: client, logger: logger)
     } catch {
       throw EventStoreError.database(error, while: "erasing accounts")
     }
+    // An erasure a switch rewound away would bring the customer's data back: it is reported
+    // done only once a standby has it, as an append is.
+    try await hosts.confirmReplicated(on: client, within: .seconds(30))
+    return receipt
   }
 
   public func erasures() async throws(EventStoreError) -> [ErasureRecord] {
