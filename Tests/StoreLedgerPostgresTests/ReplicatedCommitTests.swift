@@ -34,8 +34,19 @@ import Testing
         let decided = try await store.append(to: "s:decided") { _ in [Events.make("decided")] }
         #expect(!decided.wasDuplicate)
         #expect(hosts.currentHost == database.writerURL.hosts.first?.description)
+        // Appends finishing together share rounds of questions: each is answered.
+        let together = try await withThrowingTaskGroup(of: Bool.self) { group in
+          for item in 0..<40 {
+            group.addTask {
+              try await !store.append([Events.make("together-\(item)")], to: "s:\(item)")
+                .wasDuplicate
+            }
+          }
+          return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(together == 40)
       }
-      #expect(try await database.eventCount() == 3)
+      #expect(try await database.eventCount() == 43)
     }
   }
 
@@ -68,9 +79,23 @@ import Testing
             #expect(refused?.message.contains("out of recovery") == true)
             #expect(refused?.message.contains(other.hosts[0].description) == true)
           }
+          let refusals = await withTaskGroup(of: Bool.self) { group in
+            for item in 0..<20 {
+              group.addTask {
+                do {
+                  _ = try await store.append([Events.make("split-\(item)")], to: "s:\(item)")
+                  return false
+                } catch {
+                  return (error as? EventStoreError)?.code == .databaseUnavailable
+                }
+              }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+          }
+          #expect(refusals == 20, "appends refused together, none acknowledged")
           let batch = await #expect(throws: EventStoreError.self) {
             try await store.appendBatch([
-              BatchAppend(event: Events.make("split-1"), streamId: "s:split")
+              BatchAppend(event: Events.make("split-batch"), streamId: "s:split")
             ])
           }
           #expect(batch?.code == .databaseUnavailable)

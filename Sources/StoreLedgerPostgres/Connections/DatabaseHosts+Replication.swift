@@ -2,6 +2,19 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerCore
+import Synchronization
+
+/// Writes waiting for a confirmation round, and whether one is running.
+struct ConfirmationQueue: Sendable {
+  struct Waiter: Sendable {
+    var primary: Int
+    var limit: Duration
+    var continuation: CheckedContinuation<Result<Void, EventStoreError>, Never>
+  }
+
+  var waiting: [Waiter] = []
+  var running = false
+}
 
 extension DatabaseHosts {
   /// What another host of the URL said about a write the primary committed.
@@ -39,6 +52,49 @@ extension DatabaseHosts {
     guard asks, role == .primary, clients.count > 1,
       let index = clients.firstIndex(where: { $0 === primary })
     else { return }
+    // Writes that finish together share one round of questions: every write waiting when a
+    // round starts committed before it asks the primary's position, so the round's answer
+    // holds for each of them. A write arriving during a round waits for the next.
+    let outcome = await withCheckedContinuation { continuation in
+      let starts = confirmations.withLock { queue -> Bool in
+        queue.waiting.append(.init(primary: index, limit: limit, continuation: continuation))
+        guard !queue.running else { return false }
+        queue.running = true
+        return true
+      }
+      if starts { Task { await self.confirmRounds() } }
+    }
+    try outcome.get()
+  }
+
+  /// Runs rounds while writes wait for one.
+  private func confirmRounds() async {
+    while true {
+      let waiting = confirmations.withLock { queue -> [ConfirmationQueue.Waiter] in
+        defer { queue.waiting = [] }
+        if queue.waiting.isEmpty { queue.running = false }
+        return queue.waiting
+      }
+      guard !waiting.isEmpty else { return }
+      for (primary, group) in Dictionary(grouping: waiting, by: \.primary) {
+        let limit = group.map(\.limit).min() ?? .seconds(5)
+        let outcome: Result<Void, EventStoreError>
+        do {
+          try await confirmRound(primary: primary, within: limit)
+          outcome = .success(())
+        } catch {
+          outcome = .failure(error)
+        }
+        for waiter in group { waiter.continuation.resume(returning: outcome) }
+      }
+    }
+  }
+
+  /// One round: whether the writes `primary` committed before it are on a standby.
+  private func confirmRound(primary index: Int, within limit: Duration)
+    async throws(EventStoreError)
+  {
+    let primary = clients[index]
     let others = clients.indices.filter { $0 != index }
     let start = ContinuousClock.now
     let target = try await position(on: primary)

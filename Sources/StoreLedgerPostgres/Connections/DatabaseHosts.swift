@@ -89,6 +89,8 @@ public final class DatabaseHosts: Sendable {
   }
 
   private let state: Mutex<State>
+  /// Writes waiting for a round of ``confirmReplicated(on:within:)``'s questions.
+  let confirmations = Mutex(ConfirmationQueue())
 
   /// Pools for every host of `url`; `role` is what the chosen host must be.
   public init(
