@@ -38,26 +38,26 @@ struct ClientAddress: Sendable {
   /// An IP address in one spelling (IPv4 dotted, IPv6 as NIO prints it, an IPv4-mapped IPv6
   /// address as its IPv4); nil when `text` is no IP address.
   static func canonical(_ text: String) -> String? {
-    guard let parsed = try? SocketAddress(ipAddress: text, port: 0) else { return nil }
-    if case .v6(let v6) = parsed {
-      let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-      if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
-        return bytes.suffix(4).map(String.init).joined(separator: ".")
-      }
+    guard let parsed = (try? SocketAddress(ipAddress: text, port: 0))?.ipAddress else {
+      return nil
     }
-    return parsed.ipAddress
+    // NIO prints an IPv4-mapped address as `::ffff:a.b.c.d`.
+    if parsed.lowercased().hasPrefix("::ffff:"), parsed.contains(".") {
+      return String(parsed.dropFirst("::ffff:".count))
+    }
+    return parsed
   }
 
   /// The network a throttle counts as one client: an IPv4 address itself, an IPv6 address's
-  /// first 64 bits (`2001:db8:1:2::/64`).
+  /// first 64 bits (`2001:db8:1:2::/64`). `address` is canonical; its groups are read from
+  /// the text (the socket's own bytes are a C type this module cannot see in every build).
   static func network(of address: String) -> String {
-    guard address.contains(":"), let parsed = try? SocketAddress(ipAddress: address, port: 0),
-      case .v6(let v6) = parsed
-    else { return address }
-    let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-    let groups = stride(from: 0, to: 8, by: 2).map {
-      String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-    }
-    return groups.joined(separator: ":") + "::/64"
+    guard address.contains(":") else { return address }
+    let halves = address.components(separatedBy: "::")
+    let head = halves[0].split(separator: ":").map(String.init)
+    let tail = halves.count > 1 ? halves[1].split(separator: ":").map(String.init) : []
+    let groups = head + Array(repeating: "0", count: max(0, 8 - head.count - tail.count)) + tail
+    let first = groups.prefix(4).map { String(UInt16($0, radix: 16) ?? 0, radix: 16) }
+    return first.joined(separator: ":") + "::/64"
   }
 }
