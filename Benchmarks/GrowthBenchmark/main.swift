@@ -2,12 +2,12 @@ import BenchmarkSupport
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Synchronization
-import StoreLedgerCore
 
-// Growth benchmark (issue 25, point 3): do appends and stream reads slow down as the log grows?
+// Growth benchmark: do appends and stream reads slow down as the log grows?
 // Fills `storeledger.events` to each size with rows shaped like the engine's (streams of ten
 // events, transaction-sized payloads, unique keys and ids; inserted by SQL, not through the
 // append, to reach 20 M rows in minutes), then measures at each size, for `--seconds`:

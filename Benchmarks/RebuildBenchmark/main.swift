@@ -116,6 +116,7 @@ do {
       return
     }
     var ratios: [Double] = []
+    var rates: [Double] = []
     for round in 1...rounds {
       let (read, readSeconds) = try await Figures.measure("read (account rows)", round) {
         try await ReadMeasurement.accountRows(on: client, logger: logger)
@@ -131,14 +132,24 @@ do {
       precondition(rebuilt.events == read, "the rebuild folded \(rebuilt.events) of \(read) rows")
       let ratio = (Double(rebuilt.events) / rebuilt.seconds) / (Double(read) / readSeconds)
       ratios.append(ratio)
+      rates.append(Double(rebuilt.events) / rebuilt.seconds)
       print(String(format: "       rebuild ÷ read of the same rows: %.2f", ratio))
       try await LedgerMaintenance(ledger: ledger).dropAccountViewsVersion(
         rebuilt.replacedVersion ?? 0)
     }
     let sorted = ratios.sorted()
+    print(String(format: "median rebuild ÷ read: %.2f", sorted[sorted.count / 2]))
     print(
       String(
-        format: "median rebuild ÷ read: %.2f (target ≥ 0.75, issue 21)", sorted[sorted.count / 2]))
+        format: "RESULT rebuild_events_per_s=%.0f rebuild_ratio=%.2f",
+        rates.sorted()[rates.count / 2], sorted[sorted.count / 2]))
+    print(Target.line("rebuild ÷ read of the same rows", sorted[sorted.count / 2], atLeast: 0.75))
+    if eventCount >= 1_000_000 {
+      print(
+        Target.line(
+          "rebuild events/s at \(eventCount) events", rates.sorted()[rates.count / 2],
+          atLeast: 150_000))
+    }
   }
   if options.checkpointsOnly {
     try await database.drop()
@@ -155,7 +166,7 @@ do {
   print(
     String(
       format:
-        "audit re-verification on every core %.0f/s, on one core %.0f/s: %.2f× (target ≥ 1.6×, issue 21)",
+        "audit re-verification on every core %.0f/s, on one core %.0f/s: %.2f× (target ≥ 1.6×)",
       signatures.auditPerSecond, signatures.auditOneCorePerSecond,
       signatures.auditPerSecond / signatures.auditOneCorePerSecond))
   try await database.drop()

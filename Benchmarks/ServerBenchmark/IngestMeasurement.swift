@@ -88,6 +88,16 @@ struct IngestMeasurement {
         format: "RESULT webhook_per_s=%.0f ceiling_per_s=%.0f ratio=%.2f",
         Double(count) / webhook.seconds, Double(count) / ceiling, ceiling / webhook.seconds))
     print(String(format: "RESULT projector_lag_s=%.2f", lag))
+    print(
+      Target.line(
+        "webhook ÷ its ceiling", ceiling / webhook.seconds, atLeast: 0.6))
+    for (label, name) in [
+      ("account views", AccountProjector.checkpointName),
+      ("revenue analytics", RevenueProjector.checkpointName),
+    ] {
+      let p99 = ProjectorFreshness.percentile(freshness.sorted(name), 0.99)
+      print(Target.line("\(label) behind the webhook load, p99 s", p99, atMost: 1.0))
+    }
   }
 
   /// The rows the webhook stores for `payloads`, made by the ledger's own mapping.

@@ -1,4 +1,5 @@
 import AppStoreVerification
+import BenchmarkSupport
 import Foundation
 import Logging
 import NIOHTTP1
@@ -134,6 +135,13 @@ struct QueryMeasurement {
         format: "RESULT get_per_s=%.0f ceiling_per_s=%.0f ratio=%.2f p99_ms=%.2f",
         Self.median(gets.map(\.requestsPerSecond)), Self.median(ceilings.map(\.requestsPerSecond)),
         Self.median(ratios), p99s.isEmpty ? -1 : Self.median(p99s)))
+    print(
+      Target.line("GET entitlements ÷ the same GET answered 401", Self.median(ratios), atLeast: 0.7)
+    )
+    if !p99s.isEmpty {
+      print(
+        Target.line("GET entitlements p99 ms (\(accounts) accounts)", Self.median(p99s), atMost: 5))
+    }
   }
 
   private static func median(_ values: [Double]) -> Double {

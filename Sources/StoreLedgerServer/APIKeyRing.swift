@@ -35,26 +35,33 @@ final class APIKeyRing: Sendable {
   func grant(
     for presented: String, peer: SocketAddress?, headers: HTTPFields
   ) async throws -> APIKeyGrant? {
-    try await grant(for: presented, from: clients.subject(peer: peer, headers: headers))
+    try await grant(for: presented, address: { clients.subject(peer: peer, headers: headers) })
   }
 
   /// What `presented` may do, from the client `address` (``ClientAddress``; nil when none is
   /// known); nil when it is no key. A named key or an address locked by repeated failures is
   /// refused (``APIError/locked(_:retryAfter:)``) before the key is checked.
   func grant(for presented: String, from address: String? = nil) async throws -> APIKeyGrant? {
-    let subject = AuthenticationThrottle.subject(of: presented)
-    if let throttle {
-      if let address, let wait = throttle.lockedFor(address) {
+    try await grant(for: presented, address: { address })
+  }
+
+  /// `address` is worked out only when the throttle needs it: while nothing is locked, a
+  /// right key costs no parsing of the peer or of `X-Forwarded-For`.
+  private func grant(for presented: String, address: () -> String?) async throws
+    -> APIKeyGrant?
+  {
+    if let throttle, throttle.holdsLocks {
+      if let address = address(), let wait = throttle.lockedFor(address) {
         throw APIError.locked(.address, retryAfter: wait)
       }
-      if let wait = throttle.lockedFor(subject) {
+      if let wait = throttle.lockedFor(AuthenticationThrottle.subject(of: presented)) {
         throw APIError.locked(.namedKey, retryAfter: wait)
       }
     }
     let grant = try await check(presented)
     if grant == nil, let throttle {
-      throttle.failed(subject)
-      if let address { throttle.failed(address) }
+      throttle.failed(AuthenticationThrottle.subject(of: presented))
+      if let address = address() { throttle.failed(address) }
     }
     return grant
   }

@@ -49,6 +49,11 @@ final class AuthenticationThrottle: Sendable {
   }
 
   private let records = Mutex([String: Record]())
+  /// Whether any subject was ever locked: until one is, a presentation asks no lock table.
+  private let lockedOnce = Atomic(false)
+
+  /// Whether a subject may be locked now (false only while none ever was).
+  var holdsLocks: Bool { lockedOnce.load(ordering: .acquiring) }
 
   init(
     policy: Policy = Policy(), logger: Logger,
@@ -100,6 +105,7 @@ final class AuthenticationThrottle: Sendable {
       let length = min(policy.window * (1 << min(record.locks, 20)), policy.longestLock)
       record.lockedUntil = now + length
       record.locks += 1
+      lockedOnce.store(true, ordering: .releasing)
       return length
     }
     guard let locked else { return }

@@ -30,8 +30,15 @@ struct DocumentedRoutes: Sendable {
     /// A path's segments; nil where the document has a parameter (`{token}`).
     let segments: [String?]
     let operations: [Operation]
+    /// The parameters' names, by segment (nil for a literal segment).
+    let names: [String?]
+    /// How many segments are parameters: a literal segment outranks a parameter.
+    var parameterCount: Int { names.count { $0 != nil } }
   }
   private let routes: [Route]
+  /// The routes by their number of segments, fewest parameters first: every request looks
+  /// its route up here, so the lookup reads the path's segments in place.
+  private let routesByLength: [Int: [Route]]
   /// Each operation's scope by `METHOD /path/{}` (parameters unnamed): the lookup every
   /// authenticated request makes.
   private let scopes: [String: APIKeyScope]
@@ -46,6 +53,7 @@ struct DocumentedRoutes: Sendable {
       case .object(let paths)? = root["paths"]
     else {
       routes = []
+      routesByLength = [:]
       scopes = [:]
       schemas = SchemaCheck(components: [:])
       return
@@ -63,9 +71,14 @@ struct DocumentedRoutes: Sendable {
         guard case .object(let operation)? = item[method] else { return nil }
         return Self.operation(method.uppercased(), operation, shared: sharedParameters)
       }
+      let segments = Self.segments(path)
       return Route(
-        template: path, segments: Self.segments(path).map { $0.hasPrefix("{") ? nil : $0 },
-        operations: operations)
+        template: path, segments: segments.map { $0.hasPrefix("{") ? nil : $0 },
+        operations: operations,
+        names: segments.map { $0.hasPrefix("{") ? String($0.dropFirst().dropLast()) : nil })
+    }
+    routesByLength = Dictionary(grouping: routes, by: \.segments.count).mapValues { routes in
+      routes.sorted { ($0.parameterCount, $0.template) < ($1.parameterCount, $1.template) }
     }
     var scopes: [String: APIKeyScope] = [:]
     for route in routes {
@@ -149,20 +162,19 @@ struct DocumentedRoutes: Sendable {
   /// The routes matching `path` (an app's prefix, `/apps/NAME`, removed), a literal segment
   /// outranking a parameter as the router decides (`/dry-run` before `/{id}`).
   private func matching(_ path: String) -> (route: Route, values: [String: String])? {
-    var segments = Self.segments(path)
+    let bare = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { path[..<$0] } ?? path[...]
+    var segments = bare.split(separator: "/", omittingEmptySubsequences: true)
     if segments.count > 2, segments[0] == "apps" { segments.removeFirst(2) }
-    let candidates = routes.filter { route in
-      route.segments.count == segments.count
-        && zip(route.segments, segments).allSatisfy { $0 == nil || $0 == $1 }
-    }
     guard
-      let best = candidates.min(by: {
-        $0.segments.filter { $0 == nil }.count < $1.segments.filter { $0 == nil }.count
+      let best = routesByLength[segments.count]?.first(where: { route in
+        zip(route.segments, segments).allSatisfy { $0 == nil || $0! == $1 }
       })
     else { return nil }
     var values: [String: String] = [:]
-    for (name, value) in zip(Self.segments(best.template), segments) where name.hasPrefix("{") {
-      values[String(name.dropFirst().dropLast())] = value.removingPercentEncoding ?? value
+    for (name, value) in zip(best.names, segments) {
+      guard let name else { continue }
+      let text = String(value)
+      values[name] = text.removingPercentEncoding ?? text
     }
     return (best, values)
   }

@@ -1,6 +1,7 @@
 import Foundation
 import StoreLedger
 import StoreLedgerCore
+import Synchronization
 
 /// Checks a JSON value against a schema of the served OpenAPI document: the subset of JSON
 /// Schema the document uses (`type`, `enum`, `const`, `pattern`, `format` date-time and uuid,
@@ -75,11 +76,20 @@ struct SchemaCheck: Sendable {
   {
     // JSON Schema counts a string's length in code points, not in characters: "a" with a
     // combining accent is one character and two code points.
-    let length = text.unicodeScalars.count
-    if case .number(let minimum)? = rules["minLength"], Double(length) < minimum {
+    // A scalar is one to four UTF-8 bytes: the byte count (known without a pass) often
+    // decides, and the scalars are counted only when it does not.
+    let bytes = Double(text.utf8.count)
+    var counted: Double?
+    func length() -> Double {
+      if let counted { return counted }
+      let length = Double(text.unicodeScalars.count)
+      counted = length
+      return length
+    }
+    if case .number(let minimum)? = rules["minLength"], bytes / 4 < minimum, length() < minimum {
       return "\(place) has at least \(Int(minimum)) characters"
     }
-    if case .number(let maximum)? = rules["maxLength"], Double(length) > maximum {
+    if case .number(let maximum)? = rules["maxLength"], bytes > maximum, length() > maximum {
       return "\(place) has at most \(Int(maximum)) characters"
     }
     if case .string(let pattern)? = rules["pattern"], !Self.matches(text, pattern) {
@@ -174,9 +184,41 @@ struct SchemaCheck: Sendable {
   }
 
   static func matches(_ text: String, _ pattern: String) -> Bool {
-    guard let expression = try? NSRegularExpression(pattern: pattern) else { return true }
+    switch compiled(pattern) {
+    case .simple(let simple): return simple.matches(text)
+    case .expression(let expression): return matches(text, expression)
+    case nil: return true
+    }
+  }
+
+  private static func matches(_ text: String, _ expression: NSRegularExpression) -> Bool {
     let range = NSRange(text.startIndex..., in: text)
     return expression.firstMatch(in: text, range: range) != nil
+  }
+
+  /// A pattern as it is matched: in one pass when it is a run of character classes
+  /// (``SimplePattern``), by ICU otherwise.
+  private enum Compiled: @unchecked Sendable {
+    case simple(SimplePattern)
+    /// Immutable once made, and safe to match from several threads at once.
+    case expression(NSRegularExpression)
+  }
+
+  /// Each pattern compiled once per process: compiling one costs more than matching a
+  /// request's value against it, and the document holds a few dozen. A pattern that does not
+  /// compile is remembered as such (and lets every value through, as before).
+  private static let patterns = Mutex<[String: Compiled?]>([:])
+
+  private static func compiled(_ pattern: String) -> Compiled? {
+    if let known = patterns.withLock({ $0[pattern] }) { return known }
+    let made: Compiled? =
+      if let simple = SimplePattern(pattern) {
+        .simple(simple)
+      } else {
+        (try? NSRegularExpression(pattern: pattern)).map { .expression($0) }
+      }
+    patterns.withLock { $0[pattern] = made }
+    return made
   }
 
   static func text(_ value: JSONValue) -> String {

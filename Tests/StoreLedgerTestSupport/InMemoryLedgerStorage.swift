@@ -137,6 +137,12 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     state.withLock { state in Self.recorded(of: streams, in: state) }
   }
 
+  public func readStreamFoldRows(_ streams: [String]) async throws(EventStoreError)
+    -> [StreamFoldRow]
+  {
+    state.withLock { state in Self.recorded(of: streams, in: state).map(StreamFoldRow.init) }
+  }
+
   public func readFeedEntries(after position: FeedPosition, limit: Int)
     async throws(EventStoreError) -> [FeedEntry]
   {

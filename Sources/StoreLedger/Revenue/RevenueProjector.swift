@@ -112,7 +112,7 @@ public struct RevenueProjector: Sendable {
 
   /// The rows of each of `streams`, from its whole stream.
   func project(_ streams: [String]) async throws -> [ChainRevenue] {
-    let rows = try await log.readStreams(streams)
+    let rows = try await log.readStreamFoldRows(streams)
     var byStream: [String: (events: [LedgerEvent], position: FeedPosition, recorded: Date)] = [:]
     for row in rows {
       var chain = byStream[row.streamId] ?? ([], row.position, row.recordedAt)

@@ -192,12 +192,18 @@ public struct AccountProjector: Sendable {
     let ended =
       try await store.expired(at: Timestamp(now), limit: 500)
       + store.changesDue(at: settled, limit: 500)
-    let foreign =
-      scansForeign
-      ? try await store.foreign(to: projection, limit: 500) + store.underived(limit: 500) : []
-    let due = Array(Set(ended + foreign)).sorted()
+    let scanLimit = 500
+    let foreign = scansForeign ? try await store.foreign(to: projection, limit: scanLimit) : []
+    let underived = scansForeign ? try await store.underived(limit: scanLimit) : []
+    let due = Array(Set(ended + foreign + underived)).sorted()
     try await refresh(due, now: now)
-    if scansForeign, foreign.isEmpty { counters.update { $0.foreignViewsReplaced = true } }
+    // Both scans came back short of their limit: every view that predates this projector's
+    // rules or the change feed is projected now. Later accounts arrive through the feed,
+    // which this projector follows; scanning on would read every view on every sweep while
+    // appends keep adding accounts the feed is about to project anyway.
+    if scansForeign, foreign.count < scanLimit, underived.count < scanLimit {
+      counters.update { $0.foreignViewsReplaced = true }
+    }
     return due.count
   }
 

@@ -94,6 +94,12 @@ public enum EventCodec {
       recordedAt: Timestamp(row.recordedAt), key: row.idempotencyKey)
   }
 
+  public static func event(_ row: StreamFoldRow) throws -> LedgerEvent {
+    LedgerEvent(
+      try body(eventType: row.eventType, payload: row.payload),
+      recordedAt: Timestamp(row.recordedAt), key: row.idempotencyKey)
+  }
+
   /// Apple's claims of a row: its `claims`, or its payload for rows written before facts; nil
   /// for rows without any (the backend's commands).
   public static func claims(of row: RecordedEvent) throws -> AppleClaims? {

@@ -29,7 +29,8 @@ public struct AccountListRow: Sendable, Hashable {
     self.nextExpiry = nextExpiry
   }
 
-  /// The row of a stored view, computed as the database's generated columns compute it.
+  /// The row of a stored view: the one rule for a list's columns, applied where a view is
+  /// built and stored beside it (an append that only counts a change never pays for it).
   public init(appAccountToken: String, changedAt: Timestamp, summary: AccountSummary?) {
     let subscriptions = summary?.subscriptions ?? []
     let consumables = summary?.consumables ?? []

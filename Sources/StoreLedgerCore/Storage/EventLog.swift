@@ -35,6 +35,9 @@ public protocol EventLog: Sendable {
   /// Every event of `streams`, each stream oldest first, the streams in the order given.
   func readStreams(_ streams: [String]) async throws(EventStoreError) -> [RecordedEvent]
 
+  /// The same events as ``readStreams(_:)``, each only as a fold reads it.
+  func readStreamFoldRows(_ streams: [String]) async throws(EventStoreError) -> [StreamFoldRow]
+
   /// Up to `limit` events after `position` in feed order, each as its position, stream and
   /// recording time. Only events no earlier append can still precede are given: a reader
   /// that moves on from the last one never misses one.

@@ -32,6 +32,39 @@ extension EventStore {
     }
   }
 
+  /// Every event of the given streams as a fold reads it, stream by stream in version order:
+  /// none of the signed originals, claims or metadata ``readStreams(_:)`` carries.
+  public func readStreamFoldRows(_ streamIds: [String]) async throws(EventStoreError)
+    -> [StreamFoldRow]
+  {
+    do {
+      return try await primary().query(
+        """
+        SELECT stream_id, tx_id::text, seq, recorded_at, event_type, payload::text,
+          idempotency_key, erased_by
+        FROM storeledger.events
+        WHERE stream_id = ANY(\(streamIds)) ORDER BY stream_id, stream_version
+        """, logger: logger
+      ) { rows in
+        var found: [StreamFoldRow] = []
+        for try await (stream, transaction, sequence, recordedAt, type, payload, key, erasedBy)
+          in rows.decode((String, String, Int64, Date, String, String, String, UUID?).self)
+        {
+          found.append(
+            StreamFoldRow(
+              streamId: stream,
+              position: FeedPosition(
+                transactionId: try UInt64(transaction).orThrow(), sequence: sequence),
+              recordedAt: recordedAt, eventType: type, payload: Array(payload.utf8),
+              idempotencyKey: key, erasedBy: erasedBy))
+        }
+        return found
+      }
+    } catch {
+      throw failure(error, while: "reading streams")
+    }
+  }
+
   /// A whole stream as an async sequence, read page by page.
   public func stream(_ streamId: String, from version: Int64 = 1, pageSize: Int = 500)
     -> StreamEvents

@@ -6,2968 +6,3067 @@ extension SchemaMigration {
     SchemaMigration(
       version: 1, name: "roles_and_schema",
       sql: #"""
-        -- Roles and the storeledger schema.
-        --
-        -- storeledger_owner  owns every object; the only role that may run the (future) erasure
-        --                    procedure. NOLOGIN: operators SET ROLE to it deliberately.
-        -- storeledger_writer the engine's role: SELECT and INSERT on events, nothing more.
-        -- storeledger_reader dashboards, audits and replicas: SELECT only.
-        -- Roles are global to the cluster, so several databases may run this migration; a role that
-        -- already exists is kept as it is.
+-- Roles and the storeledger schema.
+--
+-- storeledger_owner  owns every object; the only role that may run the (future) erasure
+--                    procedure. NOLOGIN: operators SET ROLE to it deliberately.
+-- storeledger_writer the engine's role: SELECT and INSERT on events, nothing more.
+-- storeledger_reader dashboards, audits and replicas: SELECT only.
+-- Roles are global to the cluster, so several databases may run this migration; a role that
+-- already exists is kept as it is.
 
-        DO $$
-        BEGIN
-          CREATE ROLE storeledger_owner NOLOGIN;
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-        END
-        $$;
+DO $$
+BEGIN
+  CREATE ROLE storeledger_owner NOLOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END
+$$;
 
-        DO $$
-        BEGIN
-          CREATE ROLE storeledger_writer LOGIN;
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-        END
-        $$;
+DO $$
+BEGIN
+  CREATE ROLE storeledger_writer LOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END
+$$;
 
-        DO $$
-        BEGIN
-          CREATE ROLE storeledger_reader LOGIN;
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-        END
-        $$;
+DO $$
+BEGIN
+  CREATE ROLE storeledger_reader LOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END
+$$;
 
-        CREATE SCHEMA storeledger AUTHORIZATION storeledger_owner;
-        GRANT USAGE ON SCHEMA storeledger TO storeledger_writer, storeledger_reader;
+CREATE SCHEMA storeledger AUTHORIZATION storeledger_owner;
+GRANT USAGE ON SCHEMA storeledger TO storeledger_writer, storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 2, name: "events",
       sql: #"""
-        -- The event log: one append-only table.
-        --
-        -- Feed order is (tx_id, seq): tx_id is the appending transaction's id, assigned at its first
-        -- write, after the per-stream advisory lock; seq orders rows inside it. Readers stop at
-        -- pg_snapshot_xmin(pg_current_snapshot()), below which no transaction is still running, so a
-        -- late commit is never skipped.
-        --
-        -- Every row carries a per-stream hash chain: hash = sha256(prev_hash || canonical row content),
-        -- prev_hash of a stream's first event being 32 zero bytes. storeledger.event_digest defines the
-        -- canonical content once, for the append and for the check.
+-- The event log: one append-only table.
+--
+-- Feed order is (tx_id, seq): tx_id is the appending transaction's id, assigned at its first
+-- write, after the per-stream advisory lock; seq orders rows inside it. Readers stop at
+-- pg_snapshot_xmin(pg_current_snapshot()), below which no transaction is still running, so a
+-- late commit is never skipped.
+--
+-- Every row carries a per-stream hash chain: hash = sha256(prev_hash || canonical row content),
+-- prev_hash of a stream's first event being 32 zero bytes. storeledger.event_digest defines the
+-- canonical content once, for the append and for the check.
 
-        CREATE TABLE storeledger.events (
-          stream_id        text        NOT NULL CHECK (stream_id <> ''),
-          stream_version   bigint      NOT NULL CHECK (stream_version > 0),
-          tx_id            xid8        NOT NULL DEFAULT pg_current_xact_id(),
-          seq              bigint      NOT NULL GENERATED ALWAYS AS IDENTITY,
-          event_id         uuid        NOT NULL,
-          idempotency_key  text        NOT NULL CHECK (idempotency_key <> ''),
-          event_type       text        NOT NULL CHECK (event_type ~ '^[A-Za-z][A-Za-z0-9_.]*\.v[0-9]+$'),
-          environment      text,
-          apple_signed_at  timestamptz,
-          recorded_at      timestamptz NOT NULL,
-          payload          jsonb       NOT NULL,
-          raw_signed       text,
-          metadata         jsonb       NOT NULL DEFAULT '{}',
-          prev_hash        bytea       NOT NULL CHECK (octet_length(prev_hash) = 32),
-          hash             bytea       NOT NULL CHECK (octet_length(hash) = 32),
-          PRIMARY KEY (stream_id, stream_version),
-          UNIQUE (idempotency_key),
-          UNIQUE (event_id)
-        );
+CREATE TABLE storeledger.events (
+  stream_id        text        NOT NULL CHECK (stream_id <> ''),
+  stream_version   bigint      NOT NULL CHECK (stream_version > 0),
+  tx_id            xid8        NOT NULL DEFAULT pg_current_xact_id(),
+  seq              bigint      NOT NULL GENERATED ALWAYS AS IDENTITY,
+  event_id         uuid        NOT NULL,
+  idempotency_key  text        NOT NULL CHECK (idempotency_key <> ''),
+  event_type       text        NOT NULL CHECK (event_type ~ '^[A-Za-z][A-Za-z0-9_.]*\.v[0-9]+$'),
+  environment      text,
+  apple_signed_at  timestamptz,
+  recorded_at      timestamptz NOT NULL,
+  payload          jsonb       NOT NULL,
+  raw_signed       text,
+  metadata         jsonb       NOT NULL DEFAULT '{}',
+  prev_hash        bytea       NOT NULL CHECK (octet_length(prev_hash) = 32),
+  hash             bytea       NOT NULL CHECK (octet_length(hash) = 32),
+  PRIMARY KEY (stream_id, stream_version),
+  UNIQUE (idempotency_key),
+  UNIQUE (event_id)
+);
 
-        CREATE UNIQUE INDEX events_feed_order ON storeledger.events (tx_id, seq);
+CREATE UNIQUE INDEX events_feed_order ON storeledger.events (tx_id, seq);
 
-        ALTER TABLE storeledger.events OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT ON storeledger.events TO storeledger_writer;
-        GRANT SELECT ON storeledger.events TO storeledger_reader;
+ALTER TABLE storeledger.events OWNER TO storeledger_owner;
+GRANT SELECT, INSERT ON storeledger.events TO storeledger_writer;
+GRANT SELECT ON storeledger.events TO storeledger_reader;
 
-        -- One field of the canonical encoding: its length in bytes, a colon, the text; ~ for NULL.
-        CREATE FUNCTION storeledger.digest_field(value text) RETURNS text
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        RETURN CASE WHEN value IS NULL THEN '~' ELSE octet_length(value)::text || ':' || value END;
+-- One field of the canonical encoding: its length in bytes, a colon, the text; ~ for NULL.
+CREATE FUNCTION storeledger.digest_field(value text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN value IS NULL THEN '~' ELSE octet_length(value)::text || ':' || value END;
 
-        -- Times enter the digest as whole microseconds since 1970, independent of the session's TimeZone.
-        CREATE FUNCTION storeledger.digest_time(value timestamptz) RETURNS text
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        RETURN storeledger.digest_field(
-          (extract(epoch FROM value AT TIME ZONE 'UTC') * 1000000)::bigint::text);
+-- Times enter the digest as whole microseconds since 1970, independent of the session's TimeZone.
+CREATE FUNCTION storeledger.digest_time(value timestamptz) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN storeledger.digest_field(
+  (extract(epoch FROM value AT TIME ZONE 'UTC') * 1000000)::bigint::text);
 
-        CREATE FUNCTION storeledger.event_digest(
-          prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
-          event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
-          payload jsonb, raw_signed text, metadata jsonb
-        ) RETURNS bytea
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        RETURN sha256(prev_hash || convert_to(
-          storeledger.digest_field(stream_id)
-          || storeledger.digest_field(stream_version::text)
-          || storeledger.digest_field(event_id::text)
-          || storeledger.digest_field(idempotency_key)
-          || storeledger.digest_field(event_type)
-          || storeledger.digest_field(environment)
-          || storeledger.digest_time(apple_signed_at)
-          || storeledger.digest_time(recorded_at)
-          || storeledger.digest_field(payload::text)
-          || storeledger.digest_field(raw_signed)
-          || storeledger.digest_field(metadata::text),
-          'UTF8'));
+CREATE FUNCTION storeledger.event_digest(
+  prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
+  event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
+  payload jsonb, raw_signed text, metadata jsonb
+) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN sha256(prev_hash || convert_to(
+  storeledger.digest_field(stream_id)
+  || storeledger.digest_field(stream_version::text)
+  || storeledger.digest_field(event_id::text)
+  || storeledger.digest_field(idempotency_key)
+  || storeledger.digest_field(event_type)
+  || storeledger.digest_field(environment)
+  || storeledger.digest_time(apple_signed_at)
+  || storeledger.digest_time(recorded_at)
+  || storeledger.digest_field(payload::text)
+  || storeledger.digest_field(raw_signed)
+  || storeledger.digest_field(metadata::text),
+  'UTF8'));
 
-        ALTER FUNCTION storeledger.digest_field(text) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.digest_time(timestamptz) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
-          timestamptz, jsonb, text, jsonb) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.digest_field(text) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.digest_time(timestamptz) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
+  timestamptz, jsonb, text, jsonb) OWNER TO storeledger_owner;
 
-        -- Immutability: whoever has the privilege still cannot change or remove an event. Only the
-        -- owner can disable these triggers, which the hash chain then makes visible.
-        CREATE FUNCTION storeledger.reject_event_change() RETURNS trigger
-        LANGUAGE plpgsql AS $$
-        BEGIN
-          RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
-            USING ERRCODE = 'SL001';
-        END
-        $$;
-        ALTER FUNCTION storeledger.reject_event_change() OWNER TO storeledger_owner;
+-- Immutability: whoever has the privilege still cannot change or remove an event. Only the
+-- owner can disable these triggers, which the hash chain then makes visible.
+CREATE FUNCTION storeledger.reject_event_change() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
+    USING ERRCODE = 'SL001';
+END
+$$;
+ALTER FUNCTION storeledger.reject_event_change() OWNER TO storeledger_owner;
 
-        CREATE TRIGGER events_reject_update_delete
-          BEFORE UPDATE OR DELETE ON storeledger.events
-          FOR EACH ROW EXECUTE FUNCTION storeledger.reject_event_change();
+CREATE TRIGGER events_reject_update_delete
+  BEFORE UPDATE OR DELETE ON storeledger.events
+  FOR EACH ROW EXECUTE FUNCTION storeledger.reject_event_change();
 
-        CREATE TRIGGER events_reject_truncate
-          BEFORE TRUNCATE ON storeledger.events
-          FOR EACH STATEMENT EXECUTE FUNCTION storeledger.reject_event_change();
+CREATE TRIGGER events_reject_truncate
+  BEFORE TRUNCATE ON storeledger.events
+  FOR EACH STATEMENT EXECUTE FUNCTION storeledger.reject_event_change();
 
-        -- A wake-up hint for feed readers; never the delivery mechanism.
-        CREATE FUNCTION storeledger.notify_appended() RETURNS trigger
-        LANGUAGE plpgsql AS $$
-        BEGIN
-          PERFORM pg_notify('storeledger_events', '');
-          RETURN NULL;
-        END
-        $$;
-        ALTER FUNCTION storeledger.notify_appended() OWNER TO storeledger_owner;
+-- A wake-up hint for feed readers; never the delivery mechanism.
+CREATE FUNCTION storeledger.notify_appended() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('storeledger_events', '');
+  RETURN NULL;
+END
+$$;
+ALTER FUNCTION storeledger.notify_appended() OWNER TO storeledger_owner;
 
-        CREATE TRIGGER events_notify_appended
-          AFTER INSERT ON storeledger.events
-          FOR EACH STATEMENT EXECUTE FUNCTION storeledger.notify_appended();
+CREATE TRIGGER events_notify_appended
+  AFTER INSERT ON storeledger.events
+  FOR EACH STATEMENT EXECUTE FUNCTION storeledger.notify_appended();
 
-        """#),
+"""#),
     SchemaMigration(
       version: 3, name: "checkpoints",
       sql: #"""
-        -- Where each feed consumer (projector) has got to, moved by compare-and-swap.
+-- Where each feed consumer (projector) has got to, moved by compare-and-swap.
 
-        CREATE TABLE storeledger.checkpoints (
-          name        text        PRIMARY KEY CHECK (name <> ''),
-          tx_id       xid8        NOT NULL,
-          seq         bigint      NOT NULL,
-          updated_at  timestamptz NOT NULL DEFAULT now()
-        );
+CREATE TABLE storeledger.checkpoints (
+  name        text        PRIMARY KEY CHECK (name <> ''),
+  tx_id       xid8        NOT NULL,
+  seq         bigint      NOT NULL,
+  updated_at  timestamptz NOT NULL DEFAULT now()
+);
 
-        ALTER TABLE storeledger.checkpoints OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE ON storeledger.checkpoints TO storeledger_writer;
-        GRANT SELECT ON storeledger.checkpoints TO storeledger_reader;
+ALTER TABLE storeledger.checkpoints OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE ON storeledger.checkpoints TO storeledger_writer;
+GRANT SELECT ON storeledger.checkpoints TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 4, name: "append_function",
       sql: #"""
-        -- The append path as one server-side function, so that an append without a hook is a single
-        -- round trip and a single implicit transaction, and its statements are planned once per session.
-        --
-        -- storeledger.append_events(stream, expected kind, expected version, per-event arrays) takes the
-        -- stream's advisory lock, returns the events whose keys are already stored (stored_before), and
-        -- inserts the others with the next versions and their hash chain. Errors:
-        --   SL002  an idempotency key is already used by another stream
-        --   SL003  the stream is not at the expected version (DETAIL: the stream's version)
-        -- Events with a stored key are never written again, and when every key is stored the expected
-        -- version is not checked: a retried append succeeds with the original positions.
-        --
-        -- The statement-level NOTIFY trigger of 0002 goes: NOTIFY takes a database-wide lock from
-        -- pre-commit until the commit has been flushed, which serialised every appending transaction.
-        -- Wake-ups are now sent by the engine after commit (see EventStore.AppendAnnouncer).
+-- The append path as one server-side function, so that an append without a hook is a single
+-- round trip and a single implicit transaction, and its statements are planned once per session.
+--
+-- storeledger.append_events(stream, expected kind, expected version, per-event arrays) takes the
+-- stream's advisory lock, returns the events whose keys are already stored (stored_before), and
+-- inserts the others with the next versions and their hash chain. Errors:
+--   SL002  an idempotency key is already used by another stream
+--   SL003  the stream is not at the expected version (DETAIL: the stream's version)
+-- Events with a stored key are never written again, and when every key is stored the expected
+-- version is not checked: a retried append succeeds with the original positions.
+--
+-- The statement-level NOTIFY trigger of 0002 goes: NOTIFY takes a database-wide lock from
+-- pre-commit until the commit has been flushed, which serialised every appending transaction.
+-- Wake-ups are now sent by the engine after commit (see EventStore.AppendAnnouncer).
 
-        -- storeledger.event_digest is redefined with the same output as one PL/pgSQL expression: as
-        -- SQL functions calling SQL functions it was not inlined, and every transaction planned twelve
-        -- function bodies again (a quarter of an append's server time). PL/pgSQL keeps its plan for
-        -- the session.
+-- storeledger.event_digest is redefined with the same output as one PL/pgSQL expression: as
+-- SQL functions calling SQL functions it was not inlined, and every transaction planned twelve
+-- function bodies again (a quarter of an append's server time). PL/pgSQL keeps its plan for
+-- the session.
 
-        DROP TRIGGER events_notify_appended ON storeledger.events;
-        DROP FUNCTION storeledger.notify_appended();
+DROP TRIGGER events_notify_appended ON storeledger.events;
+DROP FUNCTION storeledger.notify_appended();
 
-        CREATE OR REPLACE FUNCTION storeledger.event_digest(
-          prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
-          event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
-          payload jsonb, raw_signed text, metadata jsonb
-        ) RETURNS bytea
-        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-        BEGIN
-        RETURN sha256(prev_hash || convert_to(
-          coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
-          || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
-          || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
-          || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
-          || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
-          || coalesce(octet_length(environment)::text || ':' || environment, '~')
-          || coalesce(
-               octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-               || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-               '~')
-          || coalesce(
-               octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-               || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-               '~')
-          || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
-          || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
-          || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~'),
-          'UTF8'));
-        END
-        $$;
+CREATE OR REPLACE FUNCTION storeledger.event_digest(
+  prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
+  event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
+  payload jsonb, raw_signed text, metadata jsonb
+) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+RETURN sha256(prev_hash || convert_to(
+  coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
+  || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
+  || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
+  || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
+  || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
+  || coalesce(octet_length(environment)::text || ':' || environment, '~')
+  || coalesce(
+       octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+       || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+       '~')
+  || coalesce(
+       octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+       || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+       '~')
+  || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
+  || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
+  || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~'),
+  'UTF8'));
+END
+$$;
 
-        DROP FUNCTION storeledger.digest_time(timestamptz);
-        DROP FUNCTION storeledger.digest_field(text);
+DROP FUNCTION storeledger.digest_time(timestamptz);
+DROP FUNCTION storeledger.digest_field(text);
 
-        CREATE FUNCTION storeledger.append_events(
-          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[]
-        ) RETURNS TABLE (
-          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql AS $$
-        #variable_conflict use_column
-        DECLARE
-          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-          fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
-          stored_count bigint;
-          stored_keys text[];
-          head_version bigint;
-          head_hash bytea;
-          previous bytea[] := '{}';
-          hashes bytea[] := '{}';
-          signed_at timestamptz[] := '{}';
-          positions int[] := '{}';
-          recorded timestamptz := statement_timestamp();
-          i int;
-        BEGIN
-          PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
-          -- One statement, after the lock: how many keys are stored, and the stream's head.
-          SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
-          FROM (SELECT count(*) AS stored FROM storeledger.events e
-                WHERE e.idempotency_key = ANY(p_keys)) AS s
-          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                             WHERE e.stream_id = p_stream_id
-                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
-          head_version := coalesce(head_version, 0);
-          head_hash := coalesce(head_hash, zero_hash);
+CREATE FUNCTION storeledger.append_events(
+  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[]
+) RETURNS TABLE (
+  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+  fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
+  stored_count bigint;
+  stored_keys text[];
+  head_version bigint;
+  head_hash bytea;
+  previous bytea[] := '{}';
+  hashes bytea[] := '{}';
+  signed_at timestamptz[] := '{}';
+  positions int[] := '{}';
+  recorded timestamptz := statement_timestamp();
+  i int;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
+  -- One statement, after the lock: how many keys are stored, and the stream's head.
+  SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
+  FROM (SELECT count(*) AS stored FROM storeledger.events e
+        WHERE e.idempotency_key = ANY(p_keys)) AS s
+  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                     WHERE e.stream_id = p_stream_id
+                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+  head_version := coalesce(head_version, 0);
+  head_hash := coalesce(head_hash, zero_hash);
 
-          IF stored_count > 0 THEN
-            IF EXISTS (SELECT 1 FROM storeledger.events e
-                       WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
-              RAISE EXCEPTION 'an idempotency key is already used by another stream'
-                USING ERRCODE = 'SL002';
-            END IF;
-            RETURN QUERY
-              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-                     true
-              FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
-            IF stored_count = cardinality(p_keys) THEN
-              RETURN;
-            END IF;
-            -- Array work only, so the planner never considers a join against the whole log.
-            stored_keys := ARRAY(
-              SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
-            fresh := ARRAY(
-              SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
-              WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
-          END IF;
+  IF stored_count > 0 THEN
+    IF EXISTS (SELECT 1 FROM storeledger.events e
+               WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
+      RAISE EXCEPTION 'an idempotency key is already used by another stream'
+        USING ERRCODE = 'SL002';
+    END IF;
+    RETURN QUERY
+      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+             true
+      FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+    IF stored_count = cardinality(p_keys) THEN
+      RETURN;
+    END IF;
+    -- Array work only, so the planner never considers a join against the whole log.
+    stored_keys := ARRAY(
+      SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
+    fresh := ARRAY(
+      SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
+      WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
+  END IF;
 
-          IF NOT (p_expected = 'any'
-                  OR (p_expected = 'no_stream' AND head_version = 0)
-                  OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
-            RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
-              DETAIL = head_version::text;
-          END IF;
+  IF NOT (p_expected = 'any'
+          OR (p_expected = 'no_stream' AND head_version = 0)
+          OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
+    RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
+      DETAIL = head_version::text;
+  END IF;
 
-          FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
-            i := coalesce(fresh[n], n);
-            positions[n] := i;
-            signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
-                                 ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
-            previous[n] := head_hash;
-            head_hash := storeledger.event_digest(
-              head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
-              NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
-              NULLIF(p_raw_signed[i], ''), p_metadata[i]);
-            hashes[n] := head_hash;
-          END LOOP;
+  FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
+    i := coalesce(fresh[n], n);
+    positions[n] := i;
+    signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
+                         ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
+    previous[n] := head_hash;
+    head_hash := storeledger.event_digest(
+      head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
+      NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
+      NULLIF(p_raw_signed[i], ''), p_metadata[i]);
+    hashes[n] := head_hash;
+  END LOOP;
 
-          RETURN QUERY
-            INSERT INTO storeledger.events AS e (
-              stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-              apple_signed_at, recorded_at, payload, raw_signed, metadata, prev_hash, hash)
-            SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
-                   NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
-                   NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], previous[f.n], hashes[f.n]
-            FROM unnest(positions) WITH ORDINALITY AS f(i, n)
-            ORDER BY f.n
-            RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-                      false;
-        END
-        $$;
+  RETURN QUERY
+    INSERT INTO storeledger.events AS e (
+      stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+      apple_signed_at, recorded_at, payload, raw_signed, metadata, prev_hash, hash)
+    SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
+           NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
+           NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], previous[f.n], hashes[f.n]
+    FROM unnest(positions) WITH ORDINALITY AS f(i, n)
+    ORDER BY f.n
+    RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+              false;
+END
+$$;
 
-        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-          bigint[], jsonb[], text[], jsonb[]) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-          text[], bigint[], jsonb[], text[], jsonb[]) FROM PUBLIC;
-        -- Every statement above finds its rows through an index whatever the arguments, so one generic
-        -- plan per session serves all calls instead of planning each. Sequential scans are off inside
-        -- the function: a plan made while the log was small (a new database, before autovacuum's
-        -- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
-        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-          bigint[], jsonb[], text[], jsonb[])
-          SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
-        GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-          text[], bigint[], jsonb[], text[], jsonb[]) TO storeledger_writer;
+ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+  bigint[], jsonb[], text[], jsonb[]) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+  text[], bigint[], jsonb[], text[], jsonb[]) FROM PUBLIC;
+-- Every statement above finds its rows through an index whatever the arguments, so one generic
+-- plan per session serves all calls instead of planning each. Sequential scans are off inside
+-- the function: a plan made while the log was small (a new database, before autovacuum's
+-- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
+ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+  bigint[], jsonb[], text[], jsonb[])
+  SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
+GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+  text[], bigint[], jsonb[], text[], jsonb[]) TO storeledger_writer;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 5, name: "account_streams",
       sql: #"""
-        -- Which streams hold an account's events: written in the same transaction as the event that
-        -- names the account (a signed appAccountToken, a forwarded one, a link), so a query for the
-        -- account reads its own writes. Rebuildable from the log.
+-- Which streams hold an account's events: written in the same transaction as the event that
+-- names the account (a signed appAccountToken, a forwarded one, a link), so a query for the
+-- account reads its own writes. Rebuildable from the log.
 
-        CREATE TABLE storeledger.account_streams (
-          app_account_token  text        NOT NULL CHECK (app_account_token <> ''),
-          stream_id          text        NOT NULL CHECK (stream_id <> ''),
-          first_seen_at      timestamptz NOT NULL DEFAULT statement_timestamp(),
-          PRIMARY KEY (app_account_token, stream_id)
-        );
+CREATE TABLE storeledger.account_streams (
+  app_account_token  text        NOT NULL CHECK (app_account_token <> ''),
+  stream_id          text        NOT NULL CHECK (stream_id <> ''),
+  first_seen_at      timestamptz NOT NULL DEFAULT statement_timestamp(),
+  PRIMARY KEY (app_account_token, stream_id)
+);
 
-        ALTER TABLE storeledger.account_streams OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT ON storeledger.account_streams TO storeledger_writer;
-        GRANT SELECT ON storeledger.account_streams TO storeledger_reader;
+ALTER TABLE storeledger.account_streams OWNER TO storeledger_owner;
+GRANT SELECT, INSERT ON storeledger.account_streams TO storeledger_writer;
+GRANT SELECT ON storeledger.account_streams TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 6, name: "append_and_index",
       sql: #"""
-        -- An append and its account index entries in one statement: an ingest that names accounts is
-        -- one round trip and one implicit transaction instead of BEGIN, append, index, COMMIT.
-        --
-        -- storeledger.append_events_indexed(… as append_events …, tokens, streams) appends like
-        -- append_events, then links every token to every given stream in storeledger.account_streams.
-        -- Index entries are facts that never change, so one already present is kept as it is.
+-- An append and its account index entries in one statement: an ingest that names accounts is
+-- one round trip and one implicit transaction instead of BEGIN, append, index, COMMIT.
+--
+-- storeledger.append_events_indexed(… as append_events …, tokens, streams) appends like
+-- append_events, then links every token to every given stream in storeledger.account_streams.
+-- Index entries are facts that never change, so one already present is kept as it is.
 
-        CREATE FUNCTION storeledger.append_events_indexed(
-          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-          p_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        BEGIN
-          RETURN QUERY SELECT * FROM storeledger.append_events(
-            p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-            p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata);
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT token, stream
-          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-        END
-        $$;
+CREATE FUNCTION storeledger.append_events_indexed(
+  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+  p_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM storeledger.append_events(
+    p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+    p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata);
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT token, stream
+  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+END
+$$;
 
-        ALTER FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[]
-        ) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[]
-        ) FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[]
-        ) TO storeledger_writer;
+ALTER FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[]
+) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[]
+) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[]
+) TO storeledger_writer;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 7, name: "account_views",
       sql: #"""
-        -- The per-account read model: what each account is entitled to, its subscriptions and its
-        -- consumable balances, as last projected from the log, and the span of time that answer holds
-        -- for (answers change with time only at instants the evidence names: an expiry, the end of a
-        -- grace period, a revocation date). Derived data: it can always be rebuilt from the log.
-        --
-        -- Read-your-writes: every append that names an account bumps its `changes` in the append's own
-        -- transaction; a view is current only while `projected_changes = changes`. Readers fold the
-        -- log themselves when it is not, so an answer never lags an ingest that has returned.
+-- The per-account read model: what each account is entitled to, its subscriptions and its
+-- consumable balances, as last projected from the log, and the span of time that answer holds
+-- for (answers change with time only at instants the evidence names: an expiry, the end of a
+-- grace period, a revocation date). Derived data: it can always be rebuilt from the log.
+--
+-- Read-your-writes: every append that names an account bumps its `changes` in the append's own
+-- transaction; a view is current only while `projected_changes = changes`. Readers fold the
+-- log themselves when it is not, so an answer never lags an ingest that has returned.
 
-        CREATE TABLE storeledger.account_views (
-          app_account_token  text        PRIMARY KEY CHECK (app_account_token <> ''),
-          -- Appends that named the account (duplicates excluded).
-          changes            bigint      NOT NULL DEFAULT 0 CHECK (changes >= 0),
-          -- The `changes` the stored view includes; -1 before the first projection.
-          projected_changes  bigint      NOT NULL DEFAULT -1,
-          -- Which rules and catalog computed the view: a view from other ones is not current.
-          projection         text,
-          view               jsonb,
-          -- The stable interval of the view, Unix milliseconds: from (included) until (excluded);
-          -- null is unbounded.
-          stable_from_ms     bigint,
-          stable_until_ms    bigint,
-          projected_at       timestamptz,
-          CHECK (projected_changes <= changes)
-        );
+CREATE TABLE storeledger.account_views (
+  app_account_token  text        PRIMARY KEY CHECK (app_account_token <> ''),
+  -- Appends that named the account (duplicates excluded).
+  changes            bigint      NOT NULL DEFAULT 0 CHECK (changes >= 0),
+  -- The `changes` the stored view includes; -1 before the first projection.
+  projected_changes  bigint      NOT NULL DEFAULT -1,
+  -- Which rules and catalog computed the view: a view from other ones is not current.
+  projection         text,
+  view               jsonb,
+  -- The stable interval of the view, Unix milliseconds: from (included) until (excluded);
+  -- null is unbounded.
+  stable_from_ms     bigint,
+  stable_until_ms    bigint,
+  projected_at       timestamptz,
+  CHECK (projected_changes <= changes)
+);
 
-        CREATE INDEX account_views_stable_until ON storeledger.account_views (stable_until_ms)
-          WHERE stable_until_ms IS NOT NULL;
-        -- The projector asks which accounts a stream belongs to.
-        CREATE INDEX account_streams_stream ON storeledger.account_streams (stream_id);
+CREATE INDEX account_views_stable_until ON storeledger.account_views (stable_until_ms)
+  WHERE stable_until_ms IS NOT NULL;
+-- The projector asks which accounts a stream belongs to.
+CREATE INDEX account_streams_stream ON storeledger.account_streams (stream_id);
 
-        ALTER TABLE storeledger.account_views OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE ON storeledger.account_views TO storeledger_writer;
-        GRANT SELECT ON storeledger.account_views TO storeledger_reader;
+ALTER TABLE storeledger.account_views OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE ON storeledger.account_views TO storeledger_writer;
+GRANT SELECT ON storeledger.account_views TO storeledger_reader;
 
-        -- Accounts indexed before this migration start out not projected.
-        INSERT INTO storeledger.account_views (app_account_token, changes)
-        SELECT DISTINCT app_account_token, 1 FROM storeledger.account_streams;
+-- Accounts indexed before this migration start out not projected.
+INSERT INTO storeledger.account_views (app_account_token, changes)
+SELECT DISTINCT app_account_token, 1 FROM storeledger.account_streams;
 
-        -- The indexed append now also bumps `changes` of every account it names, when it stored
-        -- something (a duplicate changes nothing, so it leaves the views current).
-        CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
-          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-          p_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        DECLARE
-          v_stored_something boolean := false;
-        BEGIN
-          FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-            SELECT * FROM storeledger.append_events(
-              p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-              p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata)
-          LOOP
-            v_stored_something := v_stored_something OR NOT stored_before;
-            RETURN NEXT;
-          END LOOP;
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT token, stream
-          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          IF v_stored_something THEN
-            -- In token order, so two appends naming the same accounts lock their rows alike.
-            INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-            SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
-            ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
-          END IF;
-        END
-        $$;
+-- The indexed append now also bumps `changes` of every account it names, when it stored
+-- something (a duplicate changes nothing, so it leaves the views current).
+CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
+  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+  p_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+DECLARE
+  v_stored_something boolean := false;
+BEGIN
+  FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+    SELECT * FROM storeledger.append_events(
+      p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+      p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata)
+  LOOP
+    v_stored_something := v_stored_something OR NOT stored_before;
+    RETURN NEXT;
+  END LOOP;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT token, stream
+  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  IF v_stored_something THEN
+    -- In token order, so two appends naming the same accounts lock their rows alike.
+    INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+    SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
+    ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+  END IF;
+END
+$$;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 8, name: "append_batch",
       sql: #"""
-        -- Group commit: single-event appends to many streams in one transaction, so concurrent
-        -- ingests (webhook calls arriving together) share one commit and one WAL flush instead of
-        -- paying for one each.
-        --
-        -- storeledger.append_batch(per-item arrays, index pairs) appends item i (one event) to stream
-        -- p_streams[i] exactly as append_events_indexed would with expected version "any", and returns
-        -- its row with `item` = i. Locks are taken in one global order so that batches and single
-        -- appends never deadlock: streams in stream-id order, then index entries in (token, stream)
-        -- order, then account views in token order. Any error fails the whole batch (the caller then
-        -- appends the items one by one, so only the faulty one fails).
-        --
-        -- Index entries: p_index_items[k] names the item whose stream p_index_streams[k] the account
-        -- p_index_tokens[k] is linked to; items that stored something bump `changes` of every account
-        -- among their entries.
+-- Group commit: single-event appends to many streams in one transaction, so concurrent
+-- ingests (webhook calls arriving together) share one commit and one WAL flush instead of
+-- paying for one each.
+--
+-- storeledger.append_batch(per-item arrays, index pairs) appends item i (one event) to stream
+-- p_streams[i] exactly as append_events_indexed would with expected version "any", and returns
+-- its row with `item` = i. Locks are taken in one global order so that batches and single
+-- appends never deadlock: streams in stream-id order, then index entries in (token, stream)
+-- order, then account views in token order. Any error fails the whole batch (the caller then
+-- appends the items one by one, so only the faulty one fails).
+--
+-- Index entries: p_index_items[k] names the item whose stream p_index_streams[k] the account
+-- p_index_tokens[k] is linked to; items that stored something bump `changes` of every account
+-- among their entries.
 
-        CREATE FUNCTION storeledger.append_batch(
-          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-          p_index_items int[], p_index_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        DECLARE
-          v_item int;
-          v_stored int[] := '{}';
-        BEGIN
-          FOR v_item IN
-            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-            ORDER BY s.stream, s.ord
-          LOOP
-            FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-              SELECT * FROM storeledger.append_events(
-                p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
-                ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
-                ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]])
-            LOOP
-              item := v_item;
-              IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
-              RETURN NEXT;
-            END LOOP;
-          END LOOP;
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT DISTINCT e.token, e.stream
-          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-          ORDER BY e.token, e.stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-          SELECT changed.token, count(*)
-          FROM (
-            SELECT DISTINCT e.item, e.token
-            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-            WHERE e.item = ANY(v_stored)
-          ) AS changed
-          GROUP BY changed.token ORDER BY changed.token
-          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-        END
-        $$;
+CREATE FUNCTION storeledger.append_batch(
+  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+  p_index_items int[], p_index_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+DECLARE
+  v_item int;
+  v_stored int[] := '{}';
+BEGIN
+  FOR v_item IN
+    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+    ORDER BY s.stream, s.ord
+  LOOP
+    FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+      SELECT * FROM storeledger.append_events(
+        p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
+        ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
+        ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]])
+    LOOP
+      item := v_item;
+      IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT DISTINCT e.token, e.stream
+  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+  ORDER BY e.token, e.stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+  SELECT changed.token, count(*)
+  FROM (
+    SELECT DISTINCT e.item, e.token
+    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+    WHERE e.item = ANY(v_stored)
+  ) AS changed
+  GROUP BY changed.token ORDER BY changed.token
+  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+END
+$$;
 
-        ALTER FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-          text[]
-        ) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-          text[]
-        ) FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-          text[]
-        ) TO storeledger_writer;
+ALTER FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+  text[]
+) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+  text[]
+) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+  text[]
+) TO storeledger_writer;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 9, name: "raw_signed_uncompressed",
       sql: #"""
-        -- The original JWS is base64url text, which pglz barely compresses (about a quarter) at a
-        -- high CPU price: compressing it was 4 % of the machine's time under webhook load. Stored out
-        -- of line, uncompressed. Existing rows keep their form; only new rows are affected.
+-- The original JWS is base64url text, which pglz barely compresses (about a quarter) at a
+-- high CPU price: compressing it was 4 % of the machine's time under webhook load. Stored out
+-- of line, uncompressed. Existing rows keep their form; only new rows are affected.
 
-        ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET STORAGE EXTERNAL;
+ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET STORAGE EXTERNAL;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 10, name: "account_views_versions",
       sql: #"""
-        -- Versioned rebuilds of the per-account read model.
-        --
-        -- A rebuild projects every account from the log into a fresh table, account_views_v<N>, while
-        -- the live one keeps answering; then one transaction switches: the live table is renamed
-        -- account_views_v<M> (kept for comparison until dropped) and the new one becomes
-        -- storeledger.account_views. Every statement names the live table by that name, so the
-        -- appends' function and prepared queries are planned again against the new table.
-        --
-        -- The functions run as the owner (they create, rename and drop tables) and take only a version
-        -- number; table names are composed here, never by the caller.
+-- Versioned rebuilds of the per-account read model.
+--
+-- A rebuild projects every account from the log into a fresh table, account_views_v<N>, while
+-- the live one keeps answering; then one transaction switches: the live table is renamed
+-- account_views_v<M> (kept for comparison until dropped) and the new one becomes
+-- storeledger.account_views. Every statement names the live table by that name, so the
+-- appends' function and prepared queries are planned again against the new table.
+--
+-- The functions run as the owner (they create, rename and drop tables) and take only a version
+-- number; table names are composed here, never by the caller.
 
-        CREATE TABLE storeledger.account_views_versions (
-          version      integer     PRIMARY KEY CHECK (version > 0),
-          -- building: being filled; live: storeledger.account_views; retired: kept as
-          -- account_views_v<version>; dropped or abandoned: its table is gone.
-          state        text        NOT NULL
-            CHECK (state IN ('building', 'live', 'retired', 'dropped', 'abandoned')),
-          projection   text,
-          accounts     bigint,
-          created_at   timestamptz NOT NULL DEFAULT now(),
-          switched_at  timestamptz,
-          retired_at   timestamptz
-        );
-        CREATE UNIQUE INDEX account_views_versions_one_live ON storeledger.account_views_versions (state)
-          WHERE state = 'live';
+CREATE TABLE storeledger.account_views_versions (
+  version      integer     PRIMARY KEY CHECK (version > 0),
+  -- building: being filled; live: storeledger.account_views; retired: kept as
+  -- account_views_v<version>; dropped or abandoned: its table is gone.
+  state        text        NOT NULL
+    CHECK (state IN ('building', 'live', 'retired', 'dropped', 'abandoned')),
+  projection   text,
+  accounts     bigint,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  switched_at  timestamptz,
+  retired_at   timestamptz
+);
+CREATE UNIQUE INDEX account_views_versions_one_live ON storeledger.account_views_versions (state)
+  WHERE state = 'live';
 
-        ALTER TABLE storeledger.account_views_versions OWNER TO storeledger_owner;
-        GRANT SELECT ON storeledger.account_views_versions TO storeledger_writer, storeledger_reader;
+ALTER TABLE storeledger.account_views_versions OWNER TO storeledger_owner;
+GRANT SELECT ON storeledger.account_views_versions TO storeledger_writer, storeledger_reader;
 
-        INSERT INTO storeledger.account_views_versions (version, state, switched_at)
-        VALUES (1, 'live', now());
+INSERT INTO storeledger.account_views_versions (version, state, switched_at)
+VALUES (1, 'live', now());
 
-        -- Refuses a version that is not in p_state (SQLSTATE p_code), so callers get a clear error.
-        CREATE FUNCTION storeledger.require_account_views_version(
-          p_version integer, p_state text, p_code text
-        ) RETURNS void
-        LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
-        AS $$
-        BEGIN
-          PERFORM 1 FROM storeledger.account_views_versions
-          WHERE version = p_version AND state = p_state;
-          IF NOT FOUND THEN
-            RAISE EXCEPTION 'account views version % is not %', p_version,
-              CASE p_state WHEN 'building' THEN 'being built' ELSE p_state END
-              USING ERRCODE = p_code;
-          END IF;
-        END
-        $$;
-        ALTER FUNCTION storeledger.require_account_views_version(integer, text, text)
-          OWNER TO storeledger_owner;
+-- Refuses a version that is not in p_state (SQLSTATE p_code), so callers get a clear error.
+CREATE FUNCTION storeledger.require_account_views_version(
+  p_version integer, p_state text, p_code text
+) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM 1 FROM storeledger.account_views_versions
+  WHERE version = p_version AND state = p_state;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'account views version % is not %', p_version,
+      CASE p_state WHEN 'building' THEN 'being built' ELSE p_state END
+      USING ERRCODE = p_code;
+  END IF;
+END
+$$;
+ALTER FUNCTION storeledger.require_account_views_version(integer, text, text)
+  OWNER TO storeledger_owner;
 
-        -- Starts a rebuild: abandons (drops) any unfinished one, creates an empty table shaped like
-        -- the live one, and returns its version.
-        CREATE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-        AS $$
-        DECLARE
-          v_version integer;
-          v_stale integer;
-        BEGIN
-          LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
-          FOR v_stale IN
-            SELECT version FROM storeledger.account_views_versions WHERE state = 'building'
-          LOOP
-            EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || v_stale);
-            UPDATE storeledger.account_views_versions SET state = 'abandoned', retired_at = now()
-            WHERE version = v_stale;
-          END LOOP;
-          SELECT max(version) + 1 INTO v_version FROM storeledger.account_views_versions;
-          EXECUTE format(
-            'CREATE TABLE storeledger.%I (LIKE storeledger.account_views INCLUDING DEFAULTS '
-            'INCLUDING CONSTRAINTS INCLUDING INDEXES)', 'account_views_v' || v_version);
-          EXECUTE format('GRANT SELECT, INSERT, UPDATE ON storeledger.%I TO storeledger_writer',
-            'account_views_v' || v_version);
-          EXECUTE format('GRANT SELECT ON storeledger.%I TO storeledger_reader',
-            'account_views_v' || v_version);
-          INSERT INTO storeledger.account_views_versions (version, state) VALUES (v_version, 'building');
-          RETURN v_version;
-        END
-        $$;
+-- Starts a rebuild: abandons (drops) any unfinished one, creates an empty table shaped like
+-- the live one, and returns its version.
+CREATE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_version integer;
+  v_stale integer;
+BEGIN
+  LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
+  FOR v_stale IN
+    SELECT version FROM storeledger.account_views_versions WHERE state = 'building'
+  LOOP
+    EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || v_stale);
+    UPDATE storeledger.account_views_versions SET state = 'abandoned', retired_at = now()
+    WHERE version = v_stale;
+  END LOOP;
+  SELECT max(version) + 1 INTO v_version FROM storeledger.account_views_versions;
+  EXECUTE format(
+    'CREATE TABLE storeledger.%I (LIKE storeledger.account_views INCLUDING DEFAULTS '
+    'INCLUDING CONSTRAINTS INCLUDING INDEXES)', 'account_views_v' || v_version);
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE ON storeledger.%I TO storeledger_writer',
+    'account_views_v' || v_version);
+  EXECUTE format('GRANT SELECT ON storeledger.%I TO storeledger_reader',
+    'account_views_v' || v_version);
+  INSERT INTO storeledger.account_views_versions (version, state) VALUES (v_version, 'building');
+  RETURN v_version;
+END
+$$;
 
-        -- Stores rebuilt views into the building table of p_version (one row per account).
-        CREATE FUNCTION storeledger.store_rebuilt_account_views(
-          p_version integer, p_projection text, p_tokens text[], p_changes bigint[], p_views text[],
-          p_from_ms bigint[], p_until_ms bigint[]
-        ) RETURNS bigint
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-        AS $$
-        DECLARE
-          v_count bigint;
-        BEGIN
-          PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
-          EXECUTE format(
-            'INSERT INTO storeledger.%I AS v (app_account_token, changes, projected_changes, projection,'
-            ' view, stable_from_ms, stable_until_ms, projected_at)'
-            ' SELECT t, c, c, $1, w::jsonb, f, u, now()'
-            ' FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])'
-            '   AS x(t, c, w, f, u)'
-            ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes,'
-            '   projected_changes = excluded.projected_changes, projection = excluded.projection,'
-            '   view = excluded.view, stable_from_ms = excluded.stable_from_ms,'
-            '   stable_until_ms = excluded.stable_until_ms, projected_at = excluded.projected_at',
-            'account_views_v' || p_version)
-          USING p_projection, p_tokens, p_changes, p_views, p_from_ms, p_until_ms;
-          GET DIAGNOSTICS v_count = ROW_COUNT;
-          RETURN v_count;
-        END
-        $$;
+-- Stores rebuilt views into the building table of p_version (one row per account).
+CREATE FUNCTION storeledger.store_rebuilt_account_views(
+  p_version integer, p_projection text, p_tokens text[], p_changes bigint[], p_views text[],
+  p_from_ms bigint[], p_until_ms bigint[]
+) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_count bigint;
+BEGIN
+  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
+  EXECUTE format(
+    'INSERT INTO storeledger.%I AS v (app_account_token, changes, projected_changes, projection,'
+    ' view, stable_from_ms, stable_until_ms, projected_at)'
+    ' SELECT t, c, c, $1, w::jsonb, f, u, now()'
+    ' FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])'
+    '   AS x(t, c, w, f, u)'
+    ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes,'
+    '   projected_changes = excluded.projected_changes, projection = excluded.projection,'
+    '   view = excluded.view, stable_from_ms = excluded.stable_from_ms,'
+    '   stable_until_ms = excluded.stable_until_ms, projected_at = excluded.projected_at',
+    'account_views_v' || p_version)
+  USING p_projection, p_tokens, p_changes, p_views, p_from_ms, p_until_ms;
+  GET DIAGNOSTICS v_count = ROW_COUNT;
+  RETURN v_count;
+END
+$$;
 
-        -- Makes version p_version live in one transaction. Appends wait on the live table's lock for
-        -- its duration; queries keep reading. Every account's `changes` is carried over from the live
-        -- table, so an account appended to while the rebuild ran is not current in the new table
-        -- (readers fold it themselves) until projected again: the function returns those accounts.
-        CREATE FUNCTION storeledger.switch_account_views(p_version integer)
-        RETURNS TABLE (app_account_token text)
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-        AS $$
-        DECLARE
-          v_new text := 'account_views_v' || p_version;
-          v_live integer;
-        BEGIN
-          LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
-          PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
-          SELECT version INTO v_live FROM storeledger.account_views_versions WHERE state = 'live';
-          LOCK TABLE storeledger.account_views IN EXCLUSIVE MODE;
-          EXECUTE format(
-            'INSERT INTO storeledger.%I AS n (app_account_token, changes)'
-            ' SELECT l.app_account_token, l.changes FROM storeledger.account_views l'
-            ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes'
-            ' WHERE n.changes <> excluded.changes', v_new);
-          EXECUTE format('ALTER TABLE storeledger.account_views RENAME TO %I', 'account_views_v' || v_live);
-          EXECUTE format('ALTER TABLE storeledger.%I RENAME TO account_views', v_new);
-          UPDATE storeledger.account_views_versions SET state = 'retired', retired_at = now()
-          WHERE version = v_live;
-          UPDATE storeledger.account_views_versions
-          SET state = 'live', switched_at = now(),
-            accounts = (SELECT count(*) FROM storeledger.account_views),
-            projection = (SELECT min(v.projection) FROM storeledger.account_views v)
-          WHERE version = p_version;
-          RETURN QUERY
-            SELECT v.app_account_token FROM storeledger.account_views v
-            WHERE v.projected_changes <> v.changes ORDER BY 1;
-        END
-        $$;
+-- Makes version p_version live in one transaction. Appends wait on the live table's lock for
+-- its duration; queries keep reading. Every account's `changes` is carried over from the live
+-- table, so an account appended to while the rebuild ran is not current in the new table
+-- (readers fold it themselves) until projected again: the function returns those accounts.
+CREATE FUNCTION storeledger.switch_account_views(p_version integer)
+RETURNS TABLE (app_account_token text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_new text := 'account_views_v' || p_version;
+  v_live integer;
+BEGIN
+  LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
+  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
+  SELECT version INTO v_live FROM storeledger.account_views_versions WHERE state = 'live';
+  LOCK TABLE storeledger.account_views IN EXCLUSIVE MODE;
+  EXECUTE format(
+    'INSERT INTO storeledger.%I AS n (app_account_token, changes)'
+    ' SELECT l.app_account_token, l.changes FROM storeledger.account_views l'
+    ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes'
+    ' WHERE n.changes <> excluded.changes', v_new);
+  EXECUTE format('ALTER TABLE storeledger.account_views RENAME TO %I', 'account_views_v' || v_live);
+  EXECUTE format('ALTER TABLE storeledger.%I RENAME TO account_views', v_new);
+  UPDATE storeledger.account_views_versions SET state = 'retired', retired_at = now()
+  WHERE version = v_live;
+  UPDATE storeledger.account_views_versions
+  SET state = 'live', switched_at = now(),
+    accounts = (SELECT count(*) FROM storeledger.account_views),
+    projection = (SELECT min(v.projection) FROM storeledger.account_views v)
+  WHERE version = p_version;
+  RETURN QUERY
+    SELECT v.app_account_token FROM storeledger.account_views v
+    WHERE v.projected_changes <> v.changes ORDER BY 1;
+END
+$$;
 
-        -- Drops a retired version's table.
-        CREATE FUNCTION storeledger.drop_account_views_version(p_version integer) RETURNS void
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-        AS $$
-        BEGIN
-          PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
-          EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || p_version);
-          UPDATE storeledger.account_views_versions SET state = 'dropped' WHERE version = p_version;
-        END
-        $$;
+-- Drops a retired version's table.
+CREATE FUNCTION storeledger.drop_account_views_version(p_version integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
+  EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || p_version);
+  UPDATE storeledger.account_views_versions SET state = 'dropped' WHERE version = p_version;
+END
+$$;
 
-        -- Accounts whose view differs between the live table and a retired version's (the time each
-        -- was projected aside), for comparing a rebuild with what it replaced.
-        CREATE FUNCTION storeledger.account_views_differences(p_version integer)
-        RETURNS TABLE (app_account_token text, live jsonb, retired jsonb)
-        LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
-        AS $$
-        BEGIN
-          PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
-          RETURN QUERY EXECUTE format(
-            'SELECT coalesce(l.app_account_token, r.app_account_token), l.view, r.view'
-            ' FROM storeledger.account_views l FULL JOIN storeledger.%I r'
-            '   ON r.app_account_token = l.app_account_token'
-            ' WHERE l.view IS DISTINCT FROM r.view ORDER BY 1', 'account_views_v' || p_version);
-        END
-        $$;
-        ALTER FUNCTION storeledger.account_views_differences(integer) OWNER TO storeledger_owner;
+-- Accounts whose view differs between the live table and a retired version's (the time each
+-- was projected aside), for comparing a rebuild with what it replaced.
+CREATE FUNCTION storeledger.account_views_differences(p_version integer)
+RETURNS TABLE (app_account_token text, live jsonb, retired jsonb)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM storeledger.require_account_views_version(p_version, 'retired', 'SL011');
+  RETURN QUERY EXECUTE format(
+    'SELECT coalesce(l.app_account_token, r.app_account_token), l.view, r.view'
+    ' FROM storeledger.account_views l FULL JOIN storeledger.%I r'
+    '   ON r.app_account_token = l.app_account_token'
+    ' WHERE l.view IS DISTINCT FROM r.view ORDER BY 1', 'account_views_v' || p_version);
+END
+$$;
+ALTER FUNCTION storeledger.account_views_differences(integer) OWNER TO storeledger_owner;
 
-        ALTER FUNCTION storeledger.begin_account_views_rebuild() OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[],
-          bigint[], bigint[]) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.switch_account_views(integer) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.drop_account_views_version(integer) OWNER TO storeledger_owner;
-        REVOKE EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
-          storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
-            bigint[]),
-          storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
-          FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
-          storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
-            bigint[]),
-          storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
-          TO storeledger_writer;
+ALTER FUNCTION storeledger.begin_account_views_rebuild() OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[],
+  bigint[], bigint[]) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.switch_account_views(integer) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.drop_account_views_version(integer) OWNER TO storeledger_owner;
+REVOKE EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
+  storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
+    bigint[]),
+  storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
+  FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.begin_account_views_rebuild(),
+  storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[], bigint[],
+    bigint[]),
+  storeledger.switch_account_views(integer), storeledger.drop_account_views_version(integer)
+  TO storeledger_writer;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 11, name: "account_tokens_lower_case",
       sql: #"""
-        -- An appAccountToken is a UUID and compares without regard to case (reference §8.1): Apple
-        -- writes it in lower case, Swift's UUID().uuidString in upper case. From this version on every
-        -- token is stored in its canonical lower-case form; tokens indexed before are folded into it,
-        -- so a customer split in two by case becomes one account again.
+-- An appAccountToken is a UUID and compares without regard to case (reference §8.1): Apple
+-- writes it in lower case, Swift's UUID().uuidString in upper case. From this version on every
+-- token is stored in its canonical lower-case form; tokens indexed before are folded into it,
+-- so a customer split in two by case becomes one account again.
 
-        INSERT INTO storeledger.account_streams (app_account_token, stream_id, first_seen_at)
-        SELECT lower(app_account_token), stream_id, first_seen_at
-        FROM storeledger.account_streams
-        WHERE app_account_token <> lower(app_account_token)
-        ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+INSERT INTO storeledger.account_streams (app_account_token, stream_id, first_seen_at)
+SELECT lower(app_account_token), stream_id, first_seen_at
+FROM storeledger.account_streams
+WHERE app_account_token <> lower(app_account_token)
+ON CONFLICT (app_account_token, stream_id) DO NOTHING;
 
-        DELETE FROM storeledger.account_streams WHERE app_account_token <> lower(app_account_token);
+DELETE FROM storeledger.account_streams WHERE app_account_token <> lower(app_account_token);
 
-        -- The merged account's stored view no longer covers all its streams: it is projected anew.
-        INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-        SELECT DISTINCT lower(app_account_token), 1
-        FROM storeledger.account_views
-        WHERE app_account_token <> lower(app_account_token)
-        ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+-- The merged account's stored view no longer covers all its streams: it is projected anew.
+INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+SELECT DISTINCT lower(app_account_token), 1
+FROM storeledger.account_views
+WHERE app_account_token <> lower(app_account_token)
+ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
 
-        DELETE FROM storeledger.account_views WHERE app_account_token <> lower(app_account_token);
+DELETE FROM storeledger.account_views WHERE app_account_token <> lower(app_account_token);
 
-        """#),
+"""#),
     SchemaMigration(
       version: 12, name: "facts_and_claims",
       sql: #"""
-        -- Facts and their evidence (issue 21): a row's `payload` is now the event as the reducers need
-        -- it (small, versioned facts: event types appstore.*.v2), and Apple's verified claims, from
-        -- which the facts were made, sit beside it in the new column `claims` (NULL for the backend's
-        -- commands). Rows written before keep their form: their payload is the claims and their event
-        -- type appstore.*.v1; the engine reads them through its upcaster.
-        --
-        -- The hash chain covers `claims` from now on. A row without claims hashes exactly as before,
-        -- so every stored hash stays valid: the digest appends the claims only when there are some.
-        -- The append functions take the claims as one more array (text, '' for none).
+-- Facts and their evidence (issue 21): a row's `payload` is now the event as the reducers need
+-- it (small, versioned facts: event types appstore.*.v2), and Apple's verified claims, from
+-- which the facts were made, sit beside it in the new column `claims` (NULL for the backend's
+-- commands). Rows written before keep their form: their payload is the claims and their event
+-- type appstore.*.v1; the engine reads them through its upcaster.
+--
+-- The hash chain covers `claims` from now on. A row without claims hashes exactly as before,
+-- so every stored hash stays valid: the digest appends the claims only when there are some.
+-- The append functions take the claims as one more array (text, '' for none).
 
-        ALTER TABLE storeledger.events ADD COLUMN claims jsonb;
+ALTER TABLE storeledger.events ADD COLUMN claims jsonb;
 
-        CREATE FUNCTION storeledger.event_digest(
-          prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
-          event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
-          payload jsonb, raw_signed text, metadata jsonb, claims jsonb
-        ) RETURNS bytea
-        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-        BEGIN
-        RETURN sha256(prev_hash || convert_to(
-          coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
-          || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
-          || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
-          || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
-          || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
-          || coalesce(octet_length(environment)::text || ':' || environment, '~')
-          || coalesce(
-               octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-               || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-               '~')
-          || coalesce(
-               octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
-               || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
-               '~')
-          || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
-          || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
-          || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~')
-          || coalesce('claims' || octet_length(claims::text)::text || ':' || claims::text, ''),
-          'UTF8'));
-        END
-        $$;
-        ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
-          timestamptz, jsonb, text, jsonb, jsonb) OWNER TO storeledger_owner;
+CREATE FUNCTION storeledger.event_digest(
+  prev_hash bytea, stream_id text, stream_version bigint, event_id uuid, idempotency_key text,
+  event_type text, environment text, apple_signed_at timestamptz, recorded_at timestamptz,
+  payload jsonb, raw_signed text, metadata jsonb, claims jsonb
+) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+RETURN sha256(prev_hash || convert_to(
+  coalesce(octet_length(stream_id)::text || ':' || stream_id, '~')
+  || coalesce(octet_length(stream_version::text)::text || ':' || stream_version::text, '~')
+  || coalesce(octet_length(event_id::text)::text || ':' || event_id::text, '~')
+  || coalesce(octet_length(idempotency_key)::text || ':' || idempotency_key, '~')
+  || coalesce(octet_length(event_type)::text || ':' || event_type, '~')
+  || coalesce(octet_length(environment)::text || ':' || environment, '~')
+  || coalesce(
+       octet_length((extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+       || ':' || (extract(epoch FROM apple_signed_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+       '~')
+  || coalesce(
+       octet_length((extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text)::text
+       || ':' || (extract(epoch FROM recorded_at AT TIME ZONE 'UTC') * 1000000)::bigint::text,
+       '~')
+  || coalesce(octet_length(payload::text)::text || ':' || payload::text, '~')
+  || coalesce(octet_length(raw_signed)::text || ':' || raw_signed, '~')
+  || coalesce(octet_length(metadata::text)::text || ':' || metadata::text, '~')
+  || coalesce('claims' || octet_length(claims::text)::text || ':' || claims::text, ''),
+  'UTF8'));
+END
+$$;
+ALTER FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
+  timestamptz, jsonb, text, jsonb, jsonb) OWNER TO storeledger_owner;
 
-        DROP FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
-          text[]);
-        DROP FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[]);
-        DROP FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-          bigint[], jsonb[], text[], jsonb[]);
+DROP FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], int[], text[],
+  text[]);
+DROP FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[]);
+DROP FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+  bigint[], jsonb[], text[], jsonb[]);
 
-        CREATE FUNCTION storeledger.append_events(
-          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[]
-        ) RETURNS TABLE (
-          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql AS $$
-        #variable_conflict use_column
-        DECLARE
-          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-          fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
-          stored_count bigint;
-          stored_keys text[];
-          head_version bigint;
-          head_hash bytea;
-          previous bytea[] := '{}';
-          hashes bytea[] := '{}';
-          signed_at timestamptz[] := '{}';
-          positions int[] := '{}';
-          recorded timestamptz := statement_timestamp();
-          i int;
-        BEGIN
-          PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
-          -- One statement, after the lock: how many keys are stored, and the stream's head.
-          SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
-          FROM (SELECT count(*) AS stored FROM storeledger.events e
-                WHERE e.idempotency_key = ANY(p_keys)) AS s
-          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                             WHERE e.stream_id = p_stream_id
-                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
-          head_version := coalesce(head_version, 0);
-          head_hash := coalesce(head_hash, zero_hash);
+CREATE FUNCTION storeledger.append_events(
+  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[]
+) RETURNS TABLE (
+  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+  fresh int[];  -- positions in the arguments of the events to write; NULL: all of them
+  stored_count bigint;
+  stored_keys text[];
+  head_version bigint;
+  head_hash bytea;
+  previous bytea[] := '{}';
+  hashes bytea[] := '{}';
+  signed_at timestamptz[] := '{}';
+  positions int[] := '{}';
+  recorded timestamptz := statement_timestamp();
+  i int;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended(p_stream_id, 0));
+  -- One statement, after the lock: how many keys are stored, and the stream's head.
+  SELECT s.stored, h.stream_version, h.hash INTO stored_count, head_version, head_hash
+  FROM (SELECT count(*) AS stored FROM storeledger.events e
+        WHERE e.idempotency_key = ANY(p_keys)) AS s
+  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                     WHERE e.stream_id = p_stream_id
+                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+  head_version := coalesce(head_version, 0);
+  head_hash := coalesce(head_hash, zero_hash);
 
-          IF stored_count > 0 THEN
-            IF EXISTS (SELECT 1 FROM storeledger.events e
-                       WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
-              RAISE EXCEPTION 'an idempotency key is already used by another stream'
-                USING ERRCODE = 'SL002';
-            END IF;
-            RETURN QUERY
-              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-                     true
-              FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
-            IF stored_count = cardinality(p_keys) THEN
-              RETURN;
-            END IF;
-            -- Array work only, so the planner never considers a join against the whole log.
-            stored_keys := ARRAY(
-              SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
-            fresh := ARRAY(
-              SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
-              WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
-          END IF;
+  IF stored_count > 0 THEN
+    IF EXISTS (SELECT 1 FROM storeledger.events e
+               WHERE e.idempotency_key = ANY(p_keys) AND e.stream_id <> p_stream_id) THEN
+      RAISE EXCEPTION 'an idempotency key is already used by another stream'
+        USING ERRCODE = 'SL002';
+    END IF;
+    RETURN QUERY
+      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+             true
+      FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+    IF stored_count = cardinality(p_keys) THEN
+      RETURN;
+    END IF;
+    -- Array work only, so the planner never considers a join against the whole log.
+    stored_keys := ARRAY(
+      SELECT e.idempotency_key FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys));
+    fresh := ARRAY(
+      SELECT k.n FROM generate_subscripts(p_keys, 1) AS k(n)
+      WHERE p_keys[k.n] <> ALL(stored_keys) ORDER BY k.n);
+  END IF;
 
-          IF NOT (p_expected = 'any'
-                  OR (p_expected = 'no_stream' AND head_version = 0)
-                  OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
-            RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
-              DETAIL = head_version::text;
-          END IF;
+  IF NOT (p_expected = 'any'
+          OR (p_expected = 'no_stream' AND head_version = 0)
+          OR (p_expected = 'exact' AND head_version = p_expected_version)) THEN
+    RAISE EXCEPTION 'the stream is not at the expected version' USING ERRCODE = 'SL003',
+      DETAIL = head_version::text;
+  END IF;
 
-          FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
-            i := coalesce(fresh[n], n);
-            positions[n] := i;
-            signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
-                                 ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
-            previous[n] := head_hash;
-            head_hash := storeledger.event_digest(
-              head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
-              NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
-              NULLIF(p_raw_signed[i], ''), p_metadata[i], NULLIF(p_claims[i], '')::jsonb);
-            hashes[n] := head_hash;
-          END LOOP;
+  FOR n IN 1..coalesce(cardinality(fresh), cardinality(p_keys)) LOOP
+    i := coalesce(fresh[n], n);
+    positions[n] := i;
+    signed_at[n] := CASE WHEN p_apple_signed_ms[i] < 0 THEN NULL
+                         ELSE to_timestamp(0) + p_apple_signed_ms[i] * interval '1 millisecond' END;
+    previous[n] := head_hash;
+    head_hash := storeledger.event_digest(
+      head_hash, p_stream_id, head_version + n, p_event_ids[i], p_keys[i], p_types[i],
+      NULLIF(p_environments[i], ''), signed_at[n], recorded, p_payloads[i],
+      NULLIF(p_raw_signed[i], ''), p_metadata[i], NULLIF(p_claims[i], '')::jsonb);
+    hashes[n] := head_hash;
+  END LOOP;
 
-          RETURN QUERY
-            INSERT INTO storeledger.events AS e (
-              stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-              apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
-            SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
-                   NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
-                   NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], NULLIF(p_claims[f.i], '')::jsonb,
-                   previous[f.n], hashes[f.n]
-            FROM unnest(positions) WITH ORDINALITY AS f(i, n)
-            ORDER BY f.n
-            RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
-                      false;
-        END
-        $$;
+  RETURN QUERY
+    INSERT INTO storeledger.events AS e (
+      stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+      apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
+    SELECT p_stream_id, head_version + f.n, p_event_ids[f.i], p_keys[f.i], p_types[f.i],
+           NULLIF(p_environments[f.i], ''), signed_at[f.n], recorded, p_payloads[f.i],
+           NULLIF(p_raw_signed[f.i], ''), p_metadata[f.i], NULLIF(p_claims[f.i], '')::jsonb,
+           previous[f.n], hashes[f.n]
+    FROM unnest(positions) WITH ORDINALITY AS f(i, n)
+    ORDER BY f.n
+    RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at,
+              false;
+END
+$$;
 
-        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-          bigint[], jsonb[], text[], jsonb[], text[]) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-          text[], bigint[], jsonb[], text[], jsonb[], text[]) FROM PUBLIC;
-        -- Every statement above finds its rows through an index whatever the arguments, so one generic
-        -- plan per session serves all calls instead of planning each. Sequential scans are off inside
-        -- the function: a plan made while the log was small (a new database, before autovacuum's
-        -- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
-        ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
-          bigint[], jsonb[], text[], jsonb[], text[])
-          SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
-        GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
-          text[], bigint[], jsonb[], text[], jsonb[], text[]) TO storeledger_writer;
+ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+  bigint[], jsonb[], text[], jsonb[], text[]) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+  text[], bigint[], jsonb[], text[], jsonb[], text[]) FROM PUBLIC;
+-- Every statement above finds its rows through an index whatever the arguments, so one generic
+-- plan per session serves all calls instead of planning each. Sequential scans are off inside
+-- the function: a plan made while the log was small (a new database, before autovacuum's
+-- first ANALYZE) would otherwise keep scanning the whole, grown table on every append.
+ALTER FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[], text[],
+  bigint[], jsonb[], text[], jsonb[], text[])
+  SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
+GRANT EXECUTE ON FUNCTION storeledger.append_events(text, text, bigint, uuid[], text[], text[],
+  text[], bigint[], jsonb[], text[], jsonb[], text[]) TO storeledger_writer;
 
-        CREATE FUNCTION storeledger.append_events_indexed(
-          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
-          p_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        DECLARE
-          v_stored_something boolean := false;
-        BEGIN
-          FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-            SELECT * FROM storeledger.append_events(
-              p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-              p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
-          LOOP
-            v_stored_something := v_stored_something OR NOT stored_before;
-            RETURN NEXT;
-          END LOOP;
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT token, stream
-          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          IF v_stored_something THEN
-            -- In token order, so two appends naming the same accounts lock their rows alike.
-            INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-            SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
-            ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
-          END IF;
-        END
-        $$;
+CREATE FUNCTION storeledger.append_events_indexed(
+  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
+  p_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+DECLARE
+  v_stored_something boolean := false;
+BEGIN
+  FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+    SELECT * FROM storeledger.append_events(
+      p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+      p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
+  LOOP
+    v_stored_something := v_stored_something OR NOT stored_before;
+    RETURN NEXT;
+  END LOOP;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT token, stream
+  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  IF v_stored_something THEN
+    -- In token order, so two appends naming the same accounts lock their rows alike.
+    INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+    SELECT DISTINCT token, 1 FROM unnest(p_tokens) AS token ORDER BY token
+    ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+  END IF;
+END
+$$;
 
-        ALTER FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[], text[]
-        ) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[], text[]
-        ) FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
-          text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
-          text[], text[]
-        ) TO storeledger_writer;
+ALTER FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[], text[]
+) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[], text[]
+) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.append_events_indexed(
+  text, text, bigint, uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[],
+  text[], text[]
+) TO storeledger_writer;
 
-        CREATE FUNCTION storeledger.append_batch(
-          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-          p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        DECLARE
-          v_item int;
-          v_stored int[] := '{}';
-        BEGIN
-          FOR v_item IN
-            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-            ORDER BY s.stream, s.ord
-          LOOP
-            FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-              SELECT * FROM storeledger.append_events(
-                p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
-                ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
-                ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]],
-                ARRAY[p_claims[v_item]])
-            LOOP
-              item := v_item;
-              IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
-              RETURN NEXT;
-            END LOOP;
-          END LOOP;
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT DISTINCT e.token, e.stream
-          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-          ORDER BY e.token, e.stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-          SELECT changed.token, count(*)
-          FROM (
-            SELECT DISTINCT e.item, e.token
-            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-            WHERE e.item = ANY(v_stored)
-          ) AS changed
-          GROUP BY changed.token ORDER BY changed.token
-          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-        END
-        $$;
+CREATE FUNCTION storeledger.append_batch(
+  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+  p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+DECLARE
+  v_item int;
+  v_stored int[] := '{}';
+BEGIN
+  FOR v_item IN
+    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+    ORDER BY s.stream, s.ord
+  LOOP
+    FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+      SELECT * FROM storeledger.append_events(
+        p_streams[v_item], 'any', 0, ARRAY[p_event_ids[v_item]], ARRAY[p_keys[v_item]],
+        ARRAY[p_types[v_item]], ARRAY[p_environments[v_item]], ARRAY[p_apple_signed_ms[v_item]],
+        ARRAY[p_payloads[v_item]], ARRAY[p_raw_signed[v_item]], ARRAY[p_metadata[v_item]],
+        ARRAY[p_claims[v_item]])
+    LOOP
+      item := v_item;
+      IF NOT stored_before THEN v_stored := v_stored || v_item; END IF;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT DISTINCT e.token, e.stream
+  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+  ORDER BY e.token, e.stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+  SELECT changed.token, count(*)
+  FROM (
+    SELECT DISTINCT e.item, e.token
+    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+    WHERE e.item = ANY(v_stored)
+  ) AS changed
+  GROUP BY changed.token ORDER BY changed.token
+  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+END
+$$;
 
-        ALTER FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
-          text[], text[]
-        ) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
-          text[], text[]
-        ) FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.append_batch(
-          text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
-          text[], text[]
-        ) TO storeledger_writer;
+ALTER FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
+  text[], text[]
+) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
+  text[], text[]
+) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.append_batch(
+  text[], uuid[], text[], text[], text[], bigint[], jsonb[], text[], jsonb[], text[], int[],
+  text[], text[]
+) TO storeledger_writer;
 
-        DROP FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
-          timestamptz, jsonb, text, jsonb);
+DROP FUNCTION storeledger.event_digest(bytea, text, bigint, uuid, text, text, text, timestamptz,
+  timestamptz, jsonb, text, jsonb);
 
-        """#),
+"""#),
     SchemaMigration(
       version: 13, name: "append_batch_in_one_insert",
       sql: #"""
-        -- Group commit in one pass (issue 21). append_batch called append_events once per item: per
-        -- item a function call, a head lookup and a one-row INSERT, about three times what the row
-        -- itself costs to store. It now locks every stream of the batch, reads their heads and the
-        -- keys stored before in one statement each, chains the new rows' hashes, and writes them all
-        -- with one INSERT. Each item still behaves as its own append with expected version "any":
-        -- a key stored before (or earlier in the same batch) answers with that event and
-        -- stored_before; a key used by another stream fails the whole batch (SL002); each stream's
-        -- new events take its next versions in item order and chain from its head; the feed sees
-        -- them in (stream, item) order, as before.
+-- Group commit in one pass (issue 21). append_batch called append_events once per item: per
+-- item a function call, a head lookup and a one-row INSERT, about three times what the row
+-- itself costs to store. It now locks every stream of the batch, reads their heads and the
+-- keys stored before in one statement each, chains the new rows' hashes, and writes them all
+-- with one INSERT. Each item still behaves as its own append with expected version "any":
+-- a key stored before (or earlier in the same batch) answers with that event and
+-- stored_before; a key used by another stream fails the whole batch (SL002); each stream's
+-- new events take its next versions in item order and chain from its head; the feed sees
+-- them in (stream, item) order, as before.
 
-        CREATE OR REPLACE FUNCTION storeledger.append_batch(
-          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-          p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        #variable_conflict use_column
-        DECLARE
-          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-          recorded timestamptz := statement_timestamp();
-          head_streams text[];
-          head_versions bigint[];
-          head_hashes bytea[];
-          stored_keys text[];
-          stored_streams text[];
-          written_keys text[] := '{}';
-          written_streams text[] := '{}';
-          w_items int[] := '{}';
-          w_versions bigint[] := '{}';
-          w_signed timestamptz[] := '{}';
-          w_previous bytea[] := '{}';
-          w_hashes bytea[] := '{}';
-          v_item int;
-          v_stream text;
-          v_head int;
-          v_at int;
-        BEGIN
-          -- Streams in one order for every batch, so two batches never wait on each other in turn.
-          PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
-          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
+CREATE OR REPLACE FUNCTION storeledger.append_batch(
+  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+  p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+#variable_conflict use_column
+DECLARE
+  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+  recorded timestamptz := statement_timestamp();
+  head_streams text[];
+  head_versions bigint[];
+  head_hashes bytea[];
+  stored_keys text[];
+  stored_streams text[];
+  written_keys text[] := '{}';
+  written_streams text[] := '{}';
+  w_items int[] := '{}';
+  w_versions bigint[] := '{}';
+  w_signed timestamptz[] := '{}';
+  w_previous bytea[] := '{}';
+  w_hashes bytea[] := '{}';
+  v_item int;
+  v_stream text;
+  v_head int;
+  v_at int;
+BEGIN
+  -- Streams in one order for every batch, so two batches never wait on each other in turn.
+  PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
+  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
 
-          SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
-                 array_agg(coalesce(h.hash, zero_hash))
-          INTO head_streams, head_versions, head_hashes
-          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
-          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                             WHERE e.stream_id = s.stream
-                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+  SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
+         array_agg(coalesce(h.hash, zero_hash))
+  INTO head_streams, head_versions, head_hashes
+  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
+  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                     WHERE e.stream_id = s.stream
+                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
 
-          SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
-          INTO stored_keys, stored_streams
-          FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+  SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
+  INTO stored_keys, stored_streams
+  FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
 
-          FOR v_item IN
-            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-            ORDER BY s.stream, s.ord
-          LOOP
-            v_stream := p_streams[v_item];
-            v_at := array_position(stored_keys, p_keys[v_item]);
-            IF v_at IS NULL THEN
-              v_at := array_position(written_keys, p_keys[v_item]);
-              IF v_at IS NULL THEN
-                v_head := array_position(head_streams, v_stream);
-                head_versions[v_head] := head_versions[v_head] + 1;
-                w_items := w_items || v_item;
-                w_versions := w_versions || head_versions[v_head];
-                w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
-                  ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
-                w_previous := w_previous || head_hashes[v_head];
-                head_hashes[v_head] := storeledger.event_digest(
-                  head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
-                  p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
-                  w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
-                  NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
-                  NULLIF(p_claims[v_item], '')::jsonb);
-                w_hashes := w_hashes || head_hashes[v_head];
-                written_keys := written_keys || p_keys[v_item];
-                written_streams := written_streams || v_stream;
-                CONTINUE;
-              END IF;
-              IF written_streams[v_at] <> v_stream THEN
-                RAISE EXCEPTION 'an idempotency key is already used by another stream'
-                  USING ERRCODE = 'SL002';
-              END IF;
-            ELSIF stored_streams[v_at] <> v_stream THEN
-              RAISE EXCEPTION 'an idempotency key is already used by another stream'
-                USING ERRCODE = 'SL002';
-            END IF;
-          END LOOP;
+  FOR v_item IN
+    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+    ORDER BY s.stream, s.ord
+  LOOP
+    v_stream := p_streams[v_item];
+    v_at := array_position(stored_keys, p_keys[v_item]);
+    IF v_at IS NULL THEN
+      v_at := array_position(written_keys, p_keys[v_item]);
+      IF v_at IS NULL THEN
+        v_head := array_position(head_streams, v_stream);
+        head_versions[v_head] := head_versions[v_head] + 1;
+        w_items := w_items || v_item;
+        w_versions := w_versions || head_versions[v_head];
+        w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
+          ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
+        w_previous := w_previous || head_hashes[v_head];
+        head_hashes[v_head] := storeledger.event_digest(
+          head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
+          p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
+          w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
+          NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
+          NULLIF(p_claims[v_item], '')::jsonb);
+        w_hashes := w_hashes || head_hashes[v_head];
+        written_keys := written_keys || p_keys[v_item];
+        written_streams := written_streams || v_stream;
+        CONTINUE;
+      END IF;
+      IF written_streams[v_at] <> v_stream THEN
+        RAISE EXCEPTION 'an idempotency key is already used by another stream'
+          USING ERRCODE = 'SL002';
+      END IF;
+    ELSIF stored_streams[v_at] <> v_stream THEN
+      RAISE EXCEPTION 'an idempotency key is already used by another stream'
+        USING ERRCODE = 'SL002';
+    END IF;
+  END LOOP;
 
-          RETURN QUERY
-            WITH written AS (
-              INSERT INTO storeledger.events AS e (
-                stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-                apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
-              SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
-                     NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
-                     NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
-                     w_previous[w.n], w_hashes[w.n]
-              FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
-              ORDER BY w.n
-              RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-            ), found AS (
-              SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
-              FROM written w
-              UNION ALL
-              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-              FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
-            )
-            SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
-                   f.recorded_at, NOT (k.item::int = ANY(w_items))
-            FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
-            JOIN found f ON f.idempotency_key = k.key;
+  RETURN QUERY
+    WITH written AS (
+      INSERT INTO storeledger.events AS e (
+        stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+        apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
+      SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
+             NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
+             NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
+             w_previous[w.n], w_hashes[w.n]
+      FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
+      ORDER BY w.n
+      RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+    ), found AS (
+      SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
+      FROM written w
+      UNION ALL
+      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+      FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
+    )
+    SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
+           f.recorded_at, NOT (k.item::int = ANY(w_items))
+    FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
+    JOIN found f ON f.idempotency_key = k.key;
 
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT DISTINCT e.token, e.stream
-          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-          ORDER BY e.token, e.stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-          SELECT changed.token, count(*)
-          FROM (
-            SELECT DISTINCT e.item, e.token
-            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-            WHERE e.item = ANY(w_items)
-          ) AS changed
-          GROUP BY changed.token ORDER BY changed.token
-          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-        END
-        $$;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT DISTINCT e.token, e.stream
+  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+  ORDER BY e.token, e.stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+  SELECT changed.token, count(*)
+  FROM (
+    SELECT DISTINCT e.item, e.token
+    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+    WHERE e.item = ANY(w_items)
+  ) AS changed
+  GROUP BY changed.token ORDER BY changed.token
+  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+END
+$$;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 14, name: "consumption_requests",
       sql: #"""
-        -- Refund requests. Each CONSUMPTION_REQUEST Apple sends opens a stream
-        -- `consumption:<env>:<notificationUUID>` whose events (ledger.consumption_*.v1) record the
-        -- answers StoreLedger sent and what became of them. This table indexes those streams for the
-        -- workers that answer them and for people who look at them: one row per request, its state
-        -- and when a worker should next look at it. Derived data, kept by a trigger in the appending
-        -- transaction (so it never disagrees with the log), and rebuilt from the log by
-        -- storeledger.rebuild_consumption_requests().
+-- Refund requests. Each CONSUMPTION_REQUEST Apple sends opens a stream
+-- `consumption:<env>:<notificationUUID>` whose events (ledger.consumption_*.v1) record the
+-- answers StoreLedger sent and what became of them. This table indexes those streams for the
+-- workers that answer them and for people who look at them: one row per request, its state
+-- and when a worker should next look at it. Derived data, kept by a trigger in the appending
+-- transaction (so it never disagrees with the log), and rebuilt from the log by
+-- storeledger.rebuild_consumption_requests().
 
-        CREATE TABLE storeledger.consumption_requests (
-          stream_id                text    PRIMARY KEY,
-          request_id               text    NOT NULL,
-          environment              text    NOT NULL,
-          transaction_id           text    NOT NULL,
-          original_transaction_id  text    NOT NULL,
-          product_id               text,
-          -- pending, sending, answered, expired, failed or skipped (ConsumptionRequest.Phase).
-          state                    text    NOT NULL,
-          requested_at_ms          bigint  NOT NULL,
-          deadline_ms              bigint  NOT NULL,
-          -- When a worker should look at the request next; null once it is over.
-          due_at_ms                bigint,
-          answered_at_ms           bigint,
-          answered_late            boolean NOT NULL DEFAULT false,
-          -- The stream's version the row reflects: a claim appends with exactly this version expected.
-          version                  bigint  NOT NULL
-        );
+CREATE TABLE storeledger.consumption_requests (
+  stream_id                text    PRIMARY KEY,
+  request_id               text    NOT NULL,
+  environment              text    NOT NULL,
+  transaction_id           text    NOT NULL,
+  original_transaction_id  text    NOT NULL,
+  product_id               text,
+  -- pending, sending, answered, expired, failed or skipped (ConsumptionRequest.Phase).
+  state                    text    NOT NULL,
+  requested_at_ms          bigint  NOT NULL,
+  deadline_ms              bigint  NOT NULL,
+  -- When a worker should look at the request next; null once it is over.
+  due_at_ms                bigint,
+  answered_at_ms           bigint,
+  answered_late            boolean NOT NULL DEFAULT false,
+  -- The stream's version the row reflects: a claim appends with exactly this version expected.
+  version                  bigint  NOT NULL
+);
 
-        CREATE INDEX consumption_requests_due ON storeledger.consumption_requests (due_at_ms)
-          WHERE due_at_ms IS NOT NULL;
-        CREATE INDEX consumption_requests_listing
-          ON storeledger.consumption_requests (state, requested_at_ms DESC);
-        CREATE INDEX consumption_requests_transaction
-          ON storeledger.consumption_requests (transaction_id);
+CREATE INDEX consumption_requests_due ON storeledger.consumption_requests (due_at_ms)
+  WHERE due_at_ms IS NOT NULL;
+CREATE INDEX consumption_requests_listing
+  ON storeledger.consumption_requests (state, requested_at_ms DESC);
+CREATE INDEX consumption_requests_transaction
+  ON storeledger.consumption_requests (transaction_id);
 
-        ALTER TABLE storeledger.consumption_requests OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.consumption_requests TO storeledger_writer;
-        GRANT SELECT ON storeledger.consumption_requests TO storeledger_reader;
+ALTER TABLE storeledger.consumption_requests OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.consumption_requests TO storeledger_writer;
+GRANT SELECT ON storeledger.consumption_requests TO storeledger_reader;
 
-        -- One event's effect on its request's row.
-        CREATE FUNCTION storeledger.index_consumption_event(
-          p_stream_id text, p_version bigint, p_payload jsonb
-        ) RETURNS void
-        LANGUAGE sql AS $$
-          INSERT INTO storeledger.consumption_requests AS r (
-            stream_id, request_id, environment, transaction_id, original_transaction_id, product_id,
-            state, requested_at_ms, deadline_ms, due_at_ms, version)
-          SELECT p_stream_id, o->>'requestId', o->>'environment', o->>'transactionId',
-            o->>'originalTransactionId', o->>'productId', p_payload->>'state',
-            (o->>'requestedAt')::bigint, (o->>'deadline')::bigint, (p_payload->>'dueAt')::bigint,
-            p_version
-          FROM (SELECT p_payload->'requested' AS o) opened
-          WHERE o IS NOT NULL
-          ON CONFLICT (stream_id) DO NOTHING;
+-- One event's effect on its request's row.
+CREATE FUNCTION storeledger.index_consumption_event(
+  p_stream_id text, p_version bigint, p_payload jsonb
+) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO storeledger.consumption_requests AS r (
+    stream_id, request_id, environment, transaction_id, original_transaction_id, product_id,
+    state, requested_at_ms, deadline_ms, due_at_ms, version)
+  SELECT p_stream_id, o->>'requestId', o->>'environment', o->>'transactionId',
+    o->>'originalTransactionId', o->>'productId', p_payload->>'state',
+    (o->>'requestedAt')::bigint, (o->>'deadline')::bigint, (p_payload->>'dueAt')::bigint,
+    p_version
+  FROM (SELECT p_payload->'requested' AS o) opened
+  WHERE o IS NOT NULL
+  ON CONFLICT (stream_id) DO NOTHING;
 
-          UPDATE storeledger.consumption_requests
-          SET state = p_payload->>'state', due_at_ms = (p_payload->>'dueAt')::bigint,
-              version = p_version,
-              answered_at_ms = coalesce((p_payload->'answered'->>'at')::bigint, answered_at_ms),
-              answered_late = answered_late OR coalesce((p_payload->'answered'->>'late')::boolean, false)
-          WHERE stream_id = p_stream_id AND version < p_version;
-        $$;
+  UPDATE storeledger.consumption_requests
+  SET state = p_payload->>'state', due_at_ms = (p_payload->>'dueAt')::bigint,
+      version = p_version,
+      answered_at_ms = coalesce((p_payload->'answered'->>'at')::bigint, answered_at_ms),
+      answered_late = answered_late OR coalesce((p_payload->'answered'->>'late')::boolean, false)
+  WHERE stream_id = p_stream_id AND version < p_version;
+$$;
 
-        CREATE FUNCTION storeledger.index_consumption_trigger() RETURNS trigger
-        LANGUAGE plpgsql AS $$
-        BEGIN
-          PERFORM storeledger.index_consumption_event(NEW.stream_id, NEW.stream_version, NEW.payload);
-          RETURN NULL;
-        END
-        $$;
+CREATE FUNCTION storeledger.index_consumption_trigger() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM storeledger.index_consumption_event(NEW.stream_id, NEW.stream_version, NEW.payload);
+  RETURN NULL;
+END
+$$;
 
-        CREATE TRIGGER events_index_consumption AFTER INSERT ON storeledger.events
-          FOR EACH ROW WHEN (NEW.event_type LIKE 'ledger.consumption\_%')
-          EXECUTE FUNCTION storeledger.index_consumption_trigger();
+CREATE TRIGGER events_index_consumption AFTER INSERT ON storeledger.events
+  FOR EACH ROW WHEN (NEW.event_type LIKE 'ledger.consumption\_%')
+  EXECUTE FUNCTION storeledger.index_consumption_trigger();
 
-        -- The index again from the log (after a restore, or to check it).
-        CREATE FUNCTION storeledger.rebuild_consumption_requests() RETURNS bigint
-        LANGUAGE plpgsql AS $$
-        DECLARE
-          event record;
-          indexed bigint := 0;
-        BEGIN
-          DELETE FROM storeledger.consumption_requests;
-          FOR event IN
-            SELECT stream_id, stream_version, payload FROM storeledger.events
-            WHERE event_type LIKE 'ledger.consumption\_%' ORDER BY stream_id, stream_version
-          LOOP
-            PERFORM storeledger.index_consumption_event(
-              event.stream_id, event.stream_version, event.payload);
-            indexed := indexed + 1;
-          END LOOP;
-          RETURN indexed;
-        END
-        $$;
+-- The index again from the log (after a restore, or to check it).
+CREATE FUNCTION storeledger.rebuild_consumption_requests() RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  event record;
+  indexed bigint := 0;
+BEGIN
+  DELETE FROM storeledger.consumption_requests;
+  FOR event IN
+    SELECT stream_id, stream_version, payload FROM storeledger.events
+    WHERE event_type LIKE 'ledger.consumption\_%' ORDER BY stream_id, stream_version
+  LOOP
+    PERFORM storeledger.index_consumption_event(
+      event.stream_id, event.stream_version, event.payload);
+    indexed := indexed + 1;
+  END LOOP;
+  RETURN indexed;
+END
+$$;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 15, name: "app_transactions",
       sql: #"""
-        -- Which purchase chains each app download (`appTransactionId`, one per Apple Account per app)
-        -- was seen with, and the account token Apple signed into them when there was one. A chain
-        -- signed without a token joins the account that holds its appTransactionId: StoreLedger
-        -- appends the link, as the backend would (`ledger.account_linked.v1`, source
-        -- "app-transaction-id"). Derived data, written at ingest.
+-- Which purchase chains each app download (`appTransactionId`, one per Apple Account per app)
+-- was seen with, and the account token Apple signed into them when there was one. A chain
+-- signed without a token joins the account that holds its appTransactionId: StoreLedger
+-- appends the link, as the backend would (`ledger.account_linked.v1`, source
+-- "app-transaction-id"). Derived data, written at ingest.
 
-        CREATE TABLE storeledger.app_transactions (
-          environment              text NOT NULL,
-          app_transaction_id       text NOT NULL,
-          original_transaction_id  text NOT NULL,
-          app_account_token        text,
-          PRIMARY KEY (environment, app_transaction_id, original_transaction_id)
-        );
+CREATE TABLE storeledger.app_transactions (
+  environment              text NOT NULL,
+  app_transaction_id       text NOT NULL,
+  original_transaction_id  text NOT NULL,
+  app_account_token        text,
+  PRIMARY KEY (environment, app_transaction_id, original_transaction_id)
+);
 
-        ALTER TABLE storeledger.app_transactions OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE ON storeledger.app_transactions TO storeledger_writer;
-        GRANT SELECT ON storeledger.app_transactions TO storeledger_reader;
+ALTER TABLE storeledger.app_transactions OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE ON storeledger.app_transactions TO storeledger_writer;
+GRANT SELECT ON storeledger.app_transactions TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 16, name: "changes",
       sql: #"""
-        -- The change feed (issue 23): every change of an account's derived state, with a global,
-        -- gap-free position, and its delivery to the backend's webhook endpoints.
-        --
-        -- Changes are derived data (projections/changes.md): the account projector compares each
-        -- account's projection before and after each of its events, and at each instant its answers
-        -- change by the clock, and appends what differs here. Positions are gap-free and commit in
-        -- order: they are taken from one counter row that every appending transaction updates (so a
-        -- transaction that rolls back gives its positions back, and the next one waits for it).
+-- The change feed (issue 23): every change of an account's derived state, with a global,
+-- gap-free position, and its delivery to the backend's webhook endpoints.
+--
+-- Changes are derived data (projections/changes.md): the account projector compares each
+-- account's projection before and after each of its events, and at each instant its answers
+-- change by the clock, and appends what differs here. Positions are gap-free and commit in
+-- order: they are taken from one counter row that every appending transaction updates (so a
+-- transaction that rolls back gives its positions back, and the next one waits for it).
 
-        -- When a stream joined an account: events of the stream older than that are taken into the
-        -- account's changes at the join, not at their own place in the feed (so the changes of an
-        -- account are derived in an order that only ever grows at its end). Rows from before this
-        -- migration have none: they count as joined from the start.
-        ALTER TABLE storeledger.account_streams ADD COLUMN joined_tx xid8;
-        ALTER TABLE storeledger.account_streams ALTER COLUMN joined_tx SET DEFAULT pg_current_xact_id();
+-- When a stream joined an account: events of the stream older than that are taken into the
+-- account's changes at the join, not at their own place in the feed (so the changes of an
+-- account are derived in an order that only ever grows at its end). Rows from before this
+-- migration have none: they count as joined from the start.
+ALTER TABLE storeledger.account_streams ADD COLUMN joined_tx xid8;
+ALTER TABLE storeledger.account_streams ALTER COLUMN joined_tx SET DEFAULT pg_current_xact_id();
 
-        -- How far each account's changes are derived: the number of its events taken (in derivation
-        -- order), the number of changes appended (the next change's ordinal), the instant of the last
-        -- step, and when the clock next changes its answers. `version` moves on every update, so two
-        -- projectors deriving one account at once cannot both append. Kept apart from the views
-        -- (which a rebuild replaces): the changes are a feed with promised positions, never rebuilt.
-        CREATE TABLE storeledger.change_derivations (
-          app_account_token  text    PRIMARY KEY,
-          version            bigint  NOT NULL CHECK (version > 0),
-          derived_events     bigint  NOT NULL CHECK (derived_events >= 0),
-          derived_changes    bigint  NOT NULL CHECK (derived_changes >= 0),
-          derived_ms         bigint,
-          due_ms             bigint
-        );
+-- How far each account's changes are derived: the number of its events taken (in derivation
+-- order), the number of changes appended (the next change's ordinal), the instant of the last
+-- step, and when the clock next changes its answers. `version` moves on every update, so two
+-- projectors deriving one account at once cannot both append. Kept apart from the views
+-- (which a rebuild replaces): the changes are a feed with promised positions, never rebuilt.
+CREATE TABLE storeledger.change_derivations (
+  app_account_token  text    PRIMARY KEY,
+  version            bigint  NOT NULL CHECK (version > 0),
+  derived_events     bigint  NOT NULL CHECK (derived_events >= 0),
+  derived_changes    bigint  NOT NULL CHECK (derived_changes >= 0),
+  derived_ms         bigint,
+  due_ms             bigint
+);
 
-        CREATE INDEX change_derivations_due ON storeledger.change_derivations (due_ms)
-          WHERE due_ms IS NOT NULL;
+CREATE INDEX change_derivations_due ON storeledger.change_derivations (due_ms)
+  WHERE due_ms IS NOT NULL;
 
-        CREATE TABLE storeledger.changes (
-          position           bigint      PRIMARY KEY CHECK (position > 0),
-          change_id          uuid        NOT NULL UNIQUE,
-          app_account_token  text        NOT NULL,
-          -- The change's place among its account's changes, from 0.
-          ordinal            bigint      NOT NULL CHECK (ordinal >= 0),
-          change_type        text        NOT NULL,
-          -- What the change is about (an entitlement, an originalTransactionId, a transactionId, a
-          -- product) and its old and new values, as AccountChange holds them.
-          subject            text        NOT NULL,
-          old_value          text,
-          new_value          text,
-          occurred_at_ms     bigint      NOT NULL,
-          -- The idempotency key of the event that caused it; null when the clock did.
-          cause              text,
-          recorded_at        timestamptz NOT NULL DEFAULT now(),
-          UNIQUE (app_account_token, ordinal)
-        );
+CREATE TABLE storeledger.changes (
+  position           bigint      PRIMARY KEY CHECK (position > 0),
+  change_id          uuid        NOT NULL UNIQUE,
+  app_account_token  text        NOT NULL,
+  -- The change's place among its account's changes, from 0.
+  ordinal            bigint      NOT NULL CHECK (ordinal >= 0),
+  change_type        text        NOT NULL,
+  -- What the change is about (an entitlement, an originalTransactionId, a transactionId, a
+  -- product) and its old and new values, as AccountChange holds them.
+  subject            text        NOT NULL,
+  old_value          text,
+  new_value          text,
+  occurred_at_ms     bigint      NOT NULL,
+  -- The idempotency key of the event that caused it; null when the clock did.
+  cause              text,
+  recorded_at        timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (app_account_token, ordinal)
+);
 
-        CREATE INDEX changes_recorded_at ON storeledger.changes (recorded_at);
+CREATE INDEX changes_recorded_at ON storeledger.changes (recorded_at);
 
-        CREATE TABLE storeledger.change_feed_head (
-          only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-          position  bigint  NOT NULL CHECK (position >= 0)
-        );
-        INSERT INTO storeledger.change_feed_head (position) VALUES (0);
+CREATE TABLE storeledger.change_feed_head (
+  only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  position  bigint  NOT NULL CHECK (position >= 0)
+);
+INSERT INTO storeledger.change_feed_head (position) VALUES (0);
 
-        -- Appends the changes of several accounts and moves their derivation markers, in one
-        -- statement: an account whose derivation `version` is no longer the expected one (another
-        -- projector derived it first) is left out with its changes. Returns the accounts moved.
-        -- Arrays cannot carry nulls from the client: '' and the smallest bigint stand for them.
-        CREATE FUNCTION storeledger.append_changes(
-          p_tokens text[], p_versions bigint[], p_events bigint[], p_counts bigint[], p_instants bigint[],
-          p_due bigint[],
-          c_tokens text[], c_ordinals bigint[], c_ids uuid[], c_types text[], c_subjects text[],
-          c_old text[], c_new text[], c_occurred bigint[], c_causes text[]
-        ) RETURNS SETOF text
-        LANGUAGE plpgsql AS $$
-        DECLARE
-          moved text[];
-          base bigint;
-          wanted bigint;
-        BEGIN
-          WITH upserted AS (
-            INSERT INTO storeledger.change_derivations AS d (app_account_token, version, derived_events,
-              derived_changes, derived_ms, due_ms)
-            SELECT u.token, u.version + 1, u.events, u.changes,
-              NULLIF(u.instant, -9223372036854775808), NULLIF(u.due, -9223372036854775808)
-            FROM unnest(p_tokens, p_versions, p_events, p_counts, p_instants, p_due)
-              AS u(token, version, events, changes, instant, due)
-            ORDER BY u.token
-            ON CONFLICT (app_account_token) DO UPDATE SET version = excluded.version,
-              derived_events = excluded.derived_events, derived_changes = excluded.derived_changes,
-              derived_ms = excluded.derived_ms, due_ms = excluded.due_ms
-            WHERE d.version = excluded.version - 1
-            RETURNING d.app_account_token
-          )
-          SELECT coalesce(array_agg(app_account_token), '{}') INTO moved FROM upserted;
+-- Appends the changes of several accounts and moves their derivation markers, in one
+-- statement: an account whose derivation `version` is no longer the expected one (another
+-- projector derived it first) is left out with its changes. Returns the accounts moved.
+-- Arrays cannot carry nulls from the client: '' and the smallest bigint stand for them.
+CREATE FUNCTION storeledger.append_changes(
+  p_tokens text[], p_versions bigint[], p_events bigint[], p_counts bigint[], p_instants bigint[],
+  p_due bigint[],
+  c_tokens text[], c_ordinals bigint[], c_ids uuid[], c_types text[], c_subjects text[],
+  c_old text[], c_new text[], c_occurred bigint[], c_causes text[]
+) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  moved text[];
+  base bigint;
+  wanted bigint;
+BEGIN
+  WITH upserted AS (
+    INSERT INTO storeledger.change_derivations AS d (app_account_token, version, derived_events,
+      derived_changes, derived_ms, due_ms)
+    SELECT u.token, u.version + 1, u.events, u.changes,
+      NULLIF(u.instant, -9223372036854775808), NULLIF(u.due, -9223372036854775808)
+    FROM unnest(p_tokens, p_versions, p_events, p_counts, p_instants, p_due)
+      AS u(token, version, events, changes, instant, due)
+    ORDER BY u.token
+    ON CONFLICT (app_account_token) DO UPDATE SET version = excluded.version,
+      derived_events = excluded.derived_events, derived_changes = excluded.derived_changes,
+      derived_ms = excluded.derived_ms, due_ms = excluded.due_ms
+    WHERE d.version = excluded.version - 1
+    RETURNING d.app_account_token
+  )
+  SELECT coalesce(array_agg(app_account_token), '{}') INTO moved FROM upserted;
 
-          SELECT count(*) INTO wanted FROM unnest(c_tokens) AS c(token) WHERE c.token = ANY(moved);
-          IF wanted > 0 THEN
-            UPDATE storeledger.change_feed_head SET position = position + wanted
-            RETURNING position - wanted INTO base;
-            INSERT INTO storeledger.changes (position, change_id, app_account_token, ordinal, change_type,
-              subject, old_value, new_value, occurred_at_ms, cause)
-            SELECT base + row_number() OVER (ORDER BY c.occurred, c.token, c.ordinal), c.id, c.token,
-              c.ordinal, c.type, c.subject, NULLIF(c.old, ''), NULLIF(c.new, ''), c.occurred,
-              NULLIF(c.cause, '')
-            FROM unnest(c_tokens, c_ordinals, c_ids, c_types, c_subjects, c_old, c_new, c_occurred,
-              c_causes) AS c(token, ordinal, id, type, subject, old, new, occurred, cause)
-            WHERE c.token = ANY(moved);
-          END IF;
-          RETURN QUERY SELECT unnest(moved);
-        END
-        $$;
+  SELECT count(*) INTO wanted FROM unnest(c_tokens) AS c(token) WHERE c.token = ANY(moved);
+  IF wanted > 0 THEN
+    UPDATE storeledger.change_feed_head SET position = position + wanted
+    RETURNING position - wanted INTO base;
+    INSERT INTO storeledger.changes (position, change_id, app_account_token, ordinal, change_type,
+      subject, old_value, new_value, occurred_at_ms, cause)
+    SELECT base + row_number() OVER (ORDER BY c.occurred, c.token, c.ordinal), c.id, c.token,
+      c.ordinal, c.type, c.subject, NULLIF(c.old, ''), NULLIF(c.new, ''), c.occurred,
+      NULLIF(c.cause, '')
+    FROM unnest(c_tokens, c_ordinals, c_ids, c_types, c_subjects, c_old, c_new, c_occurred,
+      c_causes) AS c(token, ordinal, id, type, subject, old, new, occurred, cause)
+    WHERE c.token = ANY(moved);
+  END IF;
+  RETURN QUERY SELECT unnest(moved);
+END
+$$;
 
-        -- Webhook endpoints that receive the changes, by a key made from their URL (its host and
-        -- path: never its query or credentials). `enqueued_through`: the position up to which
-        -- deliveries were queued; a new endpoint starts at the feed's head.
-        CREATE TABLE storeledger.change_endpoints (
-          endpoint          text        PRIMARY KEY,
-          enqueued_through  bigint      NOT NULL,
-          -- Deliveries the receiver accepted, ever (a counter: delivered rows leave the log).
-          delivered_total   bigint      NOT NULL DEFAULT 0,
-          created_at        timestamptz NOT NULL DEFAULT now()
-        );
+-- Webhook endpoints that receive the changes, by a key made from their URL (its host and
+-- path: never its query or credentials). `enqueued_through`: the position up to which
+-- deliveries were queued; a new endpoint starts at the feed's head.
+CREATE TABLE storeledger.change_endpoints (
+  endpoint          text        PRIMARY KEY,
+  enqueued_through  bigint      NOT NULL,
+  -- Deliveries the receiver accepted, ever (a counter: delivered rows leave the log).
+  delivered_total   bigint      NOT NULL DEFAULT 0,
+  created_at        timestamptz NOT NULL DEFAULT now()
+);
 
-        -- The delivery log: one row per endpoint and change. `pending` until the receiver answered
-        -- 2xx (`delivered`) or retries ran out (`dead`). A claim leases the row so that servers
-        -- running delivery side by side do not send it twice; a crash between sending and recording
-        -- sends it again after the lease (receivers dedupe by the change's id).
-        CREATE TABLE storeledger.change_deliveries (
-          endpoint           text        NOT NULL,
-          position           bigint      NOT NULL,
-          app_account_token  text        NOT NULL,
-          state              text        NOT NULL DEFAULT 'pending'
-                                         CHECK (state IN ('pending', 'delivered', 'dead')),
-          attempts           integer     NOT NULL DEFAULT 0,
-          next_attempt_at    timestamptz NOT NULL DEFAULT now(),
-          leased_until       timestamptz,
-          first_attempt_at   timestamptz,
-          last_attempt_at    timestamptz,
-          last_status        integer,
-          last_error         text,
-          delivered_at       timestamptz,
-          PRIMARY KEY (endpoint, position)
-        );
+-- The delivery log: one row per endpoint and change. `pending` until the receiver answered
+-- 2xx (`delivered`) or retries ran out (`dead`). A claim leases the row so that servers
+-- running delivery side by side do not send it twice; a crash between sending and recording
+-- sends it again after the lease (receivers dedupe by the change's id).
+CREATE TABLE storeledger.change_deliveries (
+  endpoint           text        NOT NULL,
+  position           bigint      NOT NULL,
+  app_account_token  text        NOT NULL,
+  state              text        NOT NULL DEFAULT 'pending'
+                                 CHECK (state IN ('pending', 'delivered', 'dead')),
+  attempts           integer     NOT NULL DEFAULT 0,
+  next_attempt_at    timestamptz NOT NULL DEFAULT now(),
+  leased_until       timestamptz,
+  first_attempt_at   timestamptz,
+  last_attempt_at    timestamptz,
+  last_status        integer,
+  last_error         text,
+  delivered_at       timestamptz,
+  PRIMARY KEY (endpoint, position)
+);
 
-        CREATE INDEX change_deliveries_pending ON storeledger.change_deliveries (endpoint, position)
-          WHERE state = 'pending';
-        CREATE INDEX change_deliveries_dead ON storeledger.change_deliveries (endpoint, position)
-          WHERE state = 'dead';
-        CREATE INDEX change_deliveries_pending_account
-          ON storeledger.change_deliveries (endpoint, app_account_token, position)
-          WHERE state = 'pending';
+CREATE INDEX change_deliveries_pending ON storeledger.change_deliveries (endpoint, position)
+  WHERE state = 'pending';
+CREATE INDEX change_deliveries_dead ON storeledger.change_deliveries (endpoint, position)
+  WHERE state = 'dead';
+CREATE INDEX change_deliveries_pending_account
+  ON storeledger.change_deliveries (endpoint, app_account_token, position)
+  WHERE state = 'pending';
 
-        ALTER TABLE storeledger.change_derivations OWNER TO storeledger_owner;
-        ALTER TABLE storeledger.changes OWNER TO storeledger_owner;
-        ALTER TABLE storeledger.change_feed_head OWNER TO storeledger_owner;
-        ALTER TABLE storeledger.change_endpoints OWNER TO storeledger_owner;
-        ALTER TABLE storeledger.change_deliveries OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.append_changes(text[], bigint[], bigint[], bigint[], bigint[],
-          bigint[], text[], bigint[], uuid[], text[], text[], text[], text[], bigint[], text[])
-          OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE ON storeledger.change_derivations TO storeledger_writer;
-        GRANT SELECT, INSERT ON storeledger.changes TO storeledger_writer;
-        GRANT SELECT, UPDATE ON storeledger.change_feed_head TO storeledger_writer;
-        GRANT SELECT, INSERT, UPDATE ON storeledger.change_endpoints TO storeledger_writer;
-        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.change_deliveries TO storeledger_writer;
-        GRANT SELECT ON storeledger.change_derivations, storeledger.changes, storeledger.change_feed_head, storeledger.change_endpoints,
-          storeledger.change_deliveries TO storeledger_reader;
+ALTER TABLE storeledger.change_derivations OWNER TO storeledger_owner;
+ALTER TABLE storeledger.changes OWNER TO storeledger_owner;
+ALTER TABLE storeledger.change_feed_head OWNER TO storeledger_owner;
+ALTER TABLE storeledger.change_endpoints OWNER TO storeledger_owner;
+ALTER TABLE storeledger.change_deliveries OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.append_changes(text[], bigint[], bigint[], bigint[], bigint[],
+  bigint[], text[], bigint[], uuid[], text[], text[], text[], text[], bigint[], text[])
+  OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE ON storeledger.change_derivations TO storeledger_writer;
+GRANT SELECT, INSERT ON storeledger.changes TO storeledger_writer;
+GRANT SELECT, UPDATE ON storeledger.change_feed_head TO storeledger_writer;
+GRANT SELECT, INSERT, UPDATE ON storeledger.change_endpoints TO storeledger_writer;
+GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.change_deliveries TO storeledger_writer;
+GRANT SELECT ON storeledger.change_derivations, storeledger.changes, storeledger.change_feed_head, storeledger.change_endpoints,
+  storeledger.change_deliveries TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 17, name: "transaction_search",
       sql: #"""
-        -- The support console (issue 24) finds an account by any transactionId its events hold, not
-        -- only by the originalTransactionId its streams are named after: an index on the transaction
-        -- id of Apple's events, read from their facts (event types appstore.*.v2 and .v3) or, for rows
-        -- of .v1, from the claims they hold as their payload.
+-- The support console (issue 24) finds an account by any transactionId its events hold, not
+-- only by the originalTransactionId its streams are named after: an index on the transaction
+-- id of Apple's events, read from their facts (event types appstore.*.v2 and .v3) or, for rows
+-- of .v1, from the claims they hold as their payload.
 
-        CREATE FUNCTION storeledger.event_transaction_id(payload jsonb) RETURNS text
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-          SELECT coalesce(
-            payload #>> '{notification,transaction,transactionId}',
-            payload #>> '{transaction,transaction,transactionId}',
-            payload #>> '{status,transaction,transactionId}',
-            payload #>> '{transaction,transactionId}',
-            payload #>> '{notification,data,signedTransactionInfo,transactionId}')
-        $$;
-        ALTER FUNCTION storeledger.event_transaction_id(jsonb) OWNER TO storeledger_owner;
+CREATE FUNCTION storeledger.event_transaction_id(payload jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(
+    payload #>> '{notification,transaction,transactionId}',
+    payload #>> '{transaction,transaction,transactionId}',
+    payload #>> '{status,transaction,transactionId}',
+    payload #>> '{transaction,transactionId}',
+    payload #>> '{notification,data,signedTransactionInfo,transactionId}')
+$$;
+ALTER FUNCTION storeledger.event_transaction_id(jsonb) OWNER TO storeledger_owner;
 
-        CREATE INDEX events_transaction_id ON storeledger.events (storeledger.event_transaction_id(payload))
-          WHERE event_type LIKE 'appstore.%';
+CREATE INDEX events_transaction_id ON storeledger.events (storeledger.event_transaction_id(payload))
+  WHERE event_type LIKE 'appstore.%';
 
-        """#),
+"""#),
     SchemaMigration(
       version: 18, name: "raw_signed_lz4",
       sql: #"""
-        -- Apple's signed originals are the log's largest column: a notification's JWS nests the
-        -- transaction's and the renewal info's, each carrying the same three-certificate chain, about
-        -- 19 KB in all. pglz (the default) finds no repeats within its 4 KB window and stores them
-        -- whole; lz4's 64 KB window finds the repeated chains: 11.7 KB instead of 18.9 KB for Apple's
-        -- real DID_RENEW (measured, docs/scaling.md). Only new rows are compressed this way; the text,
-        -- and so every hash, is unchanged. A server built without lz4 keeps pglz.
-        DO $$
-        BEGIN
-          ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET COMPRESSION lz4;
-        EXCEPTION WHEN feature_not_supported THEN
-          RAISE NOTICE 'PostgreSQL was built without lz4: raw_signed stays compressed by pglz';
-        END
-        $$;
+-- Apple's signed originals are the log's largest column: a notification's JWS nests the
+-- transaction's and the renewal info's, each carrying the same three-certificate chain, about
+-- 19 KB in all. pglz (the default) finds no repeats within its 4 KB window and stores them
+-- whole; lz4's 64 KB window finds the repeated chains: 11.7 KB instead of 18.9 KB for Apple's
+-- real DID_RENEW (measured, docs/scaling.md). Only new rows are compressed this way; the text,
+-- and so every hash, is unchanged. A server built without lz4 keeps pglz.
+DO $$
+BEGIN
+  ALTER TABLE storeledger.events ALTER COLUMN raw_signed SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+  RAISE NOTICE 'PostgreSQL was built without lz4: raw_signed stays compressed by pglz';
+END
+$$;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 19, name: "chain_writes_count_for_every_holder",
       sql: #"""
-        -- A write to a purchase chain counts for every account holding the chain, not only for the
-        -- accounts its event names. Apple's notifications about a purchase made without an
-        -- appAccountToken, and linked to an account afterwards (a link, or an app transaction's
-        -- account), name no account: a refund of such a purchase moved no account's `changes`, so the
-        -- account's stored view still looked current and answered from before the refund until the
-        -- projector came by. Both append functions now count the write, in the same statement as
-        -- before, for the accounts named and for every account already indexed under the stream
-        -- (account_streams_stream); a write to a stream no account holds costs one index probe more.
-        -- Same signatures and results: servers of the previous release call them unchanged.
+-- A write to a purchase chain counts for every account holding the chain, not only for the
+-- accounts its event names. Apple's notifications about a purchase made without an
+-- appAccountToken, and linked to an account afterwards (a link, or an app transaction's
+-- account), name no account: a refund of such a purchase moved no account's `changes`, so the
+-- account's stored view still looked current and answered from before the refund until the
+-- projector came by. Both append functions now count the write, in the same statement as
+-- before, for the accounts named and for every account already indexed under the stream
+-- (account_streams_stream); a write to a stream no account holds costs one index probe more.
+-- Same signatures and results: servers of the previous release call them unchanged.
 
-        CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
-          p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
-          p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
-          p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
-          p_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        DECLARE
-          v_stored_something boolean := false;
-        BEGIN
-          FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
-            SELECT * FROM storeledger.append_events(
-              p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
-              p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
-          LOOP
-            v_stored_something := v_stored_something OR NOT stored_before;
-            RETURN NEXT;
-          END LOOP;
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT token, stream
-          FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          IF v_stored_something THEN
-            -- The accounts named and every account holding the stream, in token order, so two
-            -- appends counting the same accounts lock their rows alike.
-            INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-            SELECT counted.token, 1
-            FROM (
-              SELECT token FROM unnest(p_tokens) AS token
-              UNION
-              SELECT s.app_account_token FROM storeledger.account_streams s
-              WHERE s.stream_id = p_stream_id
-            ) AS counted
-            ORDER BY counted.token
-            ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
-          END IF;
-        END
-        $$;
+CREATE OR REPLACE FUNCTION storeledger.append_events_indexed(
+  p_stream_id text, p_expected text, p_expected_version bigint, p_event_ids uuid[],
+  p_keys text[], p_types text[], p_environments text[], p_apple_signed_ms bigint[],
+  p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[], p_claims text[],
+  p_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+DECLARE
+  v_stored_something boolean := false;
+BEGIN
+  FOR idempotency_key, event_id, stream_version, tx_id, seq, recorded_at, stored_before IN
+    SELECT * FROM storeledger.append_events(
+      p_stream_id, p_expected, p_expected_version, p_event_ids, p_keys, p_types, p_environments,
+      p_apple_signed_ms, p_payloads, p_raw_signed, p_metadata, p_claims)
+  LOOP
+    v_stored_something := v_stored_something OR NOT stored_before;
+    RETURN NEXT;
+  END LOOP;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT token, stream
+  FROM unnest(p_tokens) AS token, unnest(p_index_streams) AS stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  IF v_stored_something THEN
+    -- The accounts named and every account holding the stream, in token order, so two
+    -- appends counting the same accounts lock their rows alike.
+    INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+    SELECT counted.token, 1
+    FROM (
+      SELECT token FROM unnest(p_tokens) AS token
+      UNION
+      SELECT s.app_account_token FROM storeledger.account_streams s
+      WHERE s.stream_id = p_stream_id
+    ) AS counted
+    ORDER BY counted.token
+    ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + 1;
+  END IF;
+END
+$$;
 
-        CREATE OR REPLACE FUNCTION storeledger.append_batch(
-          p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
-          p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
-          p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
-        ) RETURNS TABLE (
-          item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
-          recorded_at timestamptz, stored_before boolean
-        )
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
-        AS $$
-        #variable_conflict use_column
-        DECLARE
-          zero_hash constant bytea := decode(repeat('00', 32), 'hex');
-          recorded timestamptz := statement_timestamp();
-          head_streams text[];
-          head_versions bigint[];
-          head_hashes bytea[];
-          stored_keys text[];
-          stored_streams text[];
-          written_keys text[] := '{}';
-          written_streams text[] := '{}';
-          w_items int[] := '{}';
-          w_versions bigint[] := '{}';
-          w_signed timestamptz[] := '{}';
-          w_previous bytea[] := '{}';
-          w_hashes bytea[] := '{}';
-          v_item int;
-          v_stream text;
-          v_head int;
-          v_at int;
-        BEGIN
-          -- Streams in one order for every batch, so two batches never wait on each other in turn.
-          PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
-          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
+CREATE OR REPLACE FUNCTION storeledger.append_batch(
+  p_streams text[], p_event_ids uuid[], p_keys text[], p_types text[], p_environments text[],
+  p_apple_signed_ms bigint[], p_payloads jsonb[], p_raw_signed text[], p_metadata jsonb[],
+  p_claims text[], p_index_items int[], p_index_tokens text[], p_index_streams text[]
+) RETURNS TABLE (
+  item int, idempotency_key text, event_id uuid, stream_version bigint, tx_id xid8, seq bigint,
+  recorded_at timestamptz, stored_before boolean
+)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $$
+#variable_conflict use_column
+DECLARE
+  zero_hash constant bytea := decode(repeat('00', 32), 'hex');
+  recorded timestamptz := statement_timestamp();
+  head_streams text[];
+  head_versions bigint[];
+  head_hashes bytea[];
+  stored_keys text[];
+  stored_streams text[];
+  written_keys text[] := '{}';
+  written_streams text[] := '{}';
+  w_items int[] := '{}';
+  w_versions bigint[] := '{}';
+  w_signed timestamptz[] := '{}';
+  w_previous bytea[] := '{}';
+  w_hashes bytea[] := '{}';
+  v_item int;
+  v_stream text;
+  v_head int;
+  v_at int;
+BEGIN
+  -- Streams in one order for every batch, so two batches never wait on each other in turn.
+  PERFORM pg_advisory_xact_lock(hashtextextended(s.stream, 0))
+  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream ORDER BY stream) AS s;
 
-          SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
-                 array_agg(coalesce(h.hash, zero_hash))
-          INTO head_streams, head_versions, head_hashes
-          FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
-          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
-                             WHERE e.stream_id = s.stream
-                             ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
+  SELECT array_agg(s.stream), array_agg(coalesce(h.stream_version, 0)),
+         array_agg(coalesce(h.hash, zero_hash))
+  INTO head_streams, head_versions, head_hashes
+  FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS s
+  LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM storeledger.events e
+                     WHERE e.stream_id = s.stream
+                     ORDER BY e.stream_version DESC LIMIT 1) AS h ON true;
 
-          SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
-          INTO stored_keys, stored_streams
-          FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
+  SELECT coalesce(array_agg(e.idempotency_key), '{}'), coalesce(array_agg(e.stream_id), '{}')
+  INTO stored_keys, stored_streams
+  FROM storeledger.events e WHERE e.idempotency_key = ANY(p_keys);
 
-          FOR v_item IN
-            SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
-            ORDER BY s.stream, s.ord
-          LOOP
-            v_stream := p_streams[v_item];
-            v_at := array_position(stored_keys, p_keys[v_item]);
-            IF v_at IS NULL THEN
-              v_at := array_position(written_keys, p_keys[v_item]);
-              IF v_at IS NULL THEN
-                v_head := array_position(head_streams, v_stream);
-                head_versions[v_head] := head_versions[v_head] + 1;
-                w_items := w_items || v_item;
-                w_versions := w_versions || head_versions[v_head];
-                w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
-                  ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
-                w_previous := w_previous || head_hashes[v_head];
-                head_hashes[v_head] := storeledger.event_digest(
-                  head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
-                  p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
-                  w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
-                  NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
-                  NULLIF(p_claims[v_item], '')::jsonb);
-                w_hashes := w_hashes || head_hashes[v_head];
-                written_keys := written_keys || p_keys[v_item];
-                written_streams := written_streams || v_stream;
-                CONTINUE;
-              END IF;
-              IF written_streams[v_at] <> v_stream THEN
-                RAISE EXCEPTION 'an idempotency key is already used by another stream'
-                  USING ERRCODE = 'SL002';
-              END IF;
-            ELSIF stored_streams[v_at] <> v_stream THEN
-              RAISE EXCEPTION 'an idempotency key is already used by another stream'
-                USING ERRCODE = 'SL002';
-            END IF;
-          END LOOP;
+  FOR v_item IN
+    SELECT s.ord::int FROM unnest(p_streams) WITH ORDINALITY AS s(stream, ord)
+    ORDER BY s.stream, s.ord
+  LOOP
+    v_stream := p_streams[v_item];
+    v_at := array_position(stored_keys, p_keys[v_item]);
+    IF v_at IS NULL THEN
+      v_at := array_position(written_keys, p_keys[v_item]);
+      IF v_at IS NULL THEN
+        v_head := array_position(head_streams, v_stream);
+        head_versions[v_head] := head_versions[v_head] + 1;
+        w_items := w_items || v_item;
+        w_versions := w_versions || head_versions[v_head];
+        w_signed := w_signed || CASE WHEN p_apple_signed_ms[v_item] < 0 THEN NULL
+          ELSE to_timestamp(0) + p_apple_signed_ms[v_item] * interval '1 millisecond' END;
+        w_previous := w_previous || head_hashes[v_head];
+        head_hashes[v_head] := storeledger.event_digest(
+          head_hashes[v_head], v_stream, head_versions[v_head], p_event_ids[v_item],
+          p_keys[v_item], p_types[v_item], NULLIF(p_environments[v_item], ''),
+          w_signed[cardinality(w_signed)], recorded, p_payloads[v_item],
+          NULLIF(p_raw_signed[v_item], ''), p_metadata[v_item],
+          NULLIF(p_claims[v_item], '')::jsonb);
+        w_hashes := w_hashes || head_hashes[v_head];
+        written_keys := written_keys || p_keys[v_item];
+        written_streams := written_streams || v_stream;
+        CONTINUE;
+      END IF;
+      IF written_streams[v_at] <> v_stream THEN
+        RAISE EXCEPTION 'an idempotency key is already used by another stream'
+          USING ERRCODE = 'SL002';
+      END IF;
+    ELSIF stored_streams[v_at] <> v_stream THEN
+      RAISE EXCEPTION 'an idempotency key is already used by another stream'
+        USING ERRCODE = 'SL002';
+    END IF;
+  END LOOP;
 
-          RETURN QUERY
-            WITH written AS (
-              INSERT INTO storeledger.events AS e (
-                stream_id, stream_version, event_id, idempotency_key, event_type, environment,
-                apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
-              SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
-                     NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
-                     NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
-                     w_previous[w.n], w_hashes[w.n]
-              FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
-              ORDER BY w.n
-              RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-            ), found AS (
-              SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
-              FROM written w
-              UNION ALL
-              SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
-              FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
-            )
-            SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
-                   f.recorded_at, NOT (k.item::int = ANY(w_items))
-            FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
-            JOIN found f ON f.idempotency_key = k.key;
+  RETURN QUERY
+    WITH written AS (
+      INSERT INTO storeledger.events AS e (
+        stream_id, stream_version, event_id, idempotency_key, event_type, environment,
+        apple_signed_at, recorded_at, payload, raw_signed, metadata, claims, prev_hash, hash)
+      SELECT p_streams[w.i], w_versions[w.n], p_event_ids[w.i], p_keys[w.i], p_types[w.i],
+             NULLIF(p_environments[w.i], ''), w_signed[w.n], recorded, p_payloads[w.i],
+             NULLIF(p_raw_signed[w.i], ''), p_metadata[w.i], NULLIF(p_claims[w.i], '')::jsonb,
+             w_previous[w.n], w_hashes[w.n]
+      FROM unnest(w_items) WITH ORDINALITY AS w(i, n)
+      ORDER BY w.n
+      RETURNING e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+    ), found AS (
+      SELECT w.idempotency_key, w.event_id, w.stream_version, w.tx_id, w.seq, w.recorded_at
+      FROM written w
+      UNION ALL
+      SELECT e.idempotency_key, e.event_id, e.stream_version, e.tx_id, e.seq, e.recorded_at
+      FROM storeledger.events e WHERE e.idempotency_key = ANY(stored_keys)
+    )
+    SELECT k.item::int, f.idempotency_key, f.event_id, f.stream_version, f.tx_id, f.seq,
+           f.recorded_at, NOT (k.item::int = ANY(w_items))
+    FROM unnest(p_keys) WITH ORDINALITY AS k(key, item)
+    JOIN found f ON f.idempotency_key = k.key;
 
-          INSERT INTO storeledger.account_streams (app_account_token, stream_id)
-          SELECT DISTINCT e.token, e.stream
-          FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
-          ORDER BY e.token, e.stream
-          ON CONFLICT (app_account_token, stream_id) DO NOTHING;
-          -- Each written item counts once for the accounts it names and for every account holding its
-          -- stream, in token order.
-          INSERT INTO storeledger.account_views AS v (app_account_token, changes)
-          SELECT changed.token, count(*)
-          FROM (
-            SELECT e.item, e.token
-            FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
-            WHERE e.item = ANY(w_items)
-            UNION
-            SELECT w.item, s.app_account_token
-            FROM unnest(w_items) AS w(item)
-            JOIN storeledger.account_streams s ON s.stream_id = p_streams[w.item]
-          ) AS changed
-          GROUP BY changed.token ORDER BY changed.token
-          ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
-        END
-        $$;
+  INSERT INTO storeledger.account_streams (app_account_token, stream_id)
+  SELECT DISTINCT e.token, e.stream
+  FROM unnest(p_index_items, p_index_tokens, p_index_streams) AS e(item, token, stream)
+  ORDER BY e.token, e.stream
+  ON CONFLICT (app_account_token, stream_id) DO NOTHING;
+  -- Each written item counts once for the accounts it names and for every account holding its
+  -- stream, in token order.
+  INSERT INTO storeledger.account_views AS v (app_account_token, changes)
+  SELECT changed.token, count(*)
+  FROM (
+    SELECT e.item, e.token
+    FROM unnest(p_index_items, p_index_tokens) AS e(item, token)
+    WHERE e.item = ANY(w_items)
+    UNION
+    SELECT w.item, s.app_account_token
+    FROM unnest(w_items) AS w(item)
+    JOIN storeledger.account_streams s ON s.stream_id = p_streams[w.item]
+  ) AS changed
+  GROUP BY changed.token ORDER BY changed.token
+  ON CONFLICT (app_account_token) DO UPDATE SET changes = v.changes + EXCLUDED.changes;
+END
+$$;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 20, name: "app_configuration",
       sql: #"""
-        -- The app this database serves, as `storeledger migrate` (or the first `serve`) was told:
-        -- every command reads it, so `storeledger entitlements TOKEN --database-url URL` answers for
-        -- the right app, with its catalog, without flags; a flag that contradicts it is refused.
-        -- One row. Root certificates are the base64 DER of the roots given (public certificates); null means
-        -- Apple's roots.
-        CREATE TABLE storeledger.app_configuration (
-          singleton                            boolean     PRIMARY KEY DEFAULT true CHECK (singleton),
-          bundle_id                            text        NOT NULL CHECK (bundle_id <> ''),
-          app_apple_id                         bigint,
-          environments                         text[]      NOT NULL,
-          catalog                              jsonb,
-          root_certificates                    text[],
-          sandbox_entitles                     boolean     NOT NULL,
-          rescinded_consent_ends_entitlements  boolean     NOT NULL,
-          recorded_by                          text        NOT NULL,
-          recorded_at                          timestamptz NOT NULL DEFAULT now()
-        );
+-- The app this database serves, as `storeledger migrate` (or the first `serve`) was told:
+-- every command reads it, so `storeledger entitlements TOKEN --database-url URL` answers for
+-- the right app, with its catalog, without flags; a flag that contradicts it is refused.
+-- One row. Root certificates are the base64 DER of the roots given (public certificates); null means
+-- Apple's roots.
+CREATE TABLE storeledger.app_configuration (
+  singleton                            boolean     PRIMARY KEY DEFAULT true CHECK (singleton),
+  bundle_id                            text        NOT NULL CHECK (bundle_id <> ''),
+  app_apple_id                         bigint,
+  environments                         text[]      NOT NULL,
+  catalog                              jsonb,
+  root_certificates                    text[],
+  sandbox_entitles                     boolean     NOT NULL,
+  rescinded_consent_ends_entitlements  boolean     NOT NULL,
+  recorded_by                          text        NOT NULL,
+  recorded_at                          timestamptz NOT NULL DEFAULT now()
+);
 
-        ALTER TABLE storeledger.app_configuration OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT ON storeledger.app_configuration TO storeledger_writer;
-        GRANT SELECT ON storeledger.app_configuration TO storeledger_reader;
+ALTER TABLE storeledger.app_configuration OWNER TO storeledger_owner;
+GRANT SELECT, INSERT ON storeledger.app_configuration TO storeledger_writer;
+GRANT SELECT ON storeledger.app_configuration TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 21, name: "revenue_analytics",
       sql: #"""
-        -- Revenue analytics (projections/revenue.md), for warehouses and SQL tools: every purchase
-        -- chain's money as StoreLedger derives it from the signed log, kept current by the revenue
-        -- projector (its checkpoint is `revenue-analytics`) and made again by `storeledger rebuild`.
-        -- Derived data: rows of a chain are replaced whole whenever one of its events arrives, so
-        -- the writer may delete here (never in storeledger.events). Version 1 of the schema: a
-        -- later version adds columns or tables, never changes what one means.
-        --
-        -- Amounts are integers in milliunits (1/1000) of `currency`; `currency` is ISO 4217 (XXX
-        -- when Apple signed no price). Proceeds are estimates (30 %/15 % commission, no tax: the
-        -- library and the CLI take a tax table).
+-- Revenue analytics (projections/revenue.md), for warehouses and SQL tools: every purchase
+-- chain's money as StoreLedger derives it from the signed log, kept current by the revenue
+-- projector (its checkpoint is `revenue-analytics`) and made again by `storeledger rebuild`.
+-- Derived data: rows of a chain are replaced whole whenever one of its events arrives, so
+-- the writer may delete here (never in storeledger.events). Version 1 of the schema: a
+-- later version adds columns or tables, never changes what one means.
+--
+-- Amounts are integers in milliunits (1/1000) of `currency`; `currency` is ISO 4217 (XXX
+-- when Apple signed no price). Proceeds are estimates (30 %/15 % commission, no tax: the
+-- library and the CLI take a tax table).
 
-        CREATE SCHEMA storeledger_analytics AUTHORIZATION storeledger_owner;
-        GRANT USAGE ON SCHEMA storeledger_analytics TO storeledger_writer, storeledger_reader;
+CREATE SCHEMA storeledger_analytics AUTHORIZATION storeledger_owner;
+GRANT USAGE ON SCHEMA storeledger_analytics TO storeledger_writer, storeledger_reader;
 
-        -- One row per purchase chain (a subscription, or a one-time purchase).
-        CREATE TABLE storeledger_analytics.chains (
-          chain                    text        PRIMARY KEY,
-          original_transaction_id  text        NOT NULL,
-          is_subscription          boolean     NOT NULL,
-          -- When the chain first came into force: its cohort's month.
-          first_start              timestamptz,
-          -- The feed position of the newest event the rows were made from (export --after-position).
-          position_tx              bigint      NOT NULL,
-          position_seq             bigint      NOT NULL,
-          recorded_at              timestamptz NOT NULL
-        );
-        CREATE INDEX chains_position ON storeledger_analytics.chains (position_tx, position_seq);
+-- One row per purchase chain (a subscription, or a one-time purchase).
+CREATE TABLE storeledger_analytics.chains (
+  chain                    text        PRIMARY KEY,
+  original_transaction_id  text        NOT NULL,
+  is_subscription          boolean     NOT NULL,
+  -- When the chain first came into force: its cohort's month.
+  first_start              timestamptz,
+  -- The feed position of the newest event the rows were made from (export --after-position).
+  position_tx              bigint      NOT NULL,
+  position_seq             bigint      NOT NULL,
+  recorded_at              timestamptz NOT NULL
+);
+CREATE INDEX chains_position ON storeledger_analytics.chains (position_tx, position_seq);
 
-        -- Time a subscription was in force without anything changing (rules P1–P5), with its
-        -- monthly value (V1–V3).
-        CREATE TABLE storeledger_analytics.periods (
-          chain                    text        NOT NULL
-            REFERENCES storeledger_analytics.chains ON DELETE CASCADE,
-          original_transaction_id  text        NOT NULL,
-          transaction_id           text        NOT NULL,
-          starts_at                timestamptz NOT NULL,
-          ends_at                  timestamptz NOT NULL,
-          is_trial                 boolean     NOT NULL,
-          monthly_value            bigint      NOT NULL,
-          seats                    bigint      NOT NULL,
-          currency                 text        NOT NULL,
-          environment              text        NOT NULL,
-          product_id               text,
-          subscription_group       text,
-          storefront               text,
-          offer                    text        NOT NULL,
-          CHECK (ends_at > starts_at)
-        );
-        CREATE INDEX periods_chain ON storeledger_analytics.periods (chain);
-        CREATE INDEX periods_time ON storeledger_analytics.periods (starts_at, ends_at);
+-- Time a subscription was in force without anything changing (rules P1–P5), with its
+-- monthly value (V1–V3).
+CREATE TABLE storeledger_analytics.periods (
+  chain                    text        NOT NULL
+    REFERENCES storeledger_analytics.chains ON DELETE CASCADE,
+  original_transaction_id  text        NOT NULL,
+  transaction_id           text        NOT NULL,
+  starts_at                timestamptz NOT NULL,
+  ends_at                  timestamptz NOT NULL,
+  is_trial                 boolean     NOT NULL,
+  monthly_value            bigint      NOT NULL,
+  seats                    bigint      NOT NULL,
+  currency                 text        NOT NULL,
+  environment              text        NOT NULL,
+  product_id               text,
+  subscription_group       text,
+  storefront               text,
+  offer                    text        NOT NULL,
+  CHECK (ends_at > starts_at)
+);
+CREATE INDEX periods_chain ON storeledger_analytics.periods (chain);
+CREATE INDEX periods_time ON storeledger_analytics.periods (starts_at, ends_at);
 
-        -- Dated facts: charges, refunds, upgrade credits, and the lifecycle (new subscriptions,
-        -- trials, reactivations, product changes, churn by reason). A churn row is dated at the end
-        -- of the period it ends; until that end has passed it has not happened (the views and
-        -- functions below count only rows dated at or before now()).
-        CREATE TABLE storeledger_analytics.entries (
-          chain                    text        NOT NULL
-            REFERENCES storeledger_analytics.chains ON DELETE CASCADE,
-          original_transaction_id  text        NOT NULL,
-          transaction_id           text        NOT NULL,
-          kind                     text        NOT NULL,
-          occurred_at              timestamptz NOT NULL,
-          amount                   bigint      NOT NULL CHECK (amount >= 0),
-          proceeds                 bigint      NOT NULL,
-          currency                 text        NOT NULL,
-          environment              text        NOT NULL,
-          product_id               text,
-          subscription_group       text,
-          storefront               text,
-          offer                    text        NOT NULL
-        );
-        CREATE INDEX entries_chain ON storeledger_analytics.entries (chain);
-        CREATE INDEX entries_time ON storeledger_analytics.entries (occurred_at);
+-- Dated facts: charges, refunds, upgrade credits, and the lifecycle (new subscriptions,
+-- trials, reactivations, product changes, churn by reason). A churn row is dated at the end
+-- of the period it ends; until that end has passed it has not happened (the views and
+-- functions below count only rows dated at or before now()).
+CREATE TABLE storeledger_analytics.entries (
+  chain                    text        NOT NULL
+    REFERENCES storeledger_analytics.chains ON DELETE CASCADE,
+  original_transaction_id  text        NOT NULL,
+  transaction_id           text        NOT NULL,
+  kind                     text        NOT NULL,
+  occurred_at              timestamptz NOT NULL,
+  amount                   bigint      NOT NULL CHECK (amount >= 0),
+  proceeds                 bigint      NOT NULL,
+  currency                 text        NOT NULL,
+  environment              text        NOT NULL,
+  product_id               text,
+  subscription_group       text,
+  storefront               text,
+  offer                    text        NOT NULL
+);
+CREATE INDEX entries_chain ON storeledger_analytics.entries (chain);
+CREATE INDEX entries_time ON storeledger_analytics.entries (occurred_at);
 
-        -- Charges: purchases, renewals and seat additions.
-        CREATE VIEW storeledger_analytics.transactions AS
-          SELECT original_transaction_id, transaction_id, kind, occurred_at AS purchased_at,
-                 amount AS gross, proceeds AS estimated_proceeds, currency, environment, product_id,
-                 subscription_group, storefront, offer
-            FROM storeledger_analytics.entries
-           WHERE kind IN ('purchase', 'renewal', 'seat_addition');
+-- Charges: purchases, renewals and seat additions.
+CREATE VIEW storeledger_analytics.transactions AS
+  SELECT original_transaction_id, transaction_id, kind, occurred_at AS purchased_at,
+         amount AS gross, proceeds AS estimated_proceeds, currency, environment, product_id,
+         subscription_group, storefront, offer
+    FROM storeledger_analytics.entries
+   WHERE kind IN ('purchase', 'renewal', 'seat_addition');
 
-        -- Refunds (full, prorated, seats) and their reversals.
-        CREATE VIEW storeledger_analytics.refunds AS
-          SELECT original_transaction_id, transaction_id, kind, occurred_at, amount,
-                 proceeds AS estimated_proceeds, currency, environment, product_id, storefront
-            FROM storeledger_analytics.entries
-           WHERE kind IN ('refund', 'refund_reversed');
+-- Refunds (full, prorated, seats) and their reversals.
+CREATE VIEW storeledger_analytics.refunds AS
+  SELECT original_transaction_id, transaction_id, kind, occurred_at, amount,
+         proceeds AS estimated_proceeds, currency, environment, product_id, storefront
+    FROM storeledger_analytics.entries
+   WHERE kind IN ('refund', 'refund_reversed');
 
-        -- Daily figures from `from_day` to `to_day` (inclusive, UTC days) per currency and
-        -- environment: stocks at each day's last millisecond, flows over the day. The same rules as
-        -- `storeledger metrics --by day` (without grouping).
-        CREATE FUNCTION storeledger_analytics.daily_metrics(from_day date, to_day date)
-        RETURNS TABLE (
-          day date, currency text, environment text,
-          active_subscriptions bigint, active_trials bigint, mrr bigint,
-          new_subscriptions bigint, trial_starts bigint, trial_conversions bigint,
-          reactivations bigint, churn_voluntary bigint, churn_billing bigint, churn_refund bigint,
-          churn_other bigint, transactions bigint, gross_revenue bigint, refunds bigint,
-          refund_amount bigint, net_revenue bigint, estimated_proceeds bigint
-        )
-        LANGUAGE sql STABLE AS $$
-          WITH days AS (
-            SELECT d::date AS day,
-                   (d + interval '1 day' - interval '1 millisecond') AS instant
-              FROM generate_series(from_day::timestamp, to_day::timestamp, interval '1 day') AS d
-          ),
-          stocks AS (
-            SELECT days.day, p.currency, p.environment,
-                   count(*) FILTER (WHERE NOT p.is_trial) AS active_subscriptions,
-                   count(*) FILTER (WHERE p.is_trial) AS active_trials,
-                   coalesce(sum(p.monthly_value) FILTER (WHERE NOT p.is_trial), 0) AS mrr
-              FROM days
-              JOIN storeledger_analytics.periods p
-                ON p.starts_at <= days.instant AT TIME ZONE 'UTC' AND p.ends_at > days.instant AT TIME ZONE 'UTC'
-             GROUP BY 1, 2, 3
-          ),
-          flows AS (
-            SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, e.currency, e.environment,
-                   count(*) FILTER (WHERE kind = 'new_subscription') AS new_subscriptions,
-                   count(*) FILTER (WHERE kind = 'trial_started') AS trial_starts,
-                   count(*) FILTER (WHERE kind = 'trial_converted') AS trial_conversions,
-                   count(*) FILTER (WHERE kind = 'reactivated') AS reactivations,
-                   count(*) FILTER (WHERE kind = 'churn_voluntary') AS churn_voluntary,
-                   count(*) FILTER (WHERE kind = 'churn_billing') AS churn_billing,
-                   count(*) FILTER (WHERE kind = 'churn_refund') AS churn_refund,
-                   count(*) FILTER (WHERE kind = 'churn_other') AS churn_other,
-                   count(*) FILTER (WHERE kind IN ('purchase', 'renewal', 'seat_addition')) AS transactions,
-                   coalesce(sum(amount) FILTER (WHERE kind IN ('purchase', 'renewal', 'seat_addition')), 0) AS gross_revenue,
-                   count(*) FILTER (WHERE kind = 'refund') AS refunds,
-                   coalesce(sum(amount) FILTER (WHERE kind = 'refund'), 0) AS refund_amount,
-                   coalesce(sum(CASE WHEN kind IN ('purchase', 'renewal', 'seat_addition', 'refund_reversed') THEN amount
-                                     WHEN kind IN ('refund', 'upgrade_credit') THEN -amount END), 0) AS net_revenue,
-                   coalesce(sum(CASE WHEN kind IN ('purchase', 'renewal', 'seat_addition', 'refund_reversed') THEN proceeds
-                                     WHEN kind IN ('refund', 'upgrade_credit') THEN -proceeds END), 0) AS estimated_proceeds
-              FROM storeledger_analytics.entries e
-             WHERE e.occurred_at >= from_day::timestamp AT TIME ZONE 'UTC'
-               AND e.occurred_at < (to_day + 1)::timestamp AT TIME ZONE 'UTC'
-               AND e.occurred_at <= now()
-             GROUP BY 1, 2, 3
-          )
-          SELECT coalesce(s.day, f.day), coalesce(s.currency, f.currency),
-                 coalesce(s.environment, f.environment),
-                 coalesce(s.active_subscriptions, 0), coalesce(s.active_trials, 0), coalesce(s.mrr, 0),
-                 coalesce(f.new_subscriptions, 0), coalesce(f.trial_starts, 0),
-                 coalesce(f.trial_conversions, 0), coalesce(f.reactivations, 0),
-                 coalesce(f.churn_voluntary, 0), coalesce(f.churn_billing, 0),
-                 coalesce(f.churn_refund, 0), coalesce(f.churn_other, 0), coalesce(f.transactions, 0),
-                 coalesce(f.gross_revenue, 0), coalesce(f.refunds, 0), coalesce(f.refund_amount, 0),
-                 coalesce(f.net_revenue, 0), coalesce(f.estimated_proceeds, 0)
-            FROM stocks s
-            FULL JOIN flows f USING (day, currency, environment)
-           ORDER BY 1, 2, 3
-        $$;
+-- Daily figures from `from_day` to `to_day` (inclusive, UTC days) per currency and
+-- environment: stocks at each day's last millisecond, flows over the day. The same rules as
+-- `storeledger metrics --by day` (without grouping).
+CREATE FUNCTION storeledger_analytics.daily_metrics(from_day date, to_day date)
+RETURNS TABLE (
+  day date, currency text, environment text,
+  active_subscriptions bigint, active_trials bigint, mrr bigint,
+  new_subscriptions bigint, trial_starts bigint, trial_conversions bigint,
+  reactivations bigint, churn_voluntary bigint, churn_billing bigint, churn_refund bigint,
+  churn_other bigint, transactions bigint, gross_revenue bigint, refunds bigint,
+  refund_amount bigint, net_revenue bigint, estimated_proceeds bigint
+)
+LANGUAGE sql STABLE AS $$
+  WITH days AS (
+    SELECT d::date AS day,
+           (d + interval '1 day' - interval '1 millisecond') AS instant
+      FROM generate_series(from_day::timestamp, to_day::timestamp, interval '1 day') AS d
+  ),
+  stocks AS (
+    SELECT days.day, p.currency, p.environment,
+           count(*) FILTER (WHERE NOT p.is_trial) AS active_subscriptions,
+           count(*) FILTER (WHERE p.is_trial) AS active_trials,
+           coalesce(sum(p.monthly_value) FILTER (WHERE NOT p.is_trial), 0) AS mrr
+      FROM days
+      JOIN storeledger_analytics.periods p
+        ON p.starts_at <= days.instant AT TIME ZONE 'UTC' AND p.ends_at > days.instant AT TIME ZONE 'UTC'
+     GROUP BY 1, 2, 3
+  ),
+  flows AS (
+    SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, e.currency, e.environment,
+           count(*) FILTER (WHERE kind = 'new_subscription') AS new_subscriptions,
+           count(*) FILTER (WHERE kind = 'trial_started') AS trial_starts,
+           count(*) FILTER (WHERE kind = 'trial_converted') AS trial_conversions,
+           count(*) FILTER (WHERE kind = 'reactivated') AS reactivations,
+           count(*) FILTER (WHERE kind = 'churn_voluntary') AS churn_voluntary,
+           count(*) FILTER (WHERE kind = 'churn_billing') AS churn_billing,
+           count(*) FILTER (WHERE kind = 'churn_refund') AS churn_refund,
+           count(*) FILTER (WHERE kind = 'churn_other') AS churn_other,
+           count(*) FILTER (WHERE kind IN ('purchase', 'renewal', 'seat_addition')) AS transactions,
+           coalesce(sum(amount) FILTER (WHERE kind IN ('purchase', 'renewal', 'seat_addition')), 0) AS gross_revenue,
+           count(*) FILTER (WHERE kind = 'refund') AS refunds,
+           coalesce(sum(amount) FILTER (WHERE kind = 'refund'), 0) AS refund_amount,
+           coalesce(sum(CASE WHEN kind IN ('purchase', 'renewal', 'seat_addition', 'refund_reversed') THEN amount
+                             WHEN kind IN ('refund', 'upgrade_credit') THEN -amount END), 0) AS net_revenue,
+           coalesce(sum(CASE WHEN kind IN ('purchase', 'renewal', 'seat_addition', 'refund_reversed') THEN proceeds
+                             WHEN kind IN ('refund', 'upgrade_credit') THEN -proceeds END), 0) AS estimated_proceeds
+      FROM storeledger_analytics.entries e
+     WHERE e.occurred_at >= from_day::timestamp AT TIME ZONE 'UTC'
+       AND e.occurred_at < (to_day + 1)::timestamp AT TIME ZONE 'UTC'
+       AND e.occurred_at <= now()
+     GROUP BY 1, 2, 3
+  )
+  SELECT coalesce(s.day, f.day), coalesce(s.currency, f.currency),
+         coalesce(s.environment, f.environment),
+         coalesce(s.active_subscriptions, 0), coalesce(s.active_trials, 0), coalesce(s.mrr, 0),
+         coalesce(f.new_subscriptions, 0), coalesce(f.trial_starts, 0),
+         coalesce(f.trial_conversions, 0), coalesce(f.reactivations, 0),
+         coalesce(f.churn_voluntary, 0), coalesce(f.churn_billing, 0),
+         coalesce(f.churn_refund, 0), coalesce(f.churn_other, 0), coalesce(f.transactions, 0),
+         coalesce(f.gross_revenue, 0), coalesce(f.refunds, 0), coalesce(f.refund_amount, 0),
+         coalesce(f.net_revenue, 0), coalesce(f.estimated_proceeds, 0)
+    FROM stocks s
+    FULL JOIN flows f USING (day, currency, environment)
+   ORDER BY 1, 2, 3
+$$;
 
-        -- The last 365 days, for tools that read views only.
-        CREATE VIEW storeledger_analytics.daily_metrics AS
-          SELECT * FROM storeledger_analytics.daily_metrics(
-            ((now() AT TIME ZONE 'UTC')::date - 364), (now() AT TIME ZONE 'UTC')::date);
+-- The last 365 days, for tools that read views only.
+CREATE VIEW storeledger_analytics.daily_metrics AS
+  SELECT * FROM storeledger_analytics.daily_metrics(
+    ((now() AT TIME ZONE 'UTC')::date - 364), (now() AT TIME ZONE 'UTC')::date);
 
-        ALTER TABLE storeledger_analytics.chains OWNER TO storeledger_owner;
-        ALTER TABLE storeledger_analytics.periods OWNER TO storeledger_owner;
-        ALTER TABLE storeledger_analytics.entries OWNER TO storeledger_owner;
-        ALTER VIEW storeledger_analytics.transactions OWNER TO storeledger_owner;
-        ALTER VIEW storeledger_analytics.refunds OWNER TO storeledger_owner;
-        ALTER VIEW storeledger_analytics.daily_metrics OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger_analytics.daily_metrics(date, date) OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, DELETE ON storeledger_analytics.chains, storeledger_analytics.periods,
-          storeledger_analytics.entries TO storeledger_writer;
-        GRANT SELECT ON ALL TABLES IN SCHEMA storeledger_analytics TO storeledger_reader;
-        GRANT SELECT ON storeledger_analytics.transactions, storeledger_analytics.refunds,
-          storeledger_analytics.daily_metrics TO storeledger_writer;
-        GRANT EXECUTE ON FUNCTION storeledger_analytics.daily_metrics(date, date)
-          TO storeledger_writer, storeledger_reader;
+ALTER TABLE storeledger_analytics.chains OWNER TO storeledger_owner;
+ALTER TABLE storeledger_analytics.periods OWNER TO storeledger_owner;
+ALTER TABLE storeledger_analytics.entries OWNER TO storeledger_owner;
+ALTER VIEW storeledger_analytics.transactions OWNER TO storeledger_owner;
+ALTER VIEW storeledger_analytics.refunds OWNER TO storeledger_owner;
+ALTER VIEW storeledger_analytics.daily_metrics OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger_analytics.daily_metrics(date, date) OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, DELETE ON storeledger_analytics.chains, storeledger_analytics.periods,
+  storeledger_analytics.entries TO storeledger_writer;
+GRANT SELECT ON ALL TABLES IN SCHEMA storeledger_analytics TO storeledger_reader;
+GRANT SELECT ON storeledger_analytics.transactions, storeledger_analytics.refunds,
+  storeledger_analytics.daily_metrics TO storeledger_writer;
+GRANT EXECUTE ON FUNCTION storeledger_analytics.daily_metrics(date, date)
+  TO storeledger_writer, storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 22, name: "api_keys",
       sql: #"""
-        -- Named API keys with scopes. A key is `slk_<key_id>_<secret>`; only the SHA-256 of the secret
-        -- is kept (the secret is 32 random bytes, so a fast hash is enough). A revoked key stays, with
-        -- its name free for a new key.
+-- Named API keys with scopes. A key is `slk_<key_id>_<secret>`; only the SHA-256 of the secret
+-- is kept (the secret is 32 random bytes, so a fast hash is enough). A revoked key stays, with
+-- its name free for a new key.
 
-        CREATE TABLE storeledger.api_keys (
-          key_id         text        PRIMARY KEY CHECK (key_id ~ '^[0-9a-f]{16}$'),
-          name           text        NOT NULL CHECK (name ~ '^[A-Za-z0-9._-]{1,64}$'),
-          scopes         text[]      NOT NULL CHECK (cardinality(scopes) > 0
-                                       AND scopes <@ ARRAY['read', 'write', 'console', 'admin']),
-          secret_sha256  bytea       NOT NULL CHECK (octet_length(secret_sha256) = 32),
-          created_at     timestamptz NOT NULL,
-          revoked_at     timestamptz
-        );
+CREATE TABLE storeledger.api_keys (
+  key_id         text        PRIMARY KEY CHECK (key_id ~ '^[0-9a-f]{16}$'),
+  name           text        NOT NULL CHECK (name ~ '^[A-Za-z0-9._-]{1,64}$'),
+  scopes         text[]      NOT NULL CHECK (cardinality(scopes) > 0
+                               AND scopes <@ ARRAY['read', 'write', 'console', 'admin']),
+  secret_sha256  bytea       NOT NULL CHECK (octet_length(secret_sha256) = 32),
+  created_at     timestamptz NOT NULL,
+  revoked_at     timestamptz
+);
 
-        CREATE UNIQUE INDEX api_keys_name_in_use ON storeledger.api_keys (name)
-          WHERE revoked_at IS NULL;
+CREATE UNIQUE INDEX api_keys_name_in_use ON storeledger.api_keys (name)
+  WHERE revoked_at IS NULL;
 
-        ALTER TABLE storeledger.api_keys OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT ON storeledger.api_keys TO storeledger_writer;
-        GRANT UPDATE (revoked_at) ON storeledger.api_keys TO storeledger_writer;
-        GRANT SELECT ON storeledger.api_keys TO storeledger_reader;
+ALTER TABLE storeledger.api_keys OWNER TO storeledger_owner;
+GRANT SELECT, INSERT ON storeledger.api_keys TO storeledger_writer;
+GRANT UPDATE (revoked_at) ON storeledger.api_keys TO storeledger_writer;
+GRANT SELECT ON storeledger.api_keys TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 23, name: "erasure",
       sql: #"""
-        -- Erasure: a customer's personal data leaves the log and every derived table, while the log
-        -- stays provable.
-        --
-        -- An erased row keeps its place (tx_id, seq), version, type, environment, times and both
-        -- hashes; its payload becomes {"erased": <erasure id>}, its JWS, claims and metadata go, its
-        -- event id becomes a random one (event ids are derived from idempotency keys, which name the
-        -- customer: kept, they would confirm a guessed key, and block the same key's later data), its
-        -- idempotency key becomes erased:<new event id>, and a stream whose every row is erased is
-        -- renamed erased:<random uuid> (stream names hold transaction ids and tokens). The content
-        -- digest of an erased row can no longer be recomputed, so the audit checks it by its links
-        -- (the next row's prev_hash is its kept hash) and by the erasure event, which records how many
-        -- rows it erased and the SHA-256 of their hashes in feed order. Signed checkpoints are over the
-        -- row hashes, which do not change.
-        --
-        -- The one UPDATE the immutability trigger now lets through turns a row into exactly that
-        -- tombstone; only the owner holds UPDATE on events at all. Anything else is still refused.
-        --
-        -- A register of keyed hashes (HMAC-SHA256 under a secret only the owner reads) of the erased
-        -- tokens and identifiers recognises them later: a later notification signed with an erased
-        -- token is stored and attached to no account when the erasure chose `quarantine`.
+-- Erasure: a customer's personal data leaves the log and every derived table, while the log
+-- stays provable.
+--
+-- An erased row keeps its place (tx_id, seq), version, type, environment, times and both
+-- hashes; its payload becomes {"erased": <erasure id>}, its JWS, claims and metadata go, its
+-- event id becomes a random one (event ids are derived from idempotency keys, which name the
+-- customer: kept, they would confirm a guessed key, and block the same key's later data), its
+-- idempotency key becomes erased:<new event id>, and a stream whose every row is erased is
+-- renamed erased:<random uuid> (stream names hold transaction ids and tokens). The content
+-- digest of an erased row can no longer be recomputed, so the audit checks it by its links
+-- (the next row's prev_hash is its kept hash) and by the erasure event, which records how many
+-- rows it erased and the SHA-256 of their hashes in feed order. Signed checkpoints are over the
+-- row hashes, which do not change.
+--
+-- The one UPDATE the immutability trigger now lets through turns a row into exactly that
+-- tombstone; only the owner holds UPDATE on events at all. Anything else is still refused.
+--
+-- A register of keyed hashes (HMAC-SHA256 under a secret only the owner reads) of the erased
+-- tokens and identifiers recognises them later: a later notification signed with an erased
+-- token is stored and attached to no account when the erasure chose `quarantine`.
 
-        ALTER TABLE storeledger.events ADD COLUMN erased_by uuid;
-        CREATE INDEX events_erased_by ON storeledger.events (erased_by) WHERE erased_by IS NOT NULL;
+ALTER TABLE storeledger.events ADD COLUMN erased_by uuid;
+CREATE INDEX events_erased_by ON storeledger.events (erased_by) WHERE erased_by IS NOT NULL;
 
-        CREATE OR REPLACE FUNCTION storeledger.reject_event_change() RETURNS trigger
-        LANGUAGE plpgsql AS $$
-        BEGIN
-          IF TG_OP = 'UPDATE' AND OLD.erased_by IS NULL AND NEW.erased_by IS NOT NULL
-             AND NEW.stream_version = OLD.stream_version AND NEW.tx_id = OLD.tx_id
-             AND NEW.seq = OLD.seq AND NEW.event_type = OLD.event_type
-             AND NEW.environment IS NOT DISTINCT FROM OLD.environment
-             AND NEW.apple_signed_at IS NOT DISTINCT FROM OLD.apple_signed_at
-             AND NEW.recorded_at = OLD.recorded_at
-             AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
-             AND NEW.payload = jsonb_build_object('erased', NEW.erased_by::text)
-             AND NEW.raw_signed IS NULL AND NEW.claims IS NULL AND NEW.metadata = '{}'::jsonb
-             AND NEW.idempotency_key = 'erased:' || NEW.event_id::text
-             AND (NEW.stream_id = OLD.stream_id OR NEW.stream_id LIKE 'erased:%') THEN
-            RETURN NEW;
-          END IF;
-          RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
-            USING ERRCODE = 'SL001';
-        END
-        $$;
+CREATE OR REPLACE FUNCTION storeledger.reject_event_change() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.erased_by IS NULL AND NEW.erased_by IS NOT NULL
+     AND NEW.stream_version = OLD.stream_version AND NEW.tx_id = OLD.tx_id
+     AND NEW.seq = OLD.seq AND NEW.event_type = OLD.event_type
+     AND NEW.environment IS NOT DISTINCT FROM OLD.environment
+     AND NEW.apple_signed_at IS NOT DISTINCT FROM OLD.apple_signed_at
+     AND NEW.recorded_at = OLD.recorded_at
+     AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
+     AND NEW.payload = jsonb_build_object('erased', NEW.erased_by::text)
+     AND NEW.raw_signed IS NULL AND NEW.claims IS NULL AND NEW.metadata = '{}'::jsonb
+     AND NEW.idempotency_key = 'erased:' || NEW.event_id::text
+     AND (NEW.stream_id = OLD.stream_id OR NEW.stream_id LIKE 'erased:%') THEN
+    RETURN NEW;
+  END IF;
+  RAISE EXCEPTION 'storeledger events are immutable: % is not allowed', TG_OP
+    USING ERRCODE = 'SL001';
+END
+$$;
 
-        -- The register's key: 32 bytes from the server's random UUIDs, read by the owner alone, kept
-        -- with its two HMAC pads so that a keyed hash costs two SHA-256 calls.
-        CREATE TABLE storeledger.erasure_secret (
-          only_row   boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-          inner_pad  bytea   NOT NULL CHECK (octet_length(inner_pad) = 64),
-          outer_pad  bytea   NOT NULL CHECK (octet_length(outer_pad) = 64)
-        );
-        DO $$
-        DECLARE
-          v_key bytea := sha256(convert_to(
-            gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8'))
-            || decode(repeat('00', 32), 'hex');
-          v_inner bytea := v_key;
-          v_outer bytea := v_key;
-        BEGIN
-          FOR i IN 0..63 LOOP
-            v_inner := set_byte(v_inner, i, get_byte(v_key, i) # 54);
-            v_outer := set_byte(v_outer, i, get_byte(v_key, i) # 92);
-          END LOOP;
-          INSERT INTO storeledger.erasure_secret (inner_pad, outer_pad) VALUES (v_inner, v_outer);
-        END
-        $$;
-        ALTER TABLE storeledger.erasure_secret OWNER TO storeledger_owner;
+-- The register's key: 32 bytes from the server's random UUIDs, read by the owner alone, kept
+-- with its two HMAC pads so that a keyed hash costs two SHA-256 calls.
+CREATE TABLE storeledger.erasure_secret (
+  only_row   boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  inner_pad  bytea   NOT NULL CHECK (octet_length(inner_pad) = 64),
+  outer_pad  bytea   NOT NULL CHECK (octet_length(outer_pad) = 64)
+);
+DO $$
+DECLARE
+  v_key bytea := sha256(convert_to(
+    gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8'))
+    || decode(repeat('00', 32), 'hex');
+  v_inner bytea := v_key;
+  v_outer bytea := v_key;
+BEGIN
+  FOR i IN 0..63 LOOP
+    v_inner := set_byte(v_inner, i, get_byte(v_key, i) # 54);
+    v_outer := set_byte(v_outer, i, get_byte(v_key, i) # 92);
+  END LOOP;
+  INSERT INTO storeledger.erasure_secret (inner_pad, outer_pad) VALUES (v_inner, v_outer);
+END
+$$;
+ALTER TABLE storeledger.erasure_secret OWNER TO storeledger_owner;
 
-        -- What was erased, as keyed hashes only: `account` for a token, `identifier` for a
-        -- transaction, original transaction, app transaction or web order line item id.
-        CREATE TABLE storeledger.erased_identifiers (
-          keyed_hash  bytea PRIMARY KEY CHECK (octet_length(keyed_hash) = 32),
-          kind        text  NOT NULL CHECK (kind IN ('account', 'identifier')),
-          erasure_id  uuid  NOT NULL,
-          -- What becomes of later data naming it: quarantine (stored, attached to no account) or
-          -- attach (indexed as any new data).
-          later       text  NOT NULL CHECK (later IN ('quarantine', 'attach'))
-        );
-        ALTER TABLE storeledger.erased_identifiers OWNER TO storeledger_owner;
+-- What was erased, as keyed hashes only: `account` for a token, `identifier` for a
+-- transaction, original transaction, app transaction or web order line item id.
+CREATE TABLE storeledger.erased_identifiers (
+  keyed_hash  bytea PRIMARY KEY CHECK (octet_length(keyed_hash) = 32),
+  kind        text  NOT NULL CHECK (kind IN ('account', 'identifier')),
+  erasure_id  uuid  NOT NULL,
+  -- What becomes of later data naming it: quarantine (stored, attached to no account) or
+  -- attach (indexed as any new data).
+  later       text  NOT NULL CHECK (later IN ('quarantine', 'attach'))
+);
+ALTER TABLE storeledger.erased_identifiers OWNER TO storeledger_owner;
 
-        -- HMAC-SHA256 (RFC 2104) of kind:id under the register's secret.
-        CREATE FUNCTION storeledger.erasure_keyed_hash(p_kind text, p_id text) RETURNS bytea
-        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-          SELECT sha256(k.outer_pad || sha256(k.inner_pad || convert_to(p_kind || ':' || p_id, 'UTF8')))
-          FROM storeledger.erasure_secret k
-        $$;
-        ALTER FUNCTION storeledger.erasure_keyed_hash(text, text) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.erasure_keyed_hash(text, text) FROM PUBLIC;
+-- HMAC-SHA256 (RFC 2104) of kind:id under the register's secret.
+CREATE FUNCTION storeledger.erasure_keyed_hash(p_kind text, p_id text) RETURNS bytea
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+  SELECT sha256(k.outer_pad || sha256(k.inner_pad || convert_to(p_kind || ':' || p_id, 'UTF8')))
+  FROM storeledger.erasure_secret k
+$$;
+ALTER FUNCTION storeledger.erasure_keyed_hash(text, text) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.erasure_keyed_hash(text, text) FROM PUBLIC;
 
-        -- The erasure that removed an account, for the console and the CLI: nothing when it was never
-        -- erased. Anyone who may read accounts may ask about a token they already know.
-        CREATE FUNCTION storeledger.erasure_of_account(p_token text)
-        RETURNS TABLE (erasure_id uuid, later text)
-        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-          SELECT r.erasure_id, r.later FROM storeledger.erased_identifiers r
-          WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', lower(p_token))
-        $$;
-        ALTER FUNCTION storeledger.erasure_of_account(text) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.erasure_of_account(text) FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.erasure_of_account(text)
-          TO storeledger_writer, storeledger_reader;
+-- The erasure that removed an account, for the console and the CLI: nothing when it was never
+-- erased. Anyone who may read accounts may ask about a token they already know.
+CREATE FUNCTION storeledger.erasure_of_account(p_token text)
+RETURNS TABLE (erasure_id uuid, later text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+  SELECT r.erasure_id, r.later FROM storeledger.erased_identifiers r
+  WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', lower(p_token))
+$$;
+ALTER FUNCTION storeledger.erasure_of_account(text) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.erasure_of_account(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.erasure_of_account(text)
+  TO storeledger_writer, storeledger_reader;
 
-        -- Whether new data may be indexed under a token: not when an erasure quarantined it.
-        CREATE FUNCTION storeledger.is_quarantined(p_token text) RETURNS boolean
-        LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-        BEGIN
-          -- The register is empty until the first erasure: one probe, no hashing.
-          IF NOT EXISTS (SELECT 1 FROM storeledger.erased_identifiers) THEN
-            RETURN false;
-          END IF;
-          RETURN EXISTS (
-            SELECT 1 FROM storeledger.erased_identifiers r
-            WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', p_token)
-              AND r.later = 'quarantine');
-        END
-        $$;
-        ALTER FUNCTION storeledger.is_quarantined(text) OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.is_quarantined(text) FROM PUBLIC;
+-- Whether new data may be indexed under a token: not when an erasure quarantined it.
+CREATE FUNCTION storeledger.is_quarantined(p_token text) RETURNS boolean
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  -- The register is empty until the first erasure: one probe, no hashing.
+  IF NOT EXISTS (SELECT 1 FROM storeledger.erased_identifiers) THEN
+    RETURN false;
+  END IF;
+  RETURN EXISTS (
+    SELECT 1 FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', p_token)
+      AND r.later = 'quarantine');
+END
+$$;
+ALTER FUNCTION storeledger.is_quarantined(text) OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.is_quarantined(text) FROM PUBLIC;
 
-        -- Accounts an erasure quarantined that the index lists again: an append that named one and
-        -- committed just after the erasure, having written its index entry before the erasure's
-        -- register. The audit reports them; erasing them again removes what they hold.
-        CREATE FUNCTION storeledger.quarantined_accounts_indexed() RETURNS bigint
-        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-          SELECT count(*) FROM (SELECT DISTINCT a.app_account_token FROM storeledger.account_streams a) t
-          WHERE EXISTS (SELECT 1 FROM storeledger.erased_identifiers LIMIT 1)
-            AND EXISTS (
-              SELECT 1 FROM storeledger.erased_identifiers r
-              WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t.app_account_token)
-                AND r.later = 'quarantine')
-        $$;
-        ALTER FUNCTION storeledger.quarantined_accounts_indexed() OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.quarantined_accounts_indexed() FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION storeledger.quarantined_accounts_indexed()
-          TO storeledger_writer, storeledger_reader;
+-- Accounts an erasure quarantined that the index lists again: an append that named one and
+-- committed just after the erasure, having written its index entry before the erasure's
+-- register. The audit reports them; erasing them again removes what they hold.
+CREATE FUNCTION storeledger.quarantined_accounts_indexed() RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+  SELECT count(*) FROM (SELECT DISTINCT a.app_account_token FROM storeledger.account_streams a) t
+  WHERE EXISTS (SELECT 1 FROM storeledger.erased_identifiers LIMIT 1)
+    AND EXISTS (
+      SELECT 1 FROM storeledger.erased_identifiers r
+      WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t.app_account_token)
+        AND r.later = 'quarantine')
+$$;
+ALTER FUNCTION storeledger.quarantined_accounts_indexed() OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.quarantined_accounts_indexed() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.quarantined_accounts_indexed()
+  TO storeledger_writer, storeledger_reader;
 
-        -- The index, the views and the app-transaction index skip a quarantined token; the rows
-        -- themselves are stored as always (a verified notification is never refused).
-        CREATE FUNCTION storeledger.skip_quarantined_account() RETURNS trigger
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-        BEGIN
-          IF storeledger.is_quarantined(NEW.app_account_token) THEN
-            RETURN NULL;
-          END IF;
-          RETURN NEW;
-        END
-        $$;
-        ALTER FUNCTION storeledger.skip_quarantined_account() OWNER TO storeledger_owner;
+-- The index, the views and the app-transaction index skip a quarantined token; the rows
+-- themselves are stored as always (a verified notification is never refused).
+CREATE FUNCTION storeledger.skip_quarantined_account() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  IF storeledger.is_quarantined(NEW.app_account_token) THEN
+    RETURN NULL;
+  END IF;
+  RETURN NEW;
+END
+$$;
+ALTER FUNCTION storeledger.skip_quarantined_account() OWNER TO storeledger_owner;
 
-        CREATE FUNCTION storeledger.detach_quarantined_account() RETURNS trigger
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-        BEGIN
-          IF NEW.app_account_token IS NOT NULL
-             AND storeledger.is_quarantined(NEW.app_account_token) THEN
-            NEW.app_account_token := NULL;
-          END IF;
-          RETURN NEW;
-        END
-        $$;
-        ALTER FUNCTION storeledger.detach_quarantined_account() OWNER TO storeledger_owner;
+CREATE FUNCTION storeledger.detach_quarantined_account() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  IF NEW.app_account_token IS NOT NULL
+     AND storeledger.is_quarantined(NEW.app_account_token) THEN
+    NEW.app_account_token := NULL;
+  END IF;
+  RETURN NEW;
+END
+$$;
+ALTER FUNCTION storeledger.detach_quarantined_account() OWNER TO storeledger_owner;
 
-        CREATE TRIGGER account_streams_skip_quarantined BEFORE INSERT ON storeledger.account_streams
-          FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
-        CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.account_views
-          FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
-        CREATE TRIGGER app_transactions_detach_quarantined
-          BEFORE INSERT OR UPDATE OF app_account_token ON storeledger.app_transactions
-          FOR EACH ROW EXECUTE FUNCTION storeledger.detach_quarantined_account();
+CREATE TRIGGER account_streams_skip_quarantined BEFORE INSERT ON storeledger.account_streams
+  FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
+CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.account_views
+  FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
+CREATE TRIGGER app_transactions_detach_quarantined
+  BEFORE INSERT OR UPDATE OF app_account_token ON storeledger.app_transactions
+  FOR EACH ROW EXECUTE FUNCTION storeledger.detach_quarantined_account();
 
-        -- Erases the accounts `p_tokens` in one transaction and returns what it did. Runs as the
-        -- owner: only the owner (and superusers) may execute it, unless an operator grants it.
-        --
-        -- The accounts' rows: every row of every stream indexed under a token, each token's refund
-        -- consent stream, and every row of a stream no other account holds whose content names a
-        -- token or one of the accounts' identifiers. A purchase also held by another account is
-        -- refused (SL021): erase both accounts together. Raises SL020 for a token the log does not
-        -- hold and the register does not know, SL022 for a malformed request.
-        CREATE FUNCTION storeledger.erase_accounts(
-          p_tokens text[], p_erasure_id uuid, p_requested_by text, p_reason text, p_later text
-        ) RETURNS TABLE (
-          outcome text, erasure_id uuid, erased_rows bigint, erased_streams bigint,
-          rows_digest bytea, erased_at timestamptz
-        )
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-        DECLARE
-          v_tokens text[];
-          v_known text[];
-          v_unknown bigint;
-          v_streams text[];
-          v_ids text[];
-          v_patterns text[];
-          v_mentions uuid[];
-          v_rows uuid[];
-          v_whole text[];
-          v_stream text;
-          v_renamed text;
-          v_shared_streams bigint;
-          v_shared_accounts bigint;
-          v_count bigint;
-          v_stream_count bigint;
-          v_digest bytea;
-          v_previous uuid;
-          v_version integer;
-          v_at timestamptz := statement_timestamp();
-        BEGIN
-          v_tokens := ARRAY(SELECT DISTINCT lower(t) FROM unnest(p_tokens) AS t ORDER BY 1);
-          IF cardinality(v_tokens) = 0 OR EXISTS (SELECT 1 FROM unnest(v_tokens) t WHERE t = '')
-             OR coalesce(btrim(p_reason), '') = '' OR coalesce(btrim(p_requested_by), '') = ''
-             OR p_later IS NULL OR p_later NOT IN ('quarantine', 'attach') OR p_erasure_id IS NULL THEN
-            RAISE EXCEPTION 'an erasure needs tokens, a reason, who asked and a rule for later data'
-              USING ERRCODE = 'SL022';
-          END IF;
-          -- One erasure at a time; the accounts' rows in the views are locked before their streams,
-          -- so an append naming them waits for the erasure to finish.
-          PERFORM pg_advisory_xact_lock(hashtextextended('storeledger.erase_accounts', 0));
-          PERFORM 1 FROM storeledger.account_views v
-          WHERE v.app_account_token = ANY(v_tokens) ORDER BY v.app_account_token FOR UPDATE;
+-- Erases the accounts `p_tokens` in one transaction and returns what it did. Runs as the
+-- owner: only the owner (and superusers) may execute it, unless an operator grants it.
+--
+-- The accounts' rows: every row of every stream indexed under a token, each token's refund
+-- consent stream, and every row of a stream no other account holds whose content names a
+-- token or one of the accounts' identifiers. A purchase also held by another account is
+-- refused (SL021): erase both accounts together. Raises SL020 for a token the log does not
+-- hold and the register does not know, SL022 for a malformed request.
+CREATE FUNCTION storeledger.erase_accounts(
+  p_tokens text[], p_erasure_id uuid, p_requested_by text, p_reason text, p_later text
+) RETURNS TABLE (
+  outcome text, erasure_id uuid, erased_rows bigint, erased_streams bigint,
+  rows_digest bytea, erased_at timestamptz
+)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  v_tokens text[];
+  v_known text[];
+  v_unknown bigint;
+  v_streams text[];
+  v_ids text[];
+  v_patterns text[];
+  v_mentions uuid[];
+  v_rows uuid[];
+  v_whole text[];
+  v_stream text;
+  v_renamed text;
+  v_shared_streams bigint;
+  v_shared_accounts bigint;
+  v_count bigint;
+  v_stream_count bigint;
+  v_digest bytea;
+  v_previous uuid;
+  v_version integer;
+  v_at timestamptz := statement_timestamp();
+BEGIN
+  v_tokens := ARRAY(SELECT DISTINCT lower(t) FROM unnest(p_tokens) AS t ORDER BY 1);
+  IF cardinality(v_tokens) = 0 OR EXISTS (SELECT 1 FROM unnest(v_tokens) t WHERE t = '')
+     OR coalesce(btrim(p_reason), '') = '' OR coalesce(btrim(p_requested_by), '') = ''
+     OR p_later IS NULL OR p_later NOT IN ('quarantine', 'attach') OR p_erasure_id IS NULL THEN
+    RAISE EXCEPTION 'an erasure needs tokens, a reason, who asked and a rule for later data'
+      USING ERRCODE = 'SL022';
+  END IF;
+  -- One erasure at a time; the accounts' rows in the views are locked before their streams,
+  -- so an append naming them waits for the erasure to finish.
+  PERFORM pg_advisory_xact_lock(hashtextextended('storeledger.erase_accounts', 0));
+  PERFORM 1 FROM storeledger.account_views v
+  WHERE v.app_account_token = ANY(v_tokens) ORDER BY v.app_account_token FOR UPDATE;
 
-          v_streams := ARRAY(
-            SELECT s FROM (
-              SELECT a.stream_id AS s FROM storeledger.account_streams a
-              WHERE a.app_account_token = ANY(v_tokens)
-              UNION
-              SELECT DISTINCT e.stream_id FROM storeledger.events e
-              WHERE e.stream_id = ANY(ARRAY(SELECT 'consent:' || t FROM unnest(v_tokens) t))
-            ) AS streams ORDER BY s);
-          PERFORM pg_advisory_xact_lock(hashtextextended(s, 0)) FROM unnest(v_streams) AS s ORDER BY s;
+  v_streams := ARRAY(
+    SELECT s FROM (
+      SELECT a.stream_id AS s FROM storeledger.account_streams a
+      WHERE a.app_account_token = ANY(v_tokens)
+      UNION
+      SELECT DISTINCT e.stream_id FROM storeledger.events e
+      WHERE e.stream_id = ANY(ARRAY(SELECT 'consent:' || t FROM unnest(v_tokens) t))
+    ) AS streams ORDER BY s);
+  PERFORM pg_advisory_xact_lock(hashtextextended(s, 0)) FROM unnest(v_streams) AS s ORDER BY s;
 
-          -- Tokens the log holds something of; a token it holds nothing of was erased before (then
-          -- there is nothing to do) or is unknown.
-          v_known := ARRAY(
-            SELECT t FROM unnest(v_tokens) AS t
-            WHERE EXISTS (SELECT 1 FROM storeledger.account_streams a WHERE a.app_account_token = t)
-               OR EXISTS (SELECT 1 FROM storeledger.account_views v WHERE v.app_account_token = t)
-               OR EXISTS (SELECT 1 FROM storeledger.events e WHERE e.stream_id = 'consent:' || t));
-          SELECT count(*) INTO v_unknown FROM unnest(v_tokens) AS t
-          WHERE t <> ALL(v_known) AND NOT EXISTS (
-            SELECT 1 FROM storeledger.erased_identifiers r
-            WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t));
-          IF v_unknown > 0 THEN
-            RAISE EXCEPTION 'no account with this appAccountToken is in the log'
-              USING ERRCODE = 'SL020', DETAIL = v_unknown::text;
-          END IF;
-          IF cardinality(v_known) = 0 THEN
-            SELECT r.erasure_id INTO v_previous FROM storeledger.erased_identifiers r
-            WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', v_tokens[1]);
-            RETURN QUERY SELECT 'already_erased'::text, v_previous, 0::bigint, 0::bigint,
-              NULL::bytea, NULL::timestamptz;
-            RETURN;
-          END IF;
+  -- Tokens the log holds something of; a token it holds nothing of was erased before (then
+  -- there is nothing to do) or is unknown.
+  v_known := ARRAY(
+    SELECT t FROM unnest(v_tokens) AS t
+    WHERE EXISTS (SELECT 1 FROM storeledger.account_streams a WHERE a.app_account_token = t)
+       OR EXISTS (SELECT 1 FROM storeledger.account_views v WHERE v.app_account_token = t)
+       OR EXISTS (SELECT 1 FROM storeledger.events e WHERE e.stream_id = 'consent:' || t));
+  SELECT count(*) INTO v_unknown FROM unnest(v_tokens) AS t
+  WHERE t <> ALL(v_known) AND NOT EXISTS (
+    SELECT 1 FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t));
+  IF v_unknown > 0 THEN
+    RAISE EXCEPTION 'no account with this appAccountToken is in the log'
+      USING ERRCODE = 'SL020', DETAIL = v_unknown::text;
+  END IF;
+  IF cardinality(v_known) = 0 THEN
+    SELECT r.erasure_id INTO v_previous FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', v_tokens[1]);
+    RETURN QUERY SELECT 'already_erased'::text, v_previous, 0::bigint, 0::bigint,
+      NULL::bytea, NULL::timestamptz;
+    RETURN;
+  END IF;
 
-          -- Purchases the accounts share with others are theirs too: refused, nothing changed.
-          SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
-          INTO v_shared_streams, v_shared_accounts
-          FROM storeledger.account_streams a
-          WHERE a.stream_id = ANY(v_streams) AND a.app_account_token <> ALL(v_tokens);
-          IF v_shared_streams > 0 THEN
-            RAISE EXCEPTION 'purchases of this account are also held by other accounts'
-              USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
-          END IF;
+  -- Purchases the accounts share with others are theirs too: refused, nothing changed.
+  SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
+  INTO v_shared_streams, v_shared_accounts
+  FROM storeledger.account_streams a
+  WHERE a.stream_id = ANY(v_streams) AND a.app_account_token <> ALL(v_tokens);
+  IF v_shared_streams > 0 THEN
+    RAISE EXCEPTION 'purchases of this account are also held by other accounts'
+      USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
+  END IF;
 
-          -- The identifiers the accounts' rows hold, and the tokens themselves.
-          v_ids := ARRAY(
-            SELECT DISTINCT id FROM (
-              SELECT unnest(v_tokens) AS id
-              UNION ALL
-              SELECT found.value #>> '{}' FROM storeledger.events e,
-                LATERAL (
-                  SELECT d.doc FROM (VALUES (e.payload), (e.claims)) AS d(doc) WHERE d.doc IS NOT NULL
-                ) AS docs,
-                LATERAL (
-                  SELECT jsonb_path_query(docs.doc, '$.**.transactionId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.originalTransactionId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appTransactionId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.webOrderLineItemId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appAccountToken')
-                ) AS found(value)
-              WHERE e.stream_id = ANY(v_streams) AND jsonb_typeof(found.value) IN ('string', 'number')
-            ) AS ids
-            WHERE id IS NOT NULL AND id <> '' ORDER BY id);
+  -- The identifiers the accounts' rows hold, and the tokens themselves.
+  v_ids := ARRAY(
+    SELECT DISTINCT id FROM (
+      SELECT unnest(v_tokens) AS id
+      UNION ALL
+      SELECT found.value #>> '{}' FROM storeledger.events e,
+        LATERAL (
+          SELECT d.doc FROM (VALUES (e.payload), (e.claims)) AS d(doc) WHERE d.doc IS NOT NULL
+        ) AS docs,
+        LATERAL (
+          SELECT jsonb_path_query(docs.doc, '$.**.transactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.originalTransactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appTransactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.webOrderLineItemId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appAccountToken')
+        ) AS found(value)
+      WHERE e.stream_id = ANY(v_streams) AND jsonb_typeof(found.value) IN ('string', 'number')
+    ) AS ids
+    WHERE id IS NOT NULL AND id <> '' ORDER BY id);
 
-          -- Rows of other streams that name them (a lookup, a record of an action, unrouted
-          -- evidence): theirs too, unless another account holds the stream.
-          -- One pass: each row's text made once and read once for any identifier as a JSON string
-          -- (an alternation of up to 200 identifiers, every character but letters and digits
-          -- escaped; an account with more gets one more alternation a 200), its stream name's and
-          -- key's parts compared as one array.
-          v_patterns := ARRAY(
-            SELECT '"(' || string_agg(regexp_replace(id, '([^A-Za-z0-9])', '\\\1', 'g'), '|') || ')"'
-            FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 200 AS part
-                  FROM unnest(v_ids) AS id) AS numbered
-            GROUP BY part ORDER BY part);
-          v_mentions := ARRAY(
-            SELECT e.event_id FROM storeledger.events e
-            CROSS JOIN LATERAL (
-              SELECT e.payload::text || coalesce(e.claims::text, '') || e.metadata::text AS body
-            ) AS t
-            WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
-              AND (string_to_array(translate(e.stream_id, ',', ':'), ':') && v_ids
-                OR string_to_array(translate(e.idempotency_key, ',', ':'), ':') && v_ids
-                OR EXISTS (SELECT 1 FROM unnest(v_patterns) AS p WHERE t.body ~ p)));
-          SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
-          INTO v_shared_streams, v_shared_accounts
-          FROM storeledger.account_streams a
-          WHERE a.stream_id IN (SELECT e.stream_id FROM storeledger.events e
-                                WHERE e.event_id = ANY(v_mentions));
-          IF v_shared_streams > 0 THEN
-            RAISE EXCEPTION 'rows of other accounts name this account or its purchases'
-              USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
-          END IF;
+  -- Rows of other streams that name them (a lookup, a record of an action, unrouted
+  -- evidence): theirs too, unless another account holds the stream.
+  -- One pass: each row's text made once and read once for any identifier as a JSON string
+  -- (an alternation of up to 200 identifiers, every character but letters and digits
+  -- escaped; an account with more gets one more alternation a 200), its stream name's and
+  -- key's parts compared as one array.
+  v_patterns := ARRAY(
+    SELECT '"(' || string_agg(regexp_replace(id, '([^A-Za-z0-9])', '\\\1', 'g'), '|') || ')"'
+    FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 200 AS part
+          FROM unnest(v_ids) AS id) AS numbered
+    GROUP BY part ORDER BY part);
+  v_mentions := ARRAY(
+    SELECT e.event_id FROM storeledger.events e
+    CROSS JOIN LATERAL (
+      SELECT e.payload::text || coalesce(e.claims::text, '') || e.metadata::text AS body
+    ) AS t
+    WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
+      AND (string_to_array(translate(e.stream_id, ',', ':'), ':') && v_ids
+        OR string_to_array(translate(e.idempotency_key, ',', ':'), ':') && v_ids
+        OR EXISTS (SELECT 1 FROM unnest(v_patterns) AS p WHERE t.body ~ p)));
+  SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
+  INTO v_shared_streams, v_shared_accounts
+  FROM storeledger.account_streams a
+  WHERE a.stream_id IN (SELECT e.stream_id FROM storeledger.events e
+                        WHERE e.event_id = ANY(v_mentions));
+  IF v_shared_streams > 0 THEN
+    RAISE EXCEPTION 'rows of other accounts name this account or its purchases'
+      USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
+  END IF;
 
-          v_rows := ARRAY(
-            SELECT e.event_id FROM storeledger.events e
-            WHERE e.stream_id = ANY(v_streams) AND e.erased_by IS NULL
-            UNION SELECT unnest(v_mentions));
-          SELECT count(*), count(DISTINCT e.stream_id),
-                 sha256(coalesce(string_agg(e.hash, ''::bytea ORDER BY e.tx_id, e.seq), ''::bytea))
-          INTO v_count, v_stream_count, v_digest
-          FROM storeledger.events e WHERE e.event_id = ANY(v_rows);
-          -- Streams erased whole are renamed (their names hold the identifiers); the others keep
-          -- their names, as does a stream an earlier erasure left partly erased (renaming it would
-          -- leave its versions starting past 1).
-          v_whole := ARRAY(
-            SELECT DISTINCT e.stream_id FROM storeledger.events e
-            WHERE e.event_id = ANY(v_rows)
-              AND NOT EXISTS (
-                SELECT 1 FROM storeledger.events k
-                WHERE k.stream_id = e.stream_id
-                  AND (k.erased_by IS NOT NULL OR k.event_id <> ALL(v_rows))));
+  v_rows := ARRAY(
+    SELECT e.event_id FROM storeledger.events e
+    WHERE e.stream_id = ANY(v_streams) AND e.erased_by IS NULL
+    UNION SELECT unnest(v_mentions));
+  SELECT count(*), count(DISTINCT e.stream_id),
+         sha256(coalesce(string_agg(e.hash, ''::bytea ORDER BY e.tx_id, e.seq), ''::bytea))
+  INTO v_count, v_stream_count, v_digest
+  FROM storeledger.events e WHERE e.event_id = ANY(v_rows);
+  -- Streams erased whole are renamed (their names hold the identifiers); the others keep
+  -- their names, as does a stream an earlier erasure left partly erased (renaming it would
+  -- leave its versions starting past 1).
+  v_whole := ARRAY(
+    SELECT DISTINCT e.stream_id FROM storeledger.events e
+    WHERE e.event_id = ANY(v_rows)
+      AND NOT EXISTS (
+        SELECT 1 FROM storeledger.events k
+        WHERE k.stream_id = e.stream_id
+          AND (k.erased_by IS NOT NULL OR k.event_id <> ALL(v_rows))));
 
-          -- Each row gets a random event id, and its key names that id.
-          FOREACH v_stream IN ARRAY v_whole LOOP
-            v_renamed := 'erased:' || gen_random_uuid()::text;
-            UPDATE storeledger.events e
-            SET payload = jsonb_build_object('erased', p_erasure_id::text),
-                raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
-                event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
-                stream_id = v_renamed, erased_by = p_erasure_id
-            FROM (SELECT k.event_id AS old_id, gen_random_uuid() AS id
-                  FROM storeledger.events k WHERE k.stream_id = v_stream) AS fresh
-            WHERE e.stream_id = v_stream AND e.event_id = fresh.old_id;
-          END LOOP;
-          UPDATE storeledger.events e
-          SET payload = jsonb_build_object('erased', p_erasure_id::text),
-              raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
-              event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
-              erased_by = p_erasure_id
-          FROM (SELECT old_id, gen_random_uuid() AS id FROM unnest(v_rows) AS old_id) AS fresh
-          WHERE e.event_id = fresh.old_id AND e.erased_by IS NULL;
+  -- Each row gets a random event id, and its key names that id.
+  FOREACH v_stream IN ARRAY v_whole LOOP
+    v_renamed := 'erased:' || gen_random_uuid()::text;
+    UPDATE storeledger.events e
+    SET payload = jsonb_build_object('erased', p_erasure_id::text),
+        raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
+        event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
+        stream_id = v_renamed, erased_by = p_erasure_id
+    FROM (SELECT k.event_id AS old_id, gen_random_uuid() AS id
+          FROM storeledger.events k WHERE k.stream_id = v_stream) AS fresh
+    WHERE e.stream_id = v_stream AND e.event_id = fresh.old_id;
+  END LOOP;
+  UPDATE storeledger.events e
+  SET payload = jsonb_build_object('erased', p_erasure_id::text),
+      raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
+      event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
+      erased_by = p_erasure_id
+  FROM (SELECT old_id, gen_random_uuid() AS id FROM unnest(v_rows) AS old_id) AS fresh
+  WHERE e.event_id = fresh.old_id AND e.erased_by IS NULL;
 
-          -- Derived data: gone with the rows it was made from.
-          DELETE FROM storeledger.account_streams a
-          WHERE a.app_account_token = ANY(v_tokens) OR a.stream_id = ANY(v_whole);
-          DELETE FROM storeledger.account_views v WHERE v.app_account_token = ANY(v_tokens);
-          FOR v_version IN
-            SELECT version FROM storeledger.account_views_versions
-            WHERE state IN ('building', 'retired')
-          LOOP
-            EXECUTE format('DELETE FROM storeledger.%I WHERE app_account_token = ANY($1)',
-              'account_views_v' || v_version) USING v_tokens;
-          END LOOP;
-          DELETE FROM storeledger.change_deliveries d WHERE d.app_account_token = ANY(v_tokens);
-          DELETE FROM storeledger.changes c WHERE c.app_account_token = ANY(v_tokens);
-          DELETE FROM storeledger.change_derivations d WHERE d.app_account_token = ANY(v_tokens);
-          DELETE FROM storeledger.consumption_requests r
-          WHERE r.stream_id = ANY(v_whole) OR r.transaction_id = ANY(v_ids)
-             OR r.original_transaction_id = ANY(v_ids);
-          DELETE FROM storeledger.app_transactions t
-          WHERE t.app_account_token = ANY(v_tokens) OR t.original_transaction_id = ANY(v_ids)
-             OR t.app_transaction_id = ANY(v_ids);
-          -- A chain's periods and entries go with it (ON DELETE CASCADE).
-          DELETE FROM storeledger_analytics.chains c
-          WHERE c.chain = ANY(v_whole) OR c.original_transaction_id = ANY(v_ids);
+  -- Derived data: gone with the rows it was made from.
+  DELETE FROM storeledger.account_streams a
+  WHERE a.app_account_token = ANY(v_tokens) OR a.stream_id = ANY(v_whole);
+  DELETE FROM storeledger.account_views v WHERE v.app_account_token = ANY(v_tokens);
+  FOR v_version IN
+    SELECT version FROM storeledger.account_views_versions
+    WHERE state IN ('building', 'retired')
+  LOOP
+    EXECUTE format('DELETE FROM storeledger.%I WHERE app_account_token = ANY($1)',
+      'account_views_v' || v_version) USING v_tokens;
+  END LOOP;
+  DELETE FROM storeledger.change_deliveries d WHERE d.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.changes c WHERE c.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.change_derivations d WHERE d.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.consumption_requests r
+  WHERE r.stream_id = ANY(v_whole) OR r.transaction_id = ANY(v_ids)
+     OR r.original_transaction_id = ANY(v_ids);
+  DELETE FROM storeledger.app_transactions t
+  WHERE t.app_account_token = ANY(v_tokens) OR t.original_transaction_id = ANY(v_ids)
+     OR t.app_transaction_id = ANY(v_ids);
+  -- A chain's periods and entries go with it (ON DELETE CASCADE).
+  DELETE FROM storeledger_analytics.chains c
+  WHERE c.chain = ANY(v_whole) OR c.original_transaction_id = ANY(v_ids);
 
-          INSERT INTO storeledger.erased_identifiers AS r (keyed_hash, kind, erasure_id, later)
-          SELECT storeledger.erasure_keyed_hash(k.kind, k.id), k.kind, p_erasure_id, p_later
-          FROM (SELECT id, CASE WHEN id = ANY(v_tokens) THEN 'account' ELSE 'identifier' END AS kind
-                FROM unnest(v_ids) AS id) AS k
-          ON CONFLICT (keyed_hash) DO UPDATE SET erasure_id = excluded.erasure_id, later = excluded.later;
+  INSERT INTO storeledger.erased_identifiers AS r (keyed_hash, kind, erasure_id, later)
+  SELECT storeledger.erasure_keyed_hash(k.kind, k.id), k.kind, p_erasure_id, p_later
+  FROM (SELECT id, CASE WHEN id = ANY(v_tokens) THEN 'account' ELSE 'identifier' END AS kind
+        FROM unnest(v_ids) AS id) AS k
+  ON CONFLICT (keyed_hash) DO UPDATE SET erasure_id = excluded.erasure_id, later = excluded.later;
 
-          -- The erasure itself, in the log: who asked, why, and what it covers; no personal data.
-          PERFORM * FROM storeledger.append_events(
-            'erasures', 'any', 0, ARRAY[p_erasure_id], ARRAY['erasure:' || p_erasure_id::text],
-            ARRAY['ledger.account_erased.v1'], ARRAY[''], ARRAY[-1::bigint],
-            ARRAY[jsonb_build_object(
-              'erasureId', p_erasure_id::text, 'requestedBy', p_requested_by, 'reason', p_reason,
-              'later', p_later, 'accounts', cardinality(v_tokens), 'rows', v_count,
-              'streams', v_stream_count, 'rowsDigest', encode(v_digest, 'hex'),
-              'erasedAt', (extract(epoch FROM v_at) * 1000)::bigint)],
-            ARRAY[''], ARRAY['{"source":"erasure"}'::jsonb], ARRAY['']);
+  -- The erasure itself, in the log: who asked, why, and what it covers; no personal data.
+  PERFORM * FROM storeledger.append_events(
+    'erasures', 'any', 0, ARRAY[p_erasure_id], ARRAY['erasure:' || p_erasure_id::text],
+    ARRAY['ledger.account_erased.v1'], ARRAY[''], ARRAY[-1::bigint],
+    ARRAY[jsonb_build_object(
+      'erasureId', p_erasure_id::text, 'requestedBy', p_requested_by, 'reason', p_reason,
+      'later', p_later, 'accounts', cardinality(v_tokens), 'rows', v_count,
+      'streams', v_stream_count, 'rowsDigest', encode(v_digest, 'hex'),
+      'erasedAt', (extract(epoch FROM v_at) * 1000)::bigint)],
+    ARRAY[''], ARRAY['{"source":"erasure"}'::jsonb], ARRAY['']);
 
-          RETURN QUERY SELECT 'erased'::text, p_erasure_id, v_count, v_stream_count, v_digest, v_at;
-        END
-        $$;
-        ALTER FUNCTION storeledger.erase_accounts(text[], uuid, text, text, text)
-          OWNER TO storeledger_owner;
-        REVOKE ALL ON FUNCTION storeledger.erase_accounts(text[], uuid, text, text, text) FROM PUBLIC;
+  RETURN QUERY SELECT 'erased'::text, p_erasure_id, v_count, v_stream_count, v_digest, v_at;
+END
+$$;
+ALTER FUNCTION storeledger.erase_accounts(text[], uuid, text, text, text)
+  OWNER TO storeledger_owner;
+REVOKE ALL ON FUNCTION storeledger.erase_accounts(text[], uuid, text, text, text) FROM PUBLIC;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 24, name: "account_lists",
       sql: #"""
-        -- Lists across accounts: what each account's view holds, as columns the planner keeps
-        -- statistics for and indexes can answer, so a support list ("who is in billing retry", "who
-        -- holds pro", "whose period ends this week") reads an index rather than every view.
-        --
-        -- The columns are generated from the view, so every writer of a view (the projector, a
-        -- rebuild, an erasure's delete) keeps them true without knowing they exist. Arrays rather than
-        -- jsonb containment: ANALYZE keeps element frequencies of arrays, so the planner knows that
-        -- "status 1" matches most accounts (walk the newest-first index and filter) and "status 3"
-        -- few (read the GIN index, then sort).
-        --
-        -- A list is newest first by the time the account's view last changed (stable_from_ms: the
-        -- start of the interval the stored view holds for; 0 when it holds from the beginning), then
-        -- by token, so a page cursor is the last row's pair.
+-- Lists across accounts: what each account's view holds, as columns the planner keeps
+-- statistics for and indexes can answer, so a support list ("who is in billing retry", "who
+-- holds pro", "whose period ends this week") reads an index rather than every view.
+--
+-- The columns are generated from the view, so every writer of a view (the projector, a
+-- rebuild, an erasure's delete) keeps them true without knowing they exist. Arrays rather than
+-- jsonb containment: ANALYZE keeps element frequencies of arrays, so the planner knows that
+-- "status 1" matches most accounts (walk the newest-first index and filter) and "status 3"
+-- few (read the GIN index, then sort).
+--
+-- A list is newest first by the time the account's view last changed (stable_from_ms: the
+-- start of the interval the stored view holds for; 0 when it holds from the beginning), then
+-- by token, so a page cursor is the last row's pair.
 
-        CREATE FUNCTION storeledger.view_texts(p_view jsonb, p_array text, p_field text)
-        RETURNS text[]
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        AS $$
-          SELECT coalesce(array_agg(DISTINCT x.value ORDER BY x.value), '{}')
-          FROM jsonb_array_elements(
-            CASE WHEN jsonb_typeof(p_view -> p_array) = 'array' THEN p_view -> p_array ELSE '[]' END
-          ) AS e(item)
-          CROSS JOIN LATERAL (SELECT e.item ->> p_field) AS x(value)
-          WHERE x.value IS NOT NULL AND x.value <> ''
-        $$;
+CREATE FUNCTION storeledger.view_texts(p_view jsonb, p_array text, p_field text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT coalesce(array_agg(DISTINCT x.value ORDER BY x.value), '{}')
+  FROM jsonb_array_elements(
+    CASE WHEN jsonb_typeof(p_view -> p_array) = 'array' THEN p_view -> p_array ELSE '[]' END
+  ) AS e(item)
+  CROSS JOIN LATERAL (SELECT e.item ->> p_field) AS x(value)
+  WHERE x.value IS NOT NULL AND x.value <> ''
+$$;
 
-        CREATE FUNCTION storeledger.view_statuses(p_view jsonb) RETURNS integer[]
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        AS $$
-          SELECT coalesce(array_agg(DISTINCT (e.item ->> 'status')::integer
-            ORDER BY (e.item ->> 'status')::integer), '{}')
-          FROM jsonb_array_elements(
-            CASE WHEN jsonb_typeof(p_view -> 'subscriptions') = 'array' THEN p_view -> 'subscriptions'
-              ELSE '[]' END
-          ) AS e(item)
-          WHERE e.item ->> 'status' ~ '^-?[0-9]{1,9}$'
-        $$;
+CREATE FUNCTION storeledger.view_statuses(p_view jsonb) RETURNS integer[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT coalesce(array_agg(DISTINCT (e.item ->> 'status')::integer
+    ORDER BY (e.item ->> 'status')::integer), '{}')
+  FROM jsonb_array_elements(
+    CASE WHEN jsonb_typeof(p_view -> 'subscriptions') = 'array' THEN p_view -> 'subscriptions'
+      ELSE '[]' END
+  ) AS e(item)
+  WHERE e.item ->> 'status' ~ '^-?[0-9]{1,9}$'
+$$;
 
-        CREATE FUNCTION storeledger.view_entitlements_in_force(p_view jsonb) RETURNS text[]
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        AS $$
-          SELECT coalesce(array_agg(DISTINCT e.item ->> 'entitlement'
-            ORDER BY e.item ->> 'entitlement'), '{}')
-          FROM jsonb_array_elements(
-            CASE WHEN jsonb_typeof(p_view -> 'entitlements') = 'array' THEN p_view -> 'entitlements'
-              ELSE '[]' END
-          ) AS e(item)
-          WHERE e.item ->> 'active' = 'true' AND e.item ->> 'entitlement' IS NOT NULL
-        $$;
+CREATE FUNCTION storeledger.view_entitlements_in_force(p_view jsonb) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT coalesce(array_agg(DISTINCT e.item ->> 'entitlement'
+    ORDER BY e.item ->> 'entitlement'), '{}')
+  FROM jsonb_array_elements(
+    CASE WHEN jsonb_typeof(p_view -> 'entitlements') = 'array' THEN p_view -> 'entitlements'
+      ELSE '[]' END
+  ) AS e(item)
+  WHERE e.item ->> 'active' = 'true' AND e.item ->> 'entitlement' IS NOT NULL
+$$;
 
-        CREATE FUNCTION storeledger.view_environments(p_view jsonb) RETURNS text[]
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        AS $$
-          SELECT coalesce(array_agg(DISTINCT x.value ORDER BY x.value), '{}')
-          FROM (
-            SELECT unnest(storeledger.view_texts(p_view, 'subscriptions', 'environment'))
-            UNION ALL
-            SELECT unnest(storeledger.view_texts(p_view, 'entitlements', 'environment'))
-            UNION ALL
-            SELECT jsonb_array_elements_text(
-              CASE WHEN jsonb_typeof(c.item -> 'environments') = 'array' THEN c.item -> 'environments'
-                ELSE '[]' END)
-            FROM jsonb_array_elements(
-              CASE WHEN jsonb_typeof(p_view -> 'consumables') = 'array' THEN p_view -> 'consumables'
-                ELSE '[]' END
-            ) AS c(item)
-          ) AS x(value)
-          WHERE x.value IS NOT NULL AND x.value <> ''
-        $$;
+CREATE FUNCTION storeledger.view_environments(p_view jsonb) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT coalesce(array_agg(DISTINCT x.value ORDER BY x.value), '{}')
+  FROM (
+    SELECT unnest(storeledger.view_texts(p_view, 'subscriptions', 'environment'))
+    UNION ALL
+    SELECT unnest(storeledger.view_texts(p_view, 'entitlements', 'environment'))
+    UNION ALL
+    SELECT jsonb_array_elements_text(
+      CASE WHEN jsonb_typeof(c.item -> 'environments') = 'array' THEN c.item -> 'environments'
+        ELSE '[]' END)
+    FROM jsonb_array_elements(
+      CASE WHEN jsonb_typeof(p_view -> 'consumables') = 'array' THEN p_view -> 'consumables'
+        ELSE '[]' END
+    ) AS c(item)
+  ) AS x(value)
+  WHERE x.value IS NOT NULL AND x.value <> ''
+$$;
 
-        -- The earliest end of a current period among the account's active subscriptions (status 1):
-        -- "whose subscription ends in this window".
-        CREATE FUNCTION storeledger.view_next_expiry_ms(p_view jsonb) RETURNS bigint
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        AS $$
-          SELECT min((e.item ->> 'expiresDate')::bigint)
-          FROM jsonb_array_elements(
-            CASE WHEN jsonb_typeof(p_view -> 'subscriptions') = 'array' THEN p_view -> 'subscriptions'
-              ELSE '[]' END
-          ) AS e(item)
-          WHERE e.item ->> 'status' = '1' AND e.item ->> 'expiresDate' ~ '^-?[0-9]{1,18}$'
-        $$;
+-- The earliest end of a current period among the account's active subscriptions (status 1):
+-- "whose subscription ends in this window".
+CREATE FUNCTION storeledger.view_next_expiry_ms(p_view jsonb) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT min((e.item ->> 'expiresDate')::bigint)
+  FROM jsonb_array_elements(
+    CASE WHEN jsonb_typeof(p_view -> 'subscriptions') = 'array' THEN p_view -> 'subscriptions'
+      ELSE '[]' END
+  ) AS e(item)
+  WHERE e.item ->> 'status' = '1' AND e.item ->> 'expiresDate' ~ '^-?[0-9]{1,18}$'
+$$;
 
-        ALTER FUNCTION storeledger.view_texts(jsonb, text, text) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.view_statuses(jsonb) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.view_entitlements_in_force(jsonb) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.view_environments(jsonb) OWNER TO storeledger_owner;
-        ALTER FUNCTION storeledger.view_next_expiry_ms(jsonb) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.view_texts(jsonb, text, text) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.view_statuses(jsonb) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.view_entitlements_in_force(jsonb) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.view_environments(jsonb) OWNER TO storeledger_owner;
+ALTER FUNCTION storeledger.view_next_expiry_ms(jsonb) OWNER TO storeledger_owner;
 
-        ALTER TABLE storeledger.account_views
-          ADD COLUMN list_statuses integer[]
-            GENERATED ALWAYS AS (storeledger.view_statuses(view)) STORED,
-          ADD COLUMN list_entitlements text[]
-            GENERATED ALWAYS AS (storeledger.view_entitlements_in_force(view)) STORED,
-          ADD COLUMN list_products text[]
-            GENERATED ALWAYS AS (
-              storeledger.view_texts(view, 'subscriptions', 'productId')
-              || storeledger.view_texts(view, 'consumables', 'productId')) STORED,
-          ADD COLUMN list_storefronts text[]
-            GENERATED ALWAYS AS (storeledger.view_texts(view, 'subscriptions', 'storefront')) STORED,
-          ADD COLUMN list_environments text[]
-            GENERATED ALWAYS AS (storeledger.view_environments(view)) STORED,
-          ADD COLUMN list_next_expiry_ms bigint
-            GENERATED ALWAYS AS (storeledger.view_next_expiry_ms(view)) STORED,
-          ADD COLUMN list_changed_ms bigint
-            GENERATED ALWAYS AS (coalesce(stable_from_ms, 0)) STORED;
+ALTER TABLE storeledger.account_views
+  ADD COLUMN list_statuses integer[]
+    GENERATED ALWAYS AS (storeledger.view_statuses(view)) STORED,
+  ADD COLUMN list_entitlements text[]
+    GENERATED ALWAYS AS (storeledger.view_entitlements_in_force(view)) STORED,
+  ADD COLUMN list_products text[]
+    GENERATED ALWAYS AS (
+      storeledger.view_texts(view, 'subscriptions', 'productId')
+      || storeledger.view_texts(view, 'consumables', 'productId')) STORED,
+  ADD COLUMN list_storefronts text[]
+    GENERATED ALWAYS AS (storeledger.view_texts(view, 'subscriptions', 'storefront')) STORED,
+  ADD COLUMN list_environments text[]
+    GENERATED ALWAYS AS (storeledger.view_environments(view)) STORED,
+  ADD COLUMN list_next_expiry_ms bigint
+    GENERATED ALWAYS AS (storeledger.view_next_expiry_ms(view)) STORED,
+  ADD COLUMN list_changed_ms bigint
+    GENERATED ALWAYS AS (coalesce(stable_from_ms, 0)) STORED;
 
-        CREATE INDEX account_views_list_newest
-          ON storeledger.account_views (list_changed_ms DESC, app_account_token DESC);
-        CREATE INDEX account_views_list_statuses ON storeledger.account_views USING gin (list_statuses);
-        CREATE INDEX account_views_list_entitlements
-          ON storeledger.account_views USING gin (list_entitlements);
-        CREATE INDEX account_views_list_products ON storeledger.account_views USING gin (list_products);
-        CREATE INDEX account_views_list_storefronts
-          ON storeledger.account_views USING gin (list_storefronts);
-        CREATE INDEX account_views_list_environments
-          ON storeledger.account_views USING gin (list_environments);
-        CREATE INDEX account_views_list_next_expiry
-          ON storeledger.account_views (list_next_expiry_ms, app_account_token)
-          WHERE list_next_expiry_ms IS NOT NULL;
-        -- A token's prefix (support pastes a part of one): the primary key's collation may not order
-        -- by bytes, this index does.
-        CREATE INDEX account_views_token_prefix
-          ON storeledger.account_views (app_account_token text_pattern_ops);
+CREATE INDEX account_views_list_newest
+  ON storeledger.account_views (list_changed_ms DESC, app_account_token DESC);
+CREATE INDEX account_views_list_statuses ON storeledger.account_views USING gin (list_statuses);
+CREATE INDEX account_views_list_entitlements
+  ON storeledger.account_views USING gin (list_entitlements);
+CREATE INDEX account_views_list_products ON storeledger.account_views USING gin (list_products);
+CREATE INDEX account_views_list_storefronts
+  ON storeledger.account_views USING gin (list_storefronts);
+CREATE INDEX account_views_list_environments
+  ON storeledger.account_views USING gin (list_environments);
+CREATE INDEX account_views_list_next_expiry
+  ON storeledger.account_views (list_next_expiry_ms, app_account_token)
+  WHERE list_next_expiry_ms IS NOT NULL;
+-- A token's prefix (support pastes a part of one): the primary key's collation may not order
+-- by bytes, this index does.
+CREATE INDEX account_views_token_prefix
+  ON storeledger.account_views (app_account_token text_pattern_ops);
 
-        -- Subscriptions entering a status in a window are the status changes with that new value:
-        -- newest first, then by feed position (a page cursor is the last row's pair).
-        CREATE INDEX changes_status_entered
-          ON storeledger.changes (new_value, occurred_at_ms DESC, position DESC)
-          WHERE change_type = 'subscription.status_changed';
+-- Subscriptions entering a status in a window are the status changes with that new value:
+-- newest first, then by feed position (a page cursor is the last row's pair).
+CREATE INDEX changes_status_entered
+  ON storeledger.changes (new_value, occurred_at_ms DESC, position DESC)
+  WHERE change_type = 'subscription.status_changed';
 
-        -- A rebuild's table carries the generated columns (as expressions, not copies), the list
-        -- indexes and the erasure's quarantine trigger (triggers are not copied by LIKE: without it, a
-        -- rebuilt live table would index a later notification of an erased account again).
-        CREATE OR REPLACE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-        AS $$
-        DECLARE
-          v_version integer;
-          v_stale integer;
-        BEGIN
-          LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
-          FOR v_stale IN
-            SELECT version FROM storeledger.account_views_versions WHERE state = 'building'
-          LOOP
-            EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || v_stale);
-            UPDATE storeledger.account_views_versions SET state = 'abandoned', retired_at = now()
-            WHERE version = v_stale;
-          END LOOP;
-          SELECT max(version) + 1 INTO v_version FROM storeledger.account_views_versions;
-          EXECUTE format(
-            'CREATE TABLE storeledger.%I (LIKE storeledger.account_views INCLUDING DEFAULTS '
-            'INCLUDING GENERATED INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING STATISTICS)',
-            'account_views_v' || v_version);
-          EXECUTE format('GRANT SELECT, INSERT, UPDATE ON storeledger.%I TO storeledger_writer',
-            'account_views_v' || v_version);
-          EXECUTE format('GRANT SELECT ON storeledger.%I TO storeledger_reader',
-            'account_views_v' || v_version);
-          EXECUTE format(
-            'CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.%I'
-            ' FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account()',
-            'account_views_v' || v_version);
-          INSERT INTO storeledger.account_views_versions (version, state) VALUES (v_version, 'building');
-          RETURN v_version;
-        END
-        $$;
+-- A rebuild's table carries the generated columns (as expressions, not copies), the list
+-- indexes and the erasure's quarantine trigger (triggers are not copied by LIKE: without it, a
+-- rebuilt live table would index a later notification of an erased account again).
+CREATE OR REPLACE FUNCTION storeledger.begin_account_views_rebuild() RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_version integer;
+  v_stale integer;
+BEGIN
+  LOCK TABLE storeledger.account_views_versions IN EXCLUSIVE MODE;
+  FOR v_stale IN
+    SELECT version FROM storeledger.account_views_versions WHERE state = 'building'
+  LOOP
+    EXECUTE format('DROP TABLE IF EXISTS storeledger.%I', 'account_views_v' || v_stale);
+    UPDATE storeledger.account_views_versions SET state = 'abandoned', retired_at = now()
+    WHERE version = v_stale;
+  END LOOP;
+  SELECT max(version) + 1 INTO v_version FROM storeledger.account_views_versions;
+  EXECUTE format(
+    'CREATE TABLE storeledger.%I (LIKE storeledger.account_views INCLUDING DEFAULTS '
+    'INCLUDING GENERATED INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING STATISTICS)',
+    'account_views_v' || v_version);
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE ON storeledger.%I TO storeledger_writer',
+    'account_views_v' || v_version);
+  EXECUTE format('GRANT SELECT ON storeledger.%I TO storeledger_reader',
+    'account_views_v' || v_version);
+  EXECUTE format(
+    'CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.%I'
+    ' FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account()',
+    'account_views_v' || v_version);
+  INSERT INTO storeledger.account_views_versions (version, state) VALUES (v_version, 'building');
+  RETURN v_version;
+END
+$$;
 
-        -- The live table may come from a rebuild that ran before rebuilt tables carried the trigger.
-        DROP TRIGGER IF EXISTS account_views_skip_quarantined ON storeledger.account_views;
-        CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.account_views
-          FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
+-- The live table may come from a rebuild that ran before rebuilt tables carried the trigger.
+DROP TRIGGER IF EXISTS account_views_skip_quarantined ON storeledger.account_views;
+CREATE TRIGGER account_views_skip_quarantined BEFORE INSERT ON storeledger.account_views
+  FOR EACH ROW EXECUTE FUNCTION storeledger.skip_quarantined_account();
 
-        """#),
+"""#),
     SchemaMigration(
       version: 25, name: "relays",
       sql: #"""
-        -- Relays: Apple's notifications sent on to other systems (a staging backend, a former vendor),
-        -- the signed body unchanged. Apple allows one notification URL per environment and app; a
-        -- relay target receives what that URL received.
-        --
-        -- A relay never touches the webhook's path: it reads notifications from the event log after
-        -- they committed (in feed order, below every running transaction, as the projectors read),
-        -- queues them per target here, and sends them from a service of its own. Every attempt and
-        -- its outcome is appended to the log (`ledger.relay_attempted.v1` in the stream
-        -- `relay:<target>`), so what a target received, and when, is in the audited log; these
-        -- tables are the queue and its bookkeeping.
+-- Relays: Apple's notifications sent on to other systems (a staging backend, a former vendor),
+-- the signed body unchanged. Apple allows one notification URL per environment and app; a
+-- relay target receives what that URL received.
+--
+-- A relay never touches the webhook's path: it reads notifications from the event log after
+-- they committed (in feed order, below every running transaction, as the projectors read),
+-- queues them per target here, and sends them from a service of its own. Every attempt and
+-- its outcome is appended to the log (`ledger.relay_attempted.v1` in the stream
+-- `relay:<target>`), so what a target received, and when, is in the audited log; these
+-- tables are the queue and its bookkeeping.
 
-        -- A target, by its name. `url` may carry credentials in its query, so only `url_key` (host,
-        -- port and path) is ever shown, logged or recorded. `environments`: the environments relayed;
-        -- `notification_types`: the types relayed (null: every type, also ones this release does not
-        -- know). `enqueued_tx`/`enqueued_seq`: the feed position up to which notifications were
-        -- queued; a new target starts at the oldest transaction still running, so nothing that
-        -- commits after it was added is missed.
-        CREATE TABLE storeledger.relay_targets (
-          name                text        PRIMARY KEY CHECK (name ~ '^[a-z0-9][a-z0-9_-]{0,62}$'),
-          url                 text        NOT NULL,
-          url_key             text        NOT NULL,
-          environments        text[]      NOT NULL CHECK (cardinality(environments) > 0),
-          notification_types  text[],
-          enqueued_tx         xid8        NOT NULL,
-          enqueued_seq        bigint      NOT NULL,
-          -- Deliveries the target accepted, ever (delivered rows leave the queue).
-          delivered_total     bigint      NOT NULL DEFAULT 0,
-          created_at          timestamptz NOT NULL DEFAULT now(),
-          created_by          text        NOT NULL
-        );
+-- A target, by its name. `url` may carry credentials in its query, so only `url_key` (host,
+-- port and path) is ever shown, logged or recorded. `environments`: the environments relayed;
+-- `notification_types`: the types relayed (null: every type, also ones this release does not
+-- know). `enqueued_tx`/`enqueued_seq`: the feed position up to which notifications were
+-- queued; a new target starts at the oldest transaction still running, so nothing that
+-- commits after it was added is missed.
+CREATE TABLE storeledger.relay_targets (
+  name                text        PRIMARY KEY CHECK (name ~ '^[a-z0-9][a-z0-9_-]{0,62}$'),
+  url                 text        NOT NULL,
+  url_key             text        NOT NULL,
+  environments        text[]      NOT NULL CHECK (cardinality(environments) > 0),
+  notification_types  text[],
+  enqueued_tx         xid8        NOT NULL,
+  enqueued_seq        bigint      NOT NULL,
+  -- Deliveries the target accepted, ever (delivered rows leave the queue).
+  delivered_total     bigint      NOT NULL DEFAULT 0,
+  created_at          timestamptz NOT NULL DEFAULT now(),
+  created_by          text        NOT NULL
+);
 
-        -- One row per target and notification (by the notification's idempotency key, so Apple's
-        -- retries of one notification are relayed once). `pending` until the target answered 2xx
-        -- (`delivered`) or retries ran out (`dead`). A claim leases the row, so servers relaying side
-        -- by side do not send it twice.
-        CREATE TABLE storeledger.relay_deliveries (
-          target             text        NOT NULL
-                                         REFERENCES storeledger.relay_targets (name) ON DELETE CASCADE,
-          idempotency_key    text        NOT NULL,
-          stream_id          text        NOT NULL,
-          stream_version     bigint      NOT NULL,
-          tx_id              xid8        NOT NULL,
-          seq                bigint      NOT NULL,
-          notification_type  text,
-          environment        text,
-          state              text        NOT NULL DEFAULT 'pending'
-                                         CHECK (state IN ('pending', 'delivered', 'dead')),
-          attempts           integer     NOT NULL DEFAULT 0,
-          next_attempt_at    timestamptz NOT NULL DEFAULT now(),
-          leased_until       timestamptz,
-          first_attempt_at   timestamptz,
-          last_attempt_at    timestamptz,
-          last_status        integer,
-          last_error         text,
-          delivered_at       timestamptz,
-          PRIMARY KEY (target, idempotency_key)
-        );
+-- One row per target and notification (by the notification's idempotency key, so Apple's
+-- retries of one notification are relayed once). `pending` until the target answered 2xx
+-- (`delivered`) or retries ran out (`dead`). A claim leases the row, so servers relaying side
+-- by side do not send it twice.
+CREATE TABLE storeledger.relay_deliveries (
+  target             text        NOT NULL
+                                 REFERENCES storeledger.relay_targets (name) ON DELETE CASCADE,
+  idempotency_key    text        NOT NULL,
+  stream_id          text        NOT NULL,
+  stream_version     bigint      NOT NULL,
+  tx_id              xid8        NOT NULL,
+  seq                bigint      NOT NULL,
+  notification_type  text,
+  environment        text,
+  state              text        NOT NULL DEFAULT 'pending'
+                                 CHECK (state IN ('pending', 'delivered', 'dead')),
+  attempts           integer     NOT NULL DEFAULT 0,
+  next_attempt_at    timestamptz NOT NULL DEFAULT now(),
+  leased_until       timestamptz,
+  first_attempt_at   timestamptz,
+  last_attempt_at    timestamptz,
+  last_status        integer,
+  last_error         text,
+  delivered_at       timestamptz,
+  PRIMARY KEY (target, idempotency_key)
+);
 
-        CREATE INDEX relay_deliveries_pending ON storeledger.relay_deliveries (target, tx_id, seq)
-          WHERE state = 'pending';
-        CREATE INDEX relay_deliveries_dead ON storeledger.relay_deliveries (target, tx_id, seq)
-          WHERE state = 'dead';
+CREATE INDEX relay_deliveries_pending ON storeledger.relay_deliveries (target, tx_id, seq)
+  WHERE state = 'pending';
+CREATE INDEX relay_deliveries_dead ON storeledger.relay_deliveries (target, tx_id, seq)
+  WHERE state = 'dead';
 
-        ALTER TABLE storeledger.relay_targets OWNER TO storeledger_owner;
-        ALTER TABLE storeledger.relay_deliveries OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.relay_targets TO storeledger_writer;
-        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.relay_deliveries TO storeledger_writer;
-        GRANT SELECT ON storeledger.relay_targets, storeledger.relay_deliveries TO storeledger_reader;
+ALTER TABLE storeledger.relay_targets OWNER TO storeledger_owner;
+ALTER TABLE storeledger.relay_deliveries OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.relay_targets TO storeledger_writer;
+GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.relay_deliveries TO storeledger_writer;
+GRANT SELECT ON storeledger.relay_targets, storeledger.relay_deliveries TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 26, name: "search_by_prefix_and_alias",
       sql: #"""
-        -- Search by what support has: the start of a transaction id (the token's start has its index
-        -- in 0024), and the backend's own user id, when the backend told StoreLedger its mapping.
+-- Search by what support has: the start of a transaction id (the token's start has its index
+-- in 0024), and the backend's own user id, when the backend told StoreLedger its mapping.
 
-        -- A transaction id's start, whatever the database's collation: text_pattern_ops compares
-        -- byte by byte, so `LIKE '2000000123%'` reads a range of this index.
-        CREATE INDEX events_transaction_id_prefix
-          ON storeledger.events (storeledger.event_transaction_id(payload) text_pattern_ops)
-          WHERE event_type LIKE 'appstore.%';
+-- A transaction id's start, whatever the database's collation: text_pattern_ops compares
+-- byte by byte, so `LIKE '2000000123%'` reads a range of this index.
+CREATE INDEX events_transaction_id_prefix
+  ON storeledger.events (storeledger.event_transaction_id(payload) text_pattern_ops)
+  WHERE event_type LIKE 'appstore.%';
 
-        -- One alias per account and one account per alias: the backend's user id, set by API. It is
-        -- a lookup hint the backend gives, not evidence: kept here only, and removed with the
-        -- account when it is erased.
-        CREATE TABLE storeledger.account_aliases (
-          alias              text        PRIMARY KEY CHECK (alias <> '' AND length(alias) <= 200),
-          app_account_token  text        NOT NULL UNIQUE,
-          set_at             timestamptz NOT NULL DEFAULT now(),
-          set_by             text        NOT NULL
-        );
+-- One alias per account and one account per alias: the backend's user id, set by API. It is
+-- a lookup hint the backend gives, not evidence: kept here only, and removed with the
+-- account when it is erased.
+CREATE TABLE storeledger.account_aliases (
+  alias              text        PRIMARY KEY CHECK (alias <> '' AND length(alias) <= 200),
+  app_account_token  text        NOT NULL UNIQUE,
+  set_at             timestamptz NOT NULL DEFAULT now(),
+  set_by             text        NOT NULL
+);
 
-        ALTER TABLE storeledger.account_aliases OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.account_aliases TO storeledger_writer;
-        GRANT SELECT ON storeledger.account_aliases TO storeledger_reader;
+ALTER TABLE storeledger.account_aliases OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, UPDATE, DELETE ON storeledger.account_aliases TO storeledger_writer;
+GRANT SELECT ON storeledger.account_aliases TO storeledger_reader;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 27, name: "grace_and_retry",
       sql: #"""
-        -- Billing grace and billing retry in the revenue analytics (projections/revenue.md, P6, L7,
-        -- L8): a period in grace is in force (a row of `periods` flagged `in_grace`), a stretch in
-        -- billing retry is not (a row of `billing_retry`). Rows written before this version had no
-        -- grace: `storeledger rebuild` makes them again under these rules.
+-- Billing grace and billing retry in the revenue analytics (projections/revenue.md, P6, L7,
+-- L8): a period in grace is in force (a row of `periods` flagged `in_grace`), a stretch in
+-- billing retry is not (a row of `billing_retry`). Rows written before this version had no
+-- grace: `storeledger rebuild` makes them again under these rules.
 
-        ALTER TABLE storeledger_analytics.periods
-          ADD COLUMN in_grace boolean NOT NULL DEFAULT false;
+ALTER TABLE storeledger_analytics.periods
+  ADD COLUMN in_grace boolean NOT NULL DEFAULT false;
 
-        -- Stretches in billing retry (status 3): not in force, not yet lost; valued at the lapsed
-        -- period's monthly value (what a recovery would bring back).
-        CREATE TABLE storeledger_analytics.billing_retry (
-          chain                    text        NOT NULL
-            REFERENCES storeledger_analytics.chains ON DELETE CASCADE,
-          original_transaction_id  text        NOT NULL,
-          transaction_id           text        NOT NULL,
-          starts_at                timestamptz NOT NULL,
-          ends_at                  timestamptz NOT NULL,
-          is_trial                 boolean     NOT NULL,
-          monthly_value            bigint      NOT NULL,
-          currency                 text        NOT NULL,
-          environment              text        NOT NULL,
-          product_id               text,
-          subscription_group       text,
-          storefront               text,
-          offer                    text        NOT NULL,
-          CHECK (ends_at > starts_at)
-        );
-        CREATE INDEX billing_retry_chain ON storeledger_analytics.billing_retry (chain);
-        CREATE INDEX billing_retry_time ON storeledger_analytics.billing_retry (starts_at, ends_at);
-        ALTER TABLE storeledger_analytics.billing_retry OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, DELETE ON storeledger_analytics.billing_retry TO storeledger_writer;
-        GRANT SELECT ON storeledger_analytics.billing_retry TO storeledger_reader;
+-- Stretches in billing retry (status 3): not in force, not yet lost; valued at the lapsed
+-- period's monthly value (what a recovery would bring back).
+CREATE TABLE storeledger_analytics.billing_retry (
+  chain                    text        NOT NULL
+    REFERENCES storeledger_analytics.chains ON DELETE CASCADE,
+  original_transaction_id  text        NOT NULL,
+  transaction_id           text        NOT NULL,
+  starts_at                timestamptz NOT NULL,
+  ends_at                  timestamptz NOT NULL,
+  is_trial                 boolean     NOT NULL,
+  monthly_value            bigint      NOT NULL,
+  currency                 text        NOT NULL,
+  environment              text        NOT NULL,
+  product_id               text,
+  subscription_group       text,
+  storefront               text,
+  offer                    text        NOT NULL,
+  CHECK (ends_at > starts_at)
+);
+CREATE INDEX billing_retry_chain ON storeledger_analytics.billing_retry (chain);
+CREATE INDEX billing_retry_time ON storeledger_analytics.billing_retry (starts_at, ends_at);
+ALTER TABLE storeledger_analytics.billing_retry OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, DELETE ON storeledger_analytics.billing_retry TO storeledger_writer;
+GRANT SELECT ON storeledger_analytics.billing_retry TO storeledger_reader;
 
-        -- Why a charge was made, from Apple's own fields (K1–K7): initial, renewal, upgrade,
-        -- resubscribe, win_back, seat_addition; null for entries that are not charges.
-        ALTER TABLE storeledger_analytics.entries ADD COLUMN reason text;
+-- Why a charge was made, from Apple's own fields (K1–K7): initial, renewal, upgrade,
+-- resubscribe, win_back, seat_addition; null for entries that are not charges.
+ALTER TABLE storeledger_analytics.entries ADD COLUMN reason text;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 28, name: "erasure_locks_named_streams",
       sql: #"""
-        -- An erasure locks every stream named after the accounts it erases (`offers:<token>`,
-        -- `consent:<token>`) before it reads them, as it locks the accounts' purchase streams: an
-        -- append racing it then waits for it, and no stream is left starting past version 1.
-        -- The function is otherwise the one of schema/0023; CREATE OR REPLACE keeps its owner and
-        -- its grants.
+-- An erasure locks every stream named after the accounts it erases (`offers:<token>`,
+-- `consent:<token>`) before it reads them, as it locks the accounts' purchase streams: an
+-- append racing it then waits for it, and no stream is left starting past version 1.
+-- The function is otherwise the one of schema/0023; CREATE OR REPLACE keeps its owner and
+-- its grants.
 
-        CREATE OR REPLACE FUNCTION storeledger.erase_accounts(
-          p_tokens text[], p_erasure_id uuid, p_requested_by text, p_reason text, p_later text
-        ) RETURNS TABLE (
-          outcome text, erasure_id uuid, erased_rows bigint, erased_streams bigint,
-          rows_digest bytea, erased_at timestamptz
-        )
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-        DECLARE
-          v_tokens text[];
-          v_known text[];
-          v_unknown bigint;
-          v_streams text[];
-          v_ids text[];
-          v_patterns text[];
-          v_mentions uuid[];
-          v_rows uuid[];
-          v_whole text[];
-          v_stream text;
-          v_renamed text;
-          v_shared_streams bigint;
-          v_shared_accounts bigint;
-          v_count bigint;
-          v_stream_count bigint;
-          v_digest bytea;
-          v_previous uuid;
-          v_version integer;
-          v_at timestamptz := statement_timestamp();
-        BEGIN
-          v_tokens := ARRAY(SELECT DISTINCT lower(t) FROM unnest(p_tokens) AS t ORDER BY 1);
-          IF cardinality(v_tokens) = 0 OR EXISTS (SELECT 1 FROM unnest(v_tokens) t WHERE t = '')
-             OR coalesce(btrim(p_reason), '') = '' OR coalesce(btrim(p_requested_by), '') = ''
-             OR p_later IS NULL OR p_later NOT IN ('quarantine', 'attach') OR p_erasure_id IS NULL THEN
-            RAISE EXCEPTION 'an erasure needs tokens, a reason, who asked and a rule for later data'
-              USING ERRCODE = 'SL022';
-          END IF;
-          -- One erasure at a time; the accounts' rows in the views are locked before their streams,
-          -- so an append naming them waits for the erasure to finish.
-          PERFORM pg_advisory_xact_lock(hashtextextended('storeledger.erase_accounts', 0));
-          PERFORM 1 FROM storeledger.account_views v
-          WHERE v.app_account_token = ANY(v_tokens) ORDER BY v.app_account_token FOR UPDATE;
+CREATE OR REPLACE FUNCTION storeledger.erase_accounts(
+  p_tokens text[], p_erasure_id uuid, p_requested_by text, p_reason text, p_later text
+) RETURNS TABLE (
+  outcome text, erasure_id uuid, erased_rows bigint, erased_streams bigint,
+  rows_digest bytea, erased_at timestamptz
+)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  v_tokens text[];
+  v_known text[];
+  v_unknown bigint;
+  v_streams text[];
+  v_ids text[];
+  v_patterns text[];
+  v_mentions uuid[];
+  v_rows uuid[];
+  v_whole text[];
+  v_stream text;
+  v_renamed text;
+  v_shared_streams bigint;
+  v_shared_accounts bigint;
+  v_count bigint;
+  v_stream_count bigint;
+  v_digest bytea;
+  v_previous uuid;
+  v_version integer;
+  v_at timestamptz := statement_timestamp();
+BEGIN
+  v_tokens := ARRAY(SELECT DISTINCT lower(t) FROM unnest(p_tokens) AS t ORDER BY 1);
+  IF cardinality(v_tokens) = 0 OR EXISTS (SELECT 1 FROM unnest(v_tokens) t WHERE t = '')
+     OR coalesce(btrim(p_reason), '') = '' OR coalesce(btrim(p_requested_by), '') = ''
+     OR p_later IS NULL OR p_later NOT IN ('quarantine', 'attach') OR p_erasure_id IS NULL THEN
+    RAISE EXCEPTION 'an erasure needs tokens, a reason, who asked and a rule for later data'
+      USING ERRCODE = 'SL022';
+  END IF;
+  -- One erasure at a time; the accounts' rows in the views are locked before their streams,
+  -- so an append naming them waits for the erasure to finish.
+  PERFORM pg_advisory_xact_lock(hashtextextended('storeledger.erase_accounts', 0));
+  PERFORM 1 FROM storeledger.account_views v
+  WHERE v.app_account_token = ANY(v_tokens) ORDER BY v.app_account_token FOR UPDATE;
 
-          v_streams := ARRAY(
-            SELECT s FROM (
-              SELECT a.stream_id AS s FROM storeledger.account_streams a
-              WHERE a.app_account_token = ANY(v_tokens)
-              UNION
-              SELECT DISTINCT e.stream_id FROM storeledger.events e
-              WHERE e.stream_id = ANY(ARRAY(SELECT 'consent:' || t FROM unnest(v_tokens) t))
-            ) AS streams ORDER BY s);
-          -- The streams named after the accounts are locked too, whether they hold rows yet or not:
-          -- an offer signed for an account while it is erased appends to `offers:<token>`, and an
-          -- append that lands between this erasure's read and its renaming of the stream would leave
-          -- the stream starting at a version after 1, which the audit could never accept. One lock
-          -- order for everything: sorted by name.
-          PERFORM pg_advisory_xact_lock(hashtextextended(s, 0))
-          FROM (
-            SELECT unnest(v_streams) AS s
-            UNION
-            SELECT 'offers:' || t FROM unnest(v_tokens) AS t
-            UNION
-            SELECT 'consent:' || t FROM unnest(v_tokens) AS t
-          ) AS locked ORDER BY s;
+  v_streams := ARRAY(
+    SELECT s FROM (
+      SELECT a.stream_id AS s FROM storeledger.account_streams a
+      WHERE a.app_account_token = ANY(v_tokens)
+      UNION
+      SELECT DISTINCT e.stream_id FROM storeledger.events e
+      WHERE e.stream_id = ANY(ARRAY(SELECT 'consent:' || t FROM unnest(v_tokens) t))
+    ) AS streams ORDER BY s);
+  -- The streams named after the accounts are locked too, whether they hold rows yet or not:
+  -- an offer signed for an account while it is erased appends to `offers:<token>`, and an
+  -- append that lands between this erasure's read and its renaming of the stream would leave
+  -- the stream starting at a version after 1, which the audit could never accept. One lock
+  -- order for everything: sorted by name.
+  PERFORM pg_advisory_xact_lock(hashtextextended(s, 0))
+  FROM (
+    SELECT unnest(v_streams) AS s
+    UNION
+    SELECT 'offers:' || t FROM unnest(v_tokens) AS t
+    UNION
+    SELECT 'consent:' || t FROM unnest(v_tokens) AS t
+  ) AS locked ORDER BY s;
 
-          -- Tokens the log holds something of; a token it holds nothing of was erased before (then
-          -- there is nothing to do) or is unknown.
-          v_known := ARRAY(
-            SELECT t FROM unnest(v_tokens) AS t
-            WHERE EXISTS (SELECT 1 FROM storeledger.account_streams a WHERE a.app_account_token = t)
-               OR EXISTS (SELECT 1 FROM storeledger.account_views v WHERE v.app_account_token = t)
-               OR EXISTS (SELECT 1 FROM storeledger.events e WHERE e.stream_id = 'consent:' || t));
-          SELECT count(*) INTO v_unknown FROM unnest(v_tokens) AS t
-          WHERE t <> ALL(v_known) AND NOT EXISTS (
-            SELECT 1 FROM storeledger.erased_identifiers r
-            WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t));
-          IF v_unknown > 0 THEN
-            RAISE EXCEPTION 'no account with this appAccountToken is in the log'
-              USING ERRCODE = 'SL020', DETAIL = v_unknown::text;
-          END IF;
-          IF cardinality(v_known) = 0 THEN
-            SELECT r.erasure_id INTO v_previous FROM storeledger.erased_identifiers r
-            WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', v_tokens[1]);
-            RETURN QUERY SELECT 'already_erased'::text, v_previous, 0::bigint, 0::bigint,
-              NULL::bytea, NULL::timestamptz;
-            RETURN;
-          END IF;
+  -- Tokens the log holds something of; a token it holds nothing of was erased before (then
+  -- there is nothing to do) or is unknown.
+  v_known := ARRAY(
+    SELECT t FROM unnest(v_tokens) AS t
+    WHERE EXISTS (SELECT 1 FROM storeledger.account_streams a WHERE a.app_account_token = t)
+       OR EXISTS (SELECT 1 FROM storeledger.account_views v WHERE v.app_account_token = t)
+       OR EXISTS (SELECT 1 FROM storeledger.events e WHERE e.stream_id = 'consent:' || t));
+  SELECT count(*) INTO v_unknown FROM unnest(v_tokens) AS t
+  WHERE t <> ALL(v_known) AND NOT EXISTS (
+    SELECT 1 FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', t));
+  IF v_unknown > 0 THEN
+    RAISE EXCEPTION 'no account with this appAccountToken is in the log'
+      USING ERRCODE = 'SL020', DETAIL = v_unknown::text;
+  END IF;
+  IF cardinality(v_known) = 0 THEN
+    SELECT r.erasure_id INTO v_previous FROM storeledger.erased_identifiers r
+    WHERE r.keyed_hash = storeledger.erasure_keyed_hash('account', v_tokens[1]);
+    RETURN QUERY SELECT 'already_erased'::text, v_previous, 0::bigint, 0::bigint,
+      NULL::bytea, NULL::timestamptz;
+    RETURN;
+  END IF;
 
-          -- Purchases the accounts share with others are theirs too: refused, nothing changed.
-          SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
-          INTO v_shared_streams, v_shared_accounts
-          FROM storeledger.account_streams a
-          WHERE a.stream_id = ANY(v_streams) AND a.app_account_token <> ALL(v_tokens);
-          IF v_shared_streams > 0 THEN
-            RAISE EXCEPTION 'purchases of this account are also held by other accounts'
-              USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
-          END IF;
+  -- Purchases the accounts share with others are theirs too: refused, nothing changed.
+  SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
+  INTO v_shared_streams, v_shared_accounts
+  FROM storeledger.account_streams a
+  WHERE a.stream_id = ANY(v_streams) AND a.app_account_token <> ALL(v_tokens);
+  IF v_shared_streams > 0 THEN
+    RAISE EXCEPTION 'purchases of this account are also held by other accounts'
+      USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
+  END IF;
 
-          -- The identifiers the accounts' rows hold, and the tokens themselves.
-          v_ids := ARRAY(
-            SELECT DISTINCT id FROM (
-              SELECT unnest(v_tokens) AS id
-              UNION ALL
-              SELECT found.value #>> '{}' FROM storeledger.events e,
-                LATERAL (
-                  SELECT d.doc FROM (VALUES (e.payload), (e.claims)) AS d(doc) WHERE d.doc IS NOT NULL
-                ) AS docs,
-                LATERAL (
-                  SELECT jsonb_path_query(docs.doc, '$.**.transactionId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.originalTransactionId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appTransactionId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.webOrderLineItemId')
-                  UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appAccountToken')
-                ) AS found(value)
-              WHERE e.stream_id = ANY(v_streams) AND jsonb_typeof(found.value) IN ('string', 'number')
-            ) AS ids
-            WHERE id IS NOT NULL AND id <> '' ORDER BY id);
+  -- The identifiers the accounts' rows hold, and the tokens themselves.
+  v_ids := ARRAY(
+    SELECT DISTINCT id FROM (
+      SELECT unnest(v_tokens) AS id
+      UNION ALL
+      SELECT found.value #>> '{}' FROM storeledger.events e,
+        LATERAL (
+          SELECT d.doc FROM (VALUES (e.payload), (e.claims)) AS d(doc) WHERE d.doc IS NOT NULL
+        ) AS docs,
+        LATERAL (
+          SELECT jsonb_path_query(docs.doc, '$.**.transactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.originalTransactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appTransactionId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.webOrderLineItemId')
+          UNION ALL SELECT jsonb_path_query(docs.doc, '$.**.appAccountToken')
+        ) AS found(value)
+      WHERE e.stream_id = ANY(v_streams) AND jsonb_typeof(found.value) IN ('string', 'number')
+    ) AS ids
+    WHERE id IS NOT NULL AND id <> '' ORDER BY id);
 
-          -- Rows of other streams that name them (a lookup, a record of an action, unrouted
-          -- evidence): theirs too, unless another account holds the stream.
-          -- One pass: each row's text made once and read once for any identifier as a JSON string
-          -- (an alternation of up to 200 identifiers, every character but letters and digits
-          -- escaped; an account with more gets one more alternation a 200), its stream name's and
-          -- key's parts compared as one array.
-          v_patterns := ARRAY(
-            SELECT '"(' || string_agg(regexp_replace(id, '([^A-Za-z0-9])', '\\\1', 'g'), '|') || ')"'
-            FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 200 AS part
-                  FROM unnest(v_ids) AS id) AS numbered
-            GROUP BY part ORDER BY part);
-          v_mentions := ARRAY(
-            SELECT e.event_id FROM storeledger.events e
-            CROSS JOIN LATERAL (
-              SELECT e.payload::text || coalesce(e.claims::text, '') || e.metadata::text AS body
-            ) AS t
-            WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
-              AND (string_to_array(translate(e.stream_id, ',', ':'), ':') && v_ids
-                OR string_to_array(translate(e.idempotency_key, ',', ':'), ':') && v_ids
-                OR EXISTS (SELECT 1 FROM unnest(v_patterns) AS p WHERE t.body ~ p)));
-          SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
-          INTO v_shared_streams, v_shared_accounts
-          FROM storeledger.account_streams a
-          WHERE a.stream_id IN (SELECT e.stream_id FROM storeledger.events e
-                                WHERE e.event_id = ANY(v_mentions));
-          IF v_shared_streams > 0 THEN
-            RAISE EXCEPTION 'rows of other accounts name this account or its purchases'
-              USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
-          END IF;
+  -- Rows of other streams that name them (a lookup, a record of an action, unrouted
+  -- evidence): theirs too, unless another account holds the stream.
+  -- One pass: each row's text made once and read once for any identifier as a JSON string
+  -- (an alternation of up to 200 identifiers, every character but letters and digits
+  -- escaped; an account with more gets one more alternation a 200), its stream name's and
+  -- key's parts compared as one array.
+  v_patterns := ARRAY(
+    SELECT '"(' || string_agg(regexp_replace(id, '([^A-Za-z0-9])', '\\\1', 'g'), '|') || ')"'
+    FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 200 AS part
+          FROM unnest(v_ids) AS id) AS numbered
+    GROUP BY part ORDER BY part);
+  v_mentions := ARRAY(
+    SELECT e.event_id FROM storeledger.events e
+    CROSS JOIN LATERAL (
+      SELECT e.payload::text || coalesce(e.claims::text, '') || e.metadata::text AS body
+    ) AS t
+    WHERE e.erased_by IS NULL AND e.stream_id <> ALL(v_streams)
+      AND (string_to_array(translate(e.stream_id, ',', ':'), ':') && v_ids
+        OR string_to_array(translate(e.idempotency_key, ',', ':'), ':') && v_ids
+        OR EXISTS (SELECT 1 FROM unnest(v_patterns) AS p WHERE t.body ~ p)));
+  SELECT count(DISTINCT a.stream_id), count(DISTINCT a.app_account_token)
+  INTO v_shared_streams, v_shared_accounts
+  FROM storeledger.account_streams a
+  WHERE a.stream_id IN (SELECT e.stream_id FROM storeledger.events e
+                        WHERE e.event_id = ANY(v_mentions));
+  IF v_shared_streams > 0 THEN
+    RAISE EXCEPTION 'rows of other accounts name this account or its purchases'
+      USING ERRCODE = 'SL021', DETAIL = v_shared_streams || ' ' || v_shared_accounts;
+  END IF;
 
-          v_rows := ARRAY(
-            SELECT e.event_id FROM storeledger.events e
-            WHERE e.stream_id = ANY(v_streams) AND e.erased_by IS NULL
-            UNION SELECT unnest(v_mentions));
-          SELECT count(*), count(DISTINCT e.stream_id),
-                 sha256(coalesce(string_agg(e.hash, ''::bytea ORDER BY e.tx_id, e.seq), ''::bytea))
-          INTO v_count, v_stream_count, v_digest
-          FROM storeledger.events e WHERE e.event_id = ANY(v_rows);
-          -- Streams erased whole are renamed (their names hold the identifiers); the others keep
-          -- their names, as does a stream an earlier erasure left partly erased (renaming it would
-          -- leave its versions starting past 1).
-          v_whole := ARRAY(
-            SELECT DISTINCT e.stream_id FROM storeledger.events e
-            WHERE e.event_id = ANY(v_rows)
-              AND NOT EXISTS (
-                SELECT 1 FROM storeledger.events k
-                WHERE k.stream_id = e.stream_id
-                  AND (k.erased_by IS NOT NULL OR k.event_id <> ALL(v_rows))));
+  v_rows := ARRAY(
+    SELECT e.event_id FROM storeledger.events e
+    WHERE e.stream_id = ANY(v_streams) AND e.erased_by IS NULL
+    UNION SELECT unnest(v_mentions));
+  SELECT count(*), count(DISTINCT e.stream_id),
+         sha256(coalesce(string_agg(e.hash, ''::bytea ORDER BY e.tx_id, e.seq), ''::bytea))
+  INTO v_count, v_stream_count, v_digest
+  FROM storeledger.events e WHERE e.event_id = ANY(v_rows);
+  -- Streams erased whole are renamed (their names hold the identifiers); the others keep
+  -- their names, as does a stream an earlier erasure left partly erased (renaming it would
+  -- leave its versions starting past 1).
+  v_whole := ARRAY(
+    SELECT DISTINCT e.stream_id FROM storeledger.events e
+    WHERE e.event_id = ANY(v_rows)
+      AND NOT EXISTS (
+        SELECT 1 FROM storeledger.events k
+        WHERE k.stream_id = e.stream_id
+          AND (k.erased_by IS NOT NULL OR k.event_id <> ALL(v_rows))));
 
-          -- Each row gets a random event id, and its key names that id.
-          FOREACH v_stream IN ARRAY v_whole LOOP
-            v_renamed := 'erased:' || gen_random_uuid()::text;
-            UPDATE storeledger.events e
-            SET payload = jsonb_build_object('erased', p_erasure_id::text),
-                raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
-                event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
-                stream_id = v_renamed, erased_by = p_erasure_id
-            FROM (SELECT k.event_id AS old_id, gen_random_uuid() AS id
-                  FROM storeledger.events k WHERE k.stream_id = v_stream) AS fresh
-            WHERE e.stream_id = v_stream AND e.event_id = fresh.old_id;
-          END LOOP;
-          UPDATE storeledger.events e
-          SET payload = jsonb_build_object('erased', p_erasure_id::text),
-              raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
-              event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
-              erased_by = p_erasure_id
-          FROM (SELECT old_id, gen_random_uuid() AS id FROM unnest(v_rows) AS old_id) AS fresh
-          WHERE e.event_id = fresh.old_id AND e.erased_by IS NULL;
+  -- Each row gets a random event id, and its key names that id.
+  FOREACH v_stream IN ARRAY v_whole LOOP
+    v_renamed := 'erased:' || gen_random_uuid()::text;
+    UPDATE storeledger.events e
+    SET payload = jsonb_build_object('erased', p_erasure_id::text),
+        raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
+        event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
+        stream_id = v_renamed, erased_by = p_erasure_id
+    FROM (SELECT k.event_id AS old_id, gen_random_uuid() AS id
+          FROM storeledger.events k WHERE k.stream_id = v_stream) AS fresh
+    WHERE e.stream_id = v_stream AND e.event_id = fresh.old_id;
+  END LOOP;
+  UPDATE storeledger.events e
+  SET payload = jsonb_build_object('erased', p_erasure_id::text),
+      raw_signed = NULL, claims = NULL, metadata = '{}'::jsonb,
+      event_id = fresh.id, idempotency_key = 'erased:' || fresh.id::text,
+      erased_by = p_erasure_id
+  FROM (SELECT old_id, gen_random_uuid() AS id FROM unnest(v_rows) AS old_id) AS fresh
+  WHERE e.event_id = fresh.old_id AND e.erased_by IS NULL;
 
-          -- Derived data: gone with the rows it was made from.
-          DELETE FROM storeledger.account_streams a
-          WHERE a.app_account_token = ANY(v_tokens) OR a.stream_id = ANY(v_whole);
-          DELETE FROM storeledger.account_views v WHERE v.app_account_token = ANY(v_tokens);
-          FOR v_version IN
-            SELECT version FROM storeledger.account_views_versions
-            WHERE state IN ('building', 'retired')
-          LOOP
-            EXECUTE format('DELETE FROM storeledger.%I WHERE app_account_token = ANY($1)',
-              'account_views_v' || v_version) USING v_tokens;
-          END LOOP;
-          DELETE FROM storeledger.change_deliveries d WHERE d.app_account_token = ANY(v_tokens);
-          DELETE FROM storeledger.changes c WHERE c.app_account_token = ANY(v_tokens);
-          DELETE FROM storeledger.change_derivations d WHERE d.app_account_token = ANY(v_tokens);
-          DELETE FROM storeledger.consumption_requests r
-          WHERE r.stream_id = ANY(v_whole) OR r.transaction_id = ANY(v_ids)
-             OR r.original_transaction_id = ANY(v_ids);
-          DELETE FROM storeledger.app_transactions t
-          WHERE t.app_account_token = ANY(v_tokens) OR t.original_transaction_id = ANY(v_ids)
-             OR t.app_transaction_id = ANY(v_ids);
-          -- A chain's periods and entries go with it (ON DELETE CASCADE).
-          DELETE FROM storeledger_analytics.chains c
-          WHERE c.chain = ANY(v_whole) OR c.original_transaction_id = ANY(v_ids);
+  -- Derived data: gone with the rows it was made from.
+  DELETE FROM storeledger.account_streams a
+  WHERE a.app_account_token = ANY(v_tokens) OR a.stream_id = ANY(v_whole);
+  DELETE FROM storeledger.account_views v WHERE v.app_account_token = ANY(v_tokens);
+  FOR v_version IN
+    SELECT version FROM storeledger.account_views_versions
+    WHERE state IN ('building', 'retired')
+  LOOP
+    EXECUTE format('DELETE FROM storeledger.%I WHERE app_account_token = ANY($1)',
+      'account_views_v' || v_version) USING v_tokens;
+  END LOOP;
+  DELETE FROM storeledger.change_deliveries d WHERE d.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.changes c WHERE c.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.change_derivations d WHERE d.app_account_token = ANY(v_tokens);
+  DELETE FROM storeledger.consumption_requests r
+  WHERE r.stream_id = ANY(v_whole) OR r.transaction_id = ANY(v_ids)
+     OR r.original_transaction_id = ANY(v_ids);
+  DELETE FROM storeledger.app_transactions t
+  WHERE t.app_account_token = ANY(v_tokens) OR t.original_transaction_id = ANY(v_ids)
+     OR t.app_transaction_id = ANY(v_ids);
+  -- A chain's periods and entries go with it (ON DELETE CASCADE).
+  DELETE FROM storeledger_analytics.chains c
+  WHERE c.chain = ANY(v_whole) OR c.original_transaction_id = ANY(v_ids);
 
-          INSERT INTO storeledger.erased_identifiers AS r (keyed_hash, kind, erasure_id, later)
-          SELECT storeledger.erasure_keyed_hash(k.kind, k.id), k.kind, p_erasure_id, p_later
-          FROM (SELECT id, CASE WHEN id = ANY(v_tokens) THEN 'account' ELSE 'identifier' END AS kind
-                FROM unnest(v_ids) AS id) AS k
-          ON CONFLICT (keyed_hash) DO UPDATE SET erasure_id = excluded.erasure_id, later = excluded.later;
+  INSERT INTO storeledger.erased_identifiers AS r (keyed_hash, kind, erasure_id, later)
+  SELECT storeledger.erasure_keyed_hash(k.kind, k.id), k.kind, p_erasure_id, p_later
+  FROM (SELECT id, CASE WHEN id = ANY(v_tokens) THEN 'account' ELSE 'identifier' END AS kind
+        FROM unnest(v_ids) AS id) AS k
+  ON CONFLICT (keyed_hash) DO UPDATE SET erasure_id = excluded.erasure_id, later = excluded.later;
 
-          -- The erasure itself, in the log: who asked, why, and what it covers; no personal data.
-          PERFORM * FROM storeledger.append_events(
-            'erasures', 'any', 0, ARRAY[p_erasure_id], ARRAY['erasure:' || p_erasure_id::text],
-            ARRAY['ledger.account_erased.v1'], ARRAY[''], ARRAY[-1::bigint],
-            ARRAY[jsonb_build_object(
-              'erasureId', p_erasure_id::text, 'requestedBy', p_requested_by, 'reason', p_reason,
-              'later', p_later, 'accounts', cardinality(v_tokens), 'rows', v_count,
-              'streams', v_stream_count, 'rowsDigest', encode(v_digest, 'hex'),
-              'erasedAt', (extract(epoch FROM v_at) * 1000)::bigint)],
-            ARRAY[''], ARRAY['{"source":"erasure"}'::jsonb], ARRAY['']);
+  -- The erasure itself, in the log: who asked, why, and what it covers; no personal data.
+  PERFORM * FROM storeledger.append_events(
+    'erasures', 'any', 0, ARRAY[p_erasure_id], ARRAY['erasure:' || p_erasure_id::text],
+    ARRAY['ledger.account_erased.v1'], ARRAY[''], ARRAY[-1::bigint],
+    ARRAY[jsonb_build_object(
+      'erasureId', p_erasure_id::text, 'requestedBy', p_requested_by, 'reason', p_reason,
+      'later', p_later, 'accounts', cardinality(v_tokens), 'rows', v_count,
+      'streams', v_stream_count, 'rowsDigest', encode(v_digest, 'hex'),
+      'erasedAt', (extract(epoch FROM v_at) * 1000)::bigint)],
+    ARRAY[''], ARRAY['{"source":"erasure"}'::jsonb], ARRAY['']);
 
-          RETURN QUERY SELECT 'erased'::text, p_erasure_id, v_count, v_stream_count, v_digest, v_at;
-        END
-        $$;
+  RETURN QUERY SELECT 'erased'::text, p_erasure_id, v_count, v_stream_count, v_digest, v_at;
+END
+$$;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 29, name: "console_sign_outs",
       sql: #"""
-        -- Console sessions signed out before they expired (docs/reference/console.md). A session is a
-        -- signed token every server with the same keys accepts; a sign-out recorded here ends it on
-        -- all of them, and on a server started later. Only the SHA-256 of the token is kept. Rows
-        -- past `expires_at` name tokens refused anyway, and are removed as sign-outs come.
-        CREATE TABLE storeledger.console_sign_outs (
-          token_digest   text        PRIMARY KEY CHECK (token_digest ~ '^[0-9a-f]{64}$'),
-          expires_at     timestamptz NOT NULL,
-          signed_out_at  timestamptz NOT NULL DEFAULT now()
-        );
-        CREATE INDEX console_sign_outs_expiry ON storeledger.console_sign_outs (expires_at);
+-- Console sessions signed out before they expired (docs/reference/console.md). A session is a
+-- signed token every server with the same keys accepts; a sign-out recorded here ends it on
+-- all of them, and on a server started later. Only the SHA-256 of the token is kept. Rows
+-- past `expires_at` name tokens refused anyway, and are removed as sign-outs come.
+CREATE TABLE storeledger.console_sign_outs (
+  token_digest   text        PRIMARY KEY CHECK (token_digest ~ '^[0-9a-f]{64}$'),
+  expires_at     timestamptz NOT NULL,
+  signed_out_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX console_sign_outs_expiry ON storeledger.console_sign_outs (expires_at);
 
-        ALTER TABLE storeledger.console_sign_outs OWNER TO storeledger_owner;
-        GRANT SELECT, INSERT, DELETE ON storeledger.console_sign_outs TO storeledger_writer;
+ALTER TABLE storeledger.console_sign_outs OWNER TO storeledger_owner;
+GRANT SELECT, INSERT, DELETE ON storeledger.console_sign_outs TO storeledger_writer;
 
-        """#),
+"""#),
     SchemaMigration(
       version: 30, name: "erasure_statistics",
       sql: #"""
-        -- After an erasure, the planner's statistics (`pg_stats`: most common values, histogram
-        -- bounds) may still quote the erased tokens and identifiers until the next ANALYZE, which
-        -- autovacuum runs only once enough rows changed. `analyze_after_erasure` samples again
-        -- every table of StoreLedger's schemas within the erasure's statement: rows the erasure
-        -- deleted or rewrote are not sampled (ANALYZE skips versions its own transaction deleted),
-        -- so the statistics it leaves quote only what is still there. It is a no-op unless the
-        -- erasure erased something.
+-- After an erasure, the planner's statistics (`pg_stats`: most common values, histogram
+-- bounds) may still quote the erased tokens and identifiers until the next ANALYZE, which
+-- autovacuum runs only once enough rows changed. `analyze_after_erasure` samples again
+-- every table of StoreLedger's schemas within the erasure's statement: rows the erasure
+-- deleted or rewrote are not sampled (ANALYZE skips versions its own transaction deleted),
+-- so the statistics it leaves quote only what is still there. It is a no-op unless the
+-- erasure erased something.
 
-        CREATE OR REPLACE FUNCTION storeledger.analyze_after_erasure(p_outcome text)
-        RETURNS bigint
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-        DECLARE
-          v_table regclass;
-          v_count bigint := 0;
-        BEGIN
-          IF p_outcome IS DISTINCT FROM 'erased' THEN
-            RETURN 0;
-          END IF;
-          FOR v_table IN
-            SELECT c.oid::regclass FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname IN ('storeledger', 'storeledger_analytics') AND c.relkind IN ('r', 'p')
-            ORDER BY c.oid
-          LOOP
-            EXECUTE format('ANALYZE %s', v_table);
-            v_count := v_count + 1;
-          END LOOP;
-          RETURN v_count;
-        END
-        $$;
+CREATE OR REPLACE FUNCTION storeledger.analyze_after_erasure(p_outcome text)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  v_table regclass;
+  v_count bigint := 0;
+BEGIN
+  IF p_outcome IS DISTINCT FROM 'erased' THEN
+    RETURN 0;
+  END IF;
+  FOR v_table IN
+    SELECT c.oid::regclass FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname IN ('storeledger', 'storeledger_analytics') AND c.relkind IN ('r', 'p')
+    ORDER BY c.oid
+  LOOP
+    EXECUTE format('ANALYZE %s', v_table);
+    v_count := v_count + 1;
+  END LOOP;
+  RETURN v_count;
+END
+$$;
 
-        REVOKE ALL ON FUNCTION storeledger.analyze_after_erasure(text) FROM PUBLIC;
-        -- Whoever may erase may refresh the statistics after it: the server's role once granted
-        -- `erase_accounts`, as the owner always can.
-        GRANT EXECUTE ON FUNCTION storeledger.analyze_after_erasure(text) TO storeledger_writer;
+REVOKE ALL ON FUNCTION storeledger.analyze_after_erasure(text) FROM PUBLIC;
+-- Whoever may erase may refresh the statistics after it: the server's role once granted
+-- `erase_accounts`, as the owner always can.
+GRANT EXECUTE ON FUNCTION storeledger.analyze_after_erasure(text) TO storeledger_writer;
 
-        """#),
+"""#),
+    SchemaMigration(
+      version: 31, name: "account_list_columns_written",
+      sql: #"""
+-- The support lists' columns of an account view are written with the view instead of being
+-- generated from it. A generated column is computed again on every UPDATE of its row, and an
+-- append bumps the row's `changes` on every event: seven jsonb walks (about 250 µs) paid by
+-- every append, every projector write and every rebuilt row, for values that change only when
+-- the view does. The projector and the rebuild compute them where the view is built (one rule,
+-- StoreLedgerCore's AccountListRow) and store them beside it.
+--
+-- DROP EXPRESSION keeps every row's current values, so nothing is computed again here. A row
+-- an append creates before any view exists gets the values of an empty view.
+
+-- The live table and every version kept beside it (a retired rebuild's table carries the
+-- expressions too, and they name the functions dropped below).
+DO $$
+DECLARE
+  v_table regclass;
+  v_column name;
+BEGIN
+  FOR v_table, v_column IN
+    SELECT c.oid::regclass, a.attname
+    FROM pg_attribute a
+    JOIN pg_class c ON c.oid = a.attrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'storeledger' AND c.relname LIKE 'account\_views%' AND c.relkind = 'r'
+      AND a.attgenerated = 's' AND a.attname LIKE 'list\_%' AND NOT a.attisdropped
+    ORDER BY c.oid, a.attnum
+  LOOP
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP EXPRESSION', v_table, v_column);
+  END LOOP;
+END
+$$;
+
+ALTER TABLE storeledger.account_views
+  ALTER COLUMN list_statuses SET DEFAULT '{}',
+  ALTER COLUMN list_entitlements SET DEFAULT '{}',
+  ALTER COLUMN list_products SET DEFAULT '{}',
+  ALTER COLUMN list_storefronts SET DEFAULT '{}',
+  ALTER COLUMN list_environments SET DEFAULT '{}',
+  ALTER COLUMN list_changed_ms SET DEFAULT 0;
+
+-- Nothing computes them in the database any more.
+DROP FUNCTION storeledger.view_environments(jsonb);
+DROP FUNCTION storeledger.view_texts(jsonb, text, text);
+DROP FUNCTION storeledger.view_statuses(jsonb);
+DROP FUNCTION storeledger.view_entitlements_in_force(jsonb);
+DROP FUNCTION storeledger.view_next_expiry_ms(jsonb);
+
+-- Stores rebuilt views, with their list columns, into the building table of p_version. Each
+-- list arrives as one array literal per account (`{"a","b"}`), cast here.
+DROP FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[],
+  bigint[], bigint[]);
+CREATE FUNCTION storeledger.store_rebuilt_account_views(
+  p_version integer, p_projection text, p_tokens text[], p_changes bigint[], p_views text[],
+  p_from_ms bigint[], p_until_ms bigint[], p_statuses text[], p_entitlements text[],
+  p_products text[], p_storefronts text[], p_environments text[], p_next_expiry_ms bigint[]
+) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_count bigint;
+BEGIN
+  PERFORM storeledger.require_account_views_version(p_version, 'building', 'SL010');
+  EXECUTE format(
+    'INSERT INTO storeledger.%I AS v (app_account_token, changes, projected_changes, projection,'
+    ' view, stable_from_ms, stable_until_ms, projected_at, list_statuses, list_entitlements,'
+    ' list_products, list_storefronts, list_environments, list_next_expiry_ms, list_changed_ms)'
+    ' SELECT t, c, c, $1, w::jsonb, f, u, now(), s::integer[], e::text[], p::text[], sf::text[],'
+    '   en::text[], nx, coalesce(f, 0)'
+    ' FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],'
+    '   $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[])'
+    '   AS x(t, c, w, f, u, s, e, p, sf, en, nx)'
+    ' ON CONFLICT (app_account_token) DO UPDATE SET changes = excluded.changes,'
+    '   projected_changes = excluded.projected_changes, projection = excluded.projection,'
+    '   view = excluded.view, stable_from_ms = excluded.stable_from_ms,'
+    '   stable_until_ms = excluded.stable_until_ms, projected_at = excluded.projected_at,'
+    '   list_statuses = excluded.list_statuses, list_entitlements = excluded.list_entitlements,'
+    '   list_products = excluded.list_products, list_storefronts = excluded.list_storefronts,'
+    '   list_environments = excluded.list_environments,'
+    '   list_next_expiry_ms = excluded.list_next_expiry_ms,'
+    '   list_changed_ms = excluded.list_changed_ms',
+    'account_views_v' || p_version)
+  USING p_projection, p_tokens, p_changes, p_views, p_from_ms, p_until_ms, p_statuses,
+    p_entitlements, p_products, p_storefronts, p_environments, p_next_expiry_ms;
+  GET DIAGNOSTICS v_count = ROW_COUNT;
+  RETURN v_count;
+END
+$$;
+ALTER FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[], bigint[], text[],
+  bigint[], bigint[], text[], text[], text[], text[], text[], bigint[]) OWNER TO storeledger_owner;
+REVOKE EXECUTE ON FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[],
+  bigint[], text[], bigint[], bigint[], text[], text[], text[], text[], text[], bigint[])
+  FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storeledger.store_rebuilt_account_views(integer, text, text[],
+  bigint[], text[], bigint[], bigint[], text[], text[], text[], text[], text[], bigint[])
+  TO storeledger_writer;
+
+"""#),
   ]
 }

@@ -94,6 +94,7 @@ package enum AccountViewStatements {
   ) async throws -> Int {
     guard !views.isEmpty else { return 0 }
     let unbounded = Int64.min
+    let lists = views.map { AccountListRow($0) }
     return try await client.execute(
       """
       WITH locked AS (
@@ -104,13 +105,23 @@ package enum AccountViewStatements {
       UPDATE storeledger.account_views AS v
       SET projected_changes = u.changes, projection = \(projection), view = u.view::jsonb,
         stable_from_ms = NULLIF(u.from_ms, \(unbounded)),
-        stable_until_ms = NULLIF(u.until_ms, \(unbounded)), projected_at = now()
+        stable_until_ms = NULLIF(u.until_ms, \(unbounded)), projected_at = now(),
+        list_statuses = u.statuses::integer[], list_entitlements = u.entitlements::text[],
+        list_products = u.products::text[], list_storefronts = u.storefronts::text[],
+        list_environments = u.environments::text[],
+        list_next_expiry_ms = NULLIF(u.next_expiry_ms, \(unbounded)),
+        list_changed_ms = coalesce(NULLIF(u.from_ms, \(unbounded)), 0)
       FROM locked, unnest(
         \(views.map(\.token))::text[], \(views.map(\.changes))::bigint[],
         \(views.map(\.summaryJSON))::text[],
         \(views.map { $0.interval.from?.milliseconds ?? unbounded })::bigint[],
-        \(views.map { $0.interval.until?.milliseconds ?? unbounded })::bigint[]
-      ) AS u(token, changes, view, from_ms, until_ms)
+        \(views.map { $0.interval.until?.milliseconds ?? unbounded })::bigint[],
+        \(lists.map(\.statusesLiteral))::text[], \(lists.map(\.entitlementsLiteral))::text[],
+        \(lists.map(\.productsLiteral))::text[], \(lists.map(\.storefrontsLiteral))::text[],
+        \(lists.map(\.environmentsLiteral))::text[],
+        \(lists.map { $0.nextExpiry?.milliseconds ?? unbounded })::bigint[]
+      ) AS u(token, changes, view, from_ms, until_ms, statuses, entitlements, products,
+        storefronts, environments, next_expiry_ms)
       WHERE locked.app_account_token = u.token AND v.app_account_token = u.token
         AND v.projected_changes <= u.changes
       RETURNING v.app_account_token

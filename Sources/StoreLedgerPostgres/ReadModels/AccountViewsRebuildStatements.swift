@@ -70,6 +70,7 @@ package enum AccountViewsRebuildStatements {
     on client: PostgresClient, logger: Logger
   ) async throws {
     let unbounded = Int64.min
+    let lists = views.map { AccountListRow($0) }
     _ = try await client.query(
       """
       SELECT storeledger.store_rebuilt_account_views(
@@ -78,6 +79,11 @@ package enum AccountViewsRebuildStatements {
         array_replace(\(views.map { $0.interval.from?.milliseconds ?? unbounded })::bigint[],
           \(unbounded), NULL),
         array_replace(\(views.map { $0.interval.until?.milliseconds ?? unbounded })::bigint[],
+          \(unbounded), NULL),
+        \(lists.map(\.statusesLiteral))::text[], \(lists.map(\.entitlementsLiteral))::text[],
+        \(lists.map(\.productsLiteral))::text[], \(lists.map(\.storefrontsLiteral))::text[],
+        \(lists.map(\.environmentsLiteral))::text[],
+        array_replace(\(lists.map { $0.nextExpiry?.milliseconds ?? unbounded })::bigint[],
           \(unbounded), NULL))
       """, logger: logger
     ) { rows in for try await _ in rows {} }
