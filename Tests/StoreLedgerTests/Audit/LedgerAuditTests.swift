@@ -224,6 +224,51 @@ import Testing
   }
 
   /// Sets one account's first subscription status to 9 in the live views; returns the account.
+  /// A rebuilt table is filled before it is indexed: once live it has every index the table
+  /// it replaced had (the lists' GIN indexes among them), and its list columns are those the
+  /// projector writes.
+  @Test func aRebuiltTableIsIndexedAsTheLiveOneWasAndListsAsItDid() async throws {
+    try await withAuditedLedger { ledger, database in
+      func indexes() async throws -> [String] {
+        try await database.asAdmin { client in
+          try await client.query(
+            """
+            SELECT regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \\S+ ON \\S+ ', '')
+            FROM pg_index i WHERE i.indrelid = 'storeledger.account_views'::regclass ORDER BY 1
+            """, logger: TestDatabase.logger
+          ) { rows in
+            var found: [String] = []
+            for try await definition in rows.decode(String.self) { found.append(definition) }
+            return found
+          }
+        }
+      }
+      func lists() async throws -> [String] {
+        try await database.asAdmin { client in
+          try await client.query(
+            """
+            SELECT app_account_token || ' ' || list_statuses::text || list_entitlements::text
+              || list_products::text || list_environments::text || list_changed_ms::text
+            FROM storeledger.account_views ORDER BY app_account_token
+            """, logger: TestDatabase.logger
+          ) { rows in
+            var found: [String] = []
+            for try await row in rows.decode(String.self) { found.append(row) }
+            return found
+          }
+        }
+      }
+      let before = try await indexes()
+      let listed = try await lists()
+      #expect(before.count >= 10, "\(before)")
+      #expect(before.contains { $0.contains("gin (list_statuses)") })
+      #expect(listed.contains { $0.contains("{1}") }, "an active account lists status 1")
+      _ = try await LedgerMaintenance(ledger: ledger).rebuildAccountViews(pageSize: 5)
+      #expect(try await indexes() == before)
+      #expect(try await lists() == listed)
+    }
+  }
+
   static func editOneView(_ database: TestDatabase) async throws -> String {
     try await database.asAdmin { client in
       try await client.query(
