@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StoreLedgerCore
 import StoreLedgerTestSupport
 import Testing
 
 @testable import StoreLedgerPostgres
-import StoreLedgerCore
 
 /// The ways PostgresNIO 1.33 can wait forever, each turned into a prompt answer.
 @Suite(.enabled(if: TestDatabase.shouldRun)) struct ConnectionFailureTests {
@@ -104,6 +104,31 @@ import StoreLedgerCore
           }
         }
       }
+    }
+  }
+
+  /// A host that refuses writes as read-only (a primary being demoted in a planned failover)
+  /// answers "unavailable" with SQLSTATE 25006: nothing was stored, and the caller (a webhook's
+  /// 503, a replay's wait) tries again on the new primary rather than taking it as a refusal
+  /// of the item. A replay stopped on "database_rejected" mid-failover before this held.
+  @Test func aWriteRefusedAsReadOnlyIsUnavailable() async throws {
+    try await TestDatabase.withMigrated { database in
+      try await database.asAdmin { admin in
+        try await admin.execute(
+          PostgresQuery(
+            unsafeSQL: "ALTER DATABASE \(database.name) SET default_transaction_read_only = on"),
+          logger: TestDatabase.logger)
+      }
+      let error = try await database.withEventStore { store in
+        await #expect(throws: EventStoreError.self) {
+          _ = try await store.append([Events.make("refused")], to: "s")
+        }
+      }
+      #expect(error?.code == .databaseUnavailable)
+      #expect(error?.sqlState == "25006")
+      #expect(error.map(DatabaseHosts.refusedAsReadOnly) == true)
+      #expect(error.map(DatabaseHosts.losesHost) == true)
+      #expect(try await database.eventCount() == 0)
     }
   }
 

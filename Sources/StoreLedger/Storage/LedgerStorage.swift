@@ -145,7 +145,11 @@ package struct LedgerStorage: Sendable {
           "the database role may not do this: the schema is changed by its owner (storeledger "
             + "migrate with the owner role); the writer role reads and appends")
       }
-      return LedgerError(.databaseRejected, error.message)
+      // The SQLSTATE names the refusal for whoever reads the log; the message's own text is
+      // not passed on, since the database's can quote row values.
+      return LedgerError(
+        .databaseRejected,
+        error.sqlState.map { "\(error.message) (SQLSTATE \($0))" } ?? error.message)
     }
     return LedgerError(.databaseUnavailable, "the database failed")
   }

@@ -13,7 +13,13 @@ extension EventStoreError {
     if let known = known(sqlState, detail: psql.serverInfo?[.detail]) { return known }
     let code: Code =
       sqlState.hasPrefix("22") || sqlState.hasPrefix("23") ? .invalidEvent : .databaseRejected
-    let unavailable = sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001"
+    // Unavailable: retrying later can succeed and nothing was changed. A lost connection
+    // (08), a server shutting down or a cancelled statement (57), a transaction rolled back
+    // for serialization or a deadlock (40001, 40P01), and a write refused as read-only
+    // (25006): the host was a primary being demoted, and the new primary takes it.
+    let unavailable =
+      sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001"
+      || sqlState == "40P01" || sqlState == "25006"
     return EventStoreError(
       unavailable ? .databaseUnavailable : code, "the database refused \(action)",
       sqlState: sqlState)
