@@ -26,6 +26,10 @@ public final class SimulatedAppStore: Sendable {
     var subscriptions: [String: SimulatedSubscription] = [:]
     /// Every notification sent, in order.
     var notifications: [SimulatedNotification] = []
+    /// Each notification's position in `notifications`, by notificationUUID: an attempt is
+    /// recorded for every delivery, and a search through a year's notifications for each
+    /// one cost the demo seconds.
+    var notificationPositions: [String: Int] = [:]
     /// Renewal extensions by request identifier, and their times per subscription.
     var extensionsByRequest: [String: ExtendRenewalDateResponse] = [:]
     var extensionTimes: [String: [Int64]] = [:]
@@ -156,7 +160,10 @@ public final class SimulatedAppStore: Sendable {
   }
 
   func enqueue(_ notification: SimulatedNotification) {
-    state.withLock { $0.notifications.append(notification) }
+    state.withLock { state in
+      state.notificationPositions[notification.uuid] = state.notifications.count
+      state.notifications.append(notification)
+    }
   }
 
   /// Every notification sent so far, with its attempts, oldest first.
@@ -184,7 +191,7 @@ public final class SimulatedAppStore: Sendable {
 
   func recordAttempt(_ uuid: String, _ result: SendAttemptResult, at time: Timestamp) {
     state.withLock { state in
-      guard let index = state.notifications.firstIndex(where: { $0.uuid == uuid }) else { return }
+      guard let index = state.notificationPositions[uuid] else { return }
       var attempt = SendAttemptItem()
       attempt.attemptDate = time
       attempt.sendAttemptResult = result

@@ -3,18 +3,22 @@ import Logging
 import StoreLedgerCore
 
 extension CustomerReplay {
-  /// The ids to start from: those a run started from before first (their revisions are
-  /// stored), then the others; each group in a fixed order that spreads one customer's
-  /// (neighbouring) ids apart, so that concurrent replays rarely share a customer.
-  func startingIds(_ customers: Customers) async throws -> [String] {
+  /// The ids to start from, in two rounds: those a run started from before (their revisions
+  /// are stored), then the others, which start only once the first round has finished (so an
+  /// id a stored customer covers is known covered, and a second run fetches nothing again).
+  /// Each round is in a fixed order that spreads one customer's (neighbouring) ids apart, so
+  /// that concurrent replays rarely share a customer.
+  func startingIds(_ customers: Customers) async throws -> [[String]] {
     let ids = try await LedgerMaintenance(ledger: ledger).purchaseChains(
       customers, in: environment, logger: logger)
     let started = Set(try await replayedIds())
     let order: (String, String) -> Bool = {
       (String($0.reversed()), $0) < (String($1.reversed()), $1)
     }
-    return ids.filter(started.contains).sorted(by: order)
-      + ids.filter { !started.contains($0) }.sorted(by: order)
+    return [
+      ids.filter(started.contains).sorted(by: order),
+      ids.filter { !started.contains($0) }.sorted(by: order),
+    ]
   }
 
   private func replayedIds() async throws -> [String] {

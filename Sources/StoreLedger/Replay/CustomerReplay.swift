@@ -86,50 +86,43 @@ public struct CustomerReplay: Sendable {
   public func replay(
     _ customers: Customers, progress: @Sendable (Report) -> Void = { _ in }
   ) async throws -> Report {
-    var pending = try await whileUnavailable { try await startingIds(customers) }
-    var covered = Set<String>()
-    var groups: [Set<String>] = []
+    let rounds = try await whileUnavailable { try await startingIds(customers) }
     var report = Report()
     if case .everyone = customers {
       report.unrouted = try await whileUnavailable {
         try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
       }
     }
-    while !pending.isEmpty {
-      let batch = Array(pending.prefix(concurrency))
-      pending.removeFirst(batch.count)
-      let results = try await withThrowingTaskGroup(of: (Report, Set<String>).self) { group in
-        for id in batch { group.addTask { try await replayCustomer(from: id) } }
-        var results: [(Report, Set<String>)] = []
-        for try await result in group { results.append(result) }
-        return results
+    var covered = Set<String>()
+    var chains = ChainGroups()
+    for pending in rounds {
+      // A window of `concurrency` customers: the next one starts as soon as any finishes,
+      // so one slow customer does not hold the others back. An id whose chain a finished
+      // customer already covered is not started.
+      var next = pending.startIndex
+      try await withThrowingTaskGroup(of: (Report, Set<String>).self) { group in
+        var running = 0
+        while true {
+          while running < concurrency, next < pending.endIndex {
+            let id = pending[next]
+            next += 1
+            guard !covered.contains(id) else { continue }
+            group.addTask { try await replayCustomer(from: id) }
+            running += 1
+          }
+          guard let (customer, originals) = try await group.next() else { break }
+          running -= 1
+          report.add(customer)
+          covered.formUnion(originals)
+          // Two starting ids replayed at once can belong to one customer: chains that share
+          // an id are one customer.
+          chains.join(originals)
+          report.customers = chains.count
+          progress(report)
+        }
       }
-      for (customer, originals) in results {
-        report.add(customer)
-        covered.formUnion(originals)
-        groups.append(originals)
-      }
-      pending.removeAll { covered.contains($0) }
-      report.customers = Self.distinctCustomers(groups)
-      progress(report)
     }
     return report
-  }
-
-  /// Two starting ids replayed at once can belong to one customer: chains that share an id
-  /// are one customer.
-  static func distinctCustomers(_ groups: [Set<String>]) -> Int {
-    var merged: [Set<String>] = []
-    for group in groups {
-      var joined = group
-      merged.removeAll { other in
-        guard !other.isDisjoint(with: joined) else { return false }
-        joined.formUnion(other)
-        return true
-      }
-      merged.append(joined)
-    }
-    return merged.count
   }
 
   /// One customer: history from the stored revision, then the statuses. Returns the chains
