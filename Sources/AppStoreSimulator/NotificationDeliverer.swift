@@ -51,9 +51,7 @@ public final class NotificationDeliverer: Sendable {
     var dueAt: [String: ContinuousClock.Instant] = [:]
     let clock = ContinuousClock()
     while true {
-      let pending = store.notifications().filter {
-        !$0.delivered && $0.attempts.count <= retryHours.count
-      }
+      let pending = store.undelivered(attemptedAtMost: retryHours.count)
       guard !pending.isEmpty else { return }
       let now = clock.now
       var due = pending.filter { (dueAt[$0.uuid] ?? now) <= now }

@@ -171,6 +171,15 @@ public final class SimulatedAppStore: Sendable {
     state.withLock { $0.notifications }
   }
 
+  /// The notifications not yet delivered with at most `attempts` attempts, oldest first;
+  /// filtered under the lock, so a deliverer polling every few milliseconds does not copy the
+  /// whole year's notifications each time.
+  func undelivered(attemptedAtMost attempts: Int) -> [SimulatedNotification] {
+    state.withLock { state in
+      state.notifications.filter { !$0.delivered && $0.attempts.count <= attempts }
+    }
+  }
+
   func extensionAnswer(_ requestIdentifier: String) -> ExtendRenewalDateResponse? {
     state.withLock { $0.extensionsByRequest[requestIdentifier] }
   }
