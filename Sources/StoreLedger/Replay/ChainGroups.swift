@@ -7,6 +7,9 @@ struct ChainGroups: Sendable {
   /// How many groups there are.
   private(set) var count = 0
 
+  /// Whether a group holds `id`: a chain already replayed.
+  func contains(_ id: String) -> Bool { parent[id] != nil }
+
   /// Joins `ids` into one group, merging every group that holds one of them.
   mutating func join(_ ids: Set<String>) {
     guard let first = ids.first else { return }

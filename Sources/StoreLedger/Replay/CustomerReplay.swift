@@ -93,7 +93,6 @@ public struct CustomerReplay: Sendable {
         try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
       }
     }
-    var covered = Set<String>()
     var chains = ChainGroups()
     for pending in rounds {
       // A window of `concurrency` customers: the next one starts as soon as any finishes,
@@ -106,14 +105,13 @@ public struct CustomerReplay: Sendable {
           while running < concurrency, next < pending.endIndex {
             let id = pending[next]
             next += 1
-            guard !covered.contains(id) else { continue }
+            guard !chains.contains(id) else { continue }
             group.addTask { try await replayCustomer(from: id) }
             running += 1
           }
           guard let (customer, originals) = try await group.next() else { break }
           running -= 1
           report.add(customer)
-          covered.formUnion(originals)
           // Two starting ids replayed at once can belong to one customer: chains that share
           // an id are one customer.
           chains.join(originals)
