@@ -9,8 +9,8 @@ import StoreLedgerPostgres
 import StoreLedgerTestSupport
 
 // Rebuild benchmark: `Ledger.rebuildAccountViews` over a log of generated lifecycles, next to
-// reading the same rows without folding them, round by round in one run; peak memory of each
-// phase; then the audit's signature re-verification next to the verifier in memory.
+// reading the same rows without folding them, and the revenue analytics made again, round by
+// round in one run; peak memory of each phase; then the audit's signature re-verification next to the verifier in memory.
 // Needs a PostgreSQL superuser URL (scripts/bench-rebuild starts a throwaway cluster).
 // Usage: RebuildBenchmark --database-url URL [--events 1000000] [--rounds 3]
 //        [--signature-customers 300] [--seed-only] [--checkpoints-only] [--erasure-only]
@@ -136,6 +136,10 @@ do {
       print(String(format: "       rebuild ÷ read of the same rows: %.2f", ratio))
       try await LedgerMaintenance(ledger: ledger).dropAccountViewsVersion(
         rebuilt.replacedVersion ?? 0)
+      // The rest of `storeledger rebuild`: the revenue analytics made again from the log.
+      _ = try await Figures.measure("revenue analytics", round) {
+        try await RevenueProjector(ledger: ledger, logger: logger).rebuild()
+      }
     }
     let sorted = ratios.sorted()
     print(String(format: "median rebuild ÷ read: %.2f", sorted[sorted.count / 2]))

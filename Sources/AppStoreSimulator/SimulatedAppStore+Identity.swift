@@ -27,9 +27,7 @@ extension SimulatedAppStore {
     let chain = history(of: customer).map(\.payload).filter {
       $0.originalTransactionId == originalTransactionId && $0.isUpgraded != true
     }
-    let current = chain.max {
-      ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0)
-    }
+    let current = chain.max(by: Self.boughtBefore)
     state.withLock {
       $0.tokensSet[originalTransactionId] = (
         canonical, current?.purchaseDate?.milliseconds ?? $0.now.milliseconds
@@ -86,9 +84,7 @@ extension SimulatedAppStore {
   {
     try Self.checkIdentifier(anyTransactionId)
     guard let customer = customer(of: anyTransactionId),
-      let first = history(of: customer).map(\.payload).min(by: {
-        ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0)
-      })
+      let first = history(of: customer).map(\.payload).min(by: Self.boughtBefore)
     else { throw .init(.transactionIdNotFound, "transaction id not found") }
     var download = JWSAppTransactionDecodedPayload()
     download.receiptType = app.environment

@@ -152,9 +152,10 @@ extension SimulatedAppStore {
     guard transaction.type == .autoRenewableSubscription, let id = transaction.transactionId,
       let customer = customer(of: id)
     else { return nil }
-    let newest = history(of: customer).map(\.payload).filter {
+    let periods: [JWSTransactionDecodedPayload] = history(of: customer).map(\.payload).filter {
       $0.originalTransactionId == transaction.originalTransactionId && $0.isUpgraded != true
-    }.max { ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0) }
+    }
+    let newest = periods.max(by: Self.boughtBefore)
     return newest.map(derivedStatus) ?? .active
   }
 }

@@ -264,9 +264,9 @@ extension SimulatedAppStore {
   public func groupInForce(_ originalTransactionId: String) -> (active: Bool, productId: String?) {
     state.withLock { state in
       let active = (try? seatState(originalTransactionId, state))?.active ?? false
-      let newest = state.transactions.values.map(\.payload)
+      let periods: [JWSTransactionDecodedPayload] = state.transactions.values.map(\.payload)
         .filter { $0.originalTransactionId == originalTransactionId }
-        .max { ($0.purchaseDate?.milliseconds ?? 0) < ($1.purchaseDate?.milliseconds ?? 0) }
+      let newest = periods.max(by: Self.boughtBefore)
       return (active, newest?.productId)
     }
   }

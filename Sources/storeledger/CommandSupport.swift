@@ -20,6 +20,7 @@ struct CommandFailure: Error, CustomStringConvertible {
       case .verificationFailed:
         "check --root-certs, --bundle-id, --app-apple-id and --environments match the data"
       case .insufficientBalance: "see the balance with `storeledger entitlements TOKEN`"
+      case .databaseRejected where error.message.contains("storeledger migrate"): ""
       case .databaseRejected: "the database refused it; check the role's privileges"
       default: ""
       }

@@ -153,6 +153,20 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     }
   }
 
+  public func feedHead() async throws(EventStoreError) -> FeedPosition? {
+    state.withLock { $0.events.last?.position }
+  }
+
+  public func streamIds(prefixed prefix: String, after streamId: String, limit: Int)
+    async throws(EventStoreError) -> [String]
+  {
+    state.withLock { state in
+      Array(
+        state.eventsOfStream.keys.filter { $0 > streamId && $0.hasPrefix(prefix) }.sorted()
+          .prefix(limit))
+    }
+  }
+
   public func checkpoint(_ name: String) async throws(EventStoreError) -> FeedPosition? {
     state.withLock { $0.checkpoints[name] }
   }

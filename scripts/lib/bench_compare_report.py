@@ -50,7 +50,13 @@ def server_figures(text):
     return figures
 
 
-REBUILD_LINE = re.compile(r"^\s*\d+\s+(read \(account rows\)|rebuild \(\d+ accounts\))\s+(\d+)\s+(\d+)")
+REBUILD_LINE = re.compile(
+    r"^\s*\d+\s+(read \(account rows\)|rebuild \(\d+ accounts\)|revenue analytics)\s+(\d+)\s+(\d+)")
+REBUILD_NAMES = {
+    "read": "read of the same rows, rows/s",
+    "rebuild": "rebuild, events/s",
+    "revenue": "revenue analytics made again, events/s",
+}
 RATIO_LINE = re.compile(r"rebuild ÷ read of the same rows: ([0-9.]+)")
 
 
@@ -59,7 +65,7 @@ def rebuild_figures(text):
     for line in text.splitlines():
         match = REBUILD_LINE.match(line)
         if match:
-            name = "read of the same rows, rows/s" if match.group(1).startswith("read") else "rebuild, events/s"
+            name = REBUILD_NAMES[match.group(1).split()[0]]
             figures[name] = (RATE, float(match.group(3)))
         match = RATIO_LINE.search(line)
         if match:

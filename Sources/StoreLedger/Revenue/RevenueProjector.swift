@@ -18,16 +18,27 @@ public struct RevenueProjector: Sendable {
   let pollInterval: Duration
   let logger: Logger
   /// Chains read per round trip.
-  let pageSize = 500
+  let pageSize: Int
 
   public init(
     ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 2000,
     pollInterval: Duration = .milliseconds(500), logger: Logger
   ) {
-    log = ledger.storage.log
-    revenue = ledger.storage.revenue
+    self.init(
+      log: ledger.storage.log, revenue: ledger.storage.revenue, wakeUp: wakeUp,
+      batchSize: batchSize, pollInterval: pollInterval, logger: logger)
+  }
+
+  package init(
+    log: any EventLog, revenue: any RevenueAnalyticsStore, wakeUp: WakeUpSignal? = nil,
+    batchSize: Int = 2000, pageSize: Int = 500, pollInterval: Duration = .milliseconds(500),
+    logger: Logger
+  ) {
+    self.log = log
+    self.revenue = revenue
     self.wakeUp = wakeUp
     self.batchSize = max(1, batchSize)
+    self.pageSize = max(1, pageSize)
     self.pollInterval = pollInterval
     self.logger = logger
   }
@@ -73,19 +84,62 @@ public struct RevenueProjector: Sendable {
     }
   }
 
-  /// Deletes every row and projects the whole log again.
+  /// Deletes every row and projects the whole log again; returns how many events it read.
+  ///
+  /// Following the feed from its start would project a chain again for every batch that
+  /// holds one of its events; instead every chain is projected once, from its whole stream
+  /// as it is then, `concurrency` pages at once. That covers every event up to the feed's
+  /// head read before the first page, so the checkpoint moves there and the feed is followed
+  /// from it for what arrived meanwhile.
   @discardableResult
-  public func rebuild() async throws(LedgerError) -> Int {
+  public func rebuild(concurrency: Int = 2) async throws(LedgerError) -> Int {
+    let events: Int
     do {
       try await revenue.clearRevenue()
-      let checkpoint = try await log.checkpoint(Self.checkpointName)
-      if let checkpoint {
-        try await log.moveCheckpoint(Self.checkpointName, from: checkpoint, to: .beginning)
+      var checkpoint = try await log.checkpoint(Self.checkpointName)
+      if let moved = checkpoint {
+        try await log.moveCheckpoint(Self.checkpointName, from: moved, to: .beginning)
+        checkpoint = .beginning
+      }
+      let head = try await log.feedHead()
+      events = try await projectEveryChain(concurrency: max(1, concurrency))
+      if let head {
+        do {
+          try await log.moveCheckpoint(Self.checkpointName, from: checkpoint, to: head)
+        } catch {
+          // Another projector moved it: following the feed from there makes rows again that
+          // are as good as these.
+          guard error.code == .checkpointConflict else { throw error }
+        }
       }
     } catch {
       throw LedgerStorage.mapped(error)
     }
-    return try await catchUp()
+    return try await events + catchUp()
+  }
+
+  /// Projects every chain of the log once, in pages of stream ids, `concurrency` pages at a
+  /// time; returns how many events the pages held.
+  private func projectEveryChain(concurrency: Int) async throws -> Int {
+    try await withThrowingTaskGroup(of: Int.self) { group in
+      var (after, running, events) = ("", 0, 0)
+      while true {
+        let page = try await log.streamIds(prefixed: "sub:", after: after, limit: pageSize)
+        guard let last = page.last else { break }
+        after = last
+        if running == concurrency, let done = try await group.next() {
+          (events, running) = (events + done, running - 1)
+        }
+        group.addTask {
+          let (chains, read) = try await project(page)
+          try await revenue.storeRevenue(chains)
+          return read
+        }
+        running += 1
+      }
+      for try await done in group { events += done }
+      return events
+    }
   }
 
   /// One batch of the feed: the chains it names projected, the checkpoint moved past it.
@@ -99,7 +153,7 @@ public struct RevenueProjector: Sendable {
     while start < chains.count {
       let page = Array(chains[start..<min(start + pageSize, chains.count)])
       start += page.count
-      try await revenue.storeRevenue(try await project(page))
+      try await revenue.storeRevenue(try await project(page).chains)
     }
     do {
       try await log.moveCheckpoint(Self.checkpointName, from: checkpoint, to: last.position)
@@ -110,8 +164,8 @@ public struct RevenueProjector: Sendable {
     return entries.count
   }
 
-  /// The rows of each of `streams`, from its whole stream.
-  func project(_ streams: [String]) async throws -> [ChainRevenue] {
+  /// The rows of each of `streams`, from its whole stream, and how many events those hold.
+  func project(_ streams: [String]) async throws -> (chains: [ChainRevenue], events: Int) {
     let rows = try await log.readStreamFoldRows(streams)
     var byStream: [String: (events: [LedgerEvent], position: FeedPosition, recorded: Date)] = [:]
     for row in rows {
@@ -129,7 +183,7 @@ public struct RevenueProjector: Sendable {
       }
       byStream[row.streamId] = chain
     }
-    return streams.compactMap { stream in
+    let chains = streams.compactMap { stream -> ChainRevenue? in
       guard let chain = byStream[stream] else { return nil }
       let timelines = RevenueTimeline.timelines(
         of: LedgerState.fold(chain.events), horizon: Self.horizon,
@@ -138,5 +192,6 @@ public struct RevenueProjector: Sendable {
         chain: stream, position: chain.position, recordedAt: chain.recorded,
         timelines: timelines)
     }
+    return (chains, rows.count)
   }
 }

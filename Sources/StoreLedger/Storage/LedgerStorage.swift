@@ -145,6 +145,14 @@ package struct LedgerStorage: Sendable {
           "the database role may not do this: the schema is changed by its owner (storeledger "
             + "migrate with the owner role); the writer role reads and appends")
       }
+      // A function, table or column the statement names is missing: the database's schema is
+      // older than this release.
+      if let state = error.sqlState, ["42883", "42P01", "42703"].contains(state) {
+        return LedgerError(
+          .databaseRejected,
+          "\(error.message) (SQLSTATE \(state)): the database's schema is older than this "
+            + "release; apply its migrations (storeledger migrate with the owner role)")
+      }
       // The SQLSTATE names the refusal for whoever reads the log; the message's own text is
       // not passed on, since the database's can quote row values.
       return LedgerError(

@@ -44,6 +44,15 @@ public protocol EventLog: Sendable {
   func readFeedEntries(after position: FeedPosition, limit: Int) async throws(EventStoreError)
     -> [FeedEntry]
 
+  /// The position of the last event ``readFeedEntries(after:limit:)`` would give now; nil
+  /// while it would give none.
+  func feedHead() async throws(EventStoreError) -> FeedPosition?
+
+  /// Up to `limit` ids of streams holding events whose id starts with `prefix`, after
+  /// `streamId` (an empty string: from the first) in the log's order of stream ids.
+  func streamIds(prefixed prefix: String, after streamId: String, limit: Int)
+    async throws(EventStoreError) -> [String]
+
   /// Where the feed's consumer `name` has got to; nil before its first move.
   func checkpoint(_ name: String) async throws(EventStoreError) -> FeedPosition?
 

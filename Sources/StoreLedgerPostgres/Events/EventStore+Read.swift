@@ -157,6 +157,48 @@ extension EventStore {
     }
   }
 
+  public func feedHead() async throws(EventStoreError) -> FeedPosition? {
+    do {
+      return try await primary().query(
+        """
+        SELECT events.tx_id::text, events.seq FROM storeledger.events
+        WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.tx_id DESC, events.seq DESC LIMIT 1
+        """, logger: logger
+      ) { rows in
+        var head: FeedPosition?
+        for try await (transaction, sequence) in rows.decode((String, Int64).self) {
+          head = FeedPosition(transactionId: try UInt64(transaction).orThrow(), sequence: sequence)
+        }
+        return head
+      }
+    } catch {
+      throw failure(error, while: "reading the feed's head")
+    }
+  }
+
+  /// Walks the primary key from `streamId` on; the prefix is a filter, not a range, because
+  /// under the database's collation the ids that start with it need not sort together.
+  public func streamIds(prefixed prefix: String, after streamId: String, limit: Int)
+    async throws(EventStoreError) -> [String]
+  {
+    do {
+      return try await primary().query(
+        """
+        SELECT DISTINCT stream_id FROM storeledger.events
+        WHERE stream_id > \(streamId) AND starts_with(stream_id, \(prefix))
+        ORDER BY stream_id LIMIT \(Int64(limit))
+        """, logger: logger
+      ) { rows in
+        var ids: [String] = []
+        for try await id in rows.decode(String.self) { ids.append(id) }
+        return ids
+      }
+    } catch {
+      throw failure(error, while: "listing the log's streams")
+    }
+  }
+
   static func collect(_ rows: StatementRows) async throws -> [RecordedEvent] {
     var events: [RecordedEvent] = []
     for try await row in rows { events.append(try RecordedEvent(row: row)) }

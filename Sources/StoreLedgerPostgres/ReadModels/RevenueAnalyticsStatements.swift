@@ -120,7 +120,7 @@ package enum RevenueAnalyticsStatements {
   }
 
   package static func clear(on client: PostgresClient, logger: Logger) async throws {
-    try await client.execute("DELETE FROM storeledger_analytics.chains", logger: logger)
+    try await client.execute("SELECT storeledger_analytics.clear_revenue()", logger: logger)
   }
 
   /// Chains after `position` with their rows, read back into timelines.

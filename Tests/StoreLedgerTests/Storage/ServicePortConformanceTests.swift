@@ -49,6 +49,7 @@ import Testing
     _ kind: StorageKind
   ) async throws {
     try await kind.withStorage { storage in
+      #expect(try await storage.log.feedHead() == nil)
       _ = try await storage.log.append(
         [StorageConformanceTests.debit("k1")], to: "s1", expected: .noStream)
       let refused = await #expect(throws: EventStoreError.self) {
@@ -66,6 +67,26 @@ import Testing
       #expect(entries.map(\.streamId) == ["s1", "s1", "s2"])
       let rest = try await storage.log.readFeedEntries(after: entries[0].position, limit: 1)
       #expect(rest.map(\.position) == [entries[1].position])
+
+      #expect(try await storage.log.feedHead() == entries.last?.position)
+
+      // Stream ids by prefix, page by page, each once however many events it holds.
+      _ = try await storage.log.append(
+        [StorageConformanceTests.debit("k4")], to: "sub:2", indexing: nil)
+      _ = try await storage.log.append(
+        [StorageConformanceTests.debit("k5")], to: "sub:1", indexing: nil)
+      _ = try await storage.log.append(
+        [StorageConformanceTests.debit("k6")], to: "sub:1", indexing: nil)
+      _ = try await storage.log.append(
+        [StorageConformanceTests.debit("k7")], to: "subway", indexing: nil)
+      #expect(try await storage.log.streamIds(prefixed: "sub:", after: "", limit: 1) == ["sub:1"])
+      #expect(
+        try await storage.log.streamIds(prefixed: "sub:", after: "sub:1", limit: 5) == ["sub:2"])
+      #expect(try await storage.log.streamIds(prefixed: "sub:", after: "sub:2", limit: 5).isEmpty)
+      #expect(try await storage.log.streamIds(prefixed: "s", after: "", limit: 9).count == 5)
+      #expect(
+        try await storage.log.feedHead()
+          == storage.log.readFeedEntries(after: .beginning, limit: 10).last?.position)
 
       #expect(try await storage.log.checkpoint("reader") == nil)
       try await storage.log.moveCheckpoint("reader", from: nil, to: entries[1].position)
