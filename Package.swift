@@ -29,9 +29,10 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-    // A client generated from the served OpenAPI document, for the test that calls the API
-    // through it (StoreLedgerOpenAPIClientTests); no product depends on these.
-    .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+    // The runtime of the client generated from the served OpenAPI document, for the test that
+    // calls the API through it (StoreLedgerOpenAPIClientTests); no product depends on these.
+    // The generator is a package of its own (Tools/OpenAPIClientGenerator, scripts/openapi-client):
+    // a build plugin's tool is compiled by every build of the package, the CLI's included.
     .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     .package(
       url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
@@ -217,8 +218,7 @@ let package = Package(
         .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Hummingbird", package: "hummingbird"),
-      ],
-      plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+      ]
     ),
     .testTarget(
       name: "StoreLedgerCLITests",

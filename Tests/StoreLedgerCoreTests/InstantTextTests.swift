@@ -5,6 +5,7 @@ import Testing
 @Suite struct InstantTextTests {
   static let newYear: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
 
+  // Typed, the literal's element is not inferred from its sums (seconds of type checking).
   @Test(arguments: [
     ("2026-01-01", newYear),
     ("2026-01", newYear),
@@ -19,7 +20,7 @@ import Testing
     ("0", 0),
     ("2028-02-29", 1_835_395_200_000),
     ("9999-12-31T23:59:59.999Z", InstantText.latest),
-  ])
+  ] as [(String, Int64)])
   func readsEveryForm(text: String, milliseconds: Int64) {
     #expect(InstantText.parse(text)?.milliseconds == milliseconds)
   }

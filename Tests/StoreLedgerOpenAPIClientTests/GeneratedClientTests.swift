@@ -13,9 +13,10 @@ import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing
 
-/// A client generated from the served OpenAPI document (swift-openapi-generator, at build
-/// time) calls every account route of a live server: what the document describes is what a
-/// generated client can send and decode.
+/// A client generated from the served OpenAPI document (swift-openapi-generator, written into
+/// `Generated/` by scripts/openapi-client, which scripts/test checks is current) calls every
+/// account route of a live server: what the document describes is what a generated client can
+/// send and decode.
 @Suite(.serialized) struct GeneratedClientTests {
   static let pki = try! TestPKI()
   static let signed = SignedFixtures(pki: pki)
