@@ -10,6 +10,8 @@ import StoreLedgerPostgres
 /// by compare-and-swap.
 public struct RevenueProjector: Sendable {
   public static let checkpointName = "revenue-analytics"
+  /// What a purchase chain's stream id starts with: the streams the analytics are made from.
+  static let chainPrefix = "sub:"
 
   let log: any EventLog
   let revenue: any RevenueAnalyticsStore
@@ -124,7 +126,8 @@ public struct RevenueProjector: Sendable {
     try await withThrowingTaskGroup(of: Int.self) { group in
       var (after, running, events) = ("", 0, 0)
       while true {
-        let page = try await log.streamIds(prefixed: "sub:", after: after, limit: pageSize)
+        let page = try await log.streamIds(
+          prefixed: Self.chainPrefix, after: after, limit: pageSize)
         guard let last = page.last else { break }
         after = last
         if running == concurrency, let done = try await group.next() {
@@ -148,7 +151,7 @@ public struct RevenueProjector: Sendable {
     let entries = try await log.readFeedEntries(
       after: checkpoint ?? .beginning, limit: batchSize)
     guard let last = entries.last else { return 0 }
-    let chains = Set(entries.map(\.streamId).filter { $0.hasPrefix("sub:") }).sorted()
+    let chains = Set(entries.map(\.streamId).filter { $0.hasPrefix(Self.chainPrefix) }).sorted()
     var start = 0
     while start < chains.count {
       let page = Array(chains[start..<min(start + pageSize, chains.count)])
