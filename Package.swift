@@ -8,11 +8,12 @@ let package = Package(
     .library(name: "StoreLedgerCore", targets: ["StoreLedgerCore"]),
     .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
     .library(name: "StoreLedgerPostgres", targets: ["StoreLedgerPostgres"]),
+    .library(name: "StoreLedgerMemory", targets: ["StoreLedgerMemory"]),
     .library(name: "StoreLedger", targets: ["StoreLedger"]),
     .library(name: "StoreLedgerServer", targets: ["StoreLedgerServer"]),
     .library(name: "AppStoreServerAPI", targets: ["AppStoreServerAPI"]),
     .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
-    // Signed fixtures, a test PKI and the in-memory storage, for tests and the benchmarks
+    // Signed fixtures and a test PKI, for tests and the benchmarks
     // (their own package, Benchmarks/).
     .library(name: "StoreLedgerTestSupport", targets: ["StoreLedgerTestSupport"]),
     .executable(name: "storeledger", targets: ["storeledger"]),
@@ -55,6 +56,14 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    // Every port in memory: the embedder's storage for tests, forgotten with the process.
+    .target(
+      name: "StoreLedgerMemory",
+      dependencies: [
+        "StoreLedgerCore",
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
     .target(
@@ -134,7 +143,7 @@ let package = Package(
     .executableTarget(
       name: "ReadmeExample",
       dependencies: [
-        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres",
+        "StoreLedger", "StoreLedgerCore", "StoreLedgerPostgres", "StoreLedgerMemory",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -193,7 +202,7 @@ let package = Package(
       name: "StoreLedgerTests",
       dependencies: [
         "StoreLedger", "StoreLedgerCore", "AppStoreVerification", "StoreLedgerPostgres",
-        "StoreLedgerTestSupport",
+        "StoreLedgerMemory", "StoreLedgerTestSupport",
         "AppStoreSimulator", "AppStoreServerAPI",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -203,7 +212,7 @@ let package = Package(
       name: "StoreLedgerServerTests",
       dependencies: [
         "StoreLedgerServer", "StoreLedger", "StoreLedgerCore", "AppStoreVerification",
-        "StoreLedgerPostgres", "StoreLedgerTestSupport",
+        "StoreLedgerPostgres", "StoreLedgerMemory", "StoreLedgerTestSupport",
         "AppStoreSimulator", "AppStoreServerAPI",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Hummingbird", package: "hummingbird"),

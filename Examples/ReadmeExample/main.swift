@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerMemory
 import StoreLedgerPostgres
 
 /// What the README shows: a ledger on your pool, a notification in, an answer out.
@@ -22,6 +23,17 @@ func hasPro(
   // snippet:end
 }
 
+/// The same ledger in a test of yours: every port in memory, nothing to start.
+func hasProInATest(_ account: String, logger: Logger) async throws -> Bool {
+  // snippet:begin
+  let ledger = try Ledger(
+    storage: InMemoryLedgerStorage(),
+    configuration: LedgerConfiguration(bundleId: "com.example.app", appAppleId: 1234567890),
+    logger: logger)
+  // snippet:end
+  return try await ledger.entitlements(for: account).contains { $0.entitlement == "pro" }
+}
+
 let logger = Logger(label: "app")
 let database = try DatabaseURL(
   ProcessInfo.processInfo.environment["DATABASE_URL"]
@@ -35,5 +47,6 @@ try await withThrowingDiscardingTaskGroup { group in
   let signedPayload = ProcessInfo.processInfo.environment["SIGNED_NOTIFICATION"]
   let pro = try await hasPro(account, after: signedPayload, client: client, logger: logger)
   print("\(account) has pro: \(pro)")
+  print("in memory: \(try await hasProInATest(account, logger: logger))")
   group.cancelAll()
 }

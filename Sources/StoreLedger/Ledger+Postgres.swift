@@ -34,4 +34,15 @@ extension Ledger {
         logger: logger),
       configuration: configuration)
   }
+
+  /// A ledger on a storage of your own that offers every port: `InMemoryLedgerStorage`
+  /// (product `StoreLedgerMemory`) for tests, which keeps the promises of the PostgreSQL one
+  /// but does not erase and forgets everything with the process.
+  public init(
+    storage: some EventLog & LedgerPorts, configuration: LedgerConfiguration, logger: Logger
+  ) throws {
+    try self.init(
+      storage: LedgerStorage(storage, logger: logger, timeout: configuration.databaseTimeout),
+      configuration: configuration)
+  }
 }

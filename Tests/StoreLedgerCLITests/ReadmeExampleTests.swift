@@ -38,7 +38,9 @@ import Testing
       let text = String(
         decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       #expect(process.terminationStatus == 0)
-      #expect(text == "9f1c2b7e-4c1d-4e8a-9b0f-2d7c1e5a3b64 has pro: false\n", "\(text)")
+      #expect(
+        text == "9f1c2b7e-4c1d-4e8a-9b0f-2d7c1e5a3b64 has pro: false\nin memory: false\n",
+        "\(text)")
     }
   }
 }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import StoreLedgerCore
+import StoreLedgerMemory
 import StoreLedgerServer
 import StoreLedgerTestSupport
 import Testing

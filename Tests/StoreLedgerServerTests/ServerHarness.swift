@@ -7,6 +7,7 @@ import Logging
 import PostgresNIO
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerMemory
 import StoreLedgerPostgres
 import StoreLedgerServer
 import StoreLedgerTestSupport

@@ -2,10 +2,12 @@ import Foundation
 import Logging
 import PostgresNIO
 import StoreLedgerPostgres
+import Testing
 
 /// A fresh, migrated database per test on the throwaway cluster `scripts/test` starts
-/// (`STORELEDGER_TEST_DATABASE_URL`). Without that variable the database tests are disabled,
-/// except under `CI=true`, where they run and fail: CI never skips them.
+/// (`STORELEDGER_TEST_DATABASE_URL`). Without that variable the database tests are skipped,
+/// each saying so (disabled, or a test case over both storages cancelled), except under
+/// `CI=true`, where they run and fail: CI never skips them.
 public struct TestDatabase: Sendable {
   /// The superuser, connected to this test's database.
   public let adminURL: DatabaseURL
@@ -43,13 +45,21 @@ public struct TestDatabase: Sendable {
     }
   }
 
+  /// The server a test needs: without one, outside CI, the running test (or the test case, of
+  /// a test over both storages) is skipped with the reason; under CI, it fails.
+  public static func required(_ server: DatabaseURL?) throws -> DatabaseURL {
+    if let server { return server }
+    if ProcessInfo.processInfo.environment["CI"] == "true" { throw Unavailable() }
+    try Test.cancel("needs PostgreSQL: scripts/test starts one (STORELEDGER_TEST_DATABASE_URL)")
+  }
+
   /// Creates a database, migrates it as the superuser (to `migrations`, all by default),
   /// runs `body`, then drops it.
   public static func withMigrated<Result: Sendable>(
     to migrations: [SchemaMigration] = SchemaMigration.all, on server: DatabaseURL? = serverURL,
     _ body: @Sendable (TestDatabase) async throws -> Result
   ) async throws -> Result {
-    guard let server else { throw Unavailable() }
+    let server = try required(server)
     let name = "sl_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     _ = try await admin(server) { client in
       try await client.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)

@@ -2,11 +2,11 @@ import Crypto
 import Foundation
 import StoreLedgerCore
 
-/// Console sessions signed out, known to every server of the database (``ConsoleSignOutStore``)
-/// and kept until the session would have expired. A storage without the port (in memory)
-/// keeps them in this process only. Only the SHA-256 of a session's token is stored.
+/// Console sessions signed out, known to every server of the storage (``ConsoleSignOutStore``)
+/// and kept until the session would have expired. Only the SHA-256 of a session's token is
+/// stored.
 public struct ConsoleSignOuts: Sendable {
-  let store: (any ConsoleSignOutStore)?
+  let store: any ConsoleSignOutStore
   let storage: LedgerStorage
 
   public init(ledger: Ledger) {
@@ -14,19 +14,14 @@ public struct ConsoleSignOuts: Sendable {
     storage = ledger.storage
   }
 
-  /// Whether sign-outs are shared by every server (false: this process only).
-  public var isShared: Bool { store != nil }
-
   /// Records that the session of `token`, valid until `expiresAt`, ended.
   public func record(_ token: String, expiresAt: Date) async throws(LedgerError) {
-    guard let store else { return }
     let digest = Self.digest(token)
     try await storage.run { try await store.recordSignOut(digest: digest, expiresAt: expiresAt) }
   }
 
   /// Whether the session of `token` was signed out on any server.
   public func isSignedOut(_ token: String) async throws(LedgerError) -> Bool {
-    guard let store else { return false }
     let digest = Self.digest(token)
     return try await storage.run { try await store.isSignedOut(digest: digest) }
   }

@@ -41,9 +41,9 @@ public struct Relayer: Sendable {
   }
 
   /// Runs until its task is cancelled: follows the stored targets as they are added and
-  /// removed. Returns at once on a storage that cannot relay.
+  /// removed.
   public func run() async {
-    guard let queue = storage.relays else { return }
+    let queue = storage.relays
     let board = Board()
     await withDiscardingTaskGroup { group in
       while !Task.isCancelled {

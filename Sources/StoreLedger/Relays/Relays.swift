@@ -25,7 +25,7 @@ public struct Relays: Sendable {
     name: String, url: String, environments: [String]? = nil, notificationTypes: [String]? = nil,
     by: String, now: Date = Date()
   ) async throws(LedgerError) -> RelayTarget {
-    let queue = try self.queue()
+    let queue = self.queue()
     let target = RelayTarget(
       name: try Self.name(name), url: url, urlKey: try Self.urlKey(url),
       environments: try Self.environments(environments),
@@ -50,7 +50,7 @@ public struct Relays: Sendable {
   public func remove(name: String, by: String, now: Date = Date()) async throws(LedgerError)
     -> RelayTarget
   {
-    let queue = try self.queue()
+    let queue = self.queue()
     let target = try await target(named: name)
     guard try await ledger.storage.run({ try await queue.removeRelayTarget(named: target.name) })
     else { throw Self.unknown(name) }
@@ -60,7 +60,7 @@ public struct Relays: Sendable {
 
   /// Every target with its queue's counts, by name.
   public func targets() async throws(LedgerError) -> [(RelayTarget, RelayTargetCounts)] {
-    let queue = try self.queue()
+    let queue = self.queue()
     let (targets, counts) = try await ledger.storage.run {
       (try await queue.relayTargets(), try await queue.relayCounts())
     }
@@ -77,7 +77,7 @@ public struct Relays: Sendable {
   }
 
   public func target(named name: String) async throws(LedgerError) -> RelayTarget {
-    let queue = try self.queue()
+    let queue = self.queue()
     let wanted = name.lowercased()
     guard
       let target = try await ledger.storage.run({ try await queue.relayTargets() })
@@ -92,7 +92,7 @@ public struct Relays: Sendable {
   public func attempts(
     of name: String, notificationUUID: String? = nil, before: Int64? = nil, limit: Int = 100
   ) async throws(LedgerError) -> [RecordedRelayAttempt] {
-    let queue = try self.queue()
+    let queue = self.queue()
     let name = try Self.name(name)
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
@@ -108,7 +108,7 @@ public struct Relays: Sendable {
   public func deliveries(of name: String, state: String? = nil, limit: Int = 100)
     async throws(LedgerError) -> [RelayDelivery]
   {
-    let queue = try self.queue()
+    let queue = self.queue()
     if let state, !["pending", "delivered", "dead"].contains(state) {
       throw LedgerError(.invalidRequest, "state is pending, delivered or dead")
     }
@@ -124,7 +124,7 @@ public struct Relays: Sendable {
   /// Queues the target's dead letters again (from a first attempt, with retries anew);
   /// returns how many.
   public func retryDead(of name: String) async throws(LedgerError) -> Int {
-    let queue = try self.queue()
+    let queue = self.queue()
     let target = try await target(named: name)
     return try await ledger.storage.run { try await queue.retryDeadRelays(to: target.name) }
   }
@@ -147,12 +147,7 @@ public struct Relays: Sendable {
     _ = try await ledger.storage.run { try await log.append([event], to: stream, indexing: nil) }
   }
 
-  func queue() throws(LedgerError) -> any RelayQueue {
-    guard let queue = ledger.storage.relays else {
-      throw LedgerError(.notConfigured, "relays need the ledger on PostgreSQL")
-    }
-    return queue
-  }
+  func queue() -> any RelayQueue { ledger.storage.relays }
 
   static func unknown(_ name: String) -> LedgerError {
     LedgerError(

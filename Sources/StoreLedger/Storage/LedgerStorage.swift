@@ -31,12 +31,12 @@ package struct LedgerStorage: Sendable {
   package let keys: any APIKeyStore
   /// Erasure of accounts' personal data.
   package let erasure: any AccountErasureStore
-  /// Relay targets and their queue; nil on a storage that cannot relay (in memory).
-  package let relays: (any RelayQueue)?
-  /// The backend's aliases of accounts; nil on a storage without them (in memory).
-  package let aliases: (any AccountAliasStore)?
-  /// Console sign-outs shared by every server (a storage without it keeps them per server).
-  package let signOuts: (any ConsoleSignOutStore)?
+  /// Relay targets and their queue.
+  package let relays: any RelayQueue
+  /// The backend's aliases of accounts.
+  package let aliases: any AccountAliasStore
+  /// Console sign-outs shared by every server of the storage.
+  package let signOuts: any ConsoleSignOutStore
   /// Streaming replicas answering reads, if any: told of every write (read-your-writes).
   package let replicas: ReadReplicas?
   /// The PostgreSQL hosts and which accepts writes (nil on other storage).
@@ -48,24 +48,18 @@ package struct LedgerStorage: Sendable {
   /// Storage on PostgreSQL: the primary's pool, and replicas that may answer reads.
   package init(_ database: PostgresLedgerDatabase, logger: Logger) {
     self.init(
-      log: database.store, ports: database, relays: database, aliases: database,
-      signOuts: database, replicas: database.replicas, hosts: database.hosts, logger: logger,
-      timeout: database.timeout)
+      log: database.store, ports: database, replicas: database.replicas, hosts: database.hosts,
+      logger: logger, timeout: database.timeout)
   }
 
   /// Storage offering every port itself (in memory, for example).
   package init(_ storage: some EventLog & LedgerPorts, logger: Logger, timeout: Duration) {
     self.init(
-      log: storage, ports: storage, relays: storage as? any RelayQueue,
-      aliases: storage as? any AccountAliasStore,
-      signOuts: storage as? any ConsoleSignOutStore, replicas: nil, hosts: nil, logger: logger,
-      timeout: timeout)
+      log: storage, ports: storage, replicas: nil, hosts: nil, logger: logger, timeout: timeout)
   }
 
   private init(
-    log: any EventLog, ports: some LedgerPorts, relays: (any RelayQueue)?,
-    aliases: (any AccountAliasStore)?, signOuts: (any ConsoleSignOutStore)?,
-    replicas: ReadReplicas?, hosts: DatabaseHosts?,
+    log: any EventLog, ports: some LedgerPorts, replicas: ReadReplicas?, hosts: DatabaseHosts?,
     logger: Logger, timeout: Duration
   ) {
     self.log = log
@@ -80,9 +74,9 @@ package struct LedgerStorage: Sendable {
     self.revenue = ports
     self.keys = ports
     self.erasure = ports
-    self.relays = relays
-    self.aliases = aliases
-    self.signOuts = signOuts
+    self.relays = ports
+    self.aliases = ports
+    self.signOuts = ports
     self.replicas = replicas
     self.hosts = hosts
     self.logger = logger

@@ -20,7 +20,7 @@ public struct AccountAliases: Sendable {
   {
     let token = try Ledger.canonical(appAccountToken)
     let alias = try Self.alias(alias)
-    let store = try self.store()
+    let store = self.store()
     let who = by.trimmingCharacters(in: .whitespaces).isEmpty ? "api" : String(by.prefix(200))
     guard try await ledger.storage.run({ try await store.setAlias(alias, for: token, by: who) })
     else {
@@ -35,14 +35,14 @@ public struct AccountAliases: Sendable {
   /// Removes the account's alias; the alias it had, if any.
   public func remove(for appAccountToken: String) async throws(LedgerError) -> String? {
     let token = try Ledger.canonical(appAccountToken)
-    let store = try self.store()
+    let store = self.store()
     return try await ledger.storage.run { try await store.removeAlias(of: token) }
   }
 
   /// The account's alias, if it has one.
   public func alias(of appAccountToken: String) async throws(LedgerError) -> String? {
     let token = try Ledger.canonical(appAccountToken)
-    let store = try self.store()
+    let store = self.store()
     return try await ledger.storage.run { try await store.alias(of: token) }
   }
 
@@ -60,10 +60,5 @@ public struct AccountAliases: Sendable {
     return alias
   }
 
-  private func store() throws(LedgerError) -> any AccountAliasStore {
-    guard let store = ledger.storage.aliases else {
-      throw LedgerError(.notConfigured, "aliases need the ledger on PostgreSQL")
-    }
-    return store
-  }
+  private func store() -> any AccountAliasStore { ledger.storage.aliases }
 }

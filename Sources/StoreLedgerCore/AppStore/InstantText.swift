@@ -145,6 +145,6 @@ public enum InstantText {
   }
 
   private static func days(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-    MetricsCalendar.days(year: year, month: month, day: day)
+    CivilCalendar.days(year: year, month: month, day: day)
   }
 }

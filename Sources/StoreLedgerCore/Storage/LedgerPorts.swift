@@ -2,4 +2,5 @@
 /// offers them all, on one database.
 public typealias LedgerPorts = AccountReads & AccountIndex & AccountViewStore & ChangeFeed
   & ChangeDeliveryQueue & RefundRequestIndex & SupportReads & MaintenanceStore
-  & RevenueAnalyticsStore & APIKeyStore & AccountErasureStore
+  & RevenueAnalyticsStore & APIKeyStore & AccountErasureStore & RelayQueue & AccountAliasStore
+  & ConsoleSignOutStore

@@ -49,7 +49,7 @@ public struct EventStore: Sendable {
   }
 
   /// The largest batch one append takes; larger batches are split by the caller.
-  public static let maximumBatchSize = 1000
+  public static let maximumBatchSize = BatchAppend.maximumCount
 }
 
 extension EventStore {

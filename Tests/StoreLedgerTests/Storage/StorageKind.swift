@@ -1,6 +1,7 @@
 import Foundation
 import StoreLedger
 import StoreLedgerCore
+import StoreLedgerMemory
 import StoreLedgerPostgres
 import StoreLedgerTestSupport
 import Testing

@@ -1,6 +1,5 @@
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 import Synchronization
 
 extension InMemoryLedgerStorage: AccountViewStore {

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import StoreLedgerCore
-import StoreLedgerPostgres
 import Synchronization
 
 /// The ledger's storage in memory: every port with the promises the PostgreSQL ones keep (the
-/// storage conformance suite runs against both), for tests whose point is not storage. Its
+/// storage conformance suites run against both), for an embedder's tests and ours whose point
+/// is not storage: `Ledger(storage: InMemoryLedgerStorage(), configuration:logger:)`. Its
 /// account queries fold the log (the projector's views serve the audit, the console and the
-/// change feed); it has no replicas and forgets everything with the process.
+/// change feed); it has no replicas, does not erase (erasure is PostgreSQL's), and forgets
+/// everything with the process.
 public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, Sendable {
   struct State {
     /// Every event, in feed order.
@@ -36,6 +37,14 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     /// Versions of the views table: the live one is ``views``; the others keep their rows.
     var versions: [Int: AccountViewsVersion] = [:]
     var versionRows: [Int: [String: ViewRow]] = [:]
+    var relayTargets: [String: RelayTargetState] = [:]
+    /// By target and notification key.
+    var relayRows: [String: [String: RelayRow]] = [:]
+    /// Each account's alias, and each alias's account.
+    var aliases: [String: String] = [:]
+    var aliasHolders: [String: String] = [:]
+    /// Signed-out sessions' digests, with when each session would have expired.
+    var signOuts: [String: Date] = [:]
   }
 
   let state = Mutex(State())
@@ -71,9 +80,9 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
   public func appendBatch(_ items: [BatchAppend]) async throws(EventStoreError) -> [AppendResult] {
     let now = now()
     return try state.withLock { state throws(EventStoreError) in
-      guard items.count <= EventStore.maximumBatchSize else {
+      guard items.count <= BatchAppend.maximumCount else {
         throw EventStoreError(
-          .invalidEvent, "a batch holds at most \(EventStore.maximumBatchSize) events")
+          .invalidEvent, "a batch holds at most \(BatchAppend.maximumCount) events")
       }
       for item in items { try Self.validate([item.event], stream: item.streamId) }
       // A key given twice in one batch must name one stream, as a key already stored must.
@@ -288,9 +297,9 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
   // MARK: The state's rules
 
   private static func validate(_ events: [NewEvent], stream: String) throws(EventStoreError) {
-    guard !stream.isEmpty, !events.isEmpty, events.count <= EventStore.maximumBatchSize else {
+    guard !stream.isEmpty, !events.isEmpty, events.count <= BatchAppend.maximumCount else {
       throw EventStoreError(
-        .invalidEvent, "an append needs a stream id and 1…\(EventStore.maximumBatchSize) events")
+        .invalidEvent, "an append needs a stream id and 1…\(BatchAppend.maximumCount) events")
     }
     let keys = events.map(\.idempotencyKey)
     guard Set(keys).count == keys.count, !keys.contains("") else {

@@ -1,5 +1,4 @@
 import Foundation
-import StoreLedgerCore
 
 extension ChangeRecord {
   /// The id of the `ordinal`th change of an account: a function of the two, so a receiver

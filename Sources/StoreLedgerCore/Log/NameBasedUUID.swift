@@ -1,6 +1,4 @@
-import Crypto
 import Foundation
-import StoreLedgerCore
 
 /// RFC 9562 version-5 UUIDs (SHA-1, name-based) in StoreLedger's own namespace.
 package enum NameBasedUUID {
@@ -10,7 +8,7 @@ package enum NameBasedUUID {
   package static func make(name: String, namespace: UUID = namespace) -> UUID {
     var input = withUnsafeBytes(of: namespace.uuid) { Array($0) }
     input.append(contentsOf: name.utf8)
-    var bytes = Array(Insecure.SHA1.hash(data: input).prefix(16))
+    var bytes = Array(SHA1Digest.of(input).prefix(16))
     bytes[6] = (bytes[6] & 0x0F) | 0x50
     bytes[8] = (bytes[8] & 0x3F) | 0x80
     return UUID(
@@ -22,6 +20,7 @@ package enum NameBasedUUID {
 }
 
 extension NewEvent {
-  /// The event id: a UUIDv5 of the idempotency key, the same on every retry.
+  /// The event id: a UUIDv5 of the idempotency key, the same on every retry and on every
+  /// storage.
   public var eventId: UUID { NameBasedUUID.make(name: idempotencyKey) }
 }

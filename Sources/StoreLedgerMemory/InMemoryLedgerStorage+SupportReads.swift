@@ -33,6 +33,9 @@ extension InMemoryLedgerStorage: SupportReads {
           as? [String] ?? []
       }
       holders(Set(ordered.flatMap(streams(ofTransaction:))), matched: "orderId")
+      if let token = state.aliasHolders[query] {
+        found.insert(AccountSearchMatch(token: token, matched: "alias"))
+      }
       let sorted = found.sorted { ($0.token, $0.matched) < ($1.token, $1.matched) }
       return ReadAnswer(value: Array(sorted.prefix(50)))
     }

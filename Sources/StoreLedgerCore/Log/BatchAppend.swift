@@ -11,3 +11,9 @@ public struct BatchAppend: Sendable, Hashable {
     self.index = index
   }
 }
+
+extension BatchAppend {
+  /// The most events one append (or one batch) takes, on every storage; larger batches are
+  /// split by the caller.
+  public static let maximumCount = 1000
+}
