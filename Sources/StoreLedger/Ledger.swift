@@ -37,7 +37,7 @@ public struct Ledger: Sendable {
         log: storage.log, maximumBatch: configuration.maximumCommitBatch,
         timeout: configuration.databaseTimeout) : nil
     self.views = AccountViewWriter(
-      storage: storage, configuration: configuration,
+      views: storage.views, configuration: configuration,
       projection: configuration.projectionFingerprint,
       viewCache: configuration.viewCacheCapacity > 0
         ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil,

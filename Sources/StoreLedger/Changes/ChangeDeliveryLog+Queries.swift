@@ -10,8 +10,8 @@ extension ChangeDeliveryLog {
     -> [ChangeDelivery]
   {
     guard !positions.isEmpty else { return [] }
-    let queue = ledger.storage.deliveries
-    return try await ledger.storage.run { try await queue.deliveries(ofPositions: positions) }
+    let queue = deliveries
+    return try await calls.run { try await queue.deliveries(ofPositions: positions) }
   }
 
   public func changeDeliveries(endpoint: String? = nil, state: String? = nil, limit: Int = 100)
@@ -23,16 +23,16 @@ extension ChangeDeliveryLog {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let queue = ledger.storage.deliveries
-    return try await ledger.storage.run {
+    let queue = deliveries
+    return try await calls.run {
       try await queue.deliveries(endpoint: endpoint, state: state, limit: limit)
     }
   }
 
   /// Per endpoint: delivered, retrying, waiting and dead deliveries, and the lag.
   public func changeDeliveryCounts() async throws(LedgerError) -> [ChangeDeliveryCounts] {
-    let queue = ledger.storage.deliveries
-    return try await ledger.storage.run { try await queue.counts() }
+    let queue = deliveries
+    return try await calls.run { try await queue.counts() }
   }
 
   /// Sends `endpoint`'s changes from `position` on again (delivered and dead ones too);
@@ -41,16 +41,16 @@ extension ChangeDeliveryLog {
     async throws(LedgerError) -> Int
   {
     guard position >= 1 else { throw LedgerError(.invalidRequest, "positions start at 1") }
-    let head = try await ChangeFeedReader(ledger: ledger).head()
+    let head = try await reader.head()
     guard position <= head else {
       throw ChangeFeedReader.beyondFeed(position, head: head)
     }
     try await requireEndpoint(endpoint)
-    let queue = ledger.storage.deliveries
-    let queued = try await ledger.storage.run {
+    let queue = deliveries
+    let queued = try await calls.run {
       try await queue.resend(endpoint, from: position)
     }
-    ledger.views.changesAppended.signal()
+    reader.writer.changesAppended.signal()
     return queued
   }
 
@@ -58,10 +58,10 @@ extension ChangeDeliveryLog {
   public func resendChanges(to endpoint: String, since time: Date) async throws(LedgerError)
     -> Int
   {
-    let feed = ledger.storage.changes
-    let first = try await ledger.storage.run { try await feed.firstPosition(recordedSince: time) }
+    let feed = reader.feed
+    let first = try await calls.run { try await feed.firstPosition(recordedSince: time) }
     try await requireEndpoint(endpoint)
-    guard first <= (try await ChangeFeedReader(ledger: ledger).head()) else { return 0 }
+    guard first <= (try await reader.head()) else { return 0 }
     return try await resendChanges(to: endpoint, from: first)
   }
 

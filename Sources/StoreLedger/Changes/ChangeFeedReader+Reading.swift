@@ -19,7 +19,7 @@ extension ChangeFeedReader {
     }
     let token = try account.map { token throws(LedgerError) in try Ledger.canonical(token) }
     do {
-      let read = try await ledger.storage.changes.changes(
+      let read = try await feed.changes(
         after: position, limit: limit, account: token, consistency: consistency)
       let (records, head) = (read.value.changes, read.value.count)
       if let head, position > head {
@@ -30,7 +30,7 @@ extension ChangeFeedReader {
         }
         throw Self.beyondFeed(position, head: head)
       }
-      return records.map { $0.of(app: ledger.configuration.app) }
+      return records.map { $0.of(app: app) }
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -44,25 +44,25 @@ extension ChangeFeedReader {
   ) async throws(LedgerError) -> [ChangeRecord] {
     let deadline = ContinuousClock.now + wait
     while true {
-      let generation = ledger.views.changesAppended.generation
+      let generation = writer.changesAppended.generation
       let records = try await changes(
         after: position, limit: limit, account: account, consistency: consistency)
       let now = ContinuousClock.now
       if !records.isEmpty || now >= deadline || Task.isCancelled { return records }
       // Changes another process appends are seen at the next poll.
-      _ = await ledger.views.changesAppended.wait(
+      _ = await writer.changesAppended.wait(
         after: generation, timeout: min(deadline - now, Self.changePollInterval))
     }
   }
 
   /// How many readers wait for the next change now (long polls, and this process's deliverer
   /// between rounds).
-  public var readersWaiting: Int { ledger.views.changesAppended.waiting }
+  public var readersWaiting: Int { writer.changesAppended.waiting }
 
   /// The newest position of the change feed (0 while it is empty).
   public func head() async throws(LedgerError) -> Int64 {
     do {
-      return try await ledger.storage.changes.head()
+      return try await feed.head()
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -84,12 +84,12 @@ extension ChangeFeedReader {
   {
     let token = try Ledger.canonical(appAccountToken)
     do {
-      let accounts = try await ledger.storage.views.inputs(of: [token])
+      let accounts = try await writer.views.inputs(of: [token])
       guard var input = accounts[token] else { return [] }
       input.derivation = ChangeDerivationMarker(
         version: nil, events: nil, changes: nil, instant: nil)
       input.fence = .max
-      return ledger.views.derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
+      return writer.derivedChanges(of: token, input, through: Timestamp(time))?.changes ?? []
     } catch {
       throw LedgerStorage.mapped(error)
     }

@@ -6,9 +6,17 @@ import StoreLedgerCore
 /// stream is found by the token; it is not in the account's index, because it folds nothing
 /// and changes no view.
 public struct RefundConsents: Sendable {
-  let ledger: Ledger
+  let log: any EventLog
+  let calls: StorageCalls
 
-  public init(ledger: Ledger) { self.ledger = ledger }
+  public init(ledger: Ledger) {
+    self.init(log: ledger.storage.log, calls: ledger.storage.calls)
+  }
+
+  package init(log: any EventLog, calls: StorageCalls) {
+    self.log = log
+    self.calls = calls
+  }
 
   /// Records the customer's answer. Idempotent by `idempotencyKey` (the app's, per account);
   /// without one, by the answer and the instant it was collected.
@@ -49,8 +57,8 @@ public struct RefundConsents: Sendable {
     let event = NewEvent(
       eventType: EventTypes.refundConsent, idempotencyKey: key, payload: payload,
       metadata: Array(#"{"source":"api"}"#.utf8))
-    let log = ledger.storage.log
-    let result = try await ledger.storage.run {
+    let log = self.log
+    let result = try await calls.run {
       try await log.append([event], to: stream, indexing: nil)
     }
     return Ledger.Ingested(
@@ -61,8 +69,8 @@ public struct RefundConsents: Sendable {
   /// Every answer recorded for the customer, oldest collected first.
   public func history(for appAccountToken: String) async throws(LedgerError) -> [RefundConsent] {
     let token = try Ledger.canonical(appAccountToken)
-    let log = ledger.storage.log
-    let rows = try await ledger.storage.run {
+    let log = self.log
+    let rows = try await calls.run {
       try await log.readStreams([RefundConsent.stream(of: token)])
     }
     struct Stored: Decodable { let refundConsent: RefundConsent }

@@ -5,10 +5,14 @@ import StoreLedgerCore
 /// views hold, and subscriptions entering a status in a window. Newest first, a page at a
 /// time, with totals. Read only; may be answered by a replica.
 public struct AccountLists: Sendable {
-  let ledger: Ledger
+  let support: any SupportReads
 
   public init(ledger: Ledger) {
-    self.ledger = ledger
+    self.init(support: ledger.storage.support)
+  }
+
+  package init(support: any SupportReads) {
+    self.support = support
   }
 
   /// The most rows one page holds.
@@ -31,7 +35,7 @@ public struct AccountLists: Sendable {
     if let from = filter.expiresFrom, let before = filter.expiresBefore, before <= from {
       return ListPage(rows: [], total: 0, nextCursor: nil)
     }
-    let support = ledger.storage.support
+    let support = self.support
     return try await Self.page(
       list: "accounts", filter: filter.canonicalText, limit: limit, cursor: cursor,
       key: { parts in
@@ -53,7 +57,7 @@ public struct AccountLists: Sendable {
   ) async throws(LedgerError) -> ListPage<StatusTransitionRow> {
     try Self.check(limit: limit)
     guard filter.before > filter.from else { return ListPage(rows: [], total: 0, nextCursor: nil) }
-    let support = ledger.storage.support
+    let support = self.support
     return try await Self.page(
       list: "transitions", filter: filter.canonicalText, limit: limit, cursor: cursor,
       key: { parts in

@@ -8,10 +8,19 @@ import StoreLedgerCore
 /// `relay:<target>`), so what a target received, and when, is answered from the audited log.
 /// Relaying runs beside the ledger (``Relayer``): it never slows or fails the webhook.
 public struct Relays: Sendable {
-  let ledger: Ledger
+  let relays: any RelayQueue
+  /// Where a target's configuration is recorded, beside its attempts.
+  let log: any EventLog
+  let calls: StorageCalls
 
   public init(ledger: Ledger) {
-    self.ledger = ledger
+    self.init(relays: ledger.storage.relays, log: ledger.storage.log, calls: ledger.storage.calls)
+  }
+
+  init(relays: any RelayQueue, log: any EventLog, calls: StorageCalls) {
+    self.relays = relays
+    self.log = log
+    self.calls = calls
   }
 
   /// The environments Apple sends notifications from.
@@ -31,7 +40,7 @@ public struct Relays: Sendable {
       environments: try Self.environments(environments),
       notificationTypes: try Self.types(notificationTypes), createdAt: now,
       createdBy: Self.who(by))
-    guard try await ledger.storage.run({ try await queue.addRelayTarget(target) }) else {
+    guard try await calls.run({ try await queue.addRelayTarget(target) }) else {
       throw LedgerError(
         .conflict,
         "a relay target named \(target.name) exists: remove it first, or choose another name")
@@ -39,7 +48,7 @@ public struct Relays: Sendable {
     do {
       try await record(.init(.added, target, by: target.createdBy, at: Timestamp(now)))
     } catch {
-      _ = try? await ledger.storage.run { try await queue.removeRelayTarget(named: target.name) }
+      _ = try? await calls.run { try await queue.removeRelayTarget(named: target.name) }
       throw error
     }
     return target
@@ -52,7 +61,7 @@ public struct Relays: Sendable {
   {
     let queue = self.queue()
     let target = try await target(named: name)
-    guard try await ledger.storage.run({ try await queue.removeRelayTarget(named: target.name) })
+    guard try await calls.run({ try await queue.removeRelayTarget(named: target.name) })
     else { throw Self.unknown(name) }
     try await record(.init(.removed, target, by: Self.who(by), at: Timestamp(now)))
     return target
@@ -61,7 +70,7 @@ public struct Relays: Sendable {
   /// Every target with its queue's counts, by name.
   public func targets() async throws(LedgerError) -> [(RelayTarget, RelayTargetCounts)] {
     let queue = self.queue()
-    let (targets, counts) = try await ledger.storage.run {
+    let (targets, counts) = try await calls.run {
       (try await queue.relayTargets(), try await queue.relayCounts())
     }
     let byName = Dictionary(counts.map { ($0.target, $0) }, uniquingKeysWith: { a, _ in a })
@@ -80,7 +89,7 @@ public struct Relays: Sendable {
     let queue = self.queue()
     let wanted = name.lowercased()
     guard
-      let target = try await ledger.storage.run({ try await queue.relayTargets() })
+      let target = try await calls.run({ try await queue.relayTargets() })
         .first(where: { $0.name == wanted })
     else { throw Self.unknown(name) }
     return target
@@ -98,7 +107,7 @@ public struct Relays: Sendable {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     let key = notificationUUID.map { "asn2:\($0)" }
-    let events = try await ledger.storage.run {
+    let events = try await calls.run {
       try await queue.relayAttempts(to: name, notification: key, before: before, limit: limit)
     }
     return events.compactMap(RecordedRelayAttempt.init)
@@ -116,7 +125,7 @@ public struct Relays: Sendable {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     let target = try await target(named: name)
-    return try await ledger.storage.run {
+    return try await calls.run {
       try await queue.relayDeliveries(to: target.name, state: state, limit: limit)
     }
   }
@@ -126,7 +135,7 @@ public struct Relays: Sendable {
   public func retryDead(of name: String) async throws(LedgerError) -> Int {
     let queue = self.queue()
     let target = try await target(named: name)
-    return try await ledger.storage.run { try await queue.retryDeadRelays(to: target.name) }
+    return try await calls.run { try await queue.retryDeadRelays(to: target.name) }
   }
 
   private func record(_ record: RelayTargetRecord) async throws(LedgerError) {
@@ -142,12 +151,12 @@ public struct Relays: Sendable {
       eventType: RelayTargetRecord.eventType,
       idempotencyKey: "relay:\(record.target):\(record.action.rawValue):\(record.at.milliseconds)",
       payload: payload, metadata: Array(#"{"source":"relays"}"#.utf8))
-    let log = ledger.storage.log
+    let log = self.log
     let stream = RelayTarget.streamId(of: record.target)
-    _ = try await ledger.storage.run { try await log.append([event], to: stream, indexing: nil) }
+    _ = try await calls.run { try await log.append([event], to: stream, indexing: nil) }
   }
 
-  func queue() -> any RelayQueue { ledger.storage.relays }
+  func queue() -> any RelayQueue { relays }
 
   static func unknown(_ name: String) -> LedgerError {
     LedgerError(

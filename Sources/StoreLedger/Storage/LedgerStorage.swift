@@ -83,22 +83,21 @@ package struct LedgerStorage: Sendable {
     self.timeout = timeout
   }
 
+  /// How services call the ports: within ``timeout``, failures as the ledger's errors.
+  package var calls: StorageCalls { StorageCalls(timeout: timeout) }
+
   /// `body` within the timeout; its failure as the ledger's error.
   package func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
     async throws(LedgerError) -> Result
   {
-    do {
-      return try await bounded(body)
-    } catch {
-      throw Self.mapped(error)
-    }
+    try await calls.run(body)
   }
 
   /// `body` within the timeout; its failure as it is (``TimeoutError`` after the timeout).
   package func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
     async throws -> Result
   {
-    try await withTimeout(timeout, body)
+    try await calls.bounded(body)
   }
 
   /// A storage failure as the ledger's error, with its cause and next step.

@@ -6,10 +6,16 @@ import StoreLedgerCore
 /// account per alias. A lookup hint, not evidence: it is not in the log, and an erasure of the
 /// account removes it.
 public struct AccountAliases: Sendable {
-  let ledger: Ledger
+  let aliases: any AccountAliasStore
+  let calls: StorageCalls
 
   public init(ledger: Ledger) {
-    self.ledger = ledger
+    self.init(aliases: ledger.storage.aliases, calls: ledger.storage.calls)
+  }
+
+  package init(aliases: any AccountAliasStore, calls: StorageCalls) {
+    self.aliases = aliases
+    self.calls = calls
   }
 
   /// Gives the account `alias`, replacing its earlier one. Another account's alias is a
@@ -20,9 +26,9 @@ public struct AccountAliases: Sendable {
   {
     let token = try Ledger.canonical(appAccountToken)
     let alias = try Self.alias(alias)
-    let store = self.store()
+    let store = aliases
     let who = by.trimmingCharacters(in: .whitespaces).isEmpty ? "api" : String(by.prefix(200))
-    guard try await ledger.storage.run({ try await store.setAlias(alias, for: token, by: who) })
+    guard try await calls.run({ try await store.setAlias(alias, for: token, by: who) })
     else {
       throw LedgerError(
         .conflict,
@@ -35,15 +41,15 @@ public struct AccountAliases: Sendable {
   /// Removes the account's alias; the alias it had, if any.
   public func remove(for appAccountToken: String) async throws(LedgerError) -> String? {
     let token = try Ledger.canonical(appAccountToken)
-    let store = self.store()
-    return try await ledger.storage.run { try await store.removeAlias(of: token) }
+    let store = aliases
+    return try await calls.run { try await store.removeAlias(of: token) }
   }
 
   /// The account's alias, if it has one.
   public func alias(of appAccountToken: String) async throws(LedgerError) -> String? {
     let token = try Ledger.canonical(appAccountToken)
-    let store = self.store()
-    return try await ledger.storage.run { try await store.alias(of: token) }
+    let store = aliases
+    return try await calls.run { try await store.alias(of: token) }
   }
 
   static func alias(_ text: String) throws(LedgerError) -> String {
@@ -60,5 +66,4 @@ public struct AccountAliases: Sendable {
     return alias
   }
 
-  private func store() -> any AccountAliasStore { ledger.storage.aliases }
 }

@@ -13,16 +13,16 @@ extension SupportQueries {
   public func accountTokens(after token: String = "", limit: Int = 1000)
     async throws(LedgerError) -> [String]
   {
-    let views = ledger.storage.views
-    return try await ledger.storage.run {
+    let views = self.views
+    return try await calls.run {
       try await views.accounts(after: token, limit: limit, shard: .whole)
     }
   }
 
   /// Counts of events, streams and accounts (a full count: seconds on a large log).
   public func statistics() async throws(LedgerError) -> Statistics {
-    let support = ledger.storage.support
-    let counts = try await ledger.storage.run { try await support.logCounts() }
+    let support = self.support
+    let counts = try await calls.run { try await support.logCounts() }
     return Statistics(events: counts.events, streams: counts.streams, accounts: counts.accounts)
   }
 }

@@ -40,10 +40,10 @@ extension SupportQueries {
     }
     // No token, id or alias holds a NUL (PostgreSQL text cannot): nothing matches it.
     guard !query.unicodeScalars.contains("\u{0}") else { return [] }
-    let environments = ledger.configuration.environments.map(\.rawValue)
+    let environments = configuration.environments.map(\.rawValue)
     let spelled = AppAccountToken.fromAnySpelling(query) ?? query
     do {
-      return try await ledger.storage.support.accounts(
+      return try await self.support.accounts(
         matching: spelled, environments: environments, consistency: .readYourWrites
       ).value.map { AccountMatch(appAccountToken: $0.token, matched: $0.matched) }
     } catch {
@@ -57,7 +57,7 @@ extension SupportQueries {
       let events = try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }
         .map(EventCodec.event)
       return AccountExplainer(
-        events: events, catalog: ledger.configuration.catalog, options: ledger.configuration.options
+        events: events, catalog: configuration.catalog, options: configuration.options
       )
     } catch {
       throw LedgerStorage.mapped(error)
@@ -74,7 +74,7 @@ extension SupportQueries {
       throw LedgerError(.invalidRequest, "a page is 0 or more and holds 1 to 1000 changes")
     }
     do {
-      let read = try await ledger.storage.changes.newestChanges(
+      let read = try await self.changes.newestChanges(
         of: token, offset: page * size, limit: size, consistency: .readYourWrites
       ).value
       return (read.changes, Int(read.count ?? 0))
@@ -87,7 +87,7 @@ extension SupportQueries {
   public func overview(now: Date = Date()) async throws(LedgerError) -> Overview {
     let read: ConsoleOverview
     do {
-      read = try await ledger.storage.support.overview(
+      read = try await self.support.overview(
         since: now.addingTimeInterval(-86_400), consistency: .readYourWrites
       ).value
     } catch {
@@ -98,8 +98,8 @@ extension SupportQueries {
       entitlementsInForce: read.entitlementsInForce, lastNotificationAt: read.lastNotificationAt,
       lastNotificationType: read.lastNotificationType,
       notificationsLast24Hours: read.notificationsSince,
-      consumption: try await ConsumptionRequests(ledger: ledger).metrics(),
-      changeDeliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts())
+      consumption: try await consumption.metrics(),
+      changeDeliveries: try await deliveryLog.changeDeliveryCounts())
   }
 }
 
@@ -110,7 +110,7 @@ extension SupportQueries {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     do {
-      return try await ledger.storage.support.newestEvents(
+      return try await self.support.newestEvents(
         limit: limit, consistency: .readYourWrites
       ).value
     } catch {

@@ -12,8 +12,8 @@ extension SupportQueries {
     guard limit > 0 else {
       throw LedgerError(.invalidRequest, "limit must be a positive number of notifications")
     }
-    let support = ledger.storage.support
-    return try await ledger.storage.run {
+    let support = self.support
+    return try await calls.run {
       try await support.notUnderstood(
         knownTypes: NotificationType.knownValues.map(\.rawValue),
         knownBodies: ResponseBodyV2DecodedPayload.knownBodyObjects, limit: limit)

@@ -16,8 +16,11 @@ import Synchronization
 public struct AccountProjector: Sendable {
   public static let checkpointName = "account-views"
 
-  /// What it projects with: the ledger's view writer and, through it, the ledger's storage.
+  /// What it projects with: the ledger's view writer (and its view store), the log it
+  /// follows and the index naming each stream's accounts.
   let views: AccountViewWriter
+  let log: any EventLog
+  let index: any AccountIndex
   let wakeUp: WakeUpSignal?
   let batchSize: Int
   let pollInterval: Duration
@@ -63,6 +66,8 @@ public struct AccountProjector: Sendable {
     pollInterval: Duration = .milliseconds(500), concurrency: Int = 2, logger: Logger
   ) {
     self.views = ledger.views
+    self.log = ledger.storage.log
+    self.index = ledger.storage.index
     self.wakeUp = wakeUp
     self.batchSize = batchSize
     self.pollInterval = pollInterval
@@ -126,7 +131,7 @@ public struct AccountProjector: Sendable {
   /// moves the checkpoint past them; returns how many events that was.
   func projectNextBatch(now: Date) async throws -> Int {
     let start = try await position()
-    let entries = try await views.storage.log.readFeedEntries(
+    let entries = try await log.readFeedEntries(
       after: start ?? .beginning, limit: batchSize)
     guard let first = entries.first, let last = entries.last else {
       counters.update { $0.lagSeconds = 0 }
@@ -135,7 +140,7 @@ public struct AccountProjector: Sendable {
     }
     counters.update { $0.lagSeconds = max(0, Date().timeIntervalSince(first.recordedAt)) }
     let streams = Array(Set(entries.map(\.streamId))).sorted()
-    let accounts = try await views.storage.index.accounts(holding: streams)
+    let accounts = try await index.accounts(holding: streams)
     try await refresh(accounts, now: now)
     counters.update {
       $0.position = last.position
@@ -151,7 +156,7 @@ public struct AccountProjector: Sendable {
   /// has none yet.
   private func position() async throws -> FeedPosition? {
     if let position = counters.value.position { return position }
-    let stored = try await views.storage.log.checkpoint(Self.checkpointName)
+    let stored = try await log.checkpoint(Self.checkpointName)
     counters.update {
       $0.persisted = .some(stored)
       $0.persistedAt = .now
@@ -166,7 +171,7 @@ public struct AccountProjector: Sendable {
     let state = counters.value
     guard let position = state.position, let persisted = state.persisted, persisted != position
     else { return }
-    let store = views.storage.log
+    let store = log
     do {
       try await store.moveCheckpoint(Self.checkpointName, from: persisted, to: position)
       counters.update {
@@ -187,7 +192,7 @@ public struct AccountProjector: Sendable {
   /// Projects again the views that ended by `now` or were computed by other rules; returns
   /// how many.
   func sweep(now: Date) async throws -> Int {
-    let (store, projection) = (views.storage.views, views.projection)
+    let (store, projection) = (views.views, views.projection)
     let scansForeign = !counters.value.foreignViewsReplaced
     let settled = AccountViewWriter.changeHorizon(at: now)
     let ended =

@@ -25,7 +25,7 @@ extension AccountViewWriter {
   /// projector derived first append nothing.
   func appendChanges(_ derived: [DerivedAccountChanges]) async throws {
     guard !derived.isEmpty else { return }
-    let moved = try await storage.views.appendChanges(derived)
+    let moved = try await views.appendChanges(derived)
     if derived.contains(where: { moved.contains($0.token) && !$0.changes.isEmpty }) {
       changesAppended.signal()
     }

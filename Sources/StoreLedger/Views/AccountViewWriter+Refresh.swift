@@ -8,7 +8,7 @@ extension AccountViewWriter {
   @discardableResult
   func refreshViews(of tokens: [String], now: Date = Date()) async throws -> Int {
     guard !tokens.isEmpty else { return 0 }
-    let (store, projection) = (storage.views, self.projection)
+    let (store, projection) = (views, self.projection)
     let epoch = viewCache?.readBegins() ?? 0
     let accounts = try await store.inputs(of: tokens)
     let instant = Timestamp(now)

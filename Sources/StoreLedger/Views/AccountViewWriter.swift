@@ -4,7 +4,8 @@ import StoreLedgerPostgres
 /// Projects accounts from the log into their stored views and derives their changes: the
 /// projector's work, the rebuild's and the audit's comparison all fold an account this one way.
 struct AccountViewWriter: Sendable {
-  let storage: LedgerStorage
+  /// The stored views and the change derivations.
+  let views: any AccountViewStore
   let configuration: LedgerConfiguration
   /// ``LedgerConfiguration/projectionFingerprint``, computed once.
   let projection: String
