@@ -137,7 +137,7 @@ public struct Ledger: Sendable {
     let sighting = IdentityJoiner.sighting(verified.payload, forwarded: appAccountToken)
     if appAccountToken == nil {
       let payload = verified.payload
-      if let known = try await RepeatedObservations(storage: storage).stored(
+      if let known = try await RepeatedObservations(log: storage.log, calls: storage.calls).stored(
         in: record.streamId, { $0.repeated(payload) })
       {
         await IdentityJoiner(ledger: self).join(sighting)
@@ -162,7 +162,7 @@ public struct Ledger: Sendable {
     }
     let record = try LedgerRecord.mapped { try LedgerRecord.renewalInfo(verified, source: source) }
     let payload = verified.payload
-    if let known = try await RepeatedObservations(storage: storage).stored(
+    if let known = try await RepeatedObservations(log: storage.log, calls: storage.calls).stored(
       in: record.streamId, { $0.repeated(payload) })
     {
       await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(payload))

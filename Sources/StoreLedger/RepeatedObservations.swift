@@ -4,7 +4,8 @@ import StoreLedgerCore
 /// Fetched observations the log already holds: Apple signs every response when it serves it,
 /// so without this each replay would store every transaction again.
 struct RepeatedObservations: Sendable {
-  let storage: LedgerStorage
+  let log: any EventLog
+  let calls: StorageCalls
 
   /// The stored event that already says what a fetched observation says: the newest snapshot
   /// of the same transaction (or renewal info) in its chain's stream, equal but for
@@ -13,10 +14,10 @@ struct RepeatedObservations: Sendable {
     in stream: String,
     _ repeated: @Sendable (NewestObservations) -> Int?
   ) async throws(LedgerError) -> Ledger.Ingested? {
-    let log = storage.log
+    let log = self.log
     let recorded: [RecordedEvent]
     do {
-      recorded = try await storage.bounded { try await log.readStreams([stream]) }
+      recorded = try await calls.bounded { try await log.readStreams([stream]) }
     } catch {
       throw LedgerStorage.mapped(error)
     }

@@ -7,11 +7,11 @@ import StoreLedgerCore
 /// the first part finds the record, the second is compared by hash in constant time.
 public struct APIKeys: Sendable {
   let store: any APIKeyStore
-  let storage: LedgerStorage
+  let calls: StorageCalls
 
   public init(ledger: Ledger) {
     store = ledger.storage.keys
-    storage = ledger.storage
+    calls = ledger.storage.calls
   }
 
   /// Makes a key named `name` with `scopes`; returns the key (shown once) and its record.
@@ -35,7 +35,7 @@ public struct APIKeys: Sendable {
       .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     let record = APIKeyRecord(
       id: id, name: name, scopes: scopes, secretHash: Self.hash(secret), createdAt: now)
-    let stored = try await storage.run { [store] in try await store.createKey(record) }
+    let stored = try await calls.run { [store] in try await store.createKey(record) }
     guard stored else {
       throw LedgerError(
         .conflict, "a key named \(name) is in use: revoke it first or choose another name")
@@ -45,12 +45,12 @@ public struct APIKeys: Sendable {
 
   /// Every key, oldest first (revoked ones too, with when).
   public func list() async throws(LedgerError) -> [APIKeyRecord] {
-    try await storage.run { [store] in try await store.keys() }
+    try await calls.run { [store] in try await store.keys() }
   }
 
   /// Revokes the key named `name`: it stops working at once.
   public func revoke(name: String, now: Date = Date()) async throws(LedgerError) {
-    let revoked = try await storage.run { [store] in
+    let revoked = try await calls.run { [store] in
       try await store.revokeKey(named: name, at: now)
     }
     guard revoked else {
@@ -62,7 +62,7 @@ public struct APIKeys: Sendable {
   /// with another secret).
   public func grant(for presented: String) async throws(LedgerError) -> APIKeyGrant? {
     guard let (id, secret) = Self.parts(of: presented) else { return nil }
-    guard let record = try await storage.run({ [store] in try await store.key(id: id) }),
+    guard let record = try await calls.run({ [store] in try await store.key(id: id) }),
       record.revokedAt == nil, Self.equal(record.secretHash, Self.hash(secret))
     else { return nil }
     return APIKeyGrant(name: record.name, scopes: record.scopes, keyId: record.id)
@@ -70,7 +70,7 @@ public struct APIKeys: Sendable {
 
   /// The grant of the key in use whose public part is `id` (a console session's key).
   public func grant(id: String) async throws(LedgerError) -> APIKeyGrant? {
-    guard let record = try await storage.run({ [store] in try await store.key(id: id) }),
+    guard let record = try await calls.run({ [store] in try await store.key(id: id) }),
       record.revokedAt == nil
     else { return nil }
     return APIKeyGrant(name: record.name, scopes: record.scopes, keyId: record.id)

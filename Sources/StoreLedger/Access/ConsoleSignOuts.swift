@@ -7,23 +7,23 @@ import StoreLedgerCore
 /// stored.
 public struct ConsoleSignOuts: Sendable {
   let store: any ConsoleSignOutStore
-  let storage: LedgerStorage
+  let calls: StorageCalls
 
   public init(ledger: Ledger) {
     store = ledger.storage.signOuts
-    storage = ledger.storage
+    calls = ledger.storage.calls
   }
 
   /// Records that the session of `token`, valid until `expiresAt`, ended.
   public func record(_ token: String, expiresAt: Date) async throws(LedgerError) {
     let digest = Self.digest(token)
-    try await storage.run { try await store.recordSignOut(digest: digest, expiresAt: expiresAt) }
+    try await calls.run { try await store.recordSignOut(digest: digest, expiresAt: expiresAt) }
   }
 
   /// Whether the session of `token` was signed out on any server.
   public func isSignedOut(_ token: String) async throws(LedgerError) -> Bool {
     let digest = Self.digest(token)
-    return try await storage.run { try await store.isSignedOut(digest: digest) }
+    return try await calls.run { try await store.isSignedOut(digest: digest) }
   }
 
   static func digest(_ token: String) -> String {

@@ -16,8 +16,9 @@ import StoreLedgerPostgres
 /// receiver accepted a change and before recording it sends that change again once the lease
 /// ends; receivers dedupe by the change's `id`.
 public struct ChangeDeliverer: Sendable {
-  /// The ledger's storage, where the feed and the delivery log are.
-  let storage: LedgerStorage
+  /// The change feed the deliveries carry, and the queue of deliveries.
+  let feed: any ChangeFeed
+  let deliveries: any ChangeDeliveryQueue
   /// Signalled when this process appends changes, so a waiting endpoint goes on at once.
   let changesAppended: WakeUpSignal
   /// The app changes are of, on a server of several apps (nil otherwise).
@@ -30,7 +31,8 @@ public struct ChangeDeliverer: Sendable {
     ledger: Ledger, configuration: ChangeDeliveryConfiguration, http: HTTPClient = .shared,
     logger: Logger
   ) {
-    self.storage = ledger.storage
+    self.feed = ledger.storage.changes
+    self.deliveries = ledger.storage.deliveries
     self.changesAppended = ledger.views.changesAppended
     self.app = ledger.configuration.app
     self.configuration = configuration
@@ -51,7 +53,7 @@ public struct ChangeDeliverer: Sendable {
   public func register() async throws(LedgerError) {
     for endpoint in configuration.endpoints {
       do {
-        try await storage.deliveries.register(endpoint.key)
+        try await deliveries.register(endpoint.key)
       } catch {
         throw LedgerStorage.mapped(error)
       }
@@ -87,18 +89,18 @@ public struct ChangeDeliverer: Sendable {
   }
 
   private func prune(_ endpoint: ChangeEndpoint) async throws {
-    try await storage.deliveries.prune(endpoint.key, deliveredBefore: configuration.keepDelivered)
+    try await deliveries.prune(endpoint.key, deliveredBefore: configuration.keepDelivered)
   }
 
   /// Queues what is new, claims what is due, posts it and records the outcomes; returns how
   /// many deliveries it attempted.
   func deliverRound(to endpoint: ChangeEndpoint) async throws -> Int {
-    let queue = storage.deliveries
+    let queue = deliveries
     try await queue.enqueue(endpoint.key, limit: 1000)
     let claims = try await queue.claim(
       endpoint.key, limit: configuration.batchSize, lease: configuration.lease)
     guard !claims.isEmpty else { return 0 }
-    let records = try await storage.changes.changes(at: claims.map(\.position))
+    let records = try await feed.changes(at: claims.map(\.position))
     let byPosition = Dictionary(
       uniqueKeysWithValues: records.map { ($0.position, $0.of(app: app)) })
     let outcomes = await post(claims, byPosition, to: endpoint)

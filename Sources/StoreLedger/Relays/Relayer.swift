@@ -21,7 +21,10 @@ import Synchronization
 /// ends (receivers of Apple's notifications dedupe by `notificationUUID`, as Apple's own
 /// retries require).
 public struct Relayer: Sendable {
-  let storage: LedgerStorage
+  let relays: any RelayQueue
+  /// Where each attempt is recorded.
+  let log: any EventLog
+  let calls: StorageCalls
   let wakeUp: WakeUpSignal?
   let configuration: RelayConfiguration
   let http: HTTPClient
@@ -33,7 +36,9 @@ public struct Relayer: Sendable {
     ledger: Ledger, wakeUp: WakeUpSignal? = nil, configuration: RelayConfiguration = .init(),
     http: HTTPClient = .shared, logger: Logger
   ) {
-    self.storage = ledger.storage
+    self.relays = ledger.storage.relays
+    self.log = ledger.storage.log
+    self.calls = ledger.storage.calls
     self.wakeUp = wakeUp
     self.configuration = configuration
     self.http = http
@@ -43,12 +48,12 @@ public struct Relayer: Sendable {
   /// Runs until its task is cancelled: follows the stored targets as they are added and
   /// removed.
   public func run() async {
-    let queue = storage.relays
+    let queue = relays
     let board = Board()
     await withDiscardingTaskGroup { group in
       while !Task.isCancelled {
         do {
-          let targets = try await storage.run { try await queue.relayTargets() }
+          let targets = try await calls.run { try await queue.relayTargets() }
           board.current.withLock {
             $0 = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
           }
@@ -80,7 +85,7 @@ public struct Relayer: Sendable {
       let generation = wakeUp?.generation
       do {
         if ContinuousClock.now - pruned >= .seconds(3600) {
-          _ = try await storage.run {
+          _ = try await calls.run {
             try await queue.pruneRelays(
               to: target.name, deliveredBefore: configuration.keepDelivered)
           }
@@ -119,18 +124,18 @@ public struct Relayer: Sendable {
   /// records the outcomes. Returns the events scanned (nil: the target is gone) and the
   /// attempts made.
   func relayRound(to target: RelayTarget, queue: any RelayQueue) async throws -> (Int?, Int) {
-    let scanned = try await storage.run {
+    let scanned = try await calls.run {
       try await queue.queueRelays(to: target.name, limit: Self.scanLimit)
     }
     guard let scanned else { return (nil, 0) }
-    let claims = try await storage.run {
+    let claims = try await calls.run {
       try await queue.claimRelays(
         to: target.name, limit: configuration.batchSize, lease: configuration.lease)
     }
     guard !claims.isEmpty else { return (scanned, 0) }
     let attempts = await post(claims, to: target)
     try await recordInLog(attempts.map(\.attempt), of: target)
-    try await storage.run {
+    try await calls.run {
       try await queue.recordRelays(attempts.map(\.outcome), to: target.name)
     }
     return (scanned, claims.count)
@@ -147,9 +152,9 @@ public struct Relayer: Sendable {
           payload: Array(try encoder.encode([RelayAttempt.member: attempt])),
           metadata: Array(#"{"source":"relays"}"#.utf8)))
     }
-    let log = storage.log
+    let log = self.log
     let recorded = events
-    _ = try await storage.run {
+    _ = try await calls.run {
       try await log.append(recorded, to: target.streamId, indexing: nil)
     }
   }
