@@ -39,15 +39,11 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
       let oldest = Dictionary(grouping: pending, by: \.token).mapValues {
         $0.map(\.position).min() ?? 0
       }
-      let due = pending.filter {
-        $0.nextAttemptAt <= now && ($0.leasedUntil.map { $0 < now } ?? true)
-          && oldest[$0.token] == $0.position
-      }.map(\.position).sorted().prefix(limit)
+      let due = pending.filter { $0.isDue(at: now) && oldest[$0.token] == $0.position }
+        .map(\.position).sorted().prefix(limit)
       return due.compactMap { position in
         guard var delivery = rows[position] else { return nil }
-        delivery.leasedUntil = until
-        delivery.attempts += 1
-        delivery.firstAttemptAt = delivery.firstAttemptAt ?? now
+        delivery.lease(until: until, now: now)
         state.deliveries[endpoint]?[position] = delivery
         return ChangeDeliveryClaim(
           position: position, attempt: delivery.attempts,
@@ -61,17 +57,10 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
   {
     let now = now()
     state.withLock { state in
-      for outcome in outcomes {
-        guard var delivery = state.deliveries[endpoint]?[outcome.position] else { continue }
-        delivery.state = outcome.state
-        delivery.lastStatus = outcome.status
-        delivery.lastError = outcome.error?.isEmpty == false ? outcome.error : nil
-        delivery.leasedUntil = nil
-        delivery.nextAttemptAt = outcome.retryAt ?? delivery.nextAttemptAt
-        delivery.deliveredAt = outcome.state == "delivered" ? now : nil
-        state.deliveries[endpoint]?[outcome.position] = delivery
-        if outcome.state == "delivered" { state.endpoints[endpoint]?.deliveredTotal += 1 }
-      }
+      guard state.deliveries[endpoint] != nil else { return }
+      let delivered = state.deliveries[endpoint, default: [:]].record(
+        outcomes, key: \.position, now: now)
+      state.endpoints[endpoint]?.deliveredTotal += delivered
     }
   }
 
@@ -81,11 +70,8 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
   {
     let cutoff = now().addingTimeInterval(-Double(age.components.seconds))
     return state.withLock { state in
-      let old = (state.deliveries[endpoint] ?? [:]).values.filter {
-        $0.state == "delivered" && ($0.deliveredAt.map { $0 < cutoff } ?? false)
-      }
-      for delivery in old { state.deliveries[endpoint]?[delivery.position] = nil }
-      return old.count
+      guard state.deliveries[endpoint] != nil else { return 0 }
+      return state.deliveries[endpoint, default: [:]].pruneDelivered(before: cutoff)
     }
   }
 

@@ -13,7 +13,7 @@ extension InMemoryLedgerStorage: RelayQueue {
     var deliveredTotal = 0
   }
 
-  struct RelayRow {
+  struct RelayRow: QueuedDelivery {
     /// Where the notification is in the feed (index into the events).
     var offset: Int
     var key: String
@@ -98,15 +98,11 @@ extension InMemoryLedgerStorage: RelayQueue {
     let now = now()
     let until = now.addingTimeInterval(Double(lease.components.seconds))
     return state.withLock { state in
-      let due = (state.relayRows[target] ?? [:]).values.filter {
-        $0.state == "pending" && $0.nextAttemptAt <= now
-          && ($0.leasedUntil.map { $0 < now } ?? true)
-      }.sorted { $0.offset < $1.offset }.prefix(limit)
+      let due = (state.relayRows[target] ?? [:]).values.filter { $0.isDue(at: now) }
+        .sorted { $0.offset < $1.offset }.prefix(limit)
       return due.map { row in
         var row = row
-        row.leasedUntil = until
-        row.attempts += 1
-        row.firstAttemptAt = row.firstAttemptAt ?? now
+        row.lease(until: until, now: now)
         state.relayRows[target]?[row.key] = row
         let event = state.events[row.offset]
         return RelayDeliveryClaim(
@@ -124,17 +120,10 @@ extension InMemoryLedgerStorage: RelayQueue {
   {
     let now = now()
     state.withLock { state in
-      for outcome in outcomes {
-        guard var row = state.relayRows[target]?[outcome.notificationKey] else { continue }
-        row.state = outcome.state
-        row.lastStatus = outcome.status
-        row.lastError = outcome.error?.isEmpty == false ? outcome.error : nil
-        row.leasedUntil = nil
-        row.nextAttemptAt = outcome.retryAt ?? row.nextAttemptAt
-        row.deliveredAt = outcome.state == "delivered" ? now : nil
-        state.relayRows[target]?[outcome.notificationKey] = row
-        if outcome.state == "delivered" { state.relayTargets[target]?.deliveredTotal += 1 }
-      }
+      guard state.relayRows[target] != nil else { return }
+      let delivered = state.relayRows[target, default: [:]].record(
+        outcomes, key: \.notificationKey, now: now)
+      state.relayTargets[target]?.deliveredTotal += delivered
     }
   }
 
@@ -144,11 +133,8 @@ extension InMemoryLedgerStorage: RelayQueue {
   {
     let cutoff = now().addingTimeInterval(-Double(age.components.seconds))
     return state.withLock { state in
-      let old = (state.relayRows[target] ?? [:]).values.filter {
-        $0.state == "delivered" && ($0.deliveredAt.map { $0 < cutoff } ?? false)
-      }
-      for row in old { state.relayRows[target]?[row.key] = nil }
-      return old.count
+      guard state.relayRows[target] != nil else { return 0 }
+      return state.relayRows[target, default: [:]].pruneDelivered(before: cutoff)
     }
   }
 
@@ -157,11 +143,7 @@ extension InMemoryLedgerStorage: RelayQueue {
     return state.withLock { state in
       let dead = (state.relayRows[target] ?? [:]).values.filter { $0.state == "dead" }
       for var row in dead {
-        row.state = "pending"
-        row.attempts = 0
-        row.nextAttemptAt = now
-        row.leasedUntil = nil
-        row.firstAttemptAt = nil
+        row.requeue(at: now)
         state.relayRows[target]?[row.key] = row
       }
       return dead.count

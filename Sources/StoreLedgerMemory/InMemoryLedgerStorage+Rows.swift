@@ -40,7 +40,7 @@ extension InMemoryLedgerStorage {
   }
 
   /// One delivery of one change to one endpoint.
-  struct Delivery {
+  struct Delivery: QueuedDelivery {
     var position: Int64
     var token: String
     var state = "pending"
