@@ -245,6 +245,9 @@ public final class ReadReplicas: Sendable {
       replica.noteReplayed(replayed)
       return replayed
     } catch {
+      // The caller gave up (its own deadline ran out while the replica replayed slowly, or it
+      // was cancelled): that says nothing against the replica, which stays in rotation.
+      if Task.isCancelled { return nil }
       takeOut(replica, because: "it does not answer (\(Self.kind(of: error)))")
       replica.hosts.lostCurrent()
       return nil
