@@ -34,7 +34,7 @@ public struct Relays: Sendable {
     name: String, url: String, environments: [String]? = nil, notificationTypes: [String]? = nil,
     by: String, now: Date = Date()
   ) async throws(LedgerError) -> RelayTarget {
-    let queue = self.queue()
+    let queue = relays
     let target = RelayTarget(
       name: try Self.name(name), url: url, urlKey: try Self.urlKey(url),
       environments: try Self.environments(environments),
@@ -59,7 +59,7 @@ public struct Relays: Sendable {
   public func remove(name: String, by: String, now: Date = Date()) async throws(LedgerError)
     -> RelayTarget
   {
-    let queue = self.queue()
+    let queue = relays
     let target = try await target(named: name)
     guard try await calls.run({ try await queue.removeRelayTarget(named: target.name) })
     else { throw Self.unknown(name) }
@@ -69,7 +69,7 @@ public struct Relays: Sendable {
 
   /// Every target with its queue's counts, by name.
   public func targets() async throws(LedgerError) -> [(RelayTarget, RelayTargetCounts)] {
-    let queue = self.queue()
+    let queue = relays
     let (targets, counts) = try await calls.run {
       (try await queue.relayTargets(), try await queue.relayCounts())
     }
@@ -86,7 +86,7 @@ public struct Relays: Sendable {
   }
 
   public func target(named name: String) async throws(LedgerError) -> RelayTarget {
-    let queue = self.queue()
+    let queue = relays
     let wanted = name.lowercased()
     guard
       let target = try await calls.run({ try await queue.relayTargets() })
@@ -101,7 +101,7 @@ public struct Relays: Sendable {
   public func attempts(
     of name: String, notificationUUID: String? = nil, before: Int64? = nil, limit: Int = 100
   ) async throws(LedgerError) -> [RecordedRelayAttempt] {
-    let queue = self.queue()
+    let queue = relays
     let name = try Self.name(name)
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
@@ -117,7 +117,7 @@ public struct Relays: Sendable {
   public func deliveries(of name: String, state: String? = nil, limit: Int = 100)
     async throws(LedgerError) -> [RelayDelivery]
   {
-    let queue = self.queue()
+    let queue = relays
     if let state, !["pending", "delivered", "dead"].contains(state) {
       throw LedgerError(.invalidRequest, "state is pending, delivered or dead")
     }
@@ -133,7 +133,7 @@ public struct Relays: Sendable {
   /// Queues the target's dead letters again (from a first attempt, with retries anew);
   /// returns how many.
   public func retryDead(of name: String) async throws(LedgerError) -> Int {
-    let queue = self.queue()
+    let queue = relays
     let target = try await target(named: name)
     return try await calls.run { try await queue.retryDeadRelays(to: target.name) }
   }
@@ -155,8 +155,6 @@ public struct Relays: Sendable {
     let stream = RelayTarget.streamId(of: record.target)
     _ = try await calls.run { try await log.append([event], to: stream, indexing: nil) }
   }
-
-  func queue() -> any RelayQueue { relays }
 
   static func unknown(_ name: String) -> LedgerError {
     LedgerError(
