@@ -26,17 +26,7 @@ extension Ledger {
   func viewRead(
     for token: String, environment: AppStoreEnvironment? = nil, consistency: ReadConsistency
   ) async throws(LedgerError) -> ReadAnswer<LedgerView> {
-    let answer: ReadAnswer<[LedgerEvent]>
-    do {
-      answer = try await storage.accounts.events(
-        of: token, environment: environment?.rawValue, consistency: consistency)
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
-    let view = LedgerView(
-      LedgerState.fold(answer.value), catalog: configuration.catalog,
-      options: configuration.options)
-    return ReadAnswer(value: view, replica: answer.replica)
+    try await reader.read(token, environment: environment, consistency: consistency)
   }
 
   public func entitlements(
@@ -64,13 +54,8 @@ extension Ledger {
   public func events(
     for appAccountToken: String, consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> [RecordedEvent] {
-    let appAccountToken = try Self.canonical(appAccountToken)
-    do {
-      return try await storage.accounts.recordedEvents(
-        of: appAccountToken, consistency: consistency)
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
+    try await reader.recordedEvents(
+      of: try Self.canonical(appAccountToken), consistency: consistency)
   }
 
   /// Why the account has (or lacks) `entitlement` at `time`, from the events known by then:

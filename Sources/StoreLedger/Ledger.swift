@@ -19,8 +19,16 @@ public struct Ledger: Sendable {
   public let configuration: LedgerConfiguration
   /// The app's verifiers, by environment and by when certificates are judged.
   let verifiers: LedgerVerifiers
-  /// Shares commits between concurrent ingests; nil when the configuration turns it off.
-  let committer: GroupCommitter?
+  /// Appends for accounts, and tells this process's reads of each write.
+  let writer: AccountWriter
+  /// Accounts' states folded from the log.
+  let reader: AccountReader
+  /// Verify → append → index of Apple's signed data.
+  let ingestion: SignedDataIngest
+  /// Who holds which purchase, and the backend's links and transfers.
+  let links: AccountLinks
+  /// The account API's summaries, from the cache, the stored views or the log.
+  let summaries: AccountSummaries
   /// Folds accounts into their stored views and derives their changes.
   let views: AccountViewWriter
   /// App downloads already matched to their accounts by this process.
@@ -31,19 +39,45 @@ public struct Ledger: Sendable {
   package init(storage: LedgerStorage, configuration: LedgerConfiguration) throws {
     self.storage = storage
     self.configuration = configuration
-    self.committer =
-      configuration.groupCommit
-      ? GroupCommitter(
-        log: storage.log, maximumBatch: configuration.maximumCommitBatch,
-        timeout: configuration.databaseTimeout) : nil
+    let viewCache =
+      configuration.viewCacheCapacity > 0
+      ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil
     self.views = AccountViewWriter(
       views: storage.views, configuration: configuration,
-      projection: configuration.projectionFingerprint,
-      viewCache: configuration.viewCacheCapacity > 0
-        ? AccountViewCache(capacity: configuration.viewCacheCapacity) : nil,
+      projection: configuration.projectionFingerprint, viewCache: viewCache,
       changesAppended: WakeUpSignal())
+    self.writer = AccountWriter(
+      log: storage.log, calls: storage.calls,
+      committer: configuration.groupCommit
+        ? GroupCommitter(
+          log: storage.log, maximumBatch: configuration.maximumCommitBatch,
+          timeout: configuration.databaseTimeout) : nil,
+      written: WrittenAccounts(replicas: storage.replicas, viewCache: viewCache),
+      catalog: configuration.catalog, options: configuration.options)
+    self.reader = AccountReader(
+      accounts: storage.accounts, log: storage.log, calls: storage.calls,
+      catalog: configuration.catalog, options: configuration.options)
     self.identities = IdentityCache(capacity: 100_000)
     self.verifiers = try LedgerVerifiers(configuration)
+    self.summaries = AccountSummaries(
+      reader: reader, viewCache: viewCache, projection: views.projection)
+    let requests = ConsumptionRequests(
+      log: storage.log, index: storage.index, refundRequests: storage.refundRequests,
+      calls: storage.calls, reader: reader,
+      consents: RefundConsents(log: storage.log, calls: storage.calls))
+    self.links = AccountLinks(
+      reader: reader, writer: writer, requests: requests, erasure: storage.erasure,
+      calls: storage.calls, configuration: configuration)
+    self.ingestion = SignedDataIngest(
+      verifiers: verifiers, writer: writer,
+      seats: SeatLedger(
+        writer: writer, verifiers: verifiers, index: storage.index, log: storage.log,
+        calls: storage.calls, configuration: configuration, apple: nil),
+      joiner: IdentityJoiner(
+        identities: identities, index: storage.index, writer: writer,
+        requests: requests, logger: storage.logger),
+      observations: RepeatedObservations(log: storage.log, calls: storage.calls),
+      environments: configuration.environments, logger: storage.logger)
   }
 
   /// What an ingest stored (or had stored before).
@@ -74,45 +108,8 @@ public struct Ledger: Sendable {
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false,
     body: String? = nil
   ) async throws(LedgerError) -> Ingested {
-    // Read once: what it claims chooses the verifier, which checks it without reading it again.
-    let unverified = try LedgerVerifiers.notificationClaims(signedPayload)
-    if let released = unverified.claims.unclaimInfo?.unclaimSeatIds, !released.isEmpty,
-      let stream = try await SeatLedger(ledger: self, apple: nil).stream(holding: released)
-    {
-      return try await SeatLedger(ledger: self, apple: nil).ingestUnclaim(
-        unverified, into: stream, source: source, freshlyFetched: freshlyFetched, body: body)
-    }
-    guard unverified.claims.environment != nil, unverified.claims.bundleId != nil else {
-      // No body names the app: never refused for being new (Apple would retry, then give up).
-      return try await ingestUnroutable(
-        unverified, source: source, freshlyFetched: freshlyFetched, body: body)
-    }
-    let claims = SignedDataKind.Claims(
-      kind: .notification, environment: unverified.claims.environment)
-    let verified = try await verifiers.verify(claims, online: freshlyFetched) {
-      verifier throws(VerificationError) in
-      try await verifier.verifyNotification(unverified)
-    }
-    let record = try LedgerRecord.mapped {
-      try LedgerRecord.notification(verified, source: source).keeping(body: body)
-    }
-    var tokens = [
-      verified.transaction?.payload.appAccountToken,
-      verified.renewalInfo?.payload.appAccountToken,
-    ]
-    if let download = LedgerRecord.consentDownload(verified) {
-      // A withdrawn consent joins every account holding the download.
-      tokens += try await IdentityJoiner(ledger: self).accounts(
-        holdingDownload: download, in: record.streamId)
-    }
-    var ingested = try await append(
-      record, accounts: tokens.compactMap { $0 },
-      with: try await ConsumptionRequests(ledger: self).opening(
-        verified, in: record.streamId, for: tokens.compactMap { $0 }))
-    ingested.notificationType = verified.payload.notificationType?.rawValue
-    ingested.understood = verified.payload.isUnderstood
-    await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(verified.transaction?.payload))
-    return ingested
+    try await ingestion.ingest(
+      notification: signedPayload, source: source, freshlyFetched: freshlyFetched, body: body)
   }
 
   /// A signed transaction the app forwarded after a purchase (or the replay fetched), with
@@ -123,31 +120,9 @@ public struct Ledger: Sendable {
     signedTransaction: String, appAccountToken: String? = nil, source: String = "app",
     freshlyFetched: Bool = false
   ) async throws(LedgerError) -> Ingested {
-    let appAccountToken = try appAccountToken.map { token throws(LedgerError) in
-      try Self.canonical(token)
-    }
-    let claims = try LedgerVerifiers.expect(.transaction, in: signedTransaction)
-    let verified = try await verifiers.verify(claims, online: freshlyFetched) {
-      verifier throws(VerificationError) in
-      try await verifier.verifyTransaction(signedTransaction)
-    }
-    let record = try LedgerRecord.mapped {
-      try LedgerRecord.transaction(verified, appAccountToken: appAccountToken, source: source)
-    }
-    let sighting = IdentityJoiner.sighting(verified.payload, forwarded: appAccountToken)
-    if appAccountToken == nil {
-      let payload = verified.payload
-      if let known = try await RepeatedObservations(log: storage.log, calls: storage.calls).stored(
-        in: record.streamId, { $0.repeated(payload) })
-      {
-        await IdentityJoiner(ledger: self).join(sighting)
-        return known
-      }
-    }
-    let ingested = try await append(
-      record, accounts: [verified.payload.appAccountToken, appAccountToken].compactMap { $0 })
-    await IdentityJoiner(ledger: self).join(sighting)
-    return ingested
+    try await ingestion.ingest(
+      signedTransaction: signedTransaction, appAccountToken: appAccountToken, source: source,
+      freshlyFetched: freshlyFetched)
   }
 
   /// A signed renewal info (from Get All Subscription Statuses); a repeat of the newest one
@@ -155,23 +130,8 @@ public struct Ledger: Sendable {
   public func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
     async throws(LedgerError) -> Ingested
   {
-    let claims = try LedgerVerifiers.expect(.renewalInfo, in: signedRenewalInfo)
-    let verified = try await verifiers.verify(claims, online: freshlyFetched) {
-      verifier throws(VerificationError) in
-      try await verifier.verifyRenewalInfo(signedRenewalInfo)
-    }
-    let record = try LedgerRecord.mapped { try LedgerRecord.renewalInfo(verified, source: source) }
-    let payload = verified.payload
-    if let known = try await RepeatedObservations(log: storage.log, calls: storage.calls).stored(
-      in: record.streamId, { $0.repeated(payload) })
-    {
-      await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(payload))
-      return known
-    }
-    let ingested = try await append(
-      record, accounts: [verified.payload.appAccountToken].compactMap { $0 })
-    await IdentityJoiner(ledger: self).join(IdentityJoiner.sighting(payload))
-    return ingested
+    try await ingestion.ingest(
+      signedRenewalInfo: signedRenewalInfo, source: source, freshlyFetched: freshlyFetched)
   }
 
   /// The backend says `appAccountToken` owns the purchase chain `originalTransactionId`.
@@ -188,106 +148,9 @@ public struct Ledger: Sendable {
     appAccountToken: String, originalTransactionId: String, at time: Date = Date(),
     apple: AppStoreServerAPIClient? = nil, transfer: Bool = false
   ) async throws(LedgerError) -> Ingested {
-    guard !appAccountToken.isEmpty, !originalTransactionId.isEmpty else {
-      throw LedgerError(.invalidRequest, "a link needs an account token and a transaction id")
-    }
-    let appAccountToken = try Self.canonical(appAccountToken)
-    let holder = try await holder(ofChain: originalTransactionId)
-    let moving = holder.map { $0 != appAccountToken } ?? false
-    // A purchase of an erased account is re-linked, as a transfer, without asking for one.
-    var fromErased = false
-    if moving, !transfer, let holder {
-      fromErased = try await isRetired(holder, holding: originalTransactionId)
-    }
-    if moving, !transfer, !fromErased {
-      throw LedgerError(
-        .purchaseHeldByAnotherAccount,
-        "this purchase belongs to another account; to move it to this one, link it again with "
-          + "\"transfer\": true (its entitlements then leave the other account)")
-    }
-    if let apple {
-      try await AppleActions.setAtApple(appAccountToken, originalTransactionId, apple)
-    }
-    let chainStreams =
-      configuration.purchaseStreams(ofChain: originalTransactionId)
-      + (try await ConsumptionRequests(ledger: self).streams(ofChain: originalTransactionId))
-    guard moving, let holder else {
-      let link = AccountLinked(
-        appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
-        linkedAt: Timestamp(time), setAtApple: apple == nil ? nil : Timestamp(time))
-      return try await decideAndAppend(
-        .link(link), for: appAccountToken,
-        idempotencyKey: "\(appAccountToken):\(originalTransactionId)",
-        alsoIndexing: chainStreams)
-    }
-    // The transfer lives in the chain's own stream, which both accounts hold: each one's
-    // history and explanation show it, and neither holds the other's account stream.
-    let moved = AccountLinked(
-      appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
-      linkedAt: Timestamp(time), setAtApple: apple == nil ? nil : Timestamp(time),
-      transferredFrom: holder)
-    return try await decideAndAppend(
-      .link(moved), for: appAccountToken,
-      idempotencyKey:
-        "transfer:\(originalTransactionId):\(holder):\(appAccountToken):\(Timestamp(time).milliseconds)",
-      alsoIndexing: chainStreams, in: Self.transferStream(originalTransactionId),
-      alsoFor: [holder])
-  }
-
-  static func transferStream(_ originalTransactionId: String) -> String {
-    "transfer:\(originalTransactionId)"
-  }
-
-  /// The account holding the purchase chain now: as its events and transfers decide, else
-  /// (a purchase linked before transfers were recorded in the chain's own stream) an account
-  /// that holds the chain's streams.
-  func holder(ofChain originalTransactionId: String) async throws(LedgerError) -> String? {
-    let streams =
-      configuration.purchaseStreams(ofChain: originalTransactionId) + [
-        Self.transferStream(originalTransactionId)
-      ]
-    let log = storage.log
-    let recorded: [RecordedEvent]
-    do {
-      recorded = try await storage.bounded { try await log.readStreams(streams) }
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
-    let view: LedgerView
-    do {
-      view = LedgerView(
-        LedgerState.fold(
-          try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) && $0.erasedBy == nil }
-            .map(EventCodec.event)),
-        catalog: configuration.catalog, options: configuration.options)
-    } catch {
-      throw LedgerError(.invalidPayload, "a stored event of the purchase could not be read")
-    }
-    let records = view.state.transactions.values.filter {
-      $0.facts.originalTransactionId == originalTransactionId
-    }
-    if let token = view.accountToken(ofChain: originalTransactionId, records: Array(records)) {
-      return token
-    }
-    do {
-      return try await storage.index.accounts(holding: streams).first
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
-  }
-
-  /// Whether `token`, the holder of the chain by Apple's signature, names an account an
-  /// erasure removed that does not hold the chain since (its later data quarantined): such a
-  /// purchase moves freely.
-  func isRetired(_ token: String, holding originalTransactionId: String)
-    async throws(LedgerError) -> Bool
-  {
-    let (erasure, index) = (storage.erasure, storage.index)
-    let streams = configuration.purchaseStreams(ofChain: originalTransactionId)
-    return try await storage.run {
-      guard try await erasure.erasure(ofAccount: token) != nil else { return false }
-      return !(try await index.accounts(holding: streams).contains(token))
-    }
+    try await links.link(
+      appAccountToken: appAccountToken, originalTransactionId: originalTransactionId, at: time,
+      apple: apple, transfer: transfer)
   }
 
   /// Spends `quantity` units of a consumable; refused with `insufficient_balance` when the
@@ -307,7 +170,7 @@ public struct Ledger: Sendable {
     let debit = ConsumableDebited(
       id: idempotencyKey, appAccountToken: appAccountToken, productId: productId,
       quantity: quantity, debitedAt: Timestamp(time))
-    return try await decideAndAppend(
+    return try await writer.decideAndAppend(
       .debit(debit), for: appAccountToken,
       idempotencyKey: "debit:\(appAccountToken):\(idempotencyKey)")
   }

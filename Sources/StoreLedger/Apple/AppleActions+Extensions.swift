@@ -50,11 +50,11 @@ extension AppleActions {
       requestIdentifier: id, originalTransactionId: originalTransactionId, extendByDays: days,
       extendReasonCode: reason, effectiveDate: answer.effectiveDate)
     try await recordExtension(report, at: time)
-    let support = ledger.storage.support
-    let streams = ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
+    let support = self.support
+    let streams = configuration.purchaseStreams(ofChain: originalTransactionId)
     var stored = 0
     for stream in streams {
-      stored += try await ledger.storage.run {
+      stored += try await calls.run {
         try await support.notificationCount(
           in: stream, type: "RENEWAL_EXTENDED", since: Timestamp(time).milliseconds - 60_000)
       }
@@ -101,11 +101,11 @@ extension AppleActions {
     } catch {
       throw AppleActions.appleError(error, doing: "reading the extension's status")
     }
-    let support = ledger.storage.support
+    let support = self.support
     var summary: (succeeded: Int64?, failed: Int64?)?
-    for environment in ledger.configuration.environments where summary == nil {
-      let stream = "app:\(environment.rawValue):\(ledger.configuration.bundleId)"
-      summary = try await ledger.storage.run {
+    for environment in configuration.environments where summary == nil {
+      let stream = "app:\(environment.rawValue):\(configuration.bundleId)"
+      summary = try await calls.run {
         try await support.extensionSummary(in: stream, requestIdentifier: requestIdentifier)
       }
     }

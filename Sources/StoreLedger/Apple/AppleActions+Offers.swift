@@ -10,7 +10,7 @@ extension AppleActions {
   {
     var transactions: [OfferEligibility.Signed<JWSTransactionDecodedPayload>] = []
     var renewals: [OfferEligibility.Signed<JWSRenewalInfoDecodedPayload>] = []
-    for recorded in try await ledger.events(for: appAccountToken) {
+    for recorded in try await reader.recordedEvents(of: try Ledger.canonical(appAccountToken)) {
       let claims: AppleClaims?
       do {
         claims = try EventCodec.claims(of: recorded)
@@ -149,7 +149,7 @@ extension AppleActions {
   /// The account's app download, else its newest transaction's id; nil for an account with
   /// no purchase.
   private func customerTransactionId(of token: String) async throws(LedgerError) -> String? {
-    let view = try await ledger.view(for: token)
+    let view = try await reader.view(of: token)
     let mine = view.state.transactions.values.filter {
       view.accountToken(ofChain: $0.facts.originalTransactionId, records: [$0]) == token
     }

@@ -66,7 +66,7 @@ extension AppleActions {
     }
     var purchases: [OrderReport.Purchase] = []
     for transaction in found {
-      let stored = try await ledger.ingest(
+      let stored = try await ingestion.ingest(
         signedTransaction: transaction.compactJWS, source: "order-lookup", freshlyFetched: true)
       let payload = transaction.payload
       purchases.append(
@@ -87,7 +87,7 @@ extension AppleActions {
     var unlinked: [String] = []
     for purchase in purchases {
       let chain = purchase.originalTransactionId ?? purchase.transactionId
-      if let token = try await ledger.holder(ofChain: chain) {
+      if let token = try await links.holder(ofChain: chain) {
         tokens.insert(token)
       } else {
         unlinked.append(purchase.transactionId)
@@ -97,7 +97,8 @@ extension AppleActions {
     for token in tokens.sorted() {
       accounts.append(
         .init(
-          appAccountToken: token, entitlements: try await ledger.entitlements(for: token, at: time))
+          appAccountToken: token,
+          entitlements: try await summaries.summary(for: token, at: time).entitlements)
       )
     }
     return OrderReport(

@@ -21,7 +21,7 @@ extension AppleActions {
       eventType: eventType,
       idempotencyKey: key ?? "\(stream):\(UUID().uuidString.lowercased())", payload: payload,
       metadata: Array(#"{"source":"api"}"#.utf8))
-    let log = ledger.storage.log
-    _ = try await ledger.storage.run { try await log.append([event], to: stream, indexing: nil) }
+    let log = self.log
+    _ = try await calls.run { try await log.append([event], to: stream, indexing: nil) }
   }
 }

@@ -43,8 +43,8 @@ extension AppleActions {
     while ContinuousClock.now < deadline, status == nil || stored == nil {
       if status == nil { status = try await testStatus(token, apple) }
       if let uuid = status?.notification.payload.notificationUUID {
-        let support = ledger.storage.support
-        stored = try await ledger.storage.run {
+        let support = self.support
+        stored = try await calls.run {
           try await support.event(withKey: "asn2:\(uuid)")
         }
       }
@@ -91,6 +91,6 @@ extension AppleActions {
   private func record(_ check: WebhookCheck) async throws(LedgerError) {
     try await recordAction(
       EventTypes.webhookChecked, member: "webhookChecked", body: check,
-      stream: "webhook-check:\(ledger.configuration.bundleId)")
+      stream: "webhook-check:\(configuration.bundleId)")
   }
 }

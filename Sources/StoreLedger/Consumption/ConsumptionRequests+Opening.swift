@@ -40,7 +40,7 @@ extension ConsumptionRequests {
     guard var opening = Self.opening(verified) else { return nil }
     let holders: [String]
     do {
-      holders = try await ledger.storage.index.accounts(holding: [stream])
+      holders = try await index.accounts(holding: [stream])
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -54,7 +54,7 @@ extension ConsumptionRequests {
     -> [String]
   {
     do {
-      return try await ledger.storage.index.refundRequestStreams(ofChain: originalTransactionId)
+      return try await index.refundRequestStreams(ofChain: originalTransactionId)
     } catch {
       throw LedgerStorage.mapped(error)
     }

@@ -9,8 +9,8 @@ extension ConsumptionRequests {
   public func list(states: [ConsumptionRequest.Phase] = [], limit: Int = 100)
     async throws(LedgerError) -> [ConsumptionRequestReport]
   {
-    let index = ledger.storage.refundRequests
-    let streams = try await ledger.storage.run {
+    let index = refundRequests
+    let streams = try await calls.run {
       try await index.requests(inStates: states.map(\.rawValue), limit: min(max(limit, 1), 1000))
     }
     var reports: [ConsumptionRequestReport] = []
@@ -33,8 +33,8 @@ extension ConsumptionRequests {
     guard !id.isEmpty, id.count <= 128 else {
       throw LedgerError(.invalidRequest, "a request id is a notification UUID or a transaction id")
     }
-    let index = ledger.storage.refundRequests
-    let streams = try await ledger.storage.run { try await index.requests(withId: id) }
+    let index = refundRequests
+    let streams = try await calls.run { try await index.requests(withId: id) }
     guard let stream = streams.first else {
       throw LedgerError(
         .notFound,
@@ -85,8 +85,8 @@ extension ConsumptionRequests {
   func load(_ streamId: String) async throws(LedgerError) -> (
     ConsumptionRequest, [RecordedEvent]
   ) {
-    let log = ledger.storage.log
-    let recorded = try await ledger.storage.run { try await log.readStreams([streamId]) }
+    let log = self.log
+    let recorded = try await calls.run { try await log.readStreams([streamId]) }
     let events: [ConsumptionEvent]
     do {
       events = try recorded.map {
@@ -105,10 +105,10 @@ extension ConsumptionRequests {
   func chainEvents(_ originalTransactionId: String, in environment: String)
     async throws(LedgerError) -> [LedgerEvent]
   {
-    let log = ledger.storage.log
+    let log = self.log
     let stream = "sub:\(environment):\(originalTransactionId)"
     do {
-      let rows = try await ledger.storage.bounded { try await log.readStreams([stream]) }
+      let rows = try await calls.bounded { try await log.readStreams([stream]) }
       return try rows.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)
     } catch {
       throw LedgerStorage.mapped(error)
@@ -124,23 +124,23 @@ extension ConsumptionRequests {
     let chain = LedgerView(
       LedgerState.fold(
         try await chainEvents(requested.originalTransactionId, in: requested.environment)),
-      catalog: ledger.configuration.catalog,
-      options: ledger.configuration.options)
+      catalog: reader.catalog,
+      options: reader.options)
     let records = chain.state.transactions.values.filter {
       $0.facts.originalTransactionId == requested.originalTransactionId
     }
     guard let token = chain.accountToken(ofChain: requested.originalTransactionId, records: records)
     else { return chain.consumptionFacts(of: requested.transactionId, at: time) }
-    var facts = try await ledger.view(for: token).consumptionFacts(
+    var facts = try await reader.view(of: token).consumptionFacts(
       of: requested.transactionId, at: time)
-    facts?.consent = try await RefundConsents(ledger: ledger).inForce(for: token, at: time)
+    facts?.consent = try await consents.inForce(for: token, at: time)
     return facts
   }
 
   /// Counts over every request.
   public func metrics() async throws(LedgerError) -> ConsumptionMetrics {
-    let index = ledger.storage.refundRequests
-    let counts = try await ledger.storage.run { try await index.requestCounts() }
+    let index = refundRequests
+    let counts = try await calls.run { try await index.requestCounts() }
     var metrics = ConsumptionMetrics()
     for (state, late, decision, count) in counts.map({ ($0.state, $0.late, $0.decision, $0.count) })
     {
@@ -186,9 +186,9 @@ extension ConsumptionRequests {
       Self.event(
         $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
     }
-    let (store, version) = (ledger.storage.log, request.version)
+    let (store, version) = (log, request.version)
     do {
-      _ = try await ledger.storage.bounded {
+      _ = try await calls.bounded {
         try await store.append(records, to: streamId, expected: .exact(version))
       }
     } catch let error as EventStoreError where error.code == .wrongExpectedVersion {

@@ -4,9 +4,30 @@ import StoreLedgerCore
 /// decision, what the ledger knows of the purchase, what a policy answers from it, and the
 /// counts `/metrics` reports.
 public struct ConsumptionRequests: Sendable {
-  let ledger: Ledger
+  let log: any EventLog
+  let index: any AccountIndex
+  let refundRequests: any RefundRequestIndex
+  let calls: StorageCalls
+  /// Accounts' states, for what the ledger knows of a request's purchase.
+  let reader: AccountReader
+  let consents: RefundConsents
 
   public init(ledger: Ledger) {
-    self.ledger = ledger
+    self.init(
+      log: ledger.storage.log, index: ledger.storage.index,
+      refundRequests: ledger.storage.refundRequests, calls: ledger.storage.calls,
+      reader: ledger.reader, consents: RefundConsents(ledger: ledger))
+  }
+
+  package init(
+    log: any EventLog, index: any AccountIndex, refundRequests: any RefundRequestIndex,
+    calls: StorageCalls, reader: AccountReader, consents: RefundConsents
+  ) {
+    self.log = log
+    self.index = index
+    self.refundRequests = refundRequests
+    self.calls = calls
+    self.reader = reader
+    self.consents = consents
   }
 }

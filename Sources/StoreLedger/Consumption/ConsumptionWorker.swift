@@ -13,7 +13,6 @@ import StoreLedgerCore
 /// out another worker takes the request over and sends the answer that claim recorded, so
 /// Apple at worst receives the same body twice (a PUT: the second changes nothing).
 public struct ConsumptionWorker: Sendable {
-  public let ledger: Ledger
   /// The ledger's refund requests, which the worker reads and decides.
   let requests: ConsumptionRequests
   public let client: AppStoreServerAPIClient
@@ -24,8 +23,16 @@ public struct ConsumptionWorker: Sendable {
     ledger: Ledger, client: AppStoreServerAPIClient,
     configuration: ConsumptionWorkerConfiguration, logger: Logger
   ) {
-    self.ledger = ledger
-    self.requests = ConsumptionRequests(ledger: ledger)
+    self.init(
+      requests: ConsumptionRequests(ledger: ledger), client: client,
+      configuration: configuration, logger: logger)
+  }
+
+  package init(
+    requests: ConsumptionRequests, client: AppStoreServerAPIClient,
+    configuration: ConsumptionWorkerConfiguration, logger: Logger
+  ) {
+    self.requests = requests
     self.client = client
     self.configuration = configuration
     self.logger = logger
@@ -57,10 +64,10 @@ public struct ConsumptionWorker: Sendable {
     let streams: [String]
     do {
       let (index, now) = (
-        ledger.storage.refundRequests, Timestamp(configuration.now()).milliseconds
+        requests.refundRequests, Timestamp(configuration.now()).milliseconds
       )
       let limit = configuration.batchSize
-      streams = try await ledger.storage.run {
+      streams = try await requests.calls.run {
         try await index.dueRequests(now: now, limit: limit)
       }
     } catch {

@@ -9,10 +9,24 @@ import StoreLedgerCore
 /// feed tells them as `grant.started` and `grant.ended`. Nothing changes at Apple (billing
 /// is untouched).
 public struct SupportGrants: Sendable {
-  let ledger: Ledger
+  let reader: AccountReader
+  let writer: AccountWriter
+  let erasures: AccountErasure
+  let lists: AccountLists
 
   public init(ledger: Ledger) {
-    self.ledger = ledger
+    self.init(
+      reader: ledger.reader, writer: ledger.writer, erasures: AccountErasure(ledger: ledger),
+      lists: AccountLists(ledger: ledger))
+  }
+
+  package init(
+    reader: AccountReader, writer: AccountWriter, erasures: AccountErasure, lists: AccountLists
+  ) {
+    self.reader = reader
+    self.writer = writer
+    self.erasures = erasures
+    self.lists = lists
   }
 
   /// The most accounts one bulk grant names.
@@ -41,7 +55,7 @@ public struct SupportGrants: Sendable {
     if let key = request.idempotencyKey, key.isEmpty || key.unicodeScalars.count > 255 {
       throw LedgerError(.invalidRequest, "an idempotency key is 1 to 255 characters")
     }
-    try await Self.refuseIfQuarantined(token, in: ledger)
+    try await refuseIfQuarantined(token)
     let grantId =
       request.idempotencyKey.map { Self.grantId(token: token, key: $0) }
       ?? UUID().uuidString.lowercased()
@@ -50,7 +64,7 @@ public struct SupportGrants: Sendable {
       startsAt: request.startsAt.map(Timestamp.init), endsAt: request.endsAt.map(Timestamp.init),
       reason: reason, by: Self.who(request.by), batch: request.idempotencyKey,
       forced: request.force, occurredAt: Timestamp(now))
-    let stored = try await ledger.decideAndAppend(
+    let stored = try await writer.decideAndAppend(
       .grant(event), for: token, idempotencyKey: "\(grantId):started", source: "grants")
     return (try await status(of: grantId, for: token, at: now), stored.wasDuplicate)
   }
@@ -68,7 +82,7 @@ public struct SupportGrants: Sendable {
       .ended, grantId: id, appAccountToken: token, entitlement: "-",
       reason: try Self.reason(reason),
       by: Self.who(by), occurredAt: Timestamp(now))
-    _ = try await ledger.decideAndAppend(
+    _ = try await writer.decideAndAppend(
       .grant(event), for: token, idempotencyKey: "\(id):ended", source: "grants")
     return try await status(of: id, for: token, at: now)
   }
@@ -78,7 +92,7 @@ public struct SupportGrants: Sendable {
     async throws(LedgerError) -> [SupportGrantStatus]
   {
     let token = try Ledger.canonical(appAccountToken)
-    let view = try await ledger.view(for: token)
+    let view = try await reader.view(of: token)
     return view.supportGrants(at: Timestamp(time)).filter {
       $0.started?.appAccountToken == token
     }.compactMap { SupportGrantStatus($0, at: Timestamp(time)) }
@@ -138,7 +152,6 @@ public struct SupportGrants: Sendable {
   public func accounts(enteredStatus status: Int32, from: Date, before: Date)
     async throws(LedgerError) -> [String]
   {
-    let lists = AccountLists(ledger: ledger)
     let filter = StatusTransitionFilter(
       status: status, from: Timestamp(from), before: Timestamp(before))
     var tokens: [String] = []
@@ -156,7 +169,7 @@ public struct SupportGrants: Sendable {
   private func status(of grantId: String, for token: String, at now: Date)
     async throws(LedgerError) -> SupportGrantStatus
   {
-    let view = try await ledger.view(for: token)
+    let view = try await reader.view(of: token)
     guard let record = view.state.supportGrants[grantId],
       let status = SupportGrantStatus(record, at: Timestamp(now))
     else {
@@ -168,8 +181,8 @@ public struct SupportGrants: Sendable {
   /// A grant for an account erased with its later data quarantined would be stored attached
   /// to no account: written, yet never found (a retry writes another). It is refused before
   /// anything is written.
-  static func refuseIfQuarantined(_ token: String, in ledger: Ledger) async throws(LedgerError) {
-    guard let erasure = try await AccountErasure(ledger: ledger).erasure(ofAccount: token),
+  func refuseIfQuarantined(_ token: String) async throws(LedgerError) {
+    guard let erasure = try await erasures.erasure(ofAccount: token),
       erasure.later == .quarantine
     else { return }
     throw LedgerError(

@@ -10,7 +10,30 @@ import Synchronization
 /// itself and the audit covers it. Only when exactly one account holds the appTransactionId,
 /// and only chains no account holds yet: never two owners for one purchase.
 struct IdentityJoiner: Sendable {
-  let ledger: Ledger
+  /// App downloads already matched to their accounts by this process; nil: no joining.
+  let identities: IdentityCache?
+  let index: any AccountIndex
+  let writer: AccountWriter
+  /// The refund request streams a joined chain brings along.
+  let requests: ConsumptionRequests
+  let logger: Logger
+
+  init(ledger: Ledger) {
+    self.init(
+      identities: ledger.identities, index: ledger.storage.index, writer: ledger.writer,
+      requests: ConsumptionRequests(ledger: ledger), logger: ledger.storage.logger)
+  }
+
+  init(
+    identities: IdentityCache?, index: any AccountIndex, writer: AccountWriter,
+    requests: ConsumptionRequests, logger: Logger
+  ) {
+    self.identities = identities
+    self.index = index
+    self.writer = writer
+    self.requests = requests
+    self.logger = logger
+  }
 }
 
 extension IdentityJoiner {
@@ -42,7 +65,7 @@ extension IdentityJoiner {
   /// logged and retried with the next sighting of the chain (a replay makes one), never turned
   /// into a failed ingest.
   func join(_ sighting: DownloadSighting?) async {
-    guard let sighting, let identities = ledger.identities else { return }
+    guard let sighting, let identities = self.identities else { return }
     if identities.contains(sighting.key) { return }
     guard sighting.token == nil else {
       if identities.enqueue(sighting) { await writeIdentities(endingFlush: true) }
@@ -59,7 +82,7 @@ extension IdentityJoiner {
       }
       identities.insert(sighting.key)
     } catch {
-      ledger.storage.logger.warning(
+      logger.warning(
         "an app download could not be matched to its account", metadata: ["code": "\(error.code)"])
     }
   }
@@ -68,12 +91,12 @@ extension IdentityJoiner {
   /// and shutdown call it).
   func flush() async {
     await writeIdentities(endingFlush: false)
-    while ledger.identities?.isWriting == true { try? await Task.sleep(for: .milliseconds(5)) }
+    while identities?.isWriting == true { try? await Task.sleep(for: .milliseconds(5)) }
   }
 
   /// Writes the batched sightings (and links the purchases they let link) until none is left.
   private func writeIdentities(endingFlush: Bool) async {
-    guard let identities = ledger.identities else { return }
+    guard let identities = self.identities else { return }
     while let batch = identities.takeBatch(endingFlush: endingFlush) {
       do {
         // Before the index is read (see join): this batch and every other not yet written.
@@ -82,7 +105,7 @@ extension IdentityJoiner {
         try await linkTokenless(stored, waiting: waiting)
         for sighting in batch { identities.insert(sighting.key) }
       } catch {
-        ledger.storage.logger.warning(
+        logger.warning(
           "app downloads could not be matched to their accounts",
           metadata: ["code": "\(error.code)", "count": "\(batch.count)"])
       }
@@ -114,17 +137,17 @@ extension IdentityJoiner {
     let stream = "sub:\(environment):\(chain)"
     let holders: [String]
     do {
-      holders = try await ledger.storage.index.accounts(holding: [stream])
+      holders = try await index.accounts(holding: [stream])
     } catch {
       throw LedgerStorage.mapped(error)
     }
     guard holders.isEmpty else { return }
     let link = AccountLinked(
       appAccountToken: token, originalTransactionId: chain, linkedAt: Timestamp(Date()))
-    _ = try await ledger.decideAndAppend(
+    _ = try await writer.decideAndAppend(
       .link(link), for: token, idempotencyKey: "\(token):\(chain)",
       alsoIndexing: [stream]
-        + (try await ConsumptionRequests(ledger: ledger).streams(ofChain: chain)),
+        + (try await requests.streams(ofChain: chain)),
       source: "app-transaction-id")
   }
 }
@@ -139,7 +162,7 @@ extension IdentityJoiner {
     await flush()
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? ""
     do {
-      return try await ledger.storage.index.accounts(
+      return try await index.accounts(
         holdingDownload: appTransactionId, environment: environment)
     } catch {
       throw LedgerStorage.mapped(error)
@@ -150,7 +173,7 @@ extension IdentityJoiner {
     -> [DownloadSighting]
   {
     do {
-      return try await ledger.storage.index.note(sightings)
+      return try await index.note(sightings)
     } catch {
       throw LedgerStorage.mapped(error)
     }

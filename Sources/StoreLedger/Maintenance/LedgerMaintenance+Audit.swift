@@ -40,7 +40,7 @@ extension LedgerMaintenance {
   }
 
   private func auditHashChain(shard: WorkShard, into report: inout AuditReport) async throws {
-    let chain = try await ledger.storage.maintenance.checkHashChain(shard: shard)
+    let chain = try await maintenance.checkHashChain(shard: shard)
     report.eventsChecked = chain.checkedEvents
     report.eventsErased = chain.erasedEvents
     report.grantEvents = chain.grantEvents
@@ -59,7 +59,7 @@ extension LedgerMaintenance {
   /// and no row is erased without an erasure that records it: a row marked erased outside an
   /// erasure (to hide an edit behind a tombstone) is named here.
   private func auditErasures(into report: inout AuditReport) async throws {
-    let erasure = ledger.storage.erasure
+    let erasure = erasure
     for record in try await erasure.erasures() {
       report.erasuresChecked += 1
       guard !record.isIntact else { continue }
@@ -92,7 +92,7 @@ extension LedgerMaintenance {
   private func auditSignatures(
     pageSize: Int, concurrency: Int, shard: WorkShard, into report: inout AuditReport
   ) async throws {
-    let store = ledger.storage.maintenance
+    let store = maintenance
     var position = FeedPosition.beginning
     while true {
       let page = try await store.events(after: position, limit: pageSize, shard: shard)
@@ -165,7 +165,7 @@ extension LedgerMaintenance {
   /// Verifies `raw` as unrouted evidence is verified (it names no app) and returns its claims.
   private func unroutedClaims(_ raw: String) async throws(LedgerError) -> AppleClaims {
     do {
-      let verified = try await ledger.verifiers.unroutable.signedDate.verifyUnroutable(
+      let verified = try await verifiers.unroutable.signedDate.verifyUnroutable(
         UnverifiedJWS(raw))
       return .notification(NotificationClaims(notification: verified.payload))
 
@@ -190,7 +190,7 @@ extension LedgerMaintenance {
       // seat claims): verified as it was at ingest.
       return try await unroutedClaims(raw)
     case .notification:
-      let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
+      let verified = try await verifiers.verify(kind) { verifier throws(VerificationError) in
         try await verifier.verifyNotification(raw)
       }
       return .notification(
@@ -199,14 +199,14 @@ extension LedgerMaintenance {
           renewalInfo: verified.renewalInfo?.payload,
           appTransaction: verified.appTransaction?.payload))
     case .transaction(let observed):
-      let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
+      let verified = try await verifiers.verify(kind) { verifier throws(VerificationError) in
         try await verifier.verifyTransaction(raw)
       }
       return .transaction(
         SignedTransactionClaims(
           transaction: verified.payload, appAccountToken: observed.appAccountToken))
     case .renewalInfo, .status:
-      let verified = try await ledger.verifiers.verify(kind) { verifier throws(VerificationError) in
+      let verified = try await verifiers.verify(kind) { verifier throws(VerificationError) in
         try await verifier.verifyRenewalInfo(raw)
       }
       return .renewalInfo(RenewalInfoClaims(renewalInfo: verified.payload))
@@ -239,7 +239,7 @@ extension LedgerMaintenance {
   ) async throws {
     var last = ""
     while true {
-      let tokens = try await ledger.storage.views.accounts(
+      let tokens = try await storedViews.accounts(
         after: last, limit: pageSize, shard: shard)
       guard let end = tokens.last else { return }
       let stored = try await storedReadModels(of: tokens)
@@ -271,7 +271,7 @@ extension LedgerMaintenance {
     inputs: [String: AccountInput], views: [String: AccountViewSlice],
     changes: [String: [ChangeRecord]]
   ) {
-    let (store, feed) = (ledger.storage.views, ledger.storage.changes)
+    let (store, feed) = (storedViews, changes)
     async let inputs = store.inputs(of: tokens)
     async let views = store.storedViews(of: tokens)
     async let changes = feed.changes(ofAccounts: tokens)
@@ -284,15 +284,15 @@ extension LedgerMaintenance {
   ) throws {
     let instant = Timestamp(now)
     guard let stored, stored.changes == account.changes,
-      stored.isCurrent(at: instant, projection: ledger.views.projection)
+      stored.isCurrent(at: instant, projection: views.projection)
     else {
       report.accountsNotCurrent += 1
       return
     }
     report.accountsCompared += 1
     let view = LedgerView(
-      LedgerState.fold(account.events), catalog: ledger.configuration.catalog,
-      options: ledger.configuration.options)
+      LedgerState.fold(account.events), catalog: configuration.catalog,
+      options: configuration.options)
     let rebuilt = try JSONDecoder().decode(
       JSONValue.self,
       from: try JSONEncoder().encode(AccountSummary(view, for: token, at: instant)))
@@ -319,7 +319,7 @@ extension LedgerMaintenance {
     input.derivation = ChangeDerivationMarker(version: nil, events: nil, changes: nil, instant: nil)
     input.fence = .max
     let derived =
-      ledger.views.derivedChanges(
+      views.derivedChanges(
         of: token, input, through: AccountViewWriter.changeHorizon(at: now))?.changes ?? []
     for (index, record) in stored.enumerated() {
       let found = DerivedChange(record.change, occurredAt: record.occurredAt, cause: record.cause)

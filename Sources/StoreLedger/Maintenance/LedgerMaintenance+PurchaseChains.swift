@@ -14,9 +14,9 @@ extension LedgerMaintenance {
     case .transactions(let ids): return ids
     case .account(let token):
       let token = try Ledger.canonical(token)
-      streams = try await ledger.storage.maintenance.streams(of: token)
+      streams = try await maintenance.streams(of: token)
     case .everyone:
-      streams = try await ledger.storage.maintenance.purchaseStreams()
+      streams = try await maintenance.purchaseStreams()
     }
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }

@@ -17,9 +17,9 @@ extension LedgerMaintenance {
     progress: (@Sendable (RebuildProgress) -> Void)? = nil
   ) async throws(LedgerError) -> AccountViewsRebuild {
     let started = ContinuousClock.now
-    let store = ledger.storage.maintenance
+    let store = maintenance
     // A release that now reads the app of unrouted evidence routes it before projecting.
-    let unrouted = try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
+    let unrouted = try await reexamineUnrouted()
     do {
       let replaced = try await store.liveViewsVersion()
       let total = try await store.accountCount()
@@ -29,7 +29,7 @@ extension LedgerMaintenance {
         concurrency: max(1, concurrency), now: now, progress: progress)
       let stale = try await store.switchLive(to: version)
       for start in stride(from: 0, to: stale.count, by: 100) {
-        try await ledger.views.refreshViews(
+        try await views.refreshViews(
           of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       let elapsed = ContinuousClock.now - started
@@ -49,7 +49,7 @@ extension LedgerMaintenance {
   /// new version.
   public func beginAccountViewsRebuild() async throws(LedgerError) -> Int {
     do {
-      return try await ledger.storage.maintenance.beginViewsVersion()
+      return try await maintenance.beginViewsVersion()
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -75,9 +75,9 @@ extension LedgerMaintenance {
     -> Int
   {
     do {
-      let stale = try await ledger.storage.maintenance.switchLive(to: version)
+      let stale = try await maintenance.switchLive(to: version)
       for start in stride(from: 0, to: stale.count, by: 100) {
-        try await ledger.views.refreshViews(
+        try await views.refreshViews(
           of: Array(stale[start..<min(start + 100, stale.count)]), now: now)
       }
       return stale.count
@@ -89,7 +89,7 @@ extension LedgerMaintenance {
   /// Every version of the account views table, oldest first.
   public func accountViewsVersions() async throws(LedgerError) -> [AccountViewsVersion] {
     do {
-      return try await ledger.storage.maintenance.viewsVersions()
+      return try await maintenance.viewsVersions()
     } catch {
       throw Self.versionError(error)
     }
@@ -100,7 +100,7 @@ extension LedgerMaintenance {
     -> [AccountViewDifference]
   {
     do {
-      return try await ledger.storage.maintenance.viewDifferences(from: version)
+      return try await maintenance.viewDifferences(from: version)
     } catch {
       throw Self.versionError(error)
     }
@@ -109,7 +109,7 @@ extension LedgerMaintenance {
   /// Drops a retired version's table.
   public func dropAccountViewsVersion(_ version: Int) async throws(LedgerError) {
     do {
-      try await ledger.storage.maintenance.dropViewsVersion(version)
+      try await maintenance.dropViewsVersion(version)
     } catch {
       throw Self.versionError(error)
     }
@@ -124,7 +124,7 @@ extension LedgerMaintenance {
     version: Int, total: Int, pageSize: Int, concurrency: Int, now: Date,
     shard: WorkShard = .whole, progress: (@Sendable (RebuildProgress) -> Void)?
   ) async throws -> (accounts: Int, events: Int) {
-    try await ledger.storage.maintenance.withAccountEventPages(
+    try await maintenance.withAccountEventPages(
       shard: shard, pageSize: pageSize
     ) { pages in
       try await withThrowingTaskGroup(of: (Int, Int).self) { group in
@@ -153,20 +153,20 @@ extension LedgerMaintenance {
       Int, Int
     )
   {
-    let (store, projection) = (ledger.storage.maintenance, ledger.views.projection)
+    let (store, projection) = (maintenance, views.projection)
     let instant = Timestamp(now)
     var events = 0
-    let views = try batch.map { account in
+    let projected = try batch.map { account in
       events += account.rows.count
       // A refund request's events sit in the account's index for its changes, not its fold.
       let inputs = try account.rows.filter(\.holdsLedgerEvent).map { row in
         FoldInput(try row.body(), key: row.key)
       }
-      return ledger.views.projectedView(
+      return views.projectedView(
         of: account.token, changes: account.changes, inputs: inputs, at: instant)
     }
-    try await store.store(views, intoVersion: version, projection: projection)
-    return (views.count, events)
+    try await store.store(projected, intoVersion: version, projection: projection)
+    return (projected.count, events)
   }
 
   /// The rebuild functions' refusals (a version that is not retired) as invalid requests.

@@ -27,20 +27,20 @@ extension LedgerMaintenance {
   /// Reads every unrouted notification again with this release's decoder and routes those
   /// whose app it can now read (verifying them again as any notification). Idempotent.
   public func reexamineUnrouted() async throws(LedgerError) -> Reexamination {
-    let maintenance = ledger.storage.maintenance
-    let payloads = try await ledger.storage.run { try await maintenance.unroutedPayloads() }
+    let maintenance = maintenance
+    let payloads = try await calls.run { try await maintenance.unroutedPayloads() }
     var result = Reexamination()
     for payload in payloads {
       result.examined += 1
       do {
-        let ingested = try await ledger.ingest(notification: payload, source: "reexamined")
+        let ingested = try await ingestion.ingest(notification: payload, source: "reexamined")
         if ingested.unrouted { result.stillUnrouted += 1 } else { result.routed += 1 }
       } catch  where error.code == .verificationFailed || error.code == .invalidPayload {
         result.refused += 1
       }
     }
     if result.routed > 0 {
-      ledger.storage.logger.info(
+      logger.info(
         "routed unrouted notifications", metadata: ["routed": "\(result.routed)"])
     }
     return result

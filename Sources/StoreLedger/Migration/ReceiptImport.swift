@@ -11,7 +11,15 @@ import StoreLedgerCore
 /// account token given with the receipt is linked here and at Apple. Each receipt's outcome is
 /// recorded (key `receipt:<sha256>`), so a run cut short resumes where it stopped.
 public struct ReceiptImport: Sendable {
-  public let ledger: Ledger
+  /// Replays each receipt's customer (one call after another).
+  let replay: CustomerReplay
+  /// Links the receipt's account token to the chains the replay found.
+  let links: AccountLinks
+  /// Records each receipt's outcome.
+  let actions: AppleActions
+  let log: any EventLog
+  let support: any SupportReads
+  let calls: StorageCalls
   public let client: AppStoreServerAPIClient
   public let environment: AppStoreEnvironment
   let logger: Logger
@@ -20,7 +28,26 @@ public struct ReceiptImport: Sendable {
     ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
     logger: Logger
   ) {
-    self.ledger = ledger
+    self.init(
+      replay: CustomerReplay(
+        ledger: ledger, client: client, environment: environment, concurrency: 1,
+        logger: logger),
+      links: ledger.links, actions: AppleActions(ledger: ledger), log: ledger.storage.log,
+      support: ledger.storage.support, calls: ledger.storage.calls, client: client,
+      environment: environment, logger: logger)
+  }
+
+  init(
+    replay: CustomerReplay, links: AccountLinks, actions: AppleActions, log: any EventLog,
+    support: any SupportReads, calls: StorageCalls, client: AppStoreServerAPIClient,
+    environment: AppStoreEnvironment, logger: Logger
+  ) {
+    self.replay = replay
+    self.links = links
+    self.actions = actions
+    self.log = log
+    self.support = support
+    self.calls = calls
     self.client = client
     self.environment = environment
     self.logger = logger
@@ -126,8 +153,6 @@ public struct ReceiptImport: Sendable {
         "not an app receipt or a transaction receipt in base64, or it holds no purchase")
     }
     do {
-      let replay = CustomerReplay(
-        ledger: ledger, client: client, environment: environment, concurrency: 1, logger: logger)
       let (replayed, originals) = try await replay.replayCustomer(from: id)
       guard replayed.rejected.isEmpty else {
         return failed(
@@ -139,7 +164,7 @@ public struct ReceiptImport: Sendable {
         // (original transaction ids, which have a stream) take a token.
         for original in originals.sorted()
         where
-          !(try await ledger.storage.log.readStreams(
+          !(try await log.readStreams(
             ["sub:\(environment.rawValue):\(original)"]
           ).isEmpty)
         {
@@ -165,11 +190,11 @@ public struct ReceiptImport: Sendable {
   /// is linked in the ledger only.
   private func link(_ token: String, _ original: String) async throws(LedgerError) {
     do {
-      _ = try await ledger.link(
+      _ = try await links.link(
         appAccountToken: token, originalTransactionId: original, apple: client)
     } catch {
       guard error.appleErrorCode == 4_000_185 else { throw error }
-      _ = try await ledger.link(appAccountToken: token, originalTransactionId: original)
+      _ = try await links.link(appAccountToken: token, originalTransactionId: original)
     }
   }
 
@@ -183,15 +208,15 @@ public struct ReceiptImport: Sendable {
 extension ReceiptImport {
   /// Where the event with `key` is stored, if the log holds it.
   public func storedEvent(withKey key: String) async throws(LedgerError) -> String? {
-    let support = ledger.storage.support
-    return try await ledger.storage.run { try await support.event(withKey: key)?.streamId }
+    let support = self.support
+    return try await calls.run { try await support.event(withKey: key)?.streamId }
   }
 
   func recordReceiptImport(_ outcome: ReceiptImport.Outcome, key: String)
     async throws(LedgerError)
   {
     // The receipt itself is not stored: its digest names it.
-    try await AppleActions(ledger: ledger).recordAction(
+    try await actions.recordAction(
       EventTypes.receiptImported, member: "receiptImported", body: outcome,
       stream: "receipts:\(key.suffix(64).prefix(2))", key: key)
   }

@@ -30,7 +30,7 @@ public struct NotificationRecovery: Sendable {
     public init() {}
   }
 
-  let ledger: Ledger
+  let ingestion: SignedDataIngest
   let client: AppStoreServerAPIClient
   let logger: Logger
   /// The App Store environment the client talks to: it decides how far back Apple keeps
@@ -41,7 +41,15 @@ public struct NotificationRecovery: Sendable {
     ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment? = nil,
     logger: Logger
   ) {
-    self.ledger = ledger
+    self.init(
+      ingestion: ledger.ingestion, client: client, environment: environment, logger: logger)
+  }
+
+  init(
+    ingestion: SignedDataIngest, client: AppStoreServerAPIClient,
+    environment: AppStoreEnvironment?, logger: Logger
+  ) {
+    self.ingestion = ingestion
     self.client = client
     self.environment = environment
     self.logger = logger
@@ -90,7 +98,7 @@ public struct NotificationRecovery: Sendable {
 
   private func ingest(_ signedPayload: String, into report: inout Report) async {
     do {
-      let ingested = try await ledger.ingest(
+      let ingested = try await ingestion.ingest(
         notification: signedPayload, source: "recovery", freshlyFetched: true)
       if ingested.wasDuplicate {
         report.alreadyStored += 1

@@ -9,7 +9,7 @@ extension CustomerReplay {
   /// Each round is in a fixed order that spreads one customer's (neighbouring) ids apart, so
   /// that concurrent replays rarely share a customer.
   func startingIds(_ customers: Customers) async throws -> [[String]] {
-    let ids = try await LedgerMaintenance(ledger: ledger).purchaseChains(
+    let ids = try await maintenance.purchaseChains(
       customers, in: environment, logger: logger)
     let started = Set(try await replayedIds())
     let order: (String, String) -> Bool = {
@@ -23,7 +23,7 @@ extension CustomerReplay {
 
   private func replayedIds() async throws -> [String] {
     let prefix = "replay:\(environment.rawValue):"
-    let streams = try await ledger.storage.maintenance.streams(
+    let streams = try await maintenance.maintenance.streams(
       startingWith: Self.revisionEventType)
     return streams.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
   }
@@ -39,12 +39,12 @@ extension CustomerReplay {
 
   /// The progress the last run stored for this customer, if any.
   func storedProgress(_ stream: String) async throws -> Progress? {
-    let last = try await ledger.storage.log.readStreams([stream]).last
+    let last = try await log.readStreams([stream]).last
     return try last.map { try JSONDecoder().decode(Progress.self, from: Data($0.payload)) }
   }
 
   func store(_ progress: Progress, in stream: String) async throws {
-    _ = try await ledger.storage.log.append(
+    _ = try await log.append(
       [
         NewEvent(
           eventType: Self.revisionEventType,

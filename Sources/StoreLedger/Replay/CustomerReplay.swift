@@ -58,7 +58,12 @@ public struct CustomerReplay: Sendable {
 
   static let revisionEventType = EventTypes.replayRevision
 
-  let ledger: Ledger
+  /// Verifies and stores what Apple's answers carry.
+  let ingestion: SignedDataIngest
+  /// Finds the purchase chains to start from; routes evidence a newer release can read.
+  let maintenance: LedgerMaintenance
+  /// Each customer's progress, in its own stream.
+  let log: any EventLog
   let client: AppStoreServerAPIClient
   let environment: AppStoreEnvironment
   let concurrency: Int
@@ -75,7 +80,20 @@ public struct CustomerReplay: Sendable {
     ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
     concurrency: Int = 4, databaseWait: Duration = .seconds(120), logger: Logger
   ) {
-    self.ledger = ledger
+    self.init(
+      ingestion: ledger.ingestion, maintenance: LedgerMaintenance(ledger: ledger),
+      log: ledger.storage.log, client: client, environment: environment,
+      concurrency: concurrency, databaseWait: databaseWait, logger: logger)
+  }
+
+  init(
+    ingestion: SignedDataIngest, maintenance: LedgerMaintenance, log: any EventLog,
+    client: AppStoreServerAPIClient, environment: AppStoreEnvironment, concurrency: Int,
+    databaseWait: Duration, logger: Logger
+  ) {
+    self.ingestion = ingestion
+    self.maintenance = maintenance
+    self.log = log
     self.client = client
     self.environment = environment
     self.concurrency = max(1, concurrency)
@@ -90,7 +108,7 @@ public struct CustomerReplay: Sendable {
     var report = Report()
     if case .everyone = customers {
       report.unrouted = try await whileUnavailable {
-        try await LedgerMaintenance(ledger: ledger).reexamineUnrouted()
+        try await maintenance.reexamineUnrouted()
       }
     }
     var chains = ChainGroups()
@@ -141,7 +159,7 @@ public struct CustomerReplay: Sendable {
         report.transactionsFetched += 1
         originals.insert(transaction.payload.originalTransactionId ?? id)
         try await count(&report) {
-          try await ledger.ingest(
+          try await ingestion.ingest(
             signedTransaction: transaction.compactJWS, source: "replay", freshlyFetched: true)
         }
       }
@@ -156,11 +174,11 @@ public struct CustomerReplay: Sendable {
     for entry in try await client.subscriptionStatuses(id) {
       report.renewalInfosFetched += 1
       try await count(&report) {
-        try await ledger.ingest(
+        try await ingestion.ingest(
           signedRenewalInfo: entry.renewalInfo.compactJWS, source: "replay", freshlyFetched: true)
       }
       try await count(&report) {
-        try await ledger.ingest(
+        try await ingestion.ingest(
           signedTransaction: entry.transaction.compactJWS, source: "replay", freshlyFetched: true)
       }
     }
@@ -178,7 +196,7 @@ public struct CustomerReplay: Sendable {
       for transaction in page.transactions {
         report.refundsFetched += 1
         try await count(&report) {
-          try await ledger.ingest(
+          try await ingestion.ingest(
             signedTransaction: transaction.compactJWS, source: "replay", freshlyFetched: true)
         }
       }

@@ -26,12 +26,25 @@ public struct Reconciliation: Sendable {
     public init() {}
   }
 
-  let ledger: Ledger
+  let reader: AccountReader
+  let writer: AccountWriter
+  let configuration: LedgerConfiguration
   let client: AppStoreServerAPIClient
   let logger: Logger
 
   public init(ledger: Ledger, client: AppStoreServerAPIClient, logger: Logger) {
-    self.ledger = ledger
+    self.init(
+      reader: ledger.reader, writer: ledger.writer, configuration: ledger.configuration,
+      client: client, logger: logger)
+  }
+
+  package init(
+    reader: AccountReader, writer: AccountWriter, configuration: LedgerConfiguration,
+    client: AppStoreServerAPIClient, logger: Logger
+  ) {
+    self.reader = reader
+    self.writer = writer
+    self.configuration = configuration
     self.client = client
     self.logger = logger
   }
@@ -72,7 +85,7 @@ public struct Reconciliation: Sendable {
     let tokens = [
       entry.transaction.payload.appAccountToken, entry.renewalInfo.payload.appAccountToken,
     ]
-    if try await !ledger.append(record, accounts: tokens.compactMap { $0 }).wasDuplicate {
+    if try await !writer.append(record, accounts: tokens.compactMap { $0 }).wasDuplicate {
       report.recorded += 1
     }
   }
@@ -81,14 +94,8 @@ public struct Reconciliation: Sendable {
 extension Reconciliation {
   /// The folded purchase chain `originalTransactionId`, in every configured environment.
   func chainView(of originalTransactionId: String) async throws -> LedgerView {
-    let (log, streams) = (
-      ledger.storage.log, ledger.configuration.purchaseStreams(ofChain: originalTransactionId)
-    )
-    let recorded = try await ledger.storage.bounded { try await log.readStreams(streams) }
-    return LedgerView(
-      LedgerState.fold(
-        try recorded.filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)),
-      catalog: ledger.configuration.catalog,
-      options: ledger.configuration.options)
+    try await reader.view(
+      ofStreams: configuration.purchaseStreams(ofChain: originalTransactionId),
+      skippingErased: false)
   }
 }

@@ -19,17 +19,12 @@ extension SeatLedger {
     else {
       throw LedgerError(.invalidRequest, "an originalTransactionId is Apple's numeric id")
     }
-    let environments = ledger.configuration.environments.map(\.rawValue)
+    let environments = configuration.environments.map(\.rawValue)
     let streams = environments.flatMap {
       ["sub:\($0):\(originalTransactionId)", LedgerRecord.seatsStream($0, originalTransactionId)]
     }
-    let log = ledger.storage.log
-    let rows: [RecordedEvent]
-    do {
-      rows = try await ledger.storage.bounded { try await log.readStreams(streams) }
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
+    let log = self.log
+    let rows = try await calls.run { try await log.readStreams(streams) }
     guard
       let environment = environments.first(where: { environment in
         rows.contains { $0.streamId == "sub:\(environment):\(originalTransactionId)" }
@@ -48,8 +43,8 @@ extension SeatLedger {
       throw LedgerStorage.mapped(error)
     }
     let view = LedgerView(
-      LedgerState.fold(events), catalog: ledger.configuration.catalog,
-      options: ledger.configuration.options)
+      LedgerState.fold(events), catalog: configuration.catalog,
+      options: configuration.options)
     return Chain(environment: environment, view: view)
   }
 
@@ -63,7 +58,7 @@ extension SeatLedger {
       event.originalTransactionId, at: event.occurredAt)?.appAccountToken
     // The member's and the purchaser's accounts hold the seat stream and the purchase chain:
     // their folds see the claims and the subscription they depend on.
-    _ = try await ledger.append(
+    _ = try await writer.append(
       record, accounts: [member, purchaser].compactMap { $0 },
       alsoIndexing: ["sub:\(chain.environment):\(event.originalTransactionId)"])
   }

@@ -12,7 +12,7 @@ extension SeatLedger {
   /// The seat stream holding any of `seatClaimIds`; nil when none does.
   func stream(holding seatClaimIds: [String]) async throws(LedgerError) -> String? {
     do {
-      return try await ledger.storage.index.seatStreams(holdingClaims: seatClaimIds).first
+      return try await index.seatStreams(holdingClaims: seatClaimIds).first
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -32,7 +32,7 @@ extension SeatLedger {
           "the notification's environment is not the one its seat claims were made in",
           verificationCode: VerificationError.Code.environmentMismatch.rawValue)
       }
-      verified = try await ledger.verifiers.verify(
+      verified = try await verifiers.verify(
         SignedDataKind.Claims(kind: .notification, environment: claims.environment),
         online: freshlyFetched
       ) { verifier throws(VerificationError) in
@@ -40,7 +40,7 @@ extension SeatLedger {
       }
     } else {
       let verifier =
-        freshlyFetched ? ledger.verifiers.unroutable.now : ledger.verifiers.unroutable.signedDate
+        freshlyFetched ? verifiers.unroutable.now : verifiers.unroutable.signedDate
       do {
         verified = try await verifier.verifyUnroutable(unverified)
       } catch {
@@ -51,7 +51,7 @@ extension SeatLedger {
       try LedgerRecord.notification(verified, source: source, stream: stream).keeping(body: body)
     }
     record.event.environment = environment
-    var ingested = try await ledger.append(record, accounts: [])
+    var ingested = try await writer.append(record, accounts: [])
     ingested.notificationType = claims.notificationType?.rawValue
     ingested.understood = claims.isUnderstood
     return ingested

@@ -16,11 +16,32 @@ import StoreLedgerCore
 /// - **reconcile**: Get Seat Info, compared with the ledger; disagreements are kept as
 ///   evidence beside the claims, never written over them.
 public struct SeatLedger: Sendable {
-  let ledger: Ledger
+  let writer: AccountWriter
+  let verifiers: LedgerVerifiers
+  let index: any AccountIndex
+  let log: any EventLog
+  let calls: StorageCalls
+  let configuration: LedgerConfiguration
   let apple: AppStoreServerAPIClient?
 
   public init(ledger: Ledger, apple: AppStoreServerAPIClient?) {
-    self.ledger = ledger
+    self.init(
+      writer: ledger.writer, verifiers: ledger.verifiers, index: ledger.storage.index,
+      log: ledger.storage.log, calls: ledger.storage.calls, configuration: ledger.configuration,
+      apple: apple)
+  }
+
+  init(
+    writer: AccountWriter, verifiers: LedgerVerifiers, index: any AccountIndex,
+    log: any EventLog, calls: StorageCalls, configuration: LedgerConfiguration,
+    apple: AppStoreServerAPIClient?
+  ) {
+    self.writer = writer
+    self.verifiers = verifiers
+    self.index = index
+    self.log = log
+    self.calls = calls
+    self.configuration = configuration
     self.apple = apple
   }
 
@@ -270,7 +291,7 @@ public struct SeatLedger: Sendable {
       "Get Seat Info: total \(info.totalSeatCount.map(String.init) ?? "-"), claims at Apple "
       + "only \(result.onlyAtApple), in the ledger only \(result.onlyInLedger)"
     let digest = Self.digest(summary)
-    let ingested = try await ledger.append(
+    let ingested = try await writer.append(
       try LedgerRecord.mapped {
         try LedgerRecord.seat(
           SeatClaimEvent(

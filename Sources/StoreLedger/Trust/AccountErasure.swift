@@ -6,9 +6,20 @@ import StoreLedgerCore
 /// audit checks both. Runs in the database as its owner role (`storeledger.erase_accounts`):
 /// a connection whose role may not execute it gets `erasure_not_permitted`.
 public struct AccountErasure: Sendable {
-  let ledger: Ledger
+  let store: any AccountErasureStore
+  let calls: StorageCalls
+  let written: WrittenAccounts
 
-  public init(ledger: Ledger) { self.ledger = ledger }
+  public init(ledger: Ledger) {
+    self.init(
+      store: ledger.storage.erasure, calls: ledger.storage.calls, written: ledger.writer.written)
+  }
+
+  package init(store: any AccountErasureStore, calls: StorageCalls, written: WrittenAccounts) {
+    self.store = store
+    self.calls = calls
+    self.written = written
+  }
 
   /// Erases the accounts of `appAccountTokens` (accounts sharing purchases go together).
   /// Idempotent: accounts erased before, with nothing naming them since, answer
@@ -40,18 +51,18 @@ public struct AccountErasure: Sendable {
       later: later)
     let receipt: ErasureReceipt
     do {
-      receipt = try await ledger.storage.erasure.erase(request)
+      receipt = try await store.erase(request)
     } catch {
       throw Self.mapped(error)
     }
-    ledger.changed(tokens)
+    written.changed(tokens)
     return receipt
   }
 
   /// Every erasure the log records, oldest first, with what the log holds for it now.
   public func erasures() async throws(LedgerError) -> [ErasureRecord] {
     do {
-      return try await ledger.storage.erasure.erasures()
+      return try await store.erasures()
     } catch {
       throw Self.mapped(error)
     }
@@ -62,8 +73,8 @@ public struct AccountErasure: Sendable {
     -> ErasureRecord?
   {
     let token = try Ledger.canonical(appAccountToken)
-    let erasure = ledger.storage.erasure
-    guard let id = try await ledger.storage.run({ try await erasure.erasure(ofAccount: token) })
+    let store = self.store
+    guard let id = try await calls.run({ try await store.erasure(ofAccount: token) })
     else { return nil }
     return try await erasures().last { $0.erasureId == id }
   }

@@ -103,7 +103,7 @@ extension LedgerMaintenance {
     with published: [UInt8], upTo size: Int, pageSize: Int,
     into report: inout CheckpointAuditReport
   ) async throws {
-    let store = ledger.storage.maintenance
+    let store = maintenance
     var position = FeedPosition.beginning
     var index = 0
     while true {

@@ -13,18 +13,18 @@ import StoreLedgerCore
 /// it (``reexamineUnrouted()``, run by `rebuild` and `replay`) under the key a routed
 /// notification has (`asn2:<notificationUUID>`), so the evidence and the routed event sit
 /// side by side and neither is rewritten.
-extension Ledger {
+extension SignedDataIngest {
   /// Verifies a notification that names no app, or names its environment but no bundle
   /// (chain, signature, and whatever identity it does carry), and stores it as unrouted
   /// evidence.
   func ingestUnroutable(
     _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, source: String,
     freshlyFetched: Bool, body: String?
-  ) async throws(LedgerError) -> Ingested {
+  ) async throws(LedgerError) -> Ledger.Ingested {
     if let environment = unverified.claims.environment,
-      !configuration.environments.contains(environment)
+      !environments.contains(environment)
     {
-      let configured = configuration.environments.map(\.rawValue).joined(separator: ", ")
+      let configured = environments.map(\.rawValue).joined(separator: ", ")
       throw LedgerError(
         .verificationFailed,
         "the payload's environment (\(environment.rawValue)) is not one of the configured environments (\(configured))",
@@ -40,12 +40,12 @@ extension Ledger {
     let record = try LedgerRecord.mapped {
       try LedgerRecord.unrouted(verified, source: source).keeping(body: body)
     }
-    var ingested = try await append(record, accounts: [])
+    var ingested = try await writer.append(record, accounts: [])
     ingested.notificationType = verified.payload.notificationType?.rawValue
     ingested.unrouted = true
     ingested.understood = false
     if !ingested.wasDuplicate {
-      storage.logger.notice(
+      logger.notice(
         "stored a verified notification that names no app as unrouted evidence",
         metadata: [
           "notificationType": "\(verified.payload.notificationType?.rawValue ?? "none")",
