@@ -49,7 +49,7 @@ struct IngestController: Sendable {
     /// False for a notification whose type or body this release does not know.
     let understood: Bool?
 
-    init(_ ingested: Ledger.Ingested) {
+    init(_ ingested: IngestReceipt) {
       unrouted = ingested.notificationType == nil ? nil : ingested.unrouted
       understood = ingested.notificationType == nil ? nil : ingested.understood
       streamId = ingested.streamId
@@ -149,7 +149,7 @@ struct IngestController: Sendable {
   /// How an ingest that stored (or found) its event is counted: `unrouted` and
   /// `not_understood` for notifications this release cannot act on, whose count an operator
   /// watches.
-  static func outcome(_ ingested: Ledger.Ingested) -> String {
+  static func outcome(_ ingested: IngestReceipt) -> String {
     if ingested.wasDuplicate { return "duplicate" }
     if ingested.unrouted { return "unrouted" }
     return ingested.understood ? "stored" : "not_understood"
@@ -159,7 +159,7 @@ struct IngestController: Sendable {
   /// Apple's webhook wants 200) when stored, 200 when it was stored before.
   private func recorded(
     _ kind: String, created: HTTPResponse.Status = .created,
-    _ ingest: () async throws -> Ledger.Ingested
+    _ ingest: () async throws -> IngestReceipt
   ) async throws -> Response {
     let start = ContinuousClock.now
     do {

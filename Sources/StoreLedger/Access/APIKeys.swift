@@ -9,9 +9,9 @@ public struct APIKeys: Sendable {
   let store: any APIKeyStore
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    store = ledger.storage.keys
-    calls = ledger.storage.calls
+  init(store: any APIKeyStore, calls: StorageCalls) {
+    self.store = store
+    self.calls = calls
   }
 
   /// Makes a key named `name` with `scopes`; returns the key (shown once) and its record.

@@ -9,9 +9,9 @@ public struct ConsoleSignOuts: Sendable {
   let store: any ConsoleSignOutStore
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    store = ledger.storage.signOuts
-    calls = ledger.storage.calls
+  init(store: any ConsoleSignOutStore, calls: StorageCalls) {
+    self.store = store
+    self.calls = calls
   }
 
   /// Records that the session of `token`, valid until `expiresAt`, ended.

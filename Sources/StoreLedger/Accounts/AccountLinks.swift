@@ -7,8 +7,8 @@ import StoreLedgerCore
 struct AccountLinks: Sendable {
   let reader: AccountReader
   let writer: AccountWriter
-  /// The refund request streams a linked chain brings along, and the account index.
-  let requests: ConsumptionRequests
+  /// Who holds which streams, and the refund request streams a linked chain brings along.
+  let index: any AccountIndex
   let erasure: any AccountErasureStore
   let calls: StorageCalls
   let configuration: LedgerConfiguration
@@ -26,11 +26,11 @@ struct AccountLinks: Sendable {
   func link(
     appAccountToken: String, originalTransactionId: String, at time: Date = Date(),
     apple: AppStoreServerAPIClient? = nil, transfer: Bool = false
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     guard !appAccountToken.isEmpty, !originalTransactionId.isEmpty else {
       throw LedgerError(.invalidRequest, "a link needs an account token and a transaction id")
     }
-    let appAccountToken = try Ledger.canonical(appAccountToken)
+    let appAccountToken = try AppAccountToken.checked(appAccountToken)
     let holder = try await holder(ofChain: originalTransactionId)
     let moving = holder.map { $0 != appAccountToken } ?? false
     // A purchase of an erased account is re-linked, as a transfer, without asking for one.
@@ -45,11 +45,16 @@ struct AccountLinks: Sendable {
           + "\"transfer\": true (its entitlements then leave the other account)")
     }
     if let apple {
-      try await AppleActions.setAtApple(appAccountToken, originalTransactionId, apple)
+      do {
+        try await apple.setAppAccountToken(
+          appAccountToken, originalTransactionId: originalTransactionId)
+      } catch {
+        throw LedgerError.apple(error, doing: "setting the account token")
+      }
     }
     let chainStreams =
       configuration.purchaseStreams(ofChain: originalTransactionId)
-      + (try await requests.streams(ofChain: originalTransactionId))
+      + (try await refundRequestStreams(ofChain: originalTransactionId))
     guard moving, let holder else {
       let link = AccountLinked(
         appAccountToken: appAccountToken, originalTransactionId: originalTransactionId,
@@ -92,7 +97,7 @@ struct AccountLinks: Sendable {
     if let token = view.accountToken(ofChain: originalTransactionId, records: Array(records)) {
       return token
     }
-    let index = requests.index
+    let index = self.index
     return try await calls.run { try await index.accounts(holding: streams).first }
   }
 
@@ -102,11 +107,21 @@ struct AccountLinks: Sendable {
   func isRetired(_ token: String, holding originalTransactionId: String)
     async throws(LedgerError) -> Bool
   {
-    let (erasure, index) = (self.erasure, requests.index)
+    let (erasure, index) = (self.erasure, self.index)
     let streams = configuration.purchaseStreams(ofChain: originalTransactionId)
     return try await calls.run {
       guard try await erasure.erasure(ofAccount: token) != nil else { return false }
       return !(try await index.accounts(holding: streams).contains(token))
+    }
+  }
+
+  /// The streams of the refund requests about the chain's purchases: a link joins them too.
+  func refundRequestStreams(ofChain originalTransactionId: String) async throws(LedgerError)
+    -> [String]
+  {
+    let index = self.index
+    return try await calls.run {
+      try await index.refundRequestStreams(ofChain: originalTransactionId)
     }
   }
 }

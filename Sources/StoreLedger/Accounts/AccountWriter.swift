@@ -31,7 +31,7 @@ package struct AccountWriter: Sendable {
   func append(
     _ record: LedgerRecord, accounts: [String], alsoIndexing extra: [String] = [],
     with companion: BatchAppend? = nil
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     let tokens = Array(Set(accounts.filter { !$0.isEmpty }.map(AppAccountToken.normalized)))
       .sorted()
     let streams = Array(Set([record.streamId] + extra)).sorted()
@@ -52,7 +52,7 @@ package struct AccountWriter: Sendable {
       }
       // The accounts already holding the stream see the write too, named or not.
       if !result.wasDuplicate { written.changed(Array(Set(tokens + holders)).sorted()) }
-      return Ledger.Ingested(result)
+      return IngestReceipt(result)
     } catch {
       throw LedgerStorage.mapped(error)
     }
@@ -65,7 +65,7 @@ package struct AccountWriter: Sendable {
     _ command: AccountCommand, for token: String, idempotencyKey: String,
     alsoIndexing extra: [String] = [], source: String = "api", in stream: String? = nil,
     alsoFor others: [String] = []
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     let stream = stream ?? "acct:\(token)"
     let index = StreamIndex(
       keys: Array(Set([token] + others)).sorted(), streams: Array(Set([stream] + extra)).sorted())
@@ -82,7 +82,7 @@ package struct AccountWriter: Sendable {
       if !result.wasDuplicate {
         written.changed(Array(Set([token] + others + result.holders)).sorted())
       }
-      return Ledger.Ingested(result)
+      return IngestReceipt(result)
     } catch {
       throw LedgerStorage.mapped(error)
     }

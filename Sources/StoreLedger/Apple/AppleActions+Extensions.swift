@@ -44,7 +44,7 @@ extension AppleActions {
         ExtendRenewalDateRequest(
           extendByDays: days, extendReasonCode: reason, requestIdentifier: id))
     } catch {
-      throw AppleActions.appleError(error, doing: "extending the renewal date")
+      throw LedgerError.apple(error, doing: "extending the renewal date")
     }
     var report = ExtensionReport(
       requestIdentifier: id, originalTransactionId: originalTransactionId, extendByDays: days,
@@ -81,7 +81,7 @@ extension AppleActions {
           requestIdentifier: id, extendByDays: days, extendReasonCode: reason,
           productId: productId, storefrontCountryCodes: storefronts))
     } catch {
-      throw AppleActions.appleError(error, doing: "extending the subscribers' renewal dates")
+      throw LedgerError.apple(error, doing: "extending the subscribers' renewal dates")
     }
     let report = ExtensionReport(
       requestIdentifier: id, productId: productId, storefrontCountryCodes: storefronts,
@@ -99,7 +99,7 @@ extension AppleActions {
       status = try await apple.massExtensionStatus(
         productId: productId, requestIdentifier: requestIdentifier)
     } catch {
-      throw AppleActions.appleError(error, doing: "reading the extension's status")
+      throw LedgerError.apple(error, doing: "reading the extension's status")
     }
     let support = self.support
     var summary: (succeeded: Int64?, failed: Int64?)?

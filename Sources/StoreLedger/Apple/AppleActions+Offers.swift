@@ -10,7 +10,9 @@ extension AppleActions {
   {
     var transactions: [OfferEligibility.Signed<JWSTransactionDecodedPayload>] = []
     var renewals: [OfferEligibility.Signed<JWSRenewalInfoDecodedPayload>] = []
-    for recorded in try await reader.recordedEvents(of: try Ledger.canonical(appAccountToken)) {
+    for recorded in try await reader.recordedEvents(
+      of: try AppAccountToken.checked(appAccountToken))
+    {
       let claims: AppleClaims?
       do {
         claims = try EventCodec.claims(of: recorded)
@@ -39,7 +41,7 @@ extension AppleActions {
     for appAccountToken: String, productId: String, offerIdentifier: String, key: APIKey,
     at time: Date = Date()
   ) async throws(LedgerError) -> PromotionalOfferSignature {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     try Self.checkOffer(productId, offerIdentifier)
     let signature: PromotionalOfferSignature
     do {
@@ -76,7 +78,7 @@ extension AppleActions {
     for appAccountToken: String, productId: String, offerIdentifier: String,
     transactionId: String? = nil, key: APIKey, at time: Date = Date()
   ) async throws(LedgerError) -> AppStoreRequestSignature {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     try Self.checkOffer(productId, offerIdentifier)
     var customer = transactionId
     if customer == nil { customer = try await customerTransactionId(of: token) }
@@ -101,7 +103,7 @@ extension AppleActions {
     for appAccountToken: String, productId: String, subscriptionGroupIdentifier: String? = nil,
     transactionId: String? = nil, key: APIKey, at time: Date = Date()
   ) async throws(LedgerError) -> AppStoreRequestSignature {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     try Self.checkOffer(productId, "introductory")
     let eligibility = try await offerEligibility(for: token)
     let group =
@@ -192,7 +194,7 @@ extension AppleActions {
     do {
       try await apple.finishTransaction(transactionId)
     } catch {
-      throw AppleActions.appleError(error, doing: "finishing the transaction")
+      throw LedgerError.apple(error, doing: "finishing the transaction")
     }
     struct Finished: Encodable {
       let transactionId: String

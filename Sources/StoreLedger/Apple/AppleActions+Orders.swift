@@ -62,7 +62,7 @@ extension AppleActions {
         .notFound,
         "Apple offers Look Up Order ID in Production only: no order is found in the Sandbox")
     } catch {
-      throw AppleActions.appleError(error, doing: "looking up the order")
+      throw LedgerError.apple(error, doing: "looking up the order")
     }
     var purchases: [OrderReport.Purchase] = []
     for transaction in found {

@@ -35,7 +35,7 @@ extension AppleActions {
     do {
       token = try await apple.requestTestNotification()
     } catch {
-      throw AppleActions.appleError(error, doing: "requesting a test notification")
+      throw LedgerError.apple(error, doing: "requesting a test notification")
     }
     let deadline = ContinuousClock.now + timeout
     var status: NotificationHistoryPage.Item?
@@ -63,7 +63,7 @@ extension AppleActions {
     } catch let error as AppStoreAPIError where error.apiErrorCode == .testNotificationNotFound {
       return nil
     } catch {
-      throw AppleActions.appleError(error, doing: "reading the test notification's status")
+      throw LedgerError.apple(error, doing: "reading the test notification's status")
     }
   }
 

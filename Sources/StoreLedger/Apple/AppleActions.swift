@@ -16,13 +16,6 @@ public struct AppleActions: Sendable {
   let calls: StorageCalls
   let configuration: LedgerConfiguration
 
-  public init(ledger: Ledger) {
-    self.init(
-      ingestion: ledger.ingestion, links: ledger.links, summaries: ledger.summaries,
-      support: ledger.storage.support, log: ledger.storage.log, calls: ledger.storage.calls,
-      configuration: ledger.configuration)
-  }
-
   init(
     ingestion: SignedDataIngest, links: AccountLinks, summaries: AccountSummaries,
     support: any SupportReads, log: any EventLog, calls: StorageCalls,

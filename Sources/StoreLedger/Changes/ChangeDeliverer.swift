@@ -27,14 +27,14 @@ public struct ChangeDeliverer: Sendable {
   let http: HTTPClient
   let logger: Logger
 
-  public init(
-    ledger: Ledger, configuration: ChangeDeliveryConfiguration, http: HTTPClient = .shared,
-    logger: Logger
+  init(
+    feed: any ChangeFeed, deliveries: any ChangeDeliveryQueue, changesAppended: WakeUpSignal,
+    app: String?, configuration: ChangeDeliveryConfiguration, http: HTTPClient, logger: Logger
   ) {
-    self.feed = ledger.storage.changes
-    self.deliveries = ledger.storage.deliveries
-    self.changesAppended = ledger.views.changesAppended
-    self.app = ledger.configuration.app
+    self.feed = feed
+    self.deliveries = deliveries
+    self.changesAppended = changesAppended
+    self.app = app
     self.configuration = configuration
     self.http = http
     self.logger = logger

@@ -8,12 +8,6 @@ public struct ChangeDeliveryLog: Sendable {
   let reader: ChangeFeedReader
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    self.init(
-      deliveries: ledger.storage.deliveries, reader: ChangeFeedReader(ledger: ledger),
-      calls: ledger.storage.calls)
-  }
-
   init(deliveries: any ChangeDeliveryQueue, reader: ChangeFeedReader, calls: StorageCalls) {
     self.deliveries = deliveries
     self.reader = reader

@@ -17,7 +17,7 @@ extension ChangeFeedReader {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let token = try account.map { token throws(LedgerError) in try Ledger.canonical(token) }
+    let token = try account.map { token throws(LedgerError) in try AppAccountToken.checked(token) }
     do {
       let read = try await feed.changes(
         after: position, limit: limit, account: token, consistency: consistency)
@@ -82,7 +82,7 @@ extension ChangeFeedReader {
   public func derivedFromLog(of appAccountToken: String, through time: Date)
     async throws(LedgerError) -> [DerivedChange]
   {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     do {
       let accounts = try await writer.views.inputs(of: [token])
       guard var input = accounts[token] else { return [] }

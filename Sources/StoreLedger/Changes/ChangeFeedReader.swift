@@ -9,10 +9,6 @@ public struct ChangeFeedReader: Sendable {
   /// The app the changes are of, named in each record (nil for a single-app deployment).
   let app: String?
 
-  public init(ledger: Ledger) {
-    self.init(feed: ledger.storage.changes, writer: ledger.views, app: ledger.configuration.app)
-  }
-
   init(feed: any ChangeFeed, writer: AccountViewWriter, app: String?) {
     self.feed = feed
     self.writer = writer

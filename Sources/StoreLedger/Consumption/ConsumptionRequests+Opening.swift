@@ -49,17 +49,6 @@ extension ConsumptionRequests {
     return opening
   }
 
-  /// The streams of the refund requests about the chain's purchases: a link joins them too.
-  func streams(ofChain originalTransactionId: String) async throws(LedgerError)
-    -> [String]
-  {
-    do {
-      return try await index.refundRequestStreams(ofChain: originalTransactionId)
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
-  }
-
   static func event(_ event: ConsumptionEvent, key: String, source: String) -> NewEvent {
     let environment: String? =
       if case .requested(let requested) = event { requested.environment } else { nil }

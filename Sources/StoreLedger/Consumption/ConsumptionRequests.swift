@@ -12,13 +12,6 @@ public struct ConsumptionRequests: Sendable {
   let reader: AccountReader
   let consents: RefundConsents
 
-  public init(ledger: Ledger) {
-    self.init(
-      log: ledger.storage.log, index: ledger.storage.index,
-      refundRequests: ledger.storage.refundRequests, calls: ledger.storage.calls,
-      reader: ledger.reader, consents: RefundConsents(ledger: ledger))
-  }
-
   package init(
     log: any EventLog, index: any AccountIndex, refundRequests: any RefundRequestIndex,
     calls: StorageCalls, reader: AccountReader, consents: RefundConsents

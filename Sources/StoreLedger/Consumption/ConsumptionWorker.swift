@@ -19,15 +19,6 @@ public struct ConsumptionWorker: Sendable {
   public let configuration: ConsumptionWorkerConfiguration
   let logger: Logger
 
-  public init(
-    ledger: Ledger, client: AppStoreServerAPIClient,
-    configuration: ConsumptionWorkerConfiguration, logger: Logger
-  ) {
-    self.init(
-      requests: ConsumptionRequests(ledger: ledger), client: client,
-      configuration: configuration, logger: logger)
-  }
-
   package init(
     requests: ConsumptionRequests, client: AppStoreServerAPIClient,
     configuration: ConsumptionWorkerConfiguration, logger: Logger

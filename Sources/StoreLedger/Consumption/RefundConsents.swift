@@ -9,10 +9,6 @@ public struct RefundConsents: Sendable {
   let log: any EventLog
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    self.init(log: ledger.storage.log, calls: ledger.storage.calls)
-  }
-
   package init(log: any EventLog, calls: StorageCalls) {
     self.log = log
     self.calls = calls
@@ -24,8 +20,8 @@ public struct RefundConsents: Sendable {
   public func record(
     appAccountToken: String, consented: Bool, collectedAt: Date = Date(), method: String? = nil,
     idempotencyKey: String? = nil
-  ) async throws(LedgerError) -> Ledger.Ingested {
-    let token = try Ledger.canonical(appAccountToken)
+  ) async throws(LedgerError) -> IngestReceipt {
+    let token = try AppAccountToken.checked(appAccountToken)
     // The App Store opened in 2008; an answer collected later than now (beyond clock skew)
     // cannot be in force yet.
     guard collectedAt.timeIntervalSince1970 >= 1_199_145_600,
@@ -61,14 +57,14 @@ public struct RefundConsents: Sendable {
     let result = try await calls.run {
       try await log.append([event], to: stream, indexing: nil)
     }
-    return Ledger.Ingested(
+    return IngestReceipt(
       streamId: stream, idempotencyKey: key, streamVersion: result.lastVersion,
       wasDuplicate: result.wasDuplicate)
   }
 
   /// Every answer recorded for the customer, oldest collected first.
   public func history(for appAccountToken: String) async throws(LedgerError) -> [RefundConsent] {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let log = self.log
     let rows = try await calls.run {
       try await log.readStreams([RefundConsent.stream(of: token)])

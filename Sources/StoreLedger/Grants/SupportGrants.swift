@@ -14,12 +14,6 @@ public struct SupportGrants: Sendable {
   let erasures: AccountErasure
   let lists: AccountLists
 
-  public init(ledger: Ledger) {
-    self.init(
-      reader: ledger.reader, writer: ledger.writer, erasures: AccountErasure(ledger: ledger),
-      lists: AccountLists(ledger: ledger))
-  }
-
   package init(
     reader: AccountReader, writer: AccountWriter, erasures: AccountErasure, lists: AccountLists
   ) {
@@ -45,7 +39,7 @@ public struct SupportGrants: Sendable {
   func granting(_ request: SupportGrantRequest, now: Date) async throws(LedgerError)
     -> (status: SupportGrantStatus, wasDuplicate: Bool)
   {
-    let token = try Ledger.canonical(request.appAccountToken)
+    let token = try AppAccountToken.checked(request.appAccountToken)
     let entitlement = request.entitlement.trimmingCharacters(in: .whitespaces)
     // Lengths count Unicode code points, as the HTTP contract's JSON Schema does.
     guard !entitlement.isEmpty, entitlement.unicodeScalars.count <= 255 else {
@@ -73,7 +67,7 @@ public struct SupportGrants: Sendable {
   public func end(
     grantId: String, of appAccountToken: String, reason: String, by: String, now: Date = Date()
   ) async throws(LedgerError) -> SupportGrantStatus {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let id = grantId.lowercased()
     guard UUID(uuidString: id) != nil else {
       throw LedgerError(.invalidRequest, "a grant id is a UUID, as the grant's answer gave it")
@@ -91,7 +85,7 @@ public struct SupportGrants: Sendable {
   public func grants(of appAccountToken: String, at time: Date = Date())
     async throws(LedgerError) -> [SupportGrantStatus]
   {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let view = try await reader.view(of: token)
     return view.supportGrants(at: Timestamp(time)).filter {
       $0.started?.appAccountToken == token

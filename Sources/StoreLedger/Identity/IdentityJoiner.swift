@@ -15,23 +15,17 @@ struct IdentityJoiner: Sendable {
   let index: any AccountIndex
   let writer: AccountWriter
   /// The refund request streams a joined chain brings along.
-  let requests: ConsumptionRequests
+  let links: AccountLinks
   let logger: Logger
-
-  init(ledger: Ledger) {
-    self.init(
-      identities: ledger.identities, index: ledger.storage.index, writer: ledger.writer,
-      requests: ConsumptionRequests(ledger: ledger), logger: ledger.storage.logger)
-  }
 
   init(
     identities: IdentityCache?, index: any AccountIndex, writer: AccountWriter,
-    requests: ConsumptionRequests, logger: Logger
+    links: AccountLinks, logger: Logger
   ) {
     self.identities = identities
     self.index = index
     self.writer = writer
-    self.requests = requests
+    self.links = links
     self.logger = logger
   }
 }
@@ -147,7 +141,7 @@ extension IdentityJoiner {
     _ = try await writer.decideAndAppend(
       .link(link), for: token, idempotencyKey: "\(token):\(chain)",
       alsoIndexing: [stream]
-        + (try await requests.streams(ofChain: chain)),
+        + (try await links.refundRequestStreams(ofChain: chain)),
       source: "app-transaction-id")
   }
 }
@@ -183,12 +177,4 @@ extension IdentityJoiner {
 extension DownloadSighting {
   /// The sighting as the cache of this process's written sightings knows it.
   var key: String { "\(environment)|\(appTransactionId)|\(chain)|\(token ?? "")" }
-}
-
-extension Ledger {
-  /// Waits until every sighting so far is written and what it lets link is linked (tests
-  /// and shutdown call it).
-  public func flushIdentities() async {
-    await IdentityJoiner(ledger: self).flush()
-  }
 }

@@ -20,7 +20,7 @@ extension SignedDataIngest {
   func ingestUnroutable(
     _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, source: String,
     freshlyFetched: Bool, body: String?
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     if let environment = unverified.claims.environment,
       !environments.contains(environment)
     {

@@ -15,6 +15,8 @@ struct SignedDataIngest: Sendable {
   let seats: SeatLedger
   /// Joins purchases to accounts by their app download; holds the refund requests.
   let joiner: IdentityJoiner
+  /// The refund request a notification opens.
+  let requests: ConsumptionRequests
   let observations: RepeatedObservations
   /// The environments the app accepts.
   let environments: [AppStoreEnvironment]
@@ -29,7 +31,7 @@ struct SignedDataIngest: Sendable {
   func ingest(
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false,
     body: String? = nil
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
     let unverified = try LedgerVerifiers.notificationClaims(signedPayload)
     if let released = unverified.claims.unclaimInfo?.unclaimSeatIds, !released.isEmpty,
@@ -63,7 +65,7 @@ struct SignedDataIngest: Sendable {
     }
     var ingested = try await writer.append(
       record, accounts: tokens.compactMap { $0 },
-      with: try await joiner.requests.opening(
+      with: try await requests.opening(
         verified, in: record.streamId, for: tokens.compactMap { $0 }))
     ingested.notificationType = verified.payload.notificationType?.rawValue
     ingested.understood = verified.payload.isUnderstood
@@ -78,9 +80,9 @@ struct SignedDataIngest: Sendable {
   func ingest(
     signedTransaction: String, appAccountToken: String? = nil, source: String = "app",
     freshlyFetched: Bool = false
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     let appAccountToken = try appAccountToken.map { token throws(LedgerError) in
-      try Ledger.canonical(token)
+      try AppAccountToken.checked(token)
     }
     let claims = try LedgerVerifiers.expect(.transaction, in: signedTransaction)
     let verified = try await verifiers.verify(claims, online: freshlyFetched) {
@@ -109,7 +111,7 @@ struct SignedDataIngest: Sendable {
   /// A signed renewal info (from Get All Subscription Statuses); a repeat of the newest one
   /// stored (but for its signedDate) stores nothing.
   func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
-    async throws(LedgerError) -> Ledger.Ingested
+    async throws(LedgerError) -> IngestReceipt
   {
     let claims = try LedgerVerifiers.expect(.renewalInfo, in: signedRenewalInfo)
     let verified = try await verifiers.verify(claims, online: freshlyFetched) {

@@ -7,10 +7,6 @@ import StoreLedgerCore
 public struct AccountLists: Sendable {
   let support: any SupportReads
 
-  public init(ledger: Ledger) {
-    self.init(support: ledger.storage.support)
-  }
-
   package init(support: any SupportReads) {
     self.support = support
   }

@@ -21,15 +21,6 @@ public struct LedgerMaintenance: Sendable {
   let calls: StorageCalls
   let logger: Logger
 
-  public init(ledger: Ledger) {
-    self.init(
-      maintenance: ledger.storage.maintenance, erasure: ledger.storage.erasure,
-      storedViews: ledger.storage.views, changes: ledger.storage.changes, views: ledger.views,
-      verifiers: ledger.verifiers, ingestion: ledger.ingestion,
-      configuration: ledger.configuration, calls: ledger.storage.calls,
-      logger: ledger.storage.logger)
-  }
-
   init(
     maintenance: any MaintenanceStore, erasure: any AccountErasureStore,
     storedViews: any AccountViewStore, changes: any ChangeFeed, views: AccountViewWriter,

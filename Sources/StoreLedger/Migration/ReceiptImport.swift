@@ -24,19 +24,6 @@ public struct ReceiptImport: Sendable {
   public let environment: AppStoreEnvironment
   let logger: Logger
 
-  public init(
-    ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
-    logger: Logger
-  ) {
-    self.init(
-      replay: CustomerReplay(
-        ledger: ledger, client: client, environment: environment, concurrency: 1,
-        logger: logger),
-      links: ledger.links, actions: AppleActions(ledger: ledger), log: ledger.storage.log,
-      support: ledger.storage.support, calls: ledger.storage.calls, client: client,
-      environment: environment, logger: logger)
-  }
-
   init(
     replay: CustomerReplay, links: AccountLinks, actions: AppleActions, log: any EventLog,
     support: any SupportReads, calls: StorageCalls, client: AppStoreServerAPIClient,
@@ -144,7 +131,9 @@ public struct ReceiptImport: Sendable {
     }
     let token: String?
     do {
-      token = try item.appAccountToken.map { raw throws(LedgerError) in try Ledger.canonical(raw) }
+      token = try item.appAccountToken.map { raw throws(LedgerError) in
+        try AppAccountToken.checked(raw)
+      }
     } catch {
       return failed("the appAccountToken is not a UUID")
     }

@@ -37,14 +37,6 @@ public struct NotificationRecovery: Sendable {
   /// notifications. Nil for another server (a simulator keeps its own window).
   let environment: AppStoreEnvironment?
 
-  public init(
-    ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment? = nil,
-    logger: Logger
-  ) {
-    self.init(
-      ingestion: ledger.ingestion, client: client, environment: environment, logger: logger)
-  }
-
   init(
     ingestion: SignedDataIngest, client: AppStoreServerAPIClient,
     environment: AppStoreEnvironment?, logger: Logger

@@ -32,13 +32,13 @@ public struct Relayer: Sendable {
 
   /// `wakeUp`: signalled when this process appends events, so a waiting target goes on at
   /// once (others' appends are found by polling).
-  public init(
-    ledger: Ledger, wakeUp: WakeUpSignal? = nil, configuration: RelayConfiguration = .init(),
-    http: HTTPClient = .shared, logger: Logger
+  init(
+    relays: any RelayQueue, log: any EventLog, calls: StorageCalls, wakeUp: WakeUpSignal?,
+    configuration: RelayConfiguration, http: HTTPClient, logger: Logger
   ) {
-    self.relays = ledger.storage.relays
-    self.log = ledger.storage.log
-    self.calls = ledger.storage.calls
+    self.relays = relays
+    self.log = log
+    self.calls = calls
     self.wakeUp = wakeUp
     self.configuration = configuration
     self.http = http

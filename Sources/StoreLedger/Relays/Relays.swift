@@ -13,10 +13,6 @@ public struct Relays: Sendable {
   let log: any EventLog
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    self.init(relays: ledger.storage.relays, log: ledger.storage.log, calls: ledger.storage.calls)
-  }
-
   init(relays: any RelayQueue, log: any EventLog, calls: StorageCalls) {
     self.relays = relays
     self.log = log

@@ -71,21 +71,6 @@ public struct CustomerReplay: Sendable {
   let databaseWait: Duration
   let logger: Logger
 
-  /// - Parameters:
-  ///   - environment: the environment the client's base URL serves (its streams are read).
-  ///   - concurrency: customers replayed at once (each makes its calls one after another).
-  ///   - databaseWait: how long the replay waits for an unavailable database (a failover
-  ///     takes tens of seconds) before it stops.
-  public init(
-    ledger: Ledger, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
-    concurrency: Int = 4, databaseWait: Duration = .seconds(120), logger: Logger
-  ) {
-    self.init(
-      ingestion: ledger.ingestion, maintenance: LedgerMaintenance(ledger: ledger),
-      log: ledger.storage.log, client: client, environment: environment,
-      concurrency: concurrency, databaseWait: databaseWait, logger: logger)
-  }
-
   init(
     ingestion: SignedDataIngest, maintenance: LedgerMaintenance, log: any EventLog,
     client: AppStoreServerAPIClient, environment: AppStoreEnvironment, concurrency: Int,
@@ -215,7 +200,7 @@ public struct CustomerReplay: Sendable {
   /// verify, names another app…). A database that cannot take it is not a rejection: that
   /// stops the replay before the page's revision is stored.
   private func count(
-    _ report: inout Report, _ ingest: () async throws -> Ledger.Ingested
+    _ report: inout Report, _ ingest: () async throws -> IngestReceipt
   ) async throws {
     do {
       let ingested = try await whileUnavailable { try await ingest() }

@@ -32,12 +32,6 @@ public struct Reconciliation: Sendable {
   let client: AppStoreServerAPIClient
   let logger: Logger
 
-  public init(ledger: Ledger, client: AppStoreServerAPIClient, logger: Logger) {
-    self.init(
-      reader: ledger.reader, writer: ledger.writer, configuration: ledger.configuration,
-      client: client, logger: logger)
-  }
-
   package init(
     reader: AccountReader, writer: AccountWriter, configuration: LedgerConfiguration,
     client: AppStoreServerAPIClient, logger: Logger

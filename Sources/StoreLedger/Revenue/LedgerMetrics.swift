@@ -13,12 +13,15 @@ public struct LedgerMetrics: Sendable {
   /// Purchase chains read per round trip.
   let pageSize: Int
 
-  public init(ledger: Ledger, pageSize: Int = 500) {
-    log = ledger.storage.log
-    maintenance = ledger.storage.maintenance
-    revenue = ledger.storage.revenue
-    projector = RevenueProjector(ledger: ledger, logger: ledger.storage.logger)
-    logger = ledger.storage.logger
+  init(
+    log: any EventLog, maintenance: any MaintenanceStore, revenue: any RevenueAnalyticsStore,
+    projector: RevenueProjector, logger: Logger, pageSize: Int
+  ) {
+    self.log = log
+    self.maintenance = maintenance
+    self.revenue = revenue
+    self.projector = projector
+    self.logger = logger
     self.pageSize = max(1, pageSize)
   }
 

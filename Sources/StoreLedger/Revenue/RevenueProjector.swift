@@ -22,15 +22,6 @@ public struct RevenueProjector: Sendable {
   /// Chains read per round trip.
   let pageSize: Int
 
-  public init(
-    ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 2000,
-    pollInterval: Duration = .milliseconds(500), logger: Logger
-  ) {
-    self.init(
-      log: ledger.storage.log, revenue: ledger.storage.revenue, wakeUp: wakeUp,
-      batchSize: batchSize, pollInterval: pollInterval, logger: logger)
-  }
-
   package init(
     log: any EventLog, revenue: any RevenueAnalyticsStore, wakeUp: WakeUpSignal? = nil,
     batchSize: Int = 2000, pageSize: Int = 500, pollInterval: Duration = .milliseconds(500),

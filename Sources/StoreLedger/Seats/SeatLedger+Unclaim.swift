@@ -21,7 +21,7 @@ extension SeatLedger {
   func ingestUnclaim(
     _ unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>, into stream: String,
     source: String, freshlyFetched: Bool, body: String?
-  ) async throws(LedgerError) -> Ledger.Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     let environment = stream.split(separator: ":").dropFirst().first.map(String.init) ?? "unknown"
     let claims = unverified.claims
     let verified: VerifiedNotification

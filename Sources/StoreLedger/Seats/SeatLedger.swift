@@ -24,13 +24,6 @@ public struct SeatLedger: Sendable {
   let configuration: LedgerConfiguration
   let apple: AppStoreServerAPIClient?
 
-  public init(ledger: Ledger, apple: AppStoreServerAPIClient?) {
-    self.init(
-      writer: ledger.writer, verifiers: ledger.verifiers, index: ledger.storage.index,
-      log: ledger.storage.log, calls: ledger.storage.calls, configuration: ledger.configuration,
-      apple: apple)
-  }
-
   init(
     writer: AccountWriter, verifiers: LedgerVerifiers, index: any AccountIndex,
     log: any EventLog, calls: StorageCalls, configuration: LedgerConfiguration,
@@ -112,7 +105,7 @@ public struct SeatLedger: Sendable {
     _ originalTransactionId: String, for member: String, appTransactionId: String? = nil,
     requestIdentifier: String? = nil, at time: Date = Date()
   ) async throws(LedgerError) -> Claimed {
-    let member = try Ledger.canonical(member)
+    let member = try AppAccountToken.checked(member)
     if let appTransactionId, appTransactionId.isEmpty || appTransactionId.count > 64 {
       throw LedgerError(.invalidRequest, "an appTransactionId is Apple's id of a download")
     }
@@ -155,7 +148,7 @@ public struct SeatLedger: Sendable {
         originalTransactionId,
         ClaimSeatRequest(requestIdentifier: request, appTransactionId: download))
     } catch {
-      let failure = AppleActions.appleError(error, doing: "claiming a seat")
+      let failure = LedgerError.apple(error, doing: "claiming a seat")
       if failure.code == .appleRefused {
         try await record(
           SeatClaimEvent(
@@ -198,7 +191,7 @@ public struct SeatLedger: Sendable {
     } catch let error as AppStoreAPIError where error.apiErrorCode == .seatClaimIdNotFound {
       reason = "Apple no longer holds this claim (SeatClaimIdNotFoundError)"
     } catch {
-      throw AppleActions.appleError(error, doing: "releasing a seat")
+      throw LedgerError.apple(error, doing: "releasing a seat")
     }
     try await record(
       SeatClaimEvent(
@@ -233,7 +226,7 @@ public struct SeatLedger: Sendable {
       try await apple.associateSeat(
         originalTransactionId, seatClaimId: seatClaimId, appTransactionId: appTransactionId)
     } catch {
-      throw AppleActions.appleError(error, doing: "associating a seat")
+      throw LedgerError.apple(error, doing: "associating a seat")
     }
     try await record(
       SeatClaimEvent(
@@ -274,7 +267,7 @@ public struct SeatLedger: Sendable {
     do {
       info = try await apple.seatInfo(originalTransactionId)
     } catch {
-      throw AppleActions.appleError(error, doing: "reading seat info")
+      throw LedgerError.apple(error, doing: "reading seat info")
     }
     let now = Timestamp(time)
     let ours = chain.view.seatClaims(ofChain: originalTransactionId, at: now)

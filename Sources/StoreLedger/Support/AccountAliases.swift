@@ -9,10 +9,6 @@ public struct AccountAliases: Sendable {
   let aliases: any AccountAliasStore
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    self.init(aliases: ledger.storage.aliases, calls: ledger.storage.calls)
-  }
-
   package init(aliases: any AccountAliasStore, calls: StorageCalls) {
     self.aliases = aliases
     self.calls = calls
@@ -24,7 +20,7 @@ public struct AccountAliases: Sendable {
   public func set(_ alias: String, for appAccountToken: String, by: String)
     async throws(LedgerError) -> String
   {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let alias = try Self.alias(alias)
     let store = aliases
     let who = by.trimmingCharacters(in: .whitespaces).isEmpty ? "api" : String(by.prefix(200))
@@ -40,14 +36,14 @@ public struct AccountAliases: Sendable {
 
   /// Removes the account's alias; the alias it had, if any.
   public func remove(for appAccountToken: String) async throws(LedgerError) -> String? {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let store = aliases
     return try await calls.run { try await store.removeAlias(of: token) }
   }
 
   /// The account's alias, if it has one.
   public func alias(of appAccountToken: String) async throws(LedgerError) -> String? {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let store = aliases
     return try await calls.run { try await store.alias(of: token) }
   }

@@ -69,7 +69,7 @@ extension SupportQueries {
   public func newestChanges(of appAccountToken: String, page: Int, size: Int)
     async throws(LedgerError) -> (changes: [ChangeRecord], total: Int)
   {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     guard page >= 0, (1...1000).contains(size) else {
       throw LedgerError(.invalidRequest, "a page is 0 or more and holds 1 to 1000 changes")
     }

@@ -13,14 +13,6 @@ public struct SupportQueries: Sendable {
   let deliveryLog: ChangeDeliveryLog
   let calls: StorageCalls
 
-  public init(ledger: Ledger) {
-    self.init(
-      support: ledger.storage.support, views: ledger.storage.views,
-      changes: ledger.storage.changes, configuration: ledger.configuration,
-      consumption: ConsumptionRequests(ledger: ledger),
-      deliveryLog: ChangeDeliveryLog(ledger: ledger), calls: ledger.storage.calls)
-  }
-
   init(
     support: any SupportReads, views: any AccountViewStore, changes: any ChangeFeed,
     configuration: LedgerConfiguration, consumption: ConsumptionRequests,

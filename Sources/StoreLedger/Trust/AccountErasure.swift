@@ -10,11 +10,6 @@ public struct AccountErasure: Sendable {
   let calls: StorageCalls
   let written: WrittenAccounts
 
-  public init(ledger: Ledger) {
-    self.init(
-      store: ledger.storage.erasure, calls: ledger.storage.calls, written: ledger.writer.written)
-  }
-
   package init(store: any AccountErasureStore, calls: StorageCalls, written: WrittenAccounts) {
     self.store = store
     self.calls = calls
@@ -32,7 +27,7 @@ public struct AccountErasure: Sendable {
       throw LedgerError(.invalidRequest, "an erasure names at least one appAccountToken")
     }
     var tokens: [String] = []
-    for token in appAccountTokens { tokens.append(try Ledger.canonical(token)) }
+    for token in appAccountTokens { tokens.append(try AppAccountToken.checked(token)) }
     let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
     let requestedBy = requestedBy.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !reason.isEmpty, reason.count <= 500 else {
@@ -72,7 +67,7 @@ public struct AccountErasure: Sendable {
   public func erasure(ofAccount appAccountToken: String) async throws(LedgerError)
     -> ErasureRecord?
   {
-    let token = try Ledger.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     let store = self.store
     guard let id = try await calls.run({ try await store.erasure(ofAccount: token) })
     else { return nil }

@@ -19,11 +19,11 @@ public actor LogCheckpointer {
   private var position = FeedPosition.beginning
   private var loaded = false
 
-  public init(
-    ledger: Ledger, key: CheckpointKey, directory: CheckpointDirectory, origin: String,
-    logger: Logger
+  init(
+    maintenance: any MaintenanceStore, key: CheckpointKey, directory: CheckpointDirectory,
+    origin: String, logger: Logger
   ) {
-    maintenance = ledger.storage.maintenance
+    self.maintenance = maintenance
     self.key = key
     self.directory = directory
     self.origin = origin

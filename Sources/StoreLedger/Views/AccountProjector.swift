@@ -61,13 +61,13 @@ public struct AccountProjector: Sendable {
   /// its instant.
   static let sweepInterval = Duration.milliseconds(200)
 
-  public init(
-    ledger: Ledger, wakeUp: WakeUpSignal? = nil, batchSize: Int = 1000,
-    pollInterval: Duration = .milliseconds(500), concurrency: Int = 2, logger: Logger
+  init(
+    views: AccountViewWriter, log: any EventLog, index: any AccountIndex, wakeUp: WakeUpSignal?,
+    batchSize: Int, pollInterval: Duration, concurrency: Int, logger: Logger
   ) {
-    self.views = ledger.views
-    self.log = ledger.storage.log
-    self.index = ledger.storage.index
+    self.views = views
+    self.log = log
+    self.index = index
     self.wakeUp = wakeUp
     self.batchSize = batchSize
     self.pollInterval = pollInterval

@@ -36,7 +36,7 @@ struct IngestCommand: AsyncParsableCommand {
     var understood: Bool?
     var balance: Int64?
 
-    init(_ ingested: Ledger.Ingested, balance: Int64? = nil) {
+    init(_ ingested: IngestReceipt, balance: Int64? = nil) {
       unrouted = ingested.notificationType == nil ? nil : ingested.unrouted
       understood = ingested.notificationType == nil ? nil : ingested.understood
       stored = !ingested.wasDuplicate

@@ -12,7 +12,7 @@ extension Ledger {
     consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> AccountSummary {
     try await summaries.summary(
-      for: try Self.canonical(appAccountToken), at: time, consistency: consistency)
+      for: try AppAccountToken.checked(appAccountToken), at: time, consistency: consistency)
   }
 
   /// One part of the account's summary at `time` as JSON (an array), for the account API: the
@@ -23,6 +23,6 @@ extension Ledger {
     consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> ByteBuffer {
     try await summaries.summaryJSON(
-      part, for: try Self.canonical(appAccountToken), at: time, consistency: consistency)
+      part, for: try AppAccountToken.checked(appAccountToken), at: time, consistency: consistency)
   }
 }

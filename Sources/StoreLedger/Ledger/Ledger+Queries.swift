@@ -17,7 +17,7 @@ extension Ledger {
     consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> LedgerView {
     try await viewRead(
-      for: try Self.canonical(appAccountToken), environment: environment,
+      for: try AppAccountToken.checked(appAccountToken), environment: environment,
       consistency: consistency
     ).value
   }
@@ -55,7 +55,7 @@ extension Ledger {
     for appAccountToken: String, consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> [RecordedEvent] {
     try await reader.recordedEvents(
-      of: try Self.canonical(appAccountToken), consistency: consistency)
+      of: try AppAccountToken.checked(appAccountToken), consistency: consistency)
   }
 
   /// Why the account has (or lacks) `entitlement` at `time`, from the events known by then:
@@ -66,7 +66,8 @@ extension Ledger {
     knownAt: Date? = nil, consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> Explanation {
     try await explainer(for: appAccountToken, consistency: consistency).explain(
-      entitlement: entitlement, for: try Self.canonical(appAccountToken), at: Timestamp(time),
+      entitlement: entitlement, for: try AppAccountToken.checked(appAccountToken),
+      at: Timestamp(time),
       knownAt: knownAt.map(Timestamp.init))
   }
 
@@ -76,7 +77,7 @@ extension Ledger {
     consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> [Explanation] {
     try await explainer(for: appAccountToken, consistency: consistency).explainAll(
-      for: try Self.canonical(appAccountToken), at: Timestamp(time),
+      for: try AppAccountToken.checked(appAccountToken), at: Timestamp(time),
       knownAt: knownAt.map(Timestamp.init))
   }
 
@@ -84,7 +85,7 @@ extension Ledger {
   public func explainer(
     for appAccountToken: String, consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> AccountExplainer {
-    let token = try Self.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     do {
       let events = try await storage.accounts.events(
         of: token, environment: nil, consistency: consistency

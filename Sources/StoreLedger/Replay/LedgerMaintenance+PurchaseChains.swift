@@ -13,7 +13,7 @@ extension LedgerMaintenance {
     switch customers {
     case .transactions(let ids): return ids
     case .account(let token):
-      let token = try Ledger.canonical(token)
+      let token = try AppAccountToken.checked(token)
       streams = try await maintenance.streams(of: token)
     case .everyone:
       streams = try await maintenance.purchaseStreams()

@@ -26,7 +26,7 @@ extension Ledger {
     for appAccountToken: String, at time: Date = Date(), environment: AppStoreEnvironment,
     consistency: ReadConsistency = .readYourWrites
   ) async throws(LedgerError) -> AccountSummary {
-    let token = try Self.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     return AccountSummary(
       try await view(for: token, environment: environment, consistency: consistency), for: token,
       at: Timestamp(time))
@@ -49,7 +49,7 @@ extension Ledger {
     _ appAccountToken: String, at time: Date, _ environment: AppStoreEnvironment?,
     _ consistency: ReadConsistency
   ) async throws(LedgerError) -> LedgerSnapshot {
-    let token = try Self.canonical(appAccountToken)
+    let token = try AppAccountToken.checked(appAccountToken)
     return try await view(for: token, environment: environment, consistency: consistency)
       .snapshot(at: Timestamp(time))
       .part(for: token)

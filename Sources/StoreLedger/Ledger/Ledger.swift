@@ -66,7 +66,7 @@ public struct Ledger: Sendable {
       calls: storage.calls, reader: reader,
       consents: RefundConsents(log: storage.log, calls: storage.calls))
     self.links = AccountLinks(
-      reader: reader, writer: writer, requests: requests, erasure: storage.erasure,
+      reader: reader, writer: writer, index: storage.index, erasure: storage.erasure,
       calls: storage.calls, configuration: configuration)
     self.ingestion = SignedDataIngest(
       verifiers: verifiers, writer: writer,
@@ -74,27 +74,15 @@ public struct Ledger: Sendable {
         writer: writer, verifiers: verifiers, index: storage.index, log: storage.log,
         calls: storage.calls, configuration: configuration, apple: nil),
       joiner: IdentityJoiner(
-        identities: identities, index: storage.index, writer: writer,
-        requests: requests, logger: storage.logger),
+        identities: identities, index: storage.index, writer: writer, links: links,
+        logger: storage.logger),
+      requests: requests,
       observations: RepeatedObservations(log: storage.log, calls: storage.calls),
       environments: configuration.environments, logger: storage.logger)
   }
 
   /// What an ingest stored (or had stored before).
-  public struct Ingested: Sendable, Hashable {
-    public var streamId: String
-    public var idempotencyKey: String
-    public var streamVersion: Int64
-    /// The event was already stored: nothing new was written.
-    public var wasDuplicate: Bool
-    /// For notifications: Apple's `notificationType` (raw, also when unknown to us).
-    public var notificationType: String? = nil
-    /// A verified notification whose app could not be read, kept as unrouted evidence: it
-    /// grants and revokes nothing (``SupportQueries/notUnderstood(limit:)`` lists it).
-    public var unrouted: Bool = false
-    /// For notifications: this release knows its type and every body object it carries.
-    public var understood: Bool = true
-  }
+  public typealias Ingested = IngestReceipt
 
   // MARK: Commands
 
@@ -107,7 +95,7 @@ public struct Ledger: Sendable {
   public func ingest(
     notification signedPayload: String, source: String = "webhook", freshlyFetched: Bool = false,
     body: String? = nil
-  ) async throws(LedgerError) -> Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     try await ingestion.ingest(
       notification: signedPayload, source: source, freshlyFetched: freshlyFetched, body: body)
   }
@@ -119,7 +107,7 @@ public struct Ledger: Sendable {
   public func ingest(
     signedTransaction: String, appAccountToken: String? = nil, source: String = "app",
     freshlyFetched: Bool = false
-  ) async throws(LedgerError) -> Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     try await ingestion.ingest(
       signedTransaction: signedTransaction, appAccountToken: appAccountToken, source: source,
       freshlyFetched: freshlyFetched)
@@ -128,7 +116,7 @@ public struct Ledger: Sendable {
   /// A signed renewal info (from Get All Subscription Statuses); a repeat of the newest one
   /// stored (but for its signedDate) stores nothing.
   public func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
-    async throws(LedgerError) -> Ingested
+    async throws(LedgerError) -> IngestReceipt
   {
     try await ingestion.ingest(
       signedRenewalInfo: signedRenewalInfo, source: source, freshlyFetched: freshlyFetched)
@@ -147,7 +135,7 @@ public struct Ledger: Sendable {
   public func link(
     appAccountToken: String, originalTransactionId: String, at time: Date = Date(),
     apple: AppStoreServerAPIClient? = nil, transfer: Bool = false
-  ) async throws(LedgerError) -> Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     try await links.link(
       appAccountToken: appAccountToken, originalTransactionId: originalTransactionId, at: time,
       apple: apple, transfer: transfer)
@@ -160,18 +148,24 @@ public struct Ledger: Sendable {
   public func debit(
     appAccountToken: String, productId: String, quantity: Int64, idempotencyKey: String,
     at time: Date = Date()
-  ) async throws(LedgerError) -> Ingested {
+  ) async throws(LedgerError) -> IngestReceipt {
     guard !appAccountToken.isEmpty, !productId.isEmpty, quantity > 0, !idempotencyKey.isEmpty
     else {
       throw LedgerError(
         .invalidRequest, "a debit needs an account, a product, a positive quantity and a key")
     }
-    let appAccountToken = try Self.canonical(appAccountToken)
+    let appAccountToken = try AppAccountToken.checked(appAccountToken)
     let debit = ConsumableDebited(
       id: idempotencyKey, appAccountToken: appAccountToken, productId: productId,
       quantity: quantity, debitedAt: Timestamp(time))
     return try await writer.decideAndAppend(
       .debit(debit), for: appAccountToken,
       idempotencyKey: "debit:\(appAccountToken):\(idempotencyKey)")
+  }
+
+  /// Waits until every sighting so far is written and what it lets link is linked (tests
+  /// and shutdown call it).
+  public func flushIdentities() async {
+    await ingestion.joiner.flush()
   }
 }

@@ -13,7 +13,7 @@ struct RepeatedObservations: Sendable {
   func stored(
     in stream: String,
     _ repeated: @Sendable (NewestObservations) -> Int?
-  ) async throws(LedgerError) -> Ledger.Ingested? {
+  ) async throws(LedgerError) -> IngestReceipt? {
     let log = self.log
     let recorded: [RecordedEvent]
     do {
@@ -30,7 +30,7 @@ struct RepeatedObservations: Sendable {
     }
     guard let index = repeated(NewestObservations(claims)) else { return nil }
     let event = recorded[index]
-    return Ledger.Ingested(
+    return IngestReceipt(
       streamId: stream, idempotencyKey: event.idempotencyKey, streamVersion: event.streamVersion,
       wasDuplicate: true)
   }
