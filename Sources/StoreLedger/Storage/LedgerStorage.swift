@@ -3,7 +3,7 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 
 /// The ledger's storage as its parts use it: each port in the domain's words, implemented by
-/// PostgreSQL (``init(_:logger:)``) or by any storage offering them all
+/// PostgreSQL (``init(_:logger:)``, one adapter a port) or by any storage offering them all
 /// (``init(_:logger:timeout:)``). The ledger and each of its services take the ports they use,
 /// never each other's insides.
 package struct LedgerStorage: Sendable {
@@ -45,38 +45,55 @@ package struct LedgerStorage: Sendable {
   /// How long any database work may take (``LedgerConfiguration/databaseTimeout``).
   package let timeout: Duration
 
-  /// Storage on PostgreSQL: the primary's pool, and replicas that may answer reads.
+  /// Storage on PostgreSQL: one adapter per port on the primary's pool, and replicas that
+  /// may answer reads.
   package init(_ database: PostgresLedgerDatabase, logger: Logger) {
     self.init(
-      log: database.store, ports: database, replicas: database.replicas, hosts: database.hosts,
-      logger: logger, timeout: database.timeout)
+      log: database.store, accounts: PostgresAccountReads(database),
+      index: PostgresAccountIndex(database), views: PostgresAccountViewStore(database),
+      changes: PostgresChangeFeed(database), deliveries: PostgresChangeDeliveryQueue(database),
+      refundRequests: PostgresRefundRequestIndex(database),
+      support: PostgresSupportReads(database), maintenance: PostgresMaintenanceStore(database),
+      revenue: PostgresRevenueAnalyticsStore(database), keys: PostgresAPIKeyStore(database),
+      erasure: PostgresAccountErasureStore(database), relays: PostgresRelayQueue(database),
+      aliases: PostgresAccountAliasStore(database),
+      signOuts: PostgresConsoleSignOutStore(database), replicas: database.replicas,
+      hosts: database.hosts, logger: logger, timeout: database.timeout)
   }
 
   /// Storage offering every port itself (in memory, for example).
   package init(_ storage: some EventLog & LedgerPorts, logger: Logger, timeout: Duration) {
     self.init(
-      log: storage, ports: storage, replicas: nil, hosts: nil, logger: logger, timeout: timeout)
+      log: storage, accounts: storage, index: storage, views: storage, changes: storage,
+      deliveries: storage, refundRequests: storage, support: storage, maintenance: storage,
+      revenue: storage, keys: storage, erasure: storage, relays: storage, aliases: storage,
+      signOuts: storage, replicas: nil, hosts: nil, logger: logger, timeout: timeout)
   }
 
   private init(
-    log: any EventLog, ports: some LedgerPorts, replicas: ReadReplicas?, hosts: DatabaseHosts?,
+    log: any EventLog, accounts: any AccountReads, index: any AccountIndex,
+    views: any AccountViewStore, changes: any ChangeFeed, deliveries: any ChangeDeliveryQueue,
+    refundRequests: any RefundRequestIndex, support: any SupportReads,
+    maintenance: any MaintenanceStore, revenue: any RevenueAnalyticsStore, keys: any APIKeyStore,
+    erasure: any AccountErasureStore, relays: any RelayQueue, aliases: any AccountAliasStore,
+    signOuts: any ConsoleSignOutStore, replicas: ReadReplicas?, hosts: DatabaseHosts?,
     logger: Logger, timeout: Duration
   ) {
     self.log = log
-    self.accounts = ports
-    self.index = ports
-    self.views = ports
-    self.changes = ports
-    self.deliveries = ports
-    self.refundRequests = ports
-    self.support = ports
-    self.maintenance = ports
-    self.revenue = ports
-    self.keys = ports
-    self.erasure = ports
-    self.relays = ports
-    self.aliases = ports
-    self.signOuts = ports
+    self.accounts = accounts
+    self.index = index
+    self.views = views
+    self.changes = changes
+    self.deliveries = deliveries
+    self.refundRequests = refundRequests
+    self.support = support
+    self.maintenance = maintenance
+    self.revenue = revenue
+    self.keys = keys
+    self.erasure = erasure
+    self.relays = relays
+    self.aliases = aliases
+    self.signOuts = signOuts
     self.replicas = replicas
     self.hosts = hosts
     self.logger = logger

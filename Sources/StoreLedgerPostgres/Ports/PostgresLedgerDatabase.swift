@@ -3,9 +3,11 @@ import PostgresNIO
 import StoreLedgerCore
 
 /// A ledger's PostgreSQL database: its hosts (the one that accepts writes is the primary), the
-/// event store on it (the ledger's `EventLog`), and the streaming replicas reads may go to. It
-/// is the ledger's `AccountReads` and `AccountIndex` too; every wait on it is bounded by
-/// `timeout`, including the wait for a new primary after a failover.
+/// event store on it (the ledger's `EventLog`), and the streaming replicas reads may go to.
+/// Each other port has its own adapter on it (`PostgresAccountReads`, `PostgresAccountIndex`,
+/// …, in `Ports/`), which runs its statements through ``reading(_:_:_:_:)`` or
+/// ``onPrimary(_:_:)``; every wait is bounded by `timeout`, including the wait for a new
+/// primary after a failover.
 public struct PostgresLedgerDatabase: Sendable {
   public let hosts: DatabaseHosts
   public let store: EventStore

@@ -4,12 +4,18 @@ import PostgresNIO
 import StoreLedgerCore
 
 /// Support's reads across accounts; searches and the overview may go to a replica.
-extension PostgresLedgerDatabase: SupportReads {
+public struct PostgresSupportReads: SupportReads {
+  let database: PostgresLedgerDatabase
+
+  public init(_ database: PostgresLedgerDatabase) {
+    self.database = database
+  }
+
   public func accounts(
     matching query: String, environments: [String], consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<[AccountSearchMatch]> {
-    let logger = self.logger
-    return try await reading(nil, consistency, "finding accounts") { client in
+    let logger = database.logger
+    return try await database.reading(nil, consistency, "finding accounts") { client in
       try await ConsoleStatements.accounts(
         matching: query, environments: environments, on: client, logger: logger
       ).map { AccountSearchMatch(token: $0.token, matched: $0.matched) }
@@ -19,8 +25,8 @@ extension PostgresLedgerDatabase: SupportReads {
   public func overview(since: Date, consistency: ReadConsistency)
     async throws(EventStoreError) -> ReadAnswer<ConsoleOverview>
   {
-    let logger = self.logger
-    return try await reading(nil, consistency, "reading the overview") { client in
+    let logger = database.logger
+    return try await database.reading(nil, consistency, "reading the overview") { client in
       try await ConsoleStatements.overview(since: since, on: client, logger: logger)
     }
   }
@@ -29,8 +35,8 @@ extension PostgresLedgerDatabase: SupportReads {
     _ filter: AccountListFilter, after key: AccountListKey?, limit: Int, countTotal: Bool,
     consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<ListRead<AccountListRow>> {
-    let logger = self.logger
-    return try await reading(nil, consistency, "listing accounts") { client in
+    let logger = database.logger
+    return try await database.reading(nil, consistency, "listing accounts") { client in
       try await ListStatements.accounts(
         filter, after: key, limit: limit, countTotal: countTotal, on: client, logger: logger)
     }
@@ -40,8 +46,8 @@ extension PostgresLedgerDatabase: SupportReads {
     _ filter: StatusTransitionFilter, after key: StatusTransitionKey?, limit: Int,
     countTotal: Bool, consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>> {
-    let logger = self.logger
-    return try await reading(nil, consistency, "listing status transitions") { client in
+    let logger = database.logger
+    return try await database.reading(nil, consistency, "listing status transitions") { client in
       try await ListStatements.transitions(
         filter, after: key, limit: limit, countTotal: countTotal, on: client, logger: logger)
     }
@@ -50,14 +56,14 @@ extension PostgresLedgerDatabase: SupportReads {
   public func newestEvents(limit: Int, consistency: ReadConsistency)
     async throws(EventStoreError) -> ReadAnswer<[LogEntrySummary]>
   {
-    let logger = self.logger
-    return try await reading(nil, consistency, "reading the newest events") { client in
+    let logger = database.logger
+    return try await database.reading(nil, consistency, "reading the newest events") { client in
       try await LogStatements.newest(limit: limit, on: client, logger: logger)
     }
   }
 
   public func logCounts() async throws(EventStoreError) -> LogCounts {
-    try await primary("counting the log") { client, logger in
+    try await database.primary("counting the log") { client, logger in
       let counts = try await LogStatements.counts(on: client, logger: logger)
       return LogCounts(events: counts.events, streams: counts.streams, accounts: counts.accounts)
     }
@@ -66,7 +72,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func notUnderstood(knownTypes: [String], knownBodies: [String], limit: Int)
     async throws(EventStoreError) -> [NotUnderstoodNotification]
   {
-    try await primary("listing notifications not understood") { client, logger in
+    try await database.primary("listing notifications not understood") { client, logger in
       try await NotUnderstoodStatements.list(
         knownTypes: knownTypes, knownBodies: knownBodies, limit: limit, on: client,
         logger: logger)
@@ -76,7 +82,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func notificationCount(in stream: String, type: String, since: Int64)
     async throws(EventStoreError) -> Int
   {
-    try await primary("counting notifications") { client, logger in
+    try await database.primary("counting notifications") { client, logger in
       try await LogStatements.notificationCount(
         in: stream, type: type, since: since, on: client, logger: logger)
     }
@@ -85,7 +91,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func extensionSummary(in stream: String, requestIdentifier: String)
     async throws(EventStoreError) -> (succeeded: Int64?, failed: Int64?)?
   {
-    try await primary("reading an extension's summary") { client, logger in
+    try await database.primary("reading an extension's summary") { client, logger in
       try await LogStatements.extensionSummary(
         in: stream, requestIdentifier: requestIdentifier, on: client, logger: logger)
     }
@@ -94,7 +100,7 @@ extension PostgresLedgerDatabase: SupportReads {
   public func event(withKey key: String) async throws(EventStoreError)
     -> (streamId: String, streamVersion: Int64, recordedAt: Date)?
   {
-    try await primary("finding an event by key") { client, logger in
+    try await database.primary("finding an event by key") { client, logger in
       try await LogStatements.event(withKey: key, on: client, logger: logger)
     }
   }

@@ -7,9 +7,15 @@ import StoreLedgerCore
 /// per-statement timeout: it reads the whole log once for rows that name the accounts, which
 /// takes longer than any query a request makes, and must not be abandoned half way by the
 /// caller (the transaction would finish or roll back on its own anyway).
-extension PostgresLedgerDatabase: AccountErasureStore {
+public struct PostgresAccountErasureStore: AccountErasureStore {
+  let database: PostgresLedgerDatabase
+
+  public init(_ database: PostgresLedgerDatabase) {
+    self.database = database
+  }
+
   public func erase(_ request: ErasureRequest) async throws(EventStoreError) -> ErasureReceipt {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (database.client, database.logger)
     let receipt: ErasureReceipt
     do {
       receipt = try await ErasureStatements.erase(request, on: client, logger: logger)
@@ -18,12 +24,12 @@ extension PostgresLedgerDatabase: AccountErasureStore {
     }
     // An erasure a switch rewound away would bring the customer's data back: it is reported
     // done only once a standby has it, as an append is.
-    try await hosts.confirmReplicated(on: client, within: .seconds(30))
+    try await database.hosts.confirmReplicated(on: client, within: .seconds(30))
     return receipt
   }
 
   public func erasures() async throws(EventStoreError) -> [ErasureRecord] {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (database.client, database.logger)
     do {
       return try await ErasureStatements.erasures(on: client, logger: logger)
     } catch {
@@ -32,14 +38,14 @@ extension PostgresLedgerDatabase: AccountErasureStore {
   }
 
   public func erasure(ofAccount appAccountToken: String) async throws(EventStoreError) -> UUID? {
-    try await primary("looking up an erasure") { client, logger in
+    try await database.primary("looking up an erasure") { client, logger in
       try await ErasureStatements.erasure(
         ofAccount: AppAccountToken.normalized(appAccountToken), on: client, logger: logger)
     }
   }
 
   public func unrecordedErasures() async throws(EventStoreError) -> [UUID: Int64] {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (database.client, database.logger)
     do {
       return try await ErasureStatements.unrecorded(on: client, logger: logger)
     } catch {
@@ -48,7 +54,7 @@ extension PostgresLedgerDatabase: AccountErasureStore {
   }
 
   public func quarantinedAccountsIndexed() async throws(EventStoreError) -> Int64 {
-    let (client, logger) = (self.client, self.logger)
+    let (client, logger) = (database.client, database.logger)
     do {
       return try await ErasureStatements.quarantinedIndexed(on: client, logger: logger)
     } catch {

@@ -4,9 +4,15 @@ import StoreLedgerCore
 
 /// Refund requests are indexed in `storeledger.consumption_requests`, written with their
 /// streams' appends.
-extension PostgresLedgerDatabase: RefundRequestIndex {
+public struct PostgresRefundRequestIndex: RefundRequestIndex {
+  let database: PostgresLedgerDatabase
+
+  public init(_ database: PostgresLedgerDatabase) {
+    self.database = database
+  }
+
   public func dueRequests(now: Int64, limit: Int) async throws(EventStoreError) -> [String] {
-    try await primary("reading due refund requests") { client, logger in
+    try await database.primary("reading due refund requests") { client, logger in
       try await RefundRequestStatements.due(now: now, limit: limit, on: client, logger: logger)
     }
   }
@@ -14,20 +20,20 @@ extension PostgresLedgerDatabase: RefundRequestIndex {
   public func requests(inStates states: [String], limit: Int) async throws(EventStoreError)
     -> [String]
   {
-    try await primary("listing refund requests") { client, logger in
+    try await database.primary("listing refund requests") { client, logger in
       try await RefundRequestStatements.list(
         states: states, limit: limit, on: client, logger: logger)
     }
   }
 
   public func requests(withId id: String) async throws(EventStoreError) -> [String] {
-    try await primary("finding a refund request") { client, logger in
+    try await database.primary("finding a refund request") { client, logger in
       try await RefundRequestStatements.find(id, on: client, logger: logger)
     }
   }
 
   public func requestCounts() async throws(EventStoreError) -> [RefundRequestCount] {
-    try await primary("counting refund requests") { client, logger in
+    try await database.primary("counting refund requests") { client, logger in
       try await RefundRequestStatements.counts(on: client, logger: logger).map {
         RefundRequestCount(state: $0.state, late: $0.late, decision: $0.decision, count: $0.count)
       }

@@ -4,11 +4,17 @@ import PostgresNIO
 import StoreLedgerCore
 
 /// Aliases live in `storeledger.account_aliases` (schema/0026).
-extension PostgresLedgerDatabase: AccountAliasStore {
+public struct PostgresAccountAliasStore: AccountAliasStore {
+  let database: PostgresLedgerDatabase
+
+  public init(_ database: PostgresLedgerDatabase) {
+    self.database = database
+  }
+
   public func setAlias(_ alias: String, for token: String, by: String)
     async throws(EventStoreError) -> Bool
   {
-    try await primary("setting an account's alias") { client, logger in
+    try await database.primary("setting an account's alias") { client, logger in
       do {
         return try await client.query(
           """
@@ -33,7 +39,7 @@ extension PostgresLedgerDatabase: AccountAliasStore {
   }
 
   public func removeAlias(of token: String) async throws(EventStoreError) -> String? {
-    try await primary("removing an account's alias") { client, logger in
+    try await database.primary("removing an account's alias") { client, logger in
       try await client.query(
         """
         DELETE FROM storeledger.account_aliases WHERE app_account_token = \(token)
@@ -47,7 +53,7 @@ extension PostgresLedgerDatabase: AccountAliasStore {
   }
 
   public func alias(of token: String) async throws(EventStoreError) -> String? {
-    try await primary("reading an account's alias") { client, logger in
+    try await database.primary("reading an account's alias") { client, logger in
       try await client.query(
         "SELECT alias FROM storeledger.account_aliases WHERE app_account_token = \(token)",
         logger: logger
