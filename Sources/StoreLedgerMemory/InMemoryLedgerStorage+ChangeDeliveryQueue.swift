@@ -34,7 +34,7 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
     let until = now.addingTimeInterval(Double(lease.components.seconds))
     return state.withLock { state in
       let rows = state.deliveries[endpoint] ?? [:]
-      let pending = rows.values.filter { $0.state == "pending" }
+      let pending = rows.values.filter { $0.state == .pending }
       // An account's oldest pending change goes first; the others wait for it.
       let oldest = Dictionary(grouping: pending, by: \.token).mapValues {
         $0.map(\.position).min() ?? 0
@@ -90,7 +90,7 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
     }
   }
 
-  public func deliveries(endpoint: String?, state wanted: String?, limit: Int)
+  public func deliveries(endpoint: String?, state wanted: DeliveryState?, limit: Int)
     async throws(EventStoreError) -> [ChangeDelivery]
   {
     state.withLock { state in
@@ -118,13 +118,13 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
     return state.withLock { state in
       state.endpoints.sorted { $0.key < $1.key }.map { key, endpoint in
         let rows = (state.deliveries[key] ?? [:]).values
-        let pending = rows.filter { $0.state == "pending" }
+        let pending = rows.filter { $0.state == .pending }
         let oldest = pending.map(\.position).min().map { state.changes[Int($0) - 1].recordedAt }
         return ChangeDeliveryCounts(
           endpoint: key, delivered: endpoint.deliveredTotal,
           retrying: pending.filter { $0.attempts > 0 }.count,
           waiting: pending.filter { $0.attempts == 0 }.count,
-          dead: rows.filter { $0.state == "dead" }.count,
+          dead: rows.filter { $0.state == .dead }.count,
           lagSeconds: oldest.map { now.timeIntervalSince($0) } ?? 0,
           unqueued: state.changes.count - Int(endpoint.enqueuedThrough))
       }

@@ -19,7 +19,7 @@ extension InMemoryLedgerStorage: RelayQueue {
     var key: String
     var notificationType: String?
     var environment: String?
-    var state = "pending"
+    var state = DeliveryState.pending
     var attempts = 0
     var lastStatus: Int?
     var lastError: String?
@@ -141,7 +141,7 @@ extension InMemoryLedgerStorage: RelayQueue {
   public func retryDeadRelays(to target: String) async throws(EventStoreError) -> Int {
     let now = now()
     return state.withLock { state in
-      let dead = (state.relayRows[target] ?? [:]).values.filter { $0.state == "dead" }
+      let dead = (state.relayRows[target] ?? [:]).values.filter { $0.state == .dead }
       for var row in dead {
         row.requeue(at: now)
         state.relayRows[target]?[row.key] = row
@@ -150,7 +150,7 @@ extension InMemoryLedgerStorage: RelayQueue {
     }
   }
 
-  public func relayDeliveries(to target: String, state wanted: String?, limit: Int)
+  public func relayDeliveries(to target: String, state wanted: DeliveryState?, limit: Int)
     async throws(EventStoreError) -> [RelayDelivery]
   {
     state.withLock { state in
@@ -164,13 +164,13 @@ extension InMemoryLedgerStorage: RelayQueue {
     return state.withLock { state in
       state.relayTargets.sorted { $0.key < $1.key }.map { name, target in
         let rows = (state.relayRows[name] ?? [:]).values
-        let pending = rows.filter { $0.state == "pending" }
+        let pending = rows.filter { $0.state == .pending }
         let oldest = pending.map { state.events[$0.offset].recordedAt }.min()
         return RelayTargetCounts(
           target: name, delivered: target.deliveredTotal,
           retrying: pending.filter { $0.attempts > 0 }.count,
           waiting: pending.filter { $0.attempts == 0 }.count,
-          dead: rows.filter { $0.state == "dead" }.count,
+          dead: rows.filter { $0.state == .dead }.count,
           oldestPendingSeconds: oldest.map { now.timeIntervalSince($0) } ?? 0)
       }
     }

@@ -43,7 +43,7 @@ extension InMemoryLedgerStorage {
   struct Delivery: QueuedDelivery {
     var position: Int64
     var token: String
-    var state = "pending"
+    var state = DeliveryState.pending
     var attempts = 0
     var nextAttemptAt: Date
     var leasedUntil: Date?

@@ -5,7 +5,7 @@ import StoreLedgerCore
 /// to a relay target): leased when claimed, and given its outcome when recorded, the same way
 /// for both.
 protocol QueuedDelivery {
-  var state: String { get set }
+  var state: DeliveryState { get set }
   var attempts: Int { get set }
   var nextAttemptAt: Date { get set }
   var leasedUntil: Date? { get set }
@@ -18,7 +18,7 @@ protocol QueuedDelivery {
 extension QueuedDelivery {
   /// Whether a claim at `now` may take it: pending, due, and not leased by another claim.
   func isDue(at now: Date) -> Bool {
-    state == "pending" && nextAttemptAt <= now && (leasedUntil.map { $0 < now } ?? true)
+    state == .pending && nextAttemptAt <= now && (leasedUntil.map { $0 < now } ?? true)
   }
 
   /// Leases it to a claim until `until`: one attempt more.
@@ -31,19 +31,19 @@ extension QueuedDelivery {
   /// What became of the claimed attempt (`delivered`, `pending` to retry at `retryAt`, or
   /// `dead`); the lease ends.
   mutating func record(
-    state: String, status: Int?, error: String?, retryAt: Date?, now: Date
+    state: DeliveryState, status: Int?, error: String?, retryAt: Date?, now: Date
   ) {
     self.state = state
     lastStatus = status
     lastError = error?.isEmpty == false ? error : nil
     leasedUntil = nil
     nextAttemptAt = retryAt ?? nextAttemptAt
-    deliveredAt = state == "delivered" ? now : nil
+    deliveredAt = state == .delivered ? now : nil
   }
 
   /// Queued again from the start, as if never attempted.
   mutating func requeue(at now: Date) {
-    state = "pending"
+    state = .pending
     attempts = 0
     nextAttemptAt = now
     leasedUntil = nil
@@ -53,7 +53,7 @@ extension QueuedDelivery {
 
 /// An attempt's outcome as either queue's caller records it.
 protocol DeliveryOutcome {
-  var state: String { get }
+  var state: DeliveryState { get }
   var status: Int? { get }
   var error: String? { get }
   var retryAt: Date? { get }
@@ -75,7 +75,7 @@ extension Dictionary where Value: QueuedDelivery {
         state: outcome.state, status: outcome.status, error: outcome.error,
         retryAt: outcome.retryAt, now: now)
       self[key(outcome)] = delivery
-      if outcome.state == "delivered" { delivered += 1 }
+      if outcome.state == .delivered { delivered += 1 }
     }
     return delivered
   }
@@ -83,7 +83,7 @@ extension Dictionary where Value: QueuedDelivery {
   /// Removes the deliveries delivered before `cutoff`; returns how many.
   mutating func pruneDelivered(before cutoff: Date) -> Int {
     let old = filter {
-      $0.value.state == "delivered" && ($0.value.deliveredAt.map { $0 < cutoff } ?? false)
+      $0.value.state == .delivered && ($0.value.deliveredAt.map { $0 < cutoff } ?? false)
     }
     for key in old.keys { self[key] = nil }
     return old.count

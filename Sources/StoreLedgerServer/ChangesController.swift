@@ -52,7 +52,8 @@ struct ChangesController: Sendable {
         Deliveries(
           endpoints: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts(),
           deliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
-            endpoint: query.get("endpoint"), state: query.get("state"), limit: Int(limit))))
+            endpoint: query.get("endpoint"), state: try DeliveryState.named(query.get("state")),
+            limit: Int(limit))))
     }
     group.post("/v1/changes/resend") { request, _ in
       let decoder = JSONDecoder()

@@ -191,7 +191,7 @@ struct RelaysController: Sendable {
         ? String(delivery.notificationKey.dropFirst(5)) : delivery.notificationKey
       notificationType = delivery.notificationType
       environment = delivery.environment
-      state = delivery.state
+      state = delivery.state.rawValue
       attempts = delivery.attempts
       lastStatus = delivery.lastStatus
       lastError = delivery.lastError
@@ -251,7 +251,7 @@ struct RelaysController: Sendable {
       let query = request.uri.queryParameters
       let limit = try Self.integer(query["limit"].map(String.init), "limit") ?? 100
       let deliveries = try await relays.deliveries(
-        of: name, state: query["state"].map(String.init), limit: limit)
+        of: name, state: try DeliveryState.named(query["state"].map(String.init)), limit: limit)
       return try JSONBody.response(
         Deliveries(target: name.lowercased(), deliveries: deliveries.map(Delivery.init)))
     }

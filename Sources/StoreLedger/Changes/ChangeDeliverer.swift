@@ -132,7 +132,7 @@ public struct ChangeDeliverer: Sendable {
   ) async -> ChangeDeliveryOutcome {
     guard let record else {
       return .init(
-        position: claim.position, state: "dead", status: nil, error: "change not found",
+        position: claim.position, state: .dead, status: nil, error: "change not found",
         retryAt: nil)
     }
     let body = record.jsonBytes
@@ -155,7 +155,7 @@ public struct ChangeDeliverer: Sendable {
       _ = try? await response.body.collect(upTo: 64 * 1024)
       if (200..<300).contains(response.status.code) {
         return .init(
-          position: claim.position, state: "delivered", status: status, error: nil, retryAt: nil)
+          position: claim.position, state: .delivered, status: status, error: nil, retryAt: nil)
       }
       failure = "HTTP \(response.status.code)"
     } catch {
@@ -167,12 +167,10 @@ public struct ChangeDeliverer: Sendable {
   private func retryOrBury(_ claim: ChangeDeliveryClaim, status: Int?, failure: String?)
     -> ChangeDeliveryOutcome
   {
-    let retryAt = Date().addingTimeInterval(configuration.delay(after: claim.attempt))
-    let expired =
-      retryAt.timeIntervalSince(claim.firstAttemptAt)
-      > AccountViewWriter.seconds(configuration.retryFor)
+    let next = configuration.schedule.afterFailure(
+      attempt: claim.attempt, firstAttemptAt: claim.firstAttemptAt)
     return .init(
-      position: claim.position, state: expired ? "dead" : "pending", status: status,
-      error: failure.map { String($0.prefix(200)) }, retryAt: expired ? nil : retryAt)
+      position: claim.position, state: next.state, status: status,
+      error: failure.map { String($0.prefix(200)) }, retryAt: next.retryAt)
   }
 }

@@ -14,12 +14,9 @@ extension ChangeDeliveryLog {
     return try await calls.run { try await queue.deliveries(ofPositions: positions) }
   }
 
-  public func changeDeliveries(endpoint: String? = nil, state: String? = nil, limit: Int = 100)
-    async throws(LedgerError) -> [ChangeDelivery]
-  {
-    if let state, !["pending", "delivered", "dead"].contains(state) {
-      throw LedgerError(.invalidRequest, "state is pending, delivered or dead")
-    }
+  public func changeDeliveries(
+    endpoint: String? = nil, state: DeliveryState? = nil, limit: Int = 100
+  ) async throws(LedgerError) -> [ChangeDelivery] {
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }

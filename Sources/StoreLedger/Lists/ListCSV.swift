@@ -54,9 +54,9 @@ public enum ListCSV {
 
   public static func fields(_ row: ChangeDelivery) -> [String] {
     [
-      row.endpoint, String(row.position), row.state == "pending" ? "retrying" : row.state,
+      row.endpoint, String(row.position), row.state.word,
       String(row.attempts), row.lastStatus.map(String.init) ?? "", row.lastError ?? "",
-      row.state == "dead" ? "" : time(Timestamp(row.nextAttemptAt)),
+      row.state == .dead ? "" : time(Timestamp(row.nextAttemptAt)),
     ]
   }
 

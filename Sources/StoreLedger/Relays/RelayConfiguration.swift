@@ -27,10 +27,8 @@ public struct RelayConfiguration: Sendable {
 
   public init() {}
 
-  /// The delay before attempt `attempt + 1`, after `attempt` failed: doubling from
-  /// ``initialDelay`` up to ``maximumDelay``, with ±20 % jitter.
-  func delay(after attempt: Int, jitter: Double = Double.random(in: 0.8...1.2)) -> TimeInterval {
-    let base = AccountViewWriter.seconds(initialDelay) * pow(2, Double(max(0, attempt - 1)))
-    return min(base, AccountViewWriter.seconds(maximumDelay)) * jitter
+  /// When a failed delivery is tried again and when it is given up.
+  var schedule: DeliverySchedule {
+    DeliverySchedule(initialDelay: initialDelay, maximumDelay: maximumDelay, retryFor: retryFor)
   }
 }

@@ -208,13 +208,11 @@ public struct Relayer: Sendable {
     } catch {
       failure = error is HTTPClientError ? "\(error)" : "request failed"
     }
-    let retryAt = Date().addingTimeInterval(configuration.delay(after: claim.attempt))
-    let expired =
-      retryAt.timeIntervalSince(claim.firstAttemptAt)
-      > AccountViewWriter.seconds(configuration.retryFor)
+    let next = configuration.schedule.afterFailure(
+      attempt: claim.attempt, firstAttemptAt: claim.firstAttemptAt)
     return result(
-      claim, target, body: body, state: expired ? .dead : .failed, status: status,
-      error: failure, sentAt: sentAt, retryAt: expired ? nil : retryAt)
+      claim, target, body: body, state: next.state == .dead ? .dead : .failed, status: status,
+      error: failure, sentAt: sentAt, retryAt: next.retryAt)
   }
 
   private func result(
@@ -231,9 +229,9 @@ public struct Relayer: Sendable {
       answeredAt: Timestamp(Date()), bodySHA256: digest, bodyBytes: body.count)
     let queueState =
       switch state {
-      case .delivered: "delivered"
-      case .failed: "pending"
-      case .dead: "dead"
+      case .delivered: DeliveryState.delivered
+      case .failed: DeliveryState.pending
+      case .dead: DeliveryState.dead
       }
     return (
       attempt,

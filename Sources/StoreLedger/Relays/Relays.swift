@@ -110,13 +110,10 @@ public struct Relays: Sendable {
   }
 
   /// The target's queue, newest first: `dead` for its dead letters, `pending` for what waits.
-  public func deliveries(of name: String, state: String? = nil, limit: Int = 100)
+  public func deliveries(of name: String, state: DeliveryState? = nil, limit: Int = 100)
     async throws(LedgerError) -> [RelayDelivery]
   {
     let queue = relays
-    if let state, !["pending", "delivered", "dead"].contains(state) {
-      throw LedgerError(.invalidRequest, "state is pending, delivered or dead")
-    }
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }

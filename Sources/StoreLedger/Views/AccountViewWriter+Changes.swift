@@ -77,6 +77,6 @@ extension AccountViewWriter {
   }
 
   static func seconds(_ duration: Duration) -> TimeInterval {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    duration.timeInterval
   }
 }

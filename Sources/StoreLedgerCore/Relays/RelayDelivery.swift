@@ -6,7 +6,7 @@ public struct RelayDelivery: Sendable, Hashable, Codable {
   public let notificationKey: String
   public let notificationType: String?
   public let environment: String?
-  public let state: String
+  public let state: DeliveryState
   public let attempts: Int
   public let lastStatus: Int?
   public let lastError: String?
@@ -15,7 +15,7 @@ public struct RelayDelivery: Sendable, Hashable, Codable {
 
   public init(
     target: String, notificationKey: String, notificationType: String?, environment: String?,
-    state: String, attempts: Int, lastStatus: Int?, lastError: String?, nextAttemptAt: Date,
+    state: DeliveryState, attempts: Int, lastStatus: Int?, lastError: String?, nextAttemptAt: Date,
     deliveredAt: Date?
   ) {
     self.target = target

@@ -34,7 +34,8 @@ public protocol RelayQueue: Sendable {
   func retryDeadRelays(to target: String) async throws(EventStoreError) -> Int
 
   /// The queue's rows of one target, newest first (of one state when given).
-  func relayDeliveries(to target: String, state: String?, limit: Int) async throws(EventStoreError)
+  func relayDeliveries(to target: String, state: DeliveryState?, limit: Int)
+    async throws(EventStoreError)
     -> [RelayDelivery]
 
   /// Each target's counts.

@@ -4,7 +4,7 @@ import Foundation
 public struct ChangeDelivery: Sendable, Hashable, Encodable {
   public var endpoint: String
   public var position: Int64
-  public var state: String
+  public var state: DeliveryState
   public var attempts: Int
   public var lastStatus: Int?
   public var lastError: String?
@@ -12,7 +12,7 @@ public struct ChangeDelivery: Sendable, Hashable, Encodable {
   public var deliveredAt: Date?
 
   public init(
-    endpoint: String, position: Int64, state: String, attempts: Int, lastStatus: Int?,
+    endpoint: String, position: Int64, state: DeliveryState, attempts: Int, lastStatus: Int?,
     lastError: String?, nextAttemptAt: Date, deliveredAt: Date?
   ) {
     self.endpoint = endpoint

@@ -29,7 +29,8 @@ public protocol ChangeDeliveryQueue: Sendable {
   func resend(_ endpoint: String, from position: Int64) async throws(EventStoreError) -> Int
 
   /// The newest deliveries (of one endpoint, in one state, when given).
-  func deliveries(endpoint: String?, state: String?, limit: Int) async throws(EventStoreError)
+  func deliveries(endpoint: String?, state: DeliveryState?, limit: Int)
+    async throws(EventStoreError)
     -> [ChangeDelivery]
 
   /// The deliveries of the changes at `positions`, to every endpoint.

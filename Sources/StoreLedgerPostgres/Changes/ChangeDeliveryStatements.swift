@@ -112,7 +112,7 @@ package enum ChangeDeliveryStatements {
         next_attempt_at = coalesce(
           to_timestamp(NULLIF(o.retry_ms, -1) / 1000.0), d.next_attempt_at),
         delivered_at = CASE WHEN o.state = 'delivered' THEN now() END
-      FROM unnest(\(outcomes.map(\.position))::bigint[], \(outcomes.map(\.state))::text[],
+      FROM unnest(\(outcomes.map(\.position))::bigint[], \(outcomes.map(\.state.rawValue))::text[],
         \(outcomes.map { Int32($0.status ?? -1) })::int[],
         \(outcomes.map { $0.error ?? "" })::text[],
         \(outcomes.map { $0.retryAt.map { Int64($0.timeIntervalSince1970 * 1000) } ?? -1 })::bigint[]
@@ -187,7 +187,8 @@ package enum ChangeDeliveryStatements {
     {
       entries.append(
         ChangeDelivery(
-          endpoint: endpoint, position: position, state: state, attempts: Int(attempts),
+          endpoint: endpoint, position: position, state: try DeliveryState.stored(state),
+          attempts: Int(attempts),
           lastStatus: status.map(Int.init), lastError: error, nextAttemptAt: next,
           deliveredAt: delivered))
     }

@@ -62,12 +62,12 @@ public struct PostgresChangeDeliveryQueue: ChangeDeliveryQueue {
     }
   }
 
-  public func deliveries(endpoint: String?, state: String?, limit: Int)
+  public func deliveries(endpoint: String?, state: DeliveryState?, limit: Int)
     async throws(EventStoreError) -> [ChangeDelivery]
   {
     try await database.primary("reading the delivery log") { client, logger in
       try await ChangeDeliveryStatements.log(
-        endpoint: endpoint, state: state, limit: limit, on: client, logger: logger)
+        endpoint: endpoint, state: state?.rawValue, limit: limit, on: client, logger: logger)
     }
   }
 

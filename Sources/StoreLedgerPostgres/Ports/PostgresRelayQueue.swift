@@ -68,12 +68,12 @@ public struct PostgresRelayQueue: RelayQueue {
     }
   }
 
-  public func relayDeliveries(to target: String, state: String?, limit: Int)
+  public func relayDeliveries(to target: String, state: DeliveryState?, limit: Int)
     async throws(EventStoreError) -> [RelayDelivery]
   {
     try await database.primary("reading the relay queue") { client, logger in
       try await RelayStatements.deliveries(
-        target: target, state: state, limit: limit, on: client, logger: logger)
+        target: target, state: state?.rawValue, limit: limit, on: client, logger: logger)
     }
   }
 

@@ -169,7 +169,7 @@ package enum RelayStatements {
         next_attempt_at = coalesce(
           to_timestamp(NULLIF(o.retry_ms, -1) / 1000.0), d.next_attempt_at),
         delivered_at = CASE WHEN o.state = 'delivered' THEN now() END
-      FROM unnest(\(outcomes.map(\.notificationKey))::text[], \(outcomes.map(\.state))::text[],
+      FROM unnest(\(outcomes.map(\.notificationKey))::text[], \(outcomes.map(\.state.rawValue))::text[],
         \(outcomes.map { Int32($0.status ?? -1) })::int[],
         \(outcomes.map { $0.error ?? "" })::text[],
         \(outcomes.map { $0.retryAt.map { Int64($0.timeIntervalSince1970 * 1000) } ?? -1 })::bigint[]
@@ -229,7 +229,8 @@ package enum RelayStatements {
         entries.append(
           RelayDelivery(
             target: target, notificationKey: key, notificationType: type,
-            environment: environment, state: state, attempts: Int(attempts),
+            environment: environment, state: try DeliveryState.stored(state),
+            attempts: Int(attempts),
             lastStatus: status.map(Int.init), lastError: error, nextAttemptAt: next,
             deliveredAt: done))
       }

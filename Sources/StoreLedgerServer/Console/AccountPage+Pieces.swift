@@ -83,9 +83,9 @@ extension AccountPage {
     return deliveries.map { delivery in
       let outcome =
         switch delivery.state {
-        case "delivered":
+        case .delivered:
           "delivered \(delivery.deliveredAt.map { $0.formatted(.iso8601) } ?? "")"
-        case "dead": "dead after \(delivery.attempts) attempts"
+        case .dead: "dead after \(delivery.attempts) attempts"
         default:
           delivery.attempts == 0
             ? "waiting"

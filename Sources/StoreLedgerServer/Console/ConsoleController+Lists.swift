@@ -205,8 +205,8 @@ extension ConsoleController {
 
   private func failingDeliveries(csv: Bool) async throws -> Response {
     let log = ChangeDeliveryLog(ledger: ledger)
-    let dead = try await log.changeDeliveries(state: "dead", limit: 500)
-    let retrying = try await log.changeDeliveries(state: "pending", limit: 1000).filter {
+    let dead = try await log.changeDeliveries(state: .dead, limit: 500)
+    let retrying = try await log.changeDeliveries(state: .pending, limit: 1000).filter {
       $0.attempts > 0
     }
     if csv {

@@ -46,7 +46,7 @@ extension ConsoleController {
     let target: RelayTarget? = try? await front.target(named: name)
     var dead: [RelayDelivery] = []
     if target != nil {
-      dead = try await front.deliveries(of: name, state: "dead", limit: 100)
+      dead = try await front.deliveries(of: name, state: .dead, limit: 100)
     }
     let view = RelayTargetPage(
       name: name.lowercased(), target: target, attempts: attempts, dead: dead,

@@ -29,12 +29,12 @@ struct DeliveriesPage {
     ) { html, delivery in
       html.cell(delivery.endpoint)
       html.cell(String(delivery.position))
-      html.cell(delivery.state == "pending" ? "retrying" : delivery.state)
+      html.cell(delivery.state.word)
       html.cell(String(delivery.attempts))
       html.cell(
         [delivery.lastStatus.map { "HTTP \($0)" }, delivery.lastError].compactMap { $0 }
           .joined(separator: ": "))
-      html.cell(delivery.state == "dead" ? "-" : delivery.nextAttemptAt.formatted(.iso8601))
+      html.cell(delivery.state == .dead ? "-" : delivery.nextAttemptAt.formatted(.iso8601))
     }
   }
 }

@@ -99,7 +99,7 @@ struct ChangesCommand: AsyncParsableCommand {
         Listing(
           endpoints: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts(),
           deliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
-            endpoint: endpoint, state: state, limit: limit))
+            endpoint: endpoint, state: try DeliveryState.named(state), limit: limit))
       }
       if json {
         say(try CommandJSON.string(listing))
@@ -120,9 +120,10 @@ struct ChangesCommand: AsyncParsableCommand {
         header: ["position", "endpoint", "state", "attempts", "last answer", "next attempt"])
       for delivery in listing.deliveries {
         deliveries.rows.append([
-          String(delivery.position), delivery.endpoint, delivery.state, String(delivery.attempts),
+          String(delivery.position), delivery.endpoint, delivery.state.rawValue,
+          String(delivery.attempts),
           delivery.lastStatus.map { "HTTP \($0)" } ?? delivery.lastError ?? "-",
-          delivery.state == "pending" ? delivery.nextAttemptAt.formatted(.iso8601) : "-",
+          delivery.state == .pending ? delivery.nextAttemptAt.formatted(.iso8601) : "-",
         ])
       }
       say(endpoints.render() + "\n" + deliveries.render())

@@ -193,7 +193,7 @@ struct RelaysDeadCommand: AsyncParsableCommand {
     try await ledger.withLedger("storeledger.relays") { ledger, _ in
       try await RelaysCommand.refusing {
         let dead = try await Relays(ledger: ledger).deliveries(
-          of: name, state: "dead", limit: limit)
+          of: name, state: .dead, limit: limit)
         var table = TextTable(
           title: "Dead letters of \(name.lowercased())",
           header: ["notification", "type", "attempts", "last answer"])

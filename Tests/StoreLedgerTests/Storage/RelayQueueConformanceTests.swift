@@ -66,10 +66,10 @@ import Testing
       try await queue.recordRelays(
         [
           RelayOutcome(
-            notificationKey: "sandbox", state: "delivered", status: 200, error: nil,
+            notificationKey: "sandbox", state: .delivered, status: 200, error: nil,
             retryAt: nil),
           RelayOutcome(
-            notificationKey: "unrouted", state: "pending", status: 503, error: "unavailable",
+            notificationKey: "unrouted", state: .pending, status: 503, error: "unavailable",
             retryAt: Date(timeIntervalSince1970: 1_000)),
         ], to: "staging")
       let again = try await queue.claimRelays(to: "staging", limit: 10, lease: .seconds(60))
@@ -78,14 +78,14 @@ import Testing
       try await queue.recordRelays(
         [
           RelayOutcome(
-            notificationKey: "unrouted", state: "dead", status: 410, error: "gone", retryAt: nil)
+            notificationKey: "unrouted", state: .dead, status: 410, error: "gone", retryAt: nil)
         ], to: "staging")
 
       let counts = try await queue.relayCounts()
       #expect(counts.map(\.target) == ["staging"])
       #expect(
         counts.first.map { [$0.delivered, $0.retrying, $0.waiting, $0.dead] } == [1, 0, 0, 1])
-      let dead = try await queue.relayDeliveries(to: "staging", state: "dead", limit: 10)
+      let dead = try await queue.relayDeliveries(to: "staging", state: .dead, limit: 10)
       #expect(dead.map(\.notificationKey) == ["unrouted"])
       #expect(dead.first?.lastStatus == 410)
       #expect(dead.first?.lastError == "gone")

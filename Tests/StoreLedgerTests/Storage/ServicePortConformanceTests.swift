@@ -202,9 +202,9 @@ import Testing
       try await queue.record(
         [
           ChangeDeliveryOutcome(
-            position: 2, state: "delivered", status: 200, error: nil, retryAt: nil),
+            position: 2, state: .delivered, status: 200, error: nil, retryAt: nil),
           ChangeDeliveryOutcome(
-            position: 3, state: "dead", status: 500, error: "gone", retryAt: nil),
+            position: 3, state: .dead, status: 500, error: "gone", retryAt: nil),
         ], endpoint: "hooks.example/changes")
       let counts = try #require(try await queue.counts().first)
       #expect(counts.endpoint == "hooks.example/changes")
@@ -212,9 +212,9 @@ import Testing
       let log = try await queue.deliveries(endpoint: nil, state: nil, limit: 10)
       #expect(log.map(\.position) == [4, 3, 2])
       #expect(log.first { $0.position == 3 }?.lastError == "gone")
-      #expect(try await queue.deliveries(ofPositions: [2]).map(\.state) == ["delivered"])
+      #expect(try await queue.deliveries(ofPositions: [2]).map(\.state) == [.delivered])
       #expect(try await queue.resend("hooks.example/changes", from: 2) == 3)
-      #expect(try await queue.deliveries(endpoint: nil, state: "pending", limit: 10).count == 3)
+      #expect(try await queue.deliveries(endpoint: nil, state: .pending, limit: 10).count == 3)
       #expect(try await queue.resend("nobody.example/x", from: 1) == 0)
       #expect(try await queue.prune("hooks.example/changes", deliveredBefore: .seconds(0)) == 0)
     }
