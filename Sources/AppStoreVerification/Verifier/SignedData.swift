@@ -20,12 +20,6 @@ public struct SignedData<Payload: AppStoreSignedPayload, Trust: TrustLevel>: Sen
   /// The original compact JWS, for storage and later re-verification.
   public let compactJWS: String
 
-  init(payload: Payload, payloadJSON: [UInt8], compactJWS: String) {
-    self.payload = payload
-    self.payloadJSON = payloadJSON
-    self.compactJWS = compactJWS
-  }
-
   /// The same data under the trust level the caller already established (internal only).
   func retagged<Other: TrustLevel>() -> SignedData<Payload, Other> {
     SignedData<Payload, Other>(payload: payload, payloadJSON: payloadJSON, compactJWS: compactJWS)

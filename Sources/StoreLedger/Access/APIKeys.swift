@@ -9,11 +9,6 @@ public struct APIKeys: Sendable {
   let store: any APIKeyStore
   let calls: StorageCalls
 
-  init(store: any APIKeyStore, calls: StorageCalls) {
-    self.store = store
-    self.calls = calls
-  }
-
   /// Makes a key named `name` with `scopes`; returns the key (shown once) and its record.
   public func create(name: String, scopes: Set<APIKeyScope>, now: Date = Date())
     async throws(LedgerError) -> (key: String, record: APIKeyRecord)

@@ -9,11 +9,6 @@ public struct ConsoleSignOuts: Sendable {
   let store: any ConsoleSignOutStore
   let calls: StorageCalls
 
-  init(store: any ConsoleSignOutStore, calls: StorageCalls) {
-    self.store = store
-    self.calls = calls
-  }
-
   /// Records that the session of `token`, valid until `expiresAt`, ended.
   public func record(_ token: String, expiresAt: Date) async throws(LedgerError) {
     let digest = Self.digest(token)

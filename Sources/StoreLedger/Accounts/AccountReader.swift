@@ -10,17 +10,6 @@ package struct AccountReader: Sendable {
   let catalog: ProductCatalog
   let options: ProjectionOptions
 
-  package init(
-    accounts: any AccountReads, log: any EventLog, calls: StorageCalls, catalog: ProductCatalog,
-    options: ProjectionOptions
-  ) {
-    self.accounts = accounts
-    self.log = log
-    self.calls = calls
-    self.catalog = catalog
-    self.options = options
-  }
-
   /// The account's state; of one environment's events only (and the backend's commands,
   /// which have none) when `environment` is given. `token` is canonical.
   func view(

@@ -13,18 +13,6 @@ package struct AccountWriter: Sendable {
   let catalog: ProductCatalog
   let options: ProjectionOptions
 
-  init(
-    log: any EventLog, calls: StorageCalls, committer: GroupCommitter?, written: WrittenAccounts,
-    catalog: ProductCatalog, options: ProjectionOptions
-  ) {
-    self.log = log
-    self.calls = calls
-    self.committer = committer
-    self.written = written
-    self.catalog = catalog
-    self.options = options
-  }
-
   /// Appends `record` and, in the same transaction, indexes its stream (and `alsoIndexing`)
   /// under `accounts`; `companion` (a refund request the record opens) is appended in that
   /// transaction too.

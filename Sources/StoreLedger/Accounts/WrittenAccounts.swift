@@ -8,11 +8,6 @@ package struct WrittenAccounts: Sendable {
   let replicas: ReadReplicas?
   let viewCache: AccountViewCache?
 
-  init(replicas: ReadReplicas?, viewCache: AccountViewCache?) {
-    self.replicas = replicas
-    self.viewCache = viewCache
-  }
-
   /// A write to `tokens` committed. The replicas note it before the cache lets go of the old
   /// views, so no read that begins after this can be answered from before the write.
   func changed(_ tokens: [String]) {

@@ -27,19 +27,6 @@ public struct ChangeDeliverer: Sendable {
   let http: HTTPClient
   let logger: Logger
 
-  init(
-    feed: any ChangeFeed, deliveries: any ChangeDeliveryQueue, changesAppended: WakeUpSignal,
-    app: String?, configuration: ChangeDeliveryConfiguration, http: HTTPClient, logger: Logger
-  ) {
-    self.feed = feed
-    self.deliveries = deliveries
-    self.changesAppended = changesAppended
-    self.app = app
-    self.configuration = configuration
-    self.http = http
-    self.logger = logger
-  }
-
   /// Runs until its task is cancelled.
   public func run() async {
     await withTaskGroup(of: Void.self) { group in

@@ -19,16 +19,6 @@ public struct ConsumptionWorker: Sendable {
   public let configuration: ConsumptionWorkerConfiguration
   let logger: Logger
 
-  package init(
-    requests: ConsumptionRequests, client: AppStoreServerAPIClient,
-    configuration: ConsumptionWorkerConfiguration, logger: Logger
-  ) {
-    self.requests = requests
-    self.client = client
-    self.configuration = configuration
-    self.logger = logger
-  }
-
   /// What one pass did.
   public struct Pass: Sendable, Hashable {
     public var answered = 0

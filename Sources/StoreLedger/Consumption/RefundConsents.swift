@@ -9,11 +9,6 @@ public struct RefundConsents: Sendable {
   let log: any EventLog
   let calls: StorageCalls
 
-  package init(log: any EventLog, calls: StorageCalls) {
-    self.log = log
-    self.calls = calls
-  }
-
   /// Records the customer's answer. Idempotent by `idempotencyKey` (the app's, per account);
   /// without one, by the answer and the instant it was collected.
   @discardableResult

@@ -14,15 +14,6 @@ public struct SupportGrants: Sendable {
   let erasures: AccountErasure
   let lists: AccountLists
 
-  package init(
-    reader: AccountReader, writer: AccountWriter, erasures: AccountErasure, lists: AccountLists
-  ) {
-    self.reader = reader
-    self.writer = writer
-    self.erasures = erasures
-    self.lists = lists
-  }
-
   /// The most accounts one bulk grant names.
   public static let bulkLimit = 10_000
 

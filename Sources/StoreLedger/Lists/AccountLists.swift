@@ -7,10 +7,6 @@ import StoreLedgerCore
 public struct AccountLists: Sendable {
   let support: any SupportReads
 
-  package init(support: any SupportReads) {
-    self.support = support
-  }
-
   /// The most rows one page holds.
   public static let pageLimit = 1000
   /// Environments a filter may name (Apple's `environment` values).

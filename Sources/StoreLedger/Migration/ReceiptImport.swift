@@ -24,22 +24,6 @@ public struct ReceiptImport: Sendable {
   public let environment: AppStoreEnvironment
   let logger: Logger
 
-  init(
-    replay: CustomerReplay, links: AccountLinks, actions: AppleActions, log: any EventLog,
-    support: any SupportReads, calls: StorageCalls, client: AppStoreServerAPIClient,
-    environment: AppStoreEnvironment, logger: Logger
-  ) {
-    self.replay = replay
-    self.links = links
-    self.actions = actions
-    self.log = log
-    self.support = support
-    self.calls = calls
-    self.client = client
-    self.environment = environment
-    self.logger = logger
-  }
-
   /// One receipt to import: a base64 app receipt or legacy transaction receipt, and the
   /// customer's token when the backend knows it.
   public struct Item: Sendable, Hashable, Codable {

@@ -30,21 +30,6 @@ public struct Relayer: Sendable {
   let http: HTTPClient
   let logger: Logger
 
-  /// `wakeUp`: signalled when this process appends events, so a waiting target goes on at
-  /// once (others' appends are found by polling).
-  init(
-    relays: any RelayQueue, log: any EventLog, calls: StorageCalls, wakeUp: WakeUpSignal?,
-    configuration: RelayConfiguration, http: HTTPClient, logger: Logger
-  ) {
-    self.relays = relays
-    self.log = log
-    self.calls = calls
-    self.wakeUp = wakeUp
-    self.configuration = configuration
-    self.http = http
-    self.logger = logger
-  }
-
   /// Runs until its task is cancelled: follows the stored targets as they are added and
   /// removed.
   public func run() async {

@@ -13,12 +13,6 @@ public struct Relays: Sendable {
   let log: any EventLog
   let calls: StorageCalls
 
-  init(relays: any RelayQueue, log: any EventLog, calls: StorageCalls) {
-    self.relays = relays
-    self.log = log
-    self.calls = calls
-  }
-
   /// The environments Apple sends notifications from.
   public static let environments = ["Production", "Sandbox"]
 

@@ -32,17 +32,6 @@ public struct Reconciliation: Sendable {
   let client: AppStoreServerAPIClient
   let logger: Logger
 
-  package init(
-    reader: AccountReader, writer: AccountWriter, configuration: LedgerConfiguration,
-    client: AppStoreServerAPIClient, logger: Logger
-  ) {
-    self.reader = reader
-    self.writer = writer
-    self.configuration = configuration
-    self.client = client
-    self.logger = logger
-  }
-
   /// Reconciles the subscriptions of the customers of `anyTransactionIds`.
   public func reconcile(_ anyTransactionIds: [String]) async throws -> Report {
     var report = Report()

@@ -24,20 +24,6 @@ public struct SeatLedger: Sendable {
   let configuration: LedgerConfiguration
   let apple: AppStoreServerAPIClient?
 
-  init(
-    writer: AccountWriter, verifiers: LedgerVerifiers, index: any AccountIndex,
-    log: any EventLog, calls: StorageCalls, configuration: LedgerConfiguration,
-    apple: AppStoreServerAPIClient?
-  ) {
-    self.writer = writer
-    self.verifiers = verifiers
-    self.index = index
-    self.log = log
-    self.calls = calls
-    self.configuration = configuration
-    self.apple = apple
-  }
-
   /// A claim as the ledger holds it.
   public struct Claim: Sendable, Hashable, Codable {
     public enum State: String, Sendable, Hashable, Codable {

@@ -8,10 +8,6 @@ package struct StorageCalls: Sendable {
   /// How long any database work may take.
   package let timeout: Duration
 
-  package init(timeout: Duration) {
-    self.timeout = timeout
-  }
-
   /// `body` within the timeout; its failure as the ledger's error.
   package func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
     async throws(LedgerError) -> Result

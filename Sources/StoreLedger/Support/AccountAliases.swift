@@ -9,11 +9,6 @@ public struct AccountAliases: Sendable {
   let aliases: any AccountAliasStore
   let calls: StorageCalls
 
-  package init(aliases: any AccountAliasStore, calls: StorageCalls) {
-    self.aliases = aliases
-    self.calls = calls
-  }
-
   /// Gives the account `alias`, replacing its earlier one. Another account's alias is a
   /// `conflict`; an empty or over-long alias, or one with control characters,
   /// `invalidRequest`.

@@ -10,12 +10,6 @@ public struct AccountErasure: Sendable {
   let calls: StorageCalls
   let written: WrittenAccounts
 
-  package init(store: any AccountErasureStore, calls: StorageCalls, written: WrittenAccounts) {
-    self.store = store
-    self.calls = calls
-    self.written = written
-  }
-
   /// Erases the accounts of `appAccountTokens` (accounts sharing purchases go together).
   /// Idempotent: accounts erased before, with nothing naming them since, answer
   /// ``ErasureReceipt/Outcome/alreadyErased`` and change nothing.
