@@ -25,7 +25,8 @@ public struct LedgerRecord: Sendable, Hashable {
   /// an `UNCLAIM_SEATS` releases are kept in `seats:<env>:<originalTransactionId>`); nil: by
   /// what it carries.
   public static func notification(
-    _ verified: VerifiedNotification, source: String, stream routed: String? = nil
+    _ verified: VerifiedNotification, source: String, body: String? = nil,
+    stream routed: String? = nil
   ) throws -> LedgerRecord {
     let payload = verified.payload
     guard let uuid = payload.notificationUUID, !uuid.isEmpty else {
@@ -50,11 +51,10 @@ public struct LedgerRecord: Sendable, Hashable {
       appTransaction: verified.appTransaction?.payload)
     return LedgerRecord(
       streamId: stream,
-      event: NewEvent(
-        eventType: NotificationFacts.eventType, idempotencyKey: "asn2:\(uuid)",
-        payload: EventCodec.payload(of: .notification(NotificationFacts(claims))),
-        environment: environment, appleSignedAt: payload.signedDate?.date,
-        rawSigned: verified.notification.compactJWS, metadata: metadata(source),
+      event: EventCodec.newEvent(
+        .notification(NotificationFacts(claims)), key: "asn2:\(uuid)", source: source,
+        body: body, environment: environment, appleSignedAt: payload.signedDate?.date,
+        rawSigned: verified.notification.compactJWS,
         claims: EventPayloadJSON.wrapping(
           try composedNotificationJSON(verified), as: "notification")))
   }
@@ -63,9 +63,9 @@ public struct LedgerRecord: Sendable, Hashable {
   /// its own stream, under a key of its own (a later routing takes `asn2:<notificationUUID>`).
   /// Its facts are a notification's facts (type, subtype, signedDate, nothing to fold); its
   /// claims are Apple's JSON as signed, unknown bodies included.
-  public static func unrouted(_ verified: VerifiedNotification, source: String) throws
-    -> LedgerRecord
-  {
+  public static func unrouted(
+    _ verified: VerifiedNotification, source: String, body: String? = nil
+  ) throws -> LedgerRecord {
     let payload = verified.payload
     guard let uuid = payload.notificationUUID, !uuid.isEmpty else {
       throw MappingError(description: "the notification has no notificationUUID")
@@ -73,12 +73,10 @@ public struct LedgerRecord: Sendable, Hashable {
     let stream = NotUnderstoodNotification.unroutedStreamPrefix + uuid
     return LedgerRecord(
       streamId: stream,
-      event: NewEvent(
-        eventType: NotificationFacts.eventType, idempotencyKey: stream,
-        payload: EventCodec.payload(
-          of: .notification(NotificationFacts(NotificationClaims(notification: payload)))),
-        appleSignedAt: payload.signedDate?.date, rawSigned: verified.notification.compactJWS,
-        metadata: metadata(source),
+      event: EventCodec.newEvent(
+        .notification(NotificationFacts(NotificationClaims(notification: payload))), key: stream,
+        source: source, body: body, appleSignedAt: payload.signedDate?.date,
+        rawSigned: verified.notification.compactJWS,
         claims: EventPayloadJSON.wrapping(verified.notification.payloadJSON, as: "notification")))
   }
 
@@ -98,11 +96,9 @@ public struct LedgerRecord: Sendable, Hashable {
         SignedTransactionClaims(transaction: transaction, appAccountToken: appAccountToken)))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, transaction.originalTransactionId ?? id),
-      event: NewEvent(
-        eventType: facts.eventType,
-        idempotencyKey: "tx:\(environment):\(id):\(signed.milliseconds)",
-        payload: EventCodec.payload(of: facts), environment: environment,
-        appleSignedAt: signed.date, rawSigned: verified.compactJWS, metadata: metadata(source),
+      event: EventCodec.newEvent(
+        facts, key: "tx:\(environment):\(id):\(signed.milliseconds)", source: source,
+        environment: environment, appleSignedAt: signed.date, rawSigned: verified.compactJWS,
         claims: claims))
   }
 
@@ -117,11 +113,9 @@ public struct LedgerRecord: Sendable, Hashable {
     let facts = try facts(of: .renewalInfo(RenewalInfoClaims(renewalInfo: renewal)))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, id),
-      event: NewEvent(
-        eventType: facts.eventType,
-        idempotencyKey: "renewal:\(environment):\(id):\(signed.milliseconds)",
-        payload: EventCodec.payload(of: facts), environment: environment,
-        appleSignedAt: signed.date, rawSigned: verified.compactJWS, metadata: metadata(source),
+      event: EventCodec.newEvent(
+        facts, key: "renewal:\(environment):\(id):\(signed.milliseconds)", source: source,
+        environment: environment, appleSignedAt: signed.date, rawSigned: verified.compactJWS,
         claims: EventPayloadJSON.wrapping(verified.payloadJSON, as: "renewalInfo")))
   }
 
@@ -145,11 +139,9 @@ public struct LedgerRecord: Sendable, Hashable {
     let facts = try facts(of: .status(observed))
     return LedgerRecord(
       streamId: try subscriptionStream(environment, id),
-      event: NewEvent(
-        eventType: facts.eventType,
-        idempotencyKey: "status:\(environment):\(id):\(signed):\(status?.rawValue ?? 0)",
-        payload: EventCodec.payload(of: facts), environment: environment,
-        appleSignedAt: observed.signedDate?.date, metadata: metadata(source),
+      event: EventCodec.newEvent(
+        facts, key: "status:\(environment):\(id):\(signed):\(status?.rawValue ?? 0)",
+        source: source, environment: environment, appleSignedAt: observed.signedDate?.date,
         claims: EventCodec.claims(.status(observed))))
   }
 
@@ -170,10 +162,8 @@ public struct LedgerRecord: Sendable, Hashable {
     }
     return LedgerRecord(
       streamId: "acct:\(token)",
-      event: NewEvent(
-        eventType: body.eventType, idempotencyKey: "\(prefix):\(idempotencyKey)",
-        payload: EventCodec.payload(of: body), appleSignedAt: date?.date,
-        metadata: metadata(source)))
+      event: EventCodec.newEvent(
+        body, key: "\(prefix):\(idempotencyKey)", source: source, appleSignedAt: date?.date))
   }
 
   /// The download a `RESCIND_CONSENT` names.
@@ -248,25 +238,6 @@ public struct LedgerRecord: Sendable, Hashable {
       throw MappingError(description: "a signed payload is not a JSON object")
     }
     return object
-  }
-
-  private static func metadata(_ source: String) -> [UInt8] {
-    Array("{\"source\":\(EventPayloadJSON.quoted(source))}".utf8)
-  }
-
-  /// The record with `body` (the HTTP body Apple sent, when it was not the plain
-  /// `{"signedPayload":"…"}`) kept in its metadata beside the source.
-  func keeping(body: String?) -> LedgerRecord {
-    guard let body,
-      let object = try? JSONSerialization.jsonObject(with: Data(event.metadata))
-        as? [String: Any],
-      let source = object["source"] as? String
-    else { return self }
-    var record = self
-    record.event.metadata = Array(
-      "{\"body\":\(EventPayloadJSON.quoted(body)),\"source\":\(EventPayloadJSON.quoted(source))}"
-        .utf8)
-    return record
   }
 }
 

@@ -17,10 +17,9 @@ extension AppleActions {
     } catch {
       throw LedgerError(.invalidRequest, "the action cannot be recorded")
     }
-    let event = NewEvent(
-      eventType: eventType,
-      idempotencyKey: key ?? "\(stream):\(UUID().uuidString.lowercased())", payload: payload,
-      metadata: Array(#"{"source":"api"}"#.utf8))
+    let event = EventCodec.newRecord(
+      payload, type: eventType, key: key ?? "\(stream):\(UUID().uuidString.lowercased())",
+      source: "api")
     let log = self.log
     _ = try await calls.run { try await log.append([event], to: stream, indexing: nil) }
   }

@@ -27,7 +27,8 @@ extension ConsumptionRequests {
       requestedAt: signed)
     let stream = stream(environment: environment, requestId: uuid)
     return BatchAppend(
-      event: event(.requested(requested), key: "\(stream):requested", source: "webhook"),
+      event: EventCodec.newEvent(
+        .requested(requested), key: "\(stream):requested", source: "webhook"),
       streamId: stream)
   }
 
@@ -49,12 +50,4 @@ extension ConsumptionRequests {
     return opening
   }
 
-  static func event(_ event: ConsumptionEvent, key: String, source: String) -> NewEvent {
-    let environment: String? =
-      if case .requested(let requested) = event { requested.environment } else { nil }
-    return NewEvent(
-      eventType: event.eventType, idempotencyKey: key,
-      payload: EventCodec.payload(of: event), environment: environment,
-      metadata: Array(try! JSONEncoder().encode(["source": source])))
-  }
 }

@@ -183,7 +183,7 @@ extension ConsumptionRequests {
     case .failure(let rejection): throw LedgerError(.conflict, rejection.message)
     }
     let records = events.map {
-      Self.event(
+      EventCodec.newEvent(
         $0, key: "\(streamId):\(UUID().uuidString.lowercased())", source: source)
     }
     let (store, version) = (log, request.version)

@@ -45,9 +45,8 @@ public struct RefundConsents: Sendable {
     } catch {
       throw LedgerError(.invalidRequest, "the consent cannot be recorded")
     }
-    let event = NewEvent(
-      eventType: EventTypes.refundConsent, idempotencyKey: key, payload: payload,
-      metadata: Array(#"{"source":"api"}"#.utf8))
+    let event = EventCodec.newRecord(
+      payload, type: EventTypes.refundConsent, key: key, source: "api")
     let log = self.log
     let result = try await calls.run {
       try await log.append([event], to: stream, indexing: nil)

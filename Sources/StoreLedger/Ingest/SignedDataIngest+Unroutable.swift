@@ -38,7 +38,7 @@ extension SignedDataIngest {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
     let record = try LedgerRecord.mapped {
-      try LedgerRecord.unrouted(verified, source: source).keeping(body: body)
+      try LedgerRecord.unrouted(verified, source: source, body: body)
     }
     var ingested = try await writer.append(record, accounts: [])
     ingested.notificationType = verified.payload.notificationType?.rawValue

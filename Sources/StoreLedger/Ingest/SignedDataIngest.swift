@@ -52,7 +52,7 @@ struct SignedDataIngest: Sendable {
       try await verifier.verifyNotification(unverified)
     }
     let record = try LedgerRecord.mapped {
-      try LedgerRecord.notification(verified, source: source).keeping(body: body)
+      try LedgerRecord.notification(verified, source: source, body: body)
     }
     var tokens = [
       verified.transaction?.payload.appAccountToken,

@@ -132,10 +132,9 @@ public struct Relayer: Sendable {
     var events: [NewEvent] = []
     for attempt in attempts {
       events.append(
-        NewEvent(
-          eventType: RelayAttempt.eventType, idempotencyKey: attempt.idempotencyKey,
-          payload: Array(try encoder.encode([RelayAttempt.member: attempt])),
-          metadata: Array(#"{"source":"relays"}"#.utf8)))
+        EventCodec.newRecord(
+          Array(try encoder.encode([RelayAttempt.member: attempt])), type: RelayAttempt.eventType,
+          key: attempt.idempotencyKey, source: "relays"))
     }
     let log = self.log
     let recorded = events

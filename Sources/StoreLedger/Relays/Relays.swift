@@ -134,10 +134,10 @@ public struct Relays: Sendable {
     } catch {
       throw LedgerError(.invalidRequest, "the relay target cannot be recorded")
     }
-    let event = NewEvent(
-      eventType: RelayTargetRecord.eventType,
-      idempotencyKey: "relay:\(record.target):\(record.action.rawValue):\(record.at.milliseconds)",
-      payload: payload, metadata: Array(#"{"source":"relays"}"#.utf8))
+    let event = EventCodec.newRecord(
+      payload, type: RelayTargetRecord.eventType,
+      key: "relay:\(record.target):\(record.action.rawValue):\(record.at.milliseconds)",
+      source: "relays")
     let log = self.log
     let stream = RelayTarget.streamId(of: record.target)
     _ = try await calls.run { try await log.append([event], to: stream, indexing: nil) }

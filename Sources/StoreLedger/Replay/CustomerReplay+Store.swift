@@ -46,11 +46,10 @@ extension CustomerReplay {
   func store(_ progress: Progress, in stream: String) async throws {
     _ = try await log.append(
       [
-        NewEvent(
-          eventType: Self.revisionEventType,
-          idempotencyKey: "\(stream):\(progress.revision):\(progress.refundRevision ?? "")",
-          payload: Array(try JSONEncoder().encode(progress)), environment: environment.rawValue,
-          metadata: Array(#"{"source":"replay"}"#.utf8))
+        EventCodec.newRecord(
+          Array(try JSONEncoder().encode(progress)), type: Self.revisionEventType,
+          key: "\(stream):\(progress.revision):\(progress.refundRevision ?? "")",
+          source: "replay", environment: environment.rawValue)
       ], to: stream, indexing: nil)
   }
 }

@@ -14,10 +14,8 @@ extension LedgerRecord {
     if event.action == .associated { key += ":\(event.appTransactionId ?? "")" }
     return LedgerRecord(
       streamId: seatsStream(environment, event.originalTransactionId),
-      event: NewEvent(
-        eventType: SeatClaimEvent.eventType, idempotencyKey: key,
-        payload: EventCodec.payload(of: .seat(event)), environment: environment,
-        appleSignedAt: event.occurredAt.date,
-        metadata: Array("{\"source\":\(EventPayloadJSON.quoted(source))}".utf8)))
+      event: EventCodec.newEvent(
+        .seat(event), key: key, source: source, environment: environment,
+        appleSignedAt: event.occurredAt.date))
   }
 }

@@ -48,7 +48,7 @@ extension SeatLedger {
       }
     }
     var record = try LedgerRecord.mapped {
-      try LedgerRecord.notification(verified, source: source, stream: stream).keeping(body: body)
+      try LedgerRecord.notification(verified, source: source, body: body, stream: stream)
     }
     record.event.environment = environment
     var ingested = try await writer.append(record, accounts: [])
