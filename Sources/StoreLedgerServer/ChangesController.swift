@@ -7,7 +7,8 @@ import StoreLedgerPostgres
 /// The change feed for pull consumers (`GET /v1/changes`, a long poll with `wait=`), and
 /// the webhook delivery log and resend for operators.
 struct ChangesController: Sendable {
-  let ledger: Ledger
+  let feed: ChangeFeedReader
+  let deliveries: ChangeDeliveryLog
 
   struct Page: Encodable {
     let changes: [ChangeRecord]
@@ -40,7 +41,7 @@ struct ChangesController: Sendable {
       guard (0...60).contains(wait) else {
         throw APIError(.badRequest, "invalid_request", "wait is 0 to 60 seconds")
       }
-      let changes = try await ChangeFeedReader(ledger: ledger).changes(
+      let changes = try await feed.changes(
         after: after, limit: Int(limit), account: query.get("appAccountToken"),
         waitingUpTo: .seconds(wait), consistency: try AccountController.consistency(request))
       return try JSONBody.response(Page(changes: changes, next: changes.last?.position ?? after))
@@ -50,8 +51,8 @@ struct ChangesController: Sendable {
       let limit = try Self.integer(query.get("limit"), name: "limit", default: 100)
       return try JSONBody.response(
         Deliveries(
-          endpoints: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts(),
-          deliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
+          endpoints: try await deliveries.changeDeliveryCounts(),
+          deliveries: try await deliveries.changeDeliveries(
             endpoint: query.get("endpoint"), state: try DeliveryState.named(query.get("state")),
             limit: Int(limit))))
     }
@@ -66,13 +67,13 @@ struct ChangesController: Sendable {
       let queued: Int
       switch (resend.position, resend.since) {
       case (let position?, nil):
-        queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
+        queued = try await deliveries.resendChanges(
           to: resend.endpoint, from: position)
       case (nil, let text?):
         guard let since = InstantText.dateTime(text)?.date else {
           throw APIError.invalidBody(InstantText.problem("`since`", text))
         }
-        queued = try await ChangeDeliveryLog(ledger: ledger).resendChanges(
+        queued = try await deliveries.resendChanges(
           to: resend.endpoint, since: since)
       default:
         throw APIError(.badRequest, "invalid_request", "give either position or since")

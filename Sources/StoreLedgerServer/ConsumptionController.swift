@@ -7,7 +7,8 @@ import StoreLedgerCore
 /// Refund requests for operators: list them with their counts, show one with its events,
 /// answer one now, and try a policy on past ones.
 struct ConsumptionController: Sendable {
-  let ledger: Ledger
+  let requests: ConsumptionRequests
+  let consents: RefundConsents
   let worker: ConsumptionWorker?
 
   struct Listing: Encodable {
@@ -33,13 +34,13 @@ struct ConsumptionController: Sendable {
       let limit = try Self.limit(request.uri.queryParameters.get("limit"))
       return try JSONBody.response(
         Listing(
-          requests: try await ConsumptionRequests(ledger: ledger).list(
+          requests: try await requests.list(
             states: states, limit: limit),
-          metrics: try await ConsumptionRequests(ledger: ledger).metrics()))
+          metrics: try await requests.metrics()))
     }
     group.get("/v1/consumption-requests/{id}") { _, context in
       try JSONBody.response(
-        try await ConsumptionRequests(ledger: ledger).request(try context.parameters.require("id")))
+        try await requests.request(try context.parameters.require("id")))
     }
     group.post("/v1/consumption-requests/{id}/answer") { request, context in
       let id = try context.parameters.require("id")
@@ -66,7 +67,6 @@ struct ConsumptionController: Sendable {
           "`collectedAt` is when the app collected the answer: not in the future")
       }
       let key = request.headers[HTTPField.Name("Idempotency-Key")!]
-      let consents = RefundConsents(ledger: ledger)
       let stored = try await consents.record(
         appAccountToken: token, consented: body.consented,
         collectedAt: body.collectedAt.map { Timestamp(milliseconds: $0).date } ?? Date(),
@@ -77,7 +77,7 @@ struct ConsumptionController: Sendable {
     group.get("/v1/accounts/{token}/consent") { _, context in
       try JSONBody.response(
         try await Self.consent(
-          of: try context.parameters.require("token"), RefundConsents(ledger: ledger)))
+          of: try context.parameters.require("token"), consents))
     }
     group.post("/v1/consumption-requests/dry-run") { request, _ in
       let policy = try await Self.policy(request)
@@ -85,7 +85,7 @@ struct ConsumptionController: Sendable {
       return try JSONBody.response(
         DryRun(
           policy: policy,
-          requests: try await ConsumptionRequests(ledger: ledger).dryRun(
+          requests: try await requests.dryRun(
             policy: policy, limit: limit)))
     }
   }

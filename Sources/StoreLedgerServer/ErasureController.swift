@@ -6,7 +6,7 @@ import StoreLedgerCore
 /// Erasure over HTTP: erase an account (admin keys only, and only when the database lets the
 /// server's role run the erasure), and list the erasures the log records.
 struct ErasureController: Sendable {
-  let ledger: Ledger
+  let erasure: AccountErasure
 
   struct Body: Decodable {
     let reason: String
@@ -21,14 +21,14 @@ struct ErasureController: Sendable {
         Body.self, from: request, limit: 4096,
         what: #"{"reason": "…", "requestedBy": "…", "later": "quarantine"|"attach"?}"#)
       return try JSONBody.response(
-        try await AccountErasure(ledger: ledger).erase(
+        try await erasure.erase(
           [token], reason: body.reason, requestedBy: body.requestedBy,
           later: body.later ?? .quarantine))
     }
     group.get("/v1/erasures") { _, _ in
       struct Listing: Encodable { let erasures: [ErasureRecord] }
       return try JSONBody.response(
-        Listing(erasures: try await AccountErasure(ledger: ledger).erasures()))
+        Listing(erasures: try await erasure.erasures()))
     }
   }
 }

@@ -8,7 +8,7 @@ import StoreLedgerCore
 /// them, and grant many accounts at once (a list, or everyone who entered a status in a
 /// window). Who gave it is the API key's name.
 struct GrantsController: Sendable {
-  let ledger: Ledger
+  let grants: SupportGrants
 
   struct GrantBody: Decodable {
     let entitlement: String
@@ -66,7 +66,7 @@ struct GrantsController: Sendable {
       let token = try AccountController.token(context)
       let at = try AccountController.time(request)
       return try JSONBody.response(
-        Grants(grants: try await SupportGrants(ledger: ledger).grants(of: token, at: at)))
+        Grants(grants: try await grants.grants(of: token, at: at)))
     }
     group.post("/v1/accounts/{token}/grants") { request, context in
       try await Self.granting { try await create(request, context) }
@@ -88,7 +88,7 @@ struct GrantsController: Sendable {
     )
     let now = Date()
     let (starts, ends) = try Self.period(body.startsAt, body.endsAt, body.days, now: now)
-    let status = try await SupportGrants(ledger: ledger).grant(
+    let status = try await grants.grant(
       SupportGrantRequest(
         appAccountToken: token, entitlement: body.entitlement, startsAt: starts, endsAt: ends,
         reason: body.reason, by: Self.who(), idempotencyKey: body.idempotencyKey,
@@ -102,7 +102,7 @@ struct GrantsController: Sendable {
     let body = try await JSONBody.decode(
       EndBody.self, from: request, limit: 4096, what: #"{"reason": "why it ends"}"#)
     return try JSONBody.response(
-      try await SupportGrants(ledger: ledger).end(
+      try await grants.end(
         grantId: grantId, of: token, reason: body.reason, by: Self.who()))
   }
 
@@ -112,7 +112,6 @@ struct GrantsController: Sendable {
       what:
         #"{"appAccountTokens": [...] or "enteredStatus": {"status", "from", "before"}, "entitlement", "reason", "idempotencyKey", "endsAt" or "days"?}"#
     )
-    let grants = SupportGrants(ledger: ledger)
     let tokens: [String]
     switch (body.appAccountTokens, body.enteredStatus) {
     case (let list?, nil): tokens = list

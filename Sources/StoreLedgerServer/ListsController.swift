@@ -8,7 +8,7 @@ import StoreLedgerCore
 /// JSON pages with a cursor, or as CSV of the whole list (`format=csv`). A query parameter a
 /// list does not take is refused (`unknown_filter`), so a misspelt filter never widens a list.
 struct ListsController: Sendable {
-  let ledger: Ledger
+  let lists: AccountLists
 
   struct AccountsPage: Encodable {
     let accounts: [AccountItem]
@@ -136,7 +136,6 @@ struct ListsController: Sendable {
   func accounts(_ request: Request) async throws -> Response {
     try Self.refuseUnknown(request, known: Self.accountParameters)
     let filter = try Self.accountFilter(request)
-    let lists = AccountLists(ledger: ledger)
     if try Self.wantsCSV(request) {
       return try await Self.csv(
         name: "accounts", header: ListCSV.accountsHeader,
@@ -160,7 +159,6 @@ struct ListsController: Sendable {
   func transitions(_ request: Request) async throws -> Response {
     try Self.refuseUnknown(request, known: Self.transitionParameters)
     let filter = try Self.transitionFilter(request)
-    let lists = AccountLists(ledger: ledger)
     if try Self.wantsCSV(request) {
       return try await Self.csv(
         name: "transitions", header: ListCSV.transitionsHeader,

@@ -8,14 +8,14 @@ import StoreLedgerCore
 /// read from the query; a rate table comes as `currency` and `rates`
 /// (`EUR=1.08,JPY=0.0067@2026-07-01`), never fetched from anywhere.
 struct MetricsController: Sendable {
-  let ledger: Ledger
+  let metrics: LedgerMetrics
 
   func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/metrics") { request, _ in
       let parameters = request.uri.queryParameters
       let query = try Self.query(
         parameters, knownAt: Self.time(parameters.get("knownAt"), "knownAt"))
-      return try JSONBody.response(try await LedgerMetrics(ledger: ledger).report(query))
+      return try JSONBody.response(try await metrics.report(query))
     }
     group.get("/v1/metrics/diff") { request, _ in
       let parameters = request.uri.queryParameters
@@ -25,7 +25,7 @@ struct MetricsController: Sendable {
       let after = try Self.time(parameters.get("after"), "after") ?? Timestamp(Date())
       let query = try Self.query(parameters, knownAt: nil)
       return try JSONBody.response(
-        try await LedgerMetrics(ledger: ledger).diff(query, knownAt: before, after))
+        try await metrics.diff(query, knownAt: before, after))
     }
   }
 

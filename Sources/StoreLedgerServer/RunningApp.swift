@@ -163,17 +163,30 @@ struct RunningApp: Sendable {
       .add(middleware: validation)
     ingest(bodyLimit: configuration.bodyLimit).registerCommands(on: protected)
     AccountController(ledger: ledger).register(on: protected)
-    ConsumptionController(ledger: ledger, worker: worker).register(on: protected)
-    ChangesController(ledger: ledger).register(on: protected)
-    MetricsController(ledger: ledger).register(on: protected)
+    ConsumptionController(
+      requests: ConsumptionRequests(ledger: ledger), consents: RefundConsents(ledger: ledger),
+      worker: worker
+    ).register(on: protected)
+    ChangesController(
+      feed: ChangeFeedReader(ledger: ledger), deliveries: ChangeDeliveryLog(ledger: ledger)
+    ).register(on: protected)
+    MetricsController(metrics: LedgerMetrics(ledger: ledger)).register(on: protected)
     CheckpointsController(directory: checkpoints).register(on: protected)
-    ErasureController(ledger: ledger).register(on: protected)
-    ListsController(ledger: ledger).register(on: protected)
-    GrantsController(ledger: ledger).register(on: protected)
+    ErasureController(erasure: AccountErasure(ledger: ledger)).register(on: protected)
+    ListsController(lists: AccountLists(ledger: ledger)).register(on: protected)
+    GrantsController(grants: SupportGrants(ledger: ledger)).register(on: protected)
     RelaysController(relays: Relays(ledger: ledger)).register(on: protected)
-    SearchController(ledger: ledger).register(on: protected)
+    SearchController(
+      support: SupportQueries(ledger: ledger), aliases: AccountAliases(ledger: ledger)
+    ).register(on: protected)
     SupportController(
-      ledger: ledger, apple: apple, logger: logger, environment: verifierEnvironment
+      actions: AppleActions(ledger: ledger),
+      receipts: apple.map { client in
+        ReceiptImport(
+          ledger: ledger, client: client,
+          environment: verifierEnvironment ?? ledger.configuration.environments.first
+            ?? .production, logger: logger)
+      }, apple: apple, logger: logger
     ).register(on: protected)
     SeatsController(seats: SeatLedger(ledger: ledger, apple: apple)).register(on: protected)
   }

@@ -8,7 +8,8 @@ import StoreLedgerCore
 /// id or its start, an appTransactionId, a looked-up order id, the backend's own user id), and
 /// the backend's alias of an account.
 struct SearchController: Sendable {
-  let ledger: Ledger
+  let support: SupportQueries
+  let aliases: AccountAliases
 
   struct AliasBody: Decodable {
     let alias: String
@@ -41,7 +42,7 @@ struct SearchController: Sendable {
   func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/search") { request, _ in
       let query = request.uri.queryParameters["q"].map(String.init) ?? ""
-      let found = try await SupportQueries(ledger: ledger).findAccounts(matching: query)
+      let found = try await support.findAccounts(matching: query)
       let grouped = Dictionary(grouping: found, by: \.appAccountToken)
         .map { Match(appAccountToken: $0.key, matched: $0.value.map(\.matched).sorted()) }
         .sorted { $0.appAccountToken < $1.appAccountToken }
@@ -52,20 +53,20 @@ struct SearchController: Sendable {
       let token = try AccountController.token(context)
       return try JSONBody.response(
         Alias(
-          appAccountToken: token, alias: try await AccountAliases(ledger: ledger).alias(of: token)
+          appAccountToken: token, alias: try await aliases.alias(of: token)
         ))
     }
     group.put("/v1/accounts/{token}/alias") { request, context in
       let token = try AccountController.token(context)
       let body = try await JSONBody.decode(
         AliasBody.self, from: request, limit: 4096, what: #"an alias ({"alias": "your user id"})"#)
-      let alias = try await AccountAliases(ledger: ledger).set(
+      let alias = try await aliases.set(
         body.alias, for: token, by: GrantsController.who())
       return try JSONBody.response(Alias(appAccountToken: token, alias: alias))
     }
     group.delete("/v1/accounts/{token}/alias") { _, context in
       let token = try AccountController.token(context)
-      _ = try await AccountAliases(ledger: ledger).remove(for: token)
+      _ = try await aliases.remove(for: token)
       return try JSONBody.response(Alias(appAccountToken: token, alias: nil))
     }
   }

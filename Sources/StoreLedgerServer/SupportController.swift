@@ -7,11 +7,11 @@ import StoreLedgerCore
 
 /// Tools for support and operations that ask Apple: order lookup, renewal-date extensions.
 struct SupportController: Sendable {
-  let ledger: Ledger
+  let actions: AppleActions
+  /// Moves StoreKit 1 receipts onto the ledger; nil without Apple's API credentials.
+  let receipts: ReceiptImport?
   let apple: AppStoreServerAPIClient?
   let logger: Logger
-  /// The environment the API credentials' URL serves.
-  var environment: AppStoreEnvironment? = nil
 
   struct ExtensionBody: Decodable {
     let originalTransactionId: String?
@@ -47,26 +47,22 @@ struct SupportController: Sendable {
         throw APIError.invalidRequest("`timeout` is a number of seconds from 1 to 120")
       }
       return try JSONBody.response(
-        try await AppleActions(ledger: ledger).checkWebhook(
+        try await actions.checkWebhook(
           apple: apple, timeout: .seconds(seconds)))
     }
     group.post("/v1/receipts") { request, _ in
-      let apple = try configured()
+      guard let receipts else { throw Self.notConfigured }
       let body = try await JSONBody.decode(
         ReceiptsBody.self, from: request, limit: 4 << 20,
         what: #"{"receipts": [{"receipt": base64, "appAccountToken": …}]}"#)
       guard (1...100).contains(body.receipts.count) else {
         throw APIError.invalidRequest("send 1 to 100 receipts per request")
       }
-      let importer = ReceiptImport(
-        ledger: ledger, client: apple,
-        environment: environment ?? ledger.configuration.environments.first ?? .production,
-        logger: logger)
-      return try JSONBody.response(await importer.run(body.receipts))
+      return try JSONBody.response(await receipts.run(body.receipts))
     }
     group.get("/v1/accounts/{token}/offers") { _, context in
       try JSONBody.response(
-        try await AppleActions(ledger: ledger).offerEligibility(
+        try await actions.offerEligibility(
           for: try AccountController.token(context)))
     }
     group.post("/v1/accounts/{token}/offers/{offerId}/signature") { request, context in
@@ -78,7 +74,7 @@ struct SupportController: Sendable {
         what: #"{"productId": …, "format": "jws"?, "transactionId": …?}"#)
       if body.format == "jws" {
         return try JSONBody.response(
-          try await AppleActions(ledger: ledger).signPromotionalOfferJWS(
+          try await actions.signPromotionalOfferJWS(
             for: token, productId: body.productId, offerIdentifier: offer,
             transactionId: body.transactionId, key: key), status: .created)
       }
@@ -86,7 +82,7 @@ struct SupportController: Sendable {
         throw APIError.invalidRequest("`format` is \"jws\" or left out")
       }
       return try JSONBody.response(
-        try await AppleActions(ledger: ledger).signPromotionalOffer(
+        try await actions.signPromotionalOffer(
           for: token, productId: body.productId, offerIdentifier: offer, key: key),
         status: .created)
     }
@@ -96,13 +92,13 @@ struct SupportController: Sendable {
         EligibilityBody.self, from: request, limit: 4096,
         what: #"{"productId": …, "subscriptionGroupIdentifier": …?, "transactionId": …?}"#)
       return try JSONBody.response(
-        try await AppleActions(ledger: ledger).signIntroductoryOfferEligibility(
+        try await actions.signIntroductoryOfferEligibility(
           for: try AccountController.token(context), productId: body.productId,
           subscriptionGroupIdentifier: body.subscriptionGroupIdentifier,
           transactionId: body.transactionId, key: key), status: .created)
     }
     group.post("/v1/transactions/{transactionId}/finish") { _, context in
-      try await AppleActions(ledger: ledger).finishTransaction(
+      try await actions.finishTransaction(
         try context.parameters.require("transactionId"), apple: try configured())
       return try JSONBody.response(["finished": true])
     }
@@ -118,20 +114,20 @@ struct SupportController: Sendable {
       }
       if let original = body.originalTransactionId {
         return try JSONBody.response(
-          try await AppleActions(ledger: ledger).extendRenewalDate(
+          try await actions.extendRenewalDate(
             originalTransactionId: original, days: body.extendByDays,
             reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier,
             apple: apple))
       }
       return try JSONBody.response(
-        try await AppleActions(ledger: ledger).extendAllSubscribers(
+        try await actions.extendAllSubscribers(
           productId: body.productId ?? "", days: body.extendByDays, reason: body.extendReasonCode,
           storefronts: body.storefrontCountryCodes, requestIdentifier: body.requestIdentifier,
           apple: apple), status: .accepted)
     }
     group.get("/v1/extensions/{productId}/{requestIdentifier}") { _, context in
       try JSONBody.response(
-        try await AppleActions(ledger: ledger).extensionStatus(
+        try await actions.extensionStatus(
           productId: try context.parameters.require("productId"),
           requestIdentifier: try context.parameters.require("requestIdentifier"),
           apple: try configured()))
@@ -140,16 +136,16 @@ struct SupportController: Sendable {
       let apple = try configured()
       let orderId = try context.parameters.require("orderId")
       return try JSONBody.response(
-        try await AppleActions(ledger: ledger).lookUpOrder(orderId, apple: apple))
+        try await actions.lookUpOrder(orderId, apple: apple))
     }
   }
 
   private func configured() throws -> AppStoreServerAPIClient {
-    guard let apple else {
-      throw APIError(
-        .notImplemented, "not_configured",
-        "this needs App Store Server API credentials (serve --key-id, --issuer-id, --p8)")
-    }
+    guard let apple else { throw Self.notConfigured }
     return apple
   }
+
+  static let notConfigured = APIError(
+    .notImplemented, "not_configured",
+    "this needs App Store Server API credentials (serve --key-id, --issuer-id, --p8)")
 }
