@@ -121,11 +121,9 @@ extension ConsumptionRequests {
   public func facts(for requested: ConsumptionEvent.Requested, at time: Timestamp)
     async throws(LedgerError) -> ConsumptionFacts?
   {
-    let chain = LedgerView(
-      LedgerState.fold(
-        try await chainEvents(requested.originalTransactionId, in: requested.environment)),
-      catalog: reader.catalog,
-      options: reader.options)
+    let chain = try await reader.view(
+      ofStreams: ["sub:\(requested.environment):\(requested.originalTransactionId)"],
+      skippingErased: false)
     let records = chain.state.transactions.values.filter {
       $0.facts.originalTransactionId == requested.originalTransactionId
     }

@@ -180,7 +180,7 @@ public struct Relayer: Sendable {
     do {
       let response = try await http.execute(
         request,
-        timeout: .milliseconds(Int64(AccountViewWriter.seconds(configuration.timeout) * 1000)))
+        timeout: .milliseconds(Int64(configuration.timeout.timeInterval * 1000)))
       status = Int(response.status.code)
       _ = try? await response.body.collect(upTo: 64 * 1024)
       if (200..<300).contains(response.status.code) {

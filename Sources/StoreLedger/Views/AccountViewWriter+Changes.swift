@@ -18,7 +18,7 @@ extension AccountViewWriter {
 
   /// The instant up to which the clock's changes are derived at `now`.
   static func changeHorizon(at now: Date) -> Timestamp {
-    Timestamp(now.addingTimeInterval(-seconds(changeSettling)))
+    Timestamp(now.addingTimeInterval(-changeSettling.timeInterval))
   }
 
   /// Appends the accounts' new changes to the feed (one statement); accounts another
@@ -74,9 +74,5 @@ extension AccountViewWriter {
         instant: instant, due: derivation.nextClockInstant(), firstOrdinal: marker.changes ?? 0,
         changes: changes),
       state: state)
-  }
-
-  static func seconds(_ duration: Duration) -> TimeInterval {
-    duration.timeInterval
   }
 }
