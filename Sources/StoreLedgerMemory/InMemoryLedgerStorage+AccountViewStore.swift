@@ -88,9 +88,10 @@ extension InMemoryLedgerStorage: AccountViewStore {
       }
       for (token, ordinal, derived) in rows {
         let change = derived.change
+        state.changeHead += 1
         state.changes.append(
           ChangeRecord(
-            position: Int64(state.changes.count + 1),
+            position: state.changeHead,
             id: ChangeRecord.id(account: token, ordinal: ordinal), ordinal: ordinal,
             change: AccountChange(
               change.kind, account: token, subject: change.subject,

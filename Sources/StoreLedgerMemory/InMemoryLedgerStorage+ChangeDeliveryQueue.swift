@@ -6,7 +6,7 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
   public func register(_ endpoint: String) async throws(EventStoreError) {
     state.withLock { state in
       if state.endpoints[endpoint] == nil {
-        state.endpoints[endpoint] = Endpoint(enqueuedThrough: Int64(state.changes.count))
+        state.endpoints[endpoint] = Endpoint(enqueuedThrough: state.changeHead)
       }
     }
   }
@@ -16,14 +16,14 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
     let now = now()
     return state.withLock { state in
       guard let through = state.endpoints[endpoint]?.enqueuedThrough else { return 0 }
-      let new = state.changes.dropFirst(Int(through)).prefix(limit)
-      guard let first = new.first, let last = new.last else { return 0 }
+      let new = state.changes(after: through).prefix(limit)
+      guard let last = new.last else { return 0 }
       for change in new where state.deliveries[endpoint, default: [:]][change.position] == nil {
         state.deliveries[endpoint, default: [:]][change.position] = Delivery(
           position: change.position, token: change.appAccountToken, nextAttemptAt: now)
       }
       state.endpoints[endpoint]?.enqueuedThrough = last.position
-      return Int(last.position - first.position + 1)
+      return new.count
     }
   }
 
@@ -119,14 +119,14 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
       state.endpoints.sorted { $0.key < $1.key }.map { key, endpoint in
         let rows = (state.deliveries[key] ?? [:]).values
         let pending = rows.filter { $0.state == .pending }
-        let oldest = pending.map(\.position).min().map { state.changes[Int($0) - 1].recordedAt }
+        let oldest = pending.map(\.position).min().flatMap { state.change(at: $0)?.recordedAt }
         return ChangeDeliveryCounts(
           endpoint: key, delivered: endpoint.deliveredTotal,
           retrying: pending.filter { $0.attempts > 0 }.count,
           waiting: pending.filter { $0.attempts == 0 }.count,
           dead: rows.filter { $0.state == .dead }.count,
           lagSeconds: oldest.map { now.timeIntervalSince($0) } ?? 0,
-          unqueued: state.changes.count - Int(endpoint.enqueuedThrough))
+          unqueued: state.changes(after: endpoint.enqueuedThrough).count)
       }
     }
   }

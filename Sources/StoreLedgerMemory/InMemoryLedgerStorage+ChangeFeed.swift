@@ -7,13 +7,13 @@ extension InMemoryLedgerStorage: ChangeFeed {
     after position: Int64, limit: Int, account: String?, consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<ChangePage> {
     state.withLock { state in
-      let after = state.changes.dropFirst(Int(max(0, min(position, Int64(state.changes.count)))))
+      let after = state.changes(after: position)
       let records =
         account.map { account in
           Array(after.filter { $0.appAccountToken == account }.sorted { $0.ordinal < $1.ordinal })
         } ?? Array(after)
       let page = Array(records.prefix(limit))
-      let head = page.isEmpty && position > 0 ? Int64(state.changes.count) : nil
+      let head = page.isEmpty && position > 0 ? state.changeHead : nil
       return ReadAnswer(value: ChangePage(changes: page, count: head))
     }
   }
@@ -43,20 +43,17 @@ extension InMemoryLedgerStorage: ChangeFeed {
 
   public func changes(at positions: [Int64]) async throws(EventStoreError) -> [ChangeRecord] {
     state.withLock { state in
-      Set(positions).sorted().compactMap { position in
-        position >= 1 && position <= state.changes.count
-          ? state.changes[Int(position) - 1] : nil
-      }
+      Set(positions).sorted().compactMap { state.change(at: $0) }
     }
   }
 
   public func head() async throws(EventStoreError) -> Int64 {
-    state.withLock { Int64($0.changes.count) }
+    state.withLock { $0.changeHead }
   }
 
   public func firstPosition(recordedSince time: Date) async throws(EventStoreError) -> Int64 {
     state.withLock { state in
-      state.changes.first { $0.recordedAt >= time }?.position ?? Int64(state.changes.count + 1)
+      state.changes.first { $0.recordedAt >= time }?.position ?? state.changeHead + 1
     }
   }
 }

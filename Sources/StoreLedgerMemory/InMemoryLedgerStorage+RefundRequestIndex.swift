@@ -67,7 +67,7 @@ extension InMemoryLedgerStorage: RefundRequestIndex {
   private func requests() -> [Request] {
     state.withLock { state in
       state.eventsOfStream.keys.sorted().compactMap { stream -> Request? in
-        let recorded = Self.recorded(of: [stream], in: state)
+        let recorded = Self.recorded(of: [stream], in: state).filter { $0.erasedBy == nil }
         guard let first = recorded.first, ConsumptionEvent.eventTypes.contains(first.eventType)
         else { return nil }
         let events = recorded.compactMap {
@@ -91,7 +91,8 @@ extension InMemoryLedgerStorage: RefundRequestIndex {
   {
     try storage.state.withLock { state in
       try Self.recorded(of: [stream], in: state)
-        .filter { EventCodec.holdsLedgerEvent($0.eventType) }.map(EventCodec.event)
+        .filter { $0.erasedBy == nil && EventCodec.holdsLedgerEvent($0.eventType) }.map(
+          EventCodec.event)
     }
   }
 }

@@ -85,8 +85,10 @@ extension InMemoryLedgerStorage {
       written.append(Self.result(of: recorded))
     }
     var joined = false
+    // An account an erasure quarantined is indexed no more; its rows are stored as always.
+    let keys = (index?.keys ?? []).filter { !state.isQuarantined($0) }
     if let index, !index.isEmpty {
-      for key in index.keys {
+      for key in keys {
         for indexed in index.streams {
           state.streamsOfAccount[key, default: []].insert(indexed)
           state.accountsOfStream[indexed, default: []].insert(key)
@@ -100,7 +102,7 @@ extension InMemoryLedgerStorage {
     }
     // The append names every account holding the stream, as one more change to project.
     if storedBefore < events.count || joined {
-      for account in Set(holders).union(index?.keys ?? []) {
+      for account in Set(holders).union(keys) {
         state.views[account, default: ViewRow()].changes += 1
       }
     }
@@ -127,7 +129,7 @@ extension InMemoryLedgerStorage {
     let streams = (state.streamsOfAccount[account] ?? []).sorted()
     var events: [LedgerEvent] = []
     for event in recorded(of: streams, in: state)
-    where !ConsumptionEvent.eventTypes.contains(event.eventType)
+    where event.erasedBy == nil && !ConsumptionEvent.eventTypes.contains(event.eventType)
       && (environment == nil || event.environment == nil || event.environment == environment)
     {
       do {

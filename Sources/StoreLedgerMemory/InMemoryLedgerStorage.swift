@@ -7,8 +7,7 @@ import Synchronization
 /// storage conformance suites run against both), for an embedder's tests and ours whose point
 /// is not storage: `Ledger(storage: InMemoryLedgerStorage(), configuration:logger:)`. Its
 /// account queries fold the log (the projector's views serve the audit, the console and the
-/// change feed); it has no replicas, does not erase (erasure is PostgreSQL's), and forgets
-/// everything with the process.
+/// change feed); it has no replicas and forgets everything with the process.
 public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, Sendable {
   struct State {
     /// Every event, in feed order.
@@ -25,8 +24,10 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     /// When each of an account's streams joined it, by account and stream.
     var joins: [String: [String: Join]] = [:]
     var derivations: [String: Derivation] = [:]
-    /// The change feed, in position order (position n at index n - 1).
+    /// The change feed, in position order; an erasure leaves gaps.
     var changes: [ChangeRecord] = []
+    /// The newest position the feed gave, erased or not.
+    var changeHead: Int64 = 0
     var endpoints: [String: Endpoint] = [:]
     /// By endpoint and position.
     var deliveries: [String: [Int64: Delivery]] = [:]
@@ -45,6 +46,25 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     var aliasHolders: [String: String] = [:]
     /// Signed-out sessions' digests, with when each session would have expired.
     var signOuts: [String: Date] = [:]
+    /// What erasures erased, by keyed hash (HMAC-SHA256 of `kind:id` under ``erasureKey``).
+    var erased: [Data: ErasedIdentifier] = [:]
+    /// The register's key: random, never leaves the process.
+    let erasureKey = SymmetricKey(size: .bits256)
+
+    /// The changes after `position`, in position order.
+    func changes(after position: Int64) -> ArraySlice<ChangeRecord> {
+      var low = 0
+      var high = changes.count
+      while low < high {
+        let middle = (low + high) / 2
+        if changes[middle].position <= position { low = middle + 1 } else { high = middle }
+      }
+      return changes[low...]
+    }
+
+    func change(at position: Int64) -> ChangeRecord? {
+      changes(after: position - 1).first.flatMap { $0.position == position ? $0 : nil }
+    }
   }
 
   let state = Mutex(State())
@@ -205,7 +225,9 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     async throws(EventStoreError) -> [RecordedEvent]
   {
     state.withLock { state in
-      Self.recorded(of: (state.streamsOfAccount[account] ?? []).sorted(), in: state)
+      Self.recorded(of: (state.streamsOfAccount[account] ?? []).sorted(), in: state).filter {
+        $0.erasedBy == nil
+      }
     }
   }
 
@@ -272,7 +294,8 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
       for sighting in sightings {
         let key = Self.key(sighting)
         var stored = state.downloads[key] ?? sighting
-        stored.token = sighting.token ?? stored.token
+        // A token an erasure quarantined is not attached again.
+        stored.token = sighting.token.flatMap { state.isQuarantined($0) ? nil : $0 } ?? stored.token
         state.downloads[key] = stored
       }
       return before

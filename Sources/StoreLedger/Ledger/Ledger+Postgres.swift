@@ -37,7 +37,7 @@ extension Ledger {
 
   /// A ledger on a storage of your own that offers every port: `InMemoryLedgerStorage`
   /// (product `StoreLedgerMemory`) for tests, which keeps the promises of the PostgreSQL one
-  /// but does not erase and forgets everything with the process.
+  /// (erasure included) and forgets everything with the process.
   public init(
     storage: some EventLog & LedgerPorts, configuration: LedgerConfiguration, logger: Logger
   ) throws {

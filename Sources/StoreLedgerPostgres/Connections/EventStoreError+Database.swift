@@ -38,30 +38,18 @@ extension EventStoreError {
       EventStoreError(
         .wrongExpectedVersion,
         "the stream is at version \(detail ?? "?"), not at the expected one", sqlState: sqlState)
-    case "SL020":
-      EventStoreError(
-        .unknownAccount,
-        "no account with this appAccountToken is in the log, and no erasure removed one",
-        sqlState: sqlState)
-    case "SL021":
-      EventStoreError(
-        .sharedAccountData, Self.sharedMessage(detail), sqlState: sqlState)
-    case "SL022":
-      EventStoreError(
-        .invalidEvent,
-        "an erasure needs at least one appAccountToken, a reason, who asked, and a rule for "
-          + "later data (quarantine or attach)", sqlState: sqlState)
+    case "SL020": .unknownAccountToErase(sqlState: sqlState)
+    case "SL021": shared(detail, sqlState: sqlState)
+    case "SL022": .incompleteErasure(sqlState: sqlState)
     default: nil
     }
   }
 
   /// SL021's detail is "<purchases> <accounts>".
-  private static func sharedMessage(_ detail: String?) -> String {
-    let counts = (detail ?? "").split(separator: " ").map(String.init)
-    let purchases = counts.first ?? "some"
-    let accounts = counts.count > 1 ? counts[1] : "other"
-    return "\(purchases) stream(s) of this account are also held by \(accounts) other "
-      + "account(s): erase those accounts in the same erasure, or look the purchases up "
-      + "(storeledger support) before erasing; nothing was erased"
+  private static func shared(_ detail: String?, sqlState: String) -> EventStoreError {
+    let counts: [String] = (detail ?? "").split(separator: " ").map(String.init)
+    return EventStoreError.sharedAccountData(
+      streams: counts.first ?? "some", accounts: counts.count > 1 ? counts[1] : "other",
+      sqlState: sqlState)
   }
 }

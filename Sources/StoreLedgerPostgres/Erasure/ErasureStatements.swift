@@ -91,9 +91,8 @@ enum ErasureStatements {
       var records: [ErasureRecord] = []
       for try await (payload, found, digest) in rows.decode((String, Int64, ByteBuffer?).self) {
         records.append(
-          try record(
-            payload, found: found,
-            digest: digest.map(hex) ?? ""))
+          try ErasureEvent(payload: Array(payload.utf8)).record(
+            foundRows: found, foundDigest: digest.map(hex) ?? ""))
       }
       return records
     }
@@ -138,34 +137,5 @@ enum ErasureStatements {
       for try await count in rows.decode(Int64.self) { return count }
       return 0
     }
-  }
-
-  /// The erasure event's payload as `erase_accounts` writes it.
-  private static func record(_ payload: String, found: Int64, digest: String) throws
-    -> ErasureRecord
-  {
-    struct Payload: Decodable {
-      let erasureId: UUID
-      let requestedBy: String
-      let reason: String
-      let later: String?
-      let accounts: Int64
-      let rows: Int64
-      let streams: Int64
-      let rowsDigest: String
-      let erasedAt: Int64
-    }
-    let event: Payload
-    do {
-      event = try JSONDecoder().decode(Payload.self, from: Data(payload.utf8))
-    } catch {
-      throw EventStoreError(.unreadableEvent, "an erasure event does not read as one")
-    }
-    return ErasureRecord(
-      erasureId: event.erasureId, requestedBy: event.requestedBy, reason: event.reason,
-      later: event.later.flatMap(LaterDataRule.init(rawValue:)), accounts: event.accounts,
-      erasedAt: Date(timeIntervalSince1970: Double(event.erasedAt) / 1000),
-      recordedRows: event.rows, recordedStreams: event.streams,
-      recordedDigest: event.rowsDigest, foundRows: found, foundDigest: digest)
   }
 }

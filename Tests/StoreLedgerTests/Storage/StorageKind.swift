@@ -32,6 +32,33 @@ enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
   }
 
+  /// Storage as the server's role sees it, and a second view of the same storage as the
+  /// database's owner (who alone may erase); in memory, one storage for both.
+  func withOwner(
+    _ body: @Sendable (_ storage: LedgerStorage, _ owner: LedgerStorage) async throws -> Void
+  ) async throws {
+    let logger = TestDatabase.logger
+    switch self {
+    case .memory:
+      let storage = LedgerStorage(InMemoryLedgerStorage(), logger: logger, timeout: .seconds(30))
+      try await body(storage, storage)
+    case .postgres:
+      try await TestDatabase.withMigrated { database in
+        try await database.asWriter { writer in
+          try await database.asAdmin { admin in
+            try await body(
+              LedgerStorage(
+                PostgresLedgerDatabase(client: writer, logger: logger, timeout: .seconds(30)),
+                logger: logger),
+              LedgerStorage(
+                PostgresLedgerDatabase(client: admin, logger: logger, timeout: .seconds(30)),
+                logger: logger))
+          }
+        }
+      }
+    }
+  }
+
   func withLedger(
     _ configuration: LedgerConfiguration, _ body: @Sendable (Ledger) async throws -> Void
   ) async throws {
