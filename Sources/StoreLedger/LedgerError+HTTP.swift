@@ -13,7 +13,7 @@ extension LedgerError {
       409
     case .erasureNotPermitted: 403
     case .notFound: 404
-    case .idempotencyKeyReused: 422
+    case .idempotencyKeyReused, .unknownEntitlement: 422
     case .databaseUnavailable, .databasePermissionDenied: 503
     case .appleUnavailable: 502
     case .notConfigured: 501

@@ -54,6 +54,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// A page cursor that was changed, cut short, or belongs to another list or filters.
     public static let invalidCursor = Code(rawValue: "invalid_cursor")
 
+    /// A grant names an entitlement no product of the catalog grants (and is not forced).
+    public static let unknownEntitlement = Code(rawValue: "unknown_entitlement")
+
     /// The database role may not do what was asked (SQLSTATE 42501): the schema belongs to
     /// the owner role, which `migrate` uses; the writer serves.
     public static let databasePermissionDenied = Code(rawValue: "database_permission_denied")
@@ -65,7 +68,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
       .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
       .databasePermissionDenied, .sharedWithOtherAccounts, .erasureNotPermitted, .invalidCursor,
-      .accountErased,
+      .accountErased, .unknownEntitlement,
     ]
   }
 
@@ -104,6 +107,8 @@ extension LedgerError {
       throw LedgerError(.idempotencyKeyReused, rejection.message)
     case .failure(let rejection) where rejection.code == .unknownGrant:
       throw LedgerError(.notFound, rejection.message)
+    case .failure(let rejection) where rejection.code == .unknownEntitlement:
+      throw LedgerError(.unknownEntitlement, rejection.message)
     case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
     }
   }

@@ -97,7 +97,7 @@ extension InMemoryLedgerStorage: AccountViewStore {
               change.kind, account: token, subject: change.subject,
               old: change.old?.isEmpty == false ? change.old : nil,
               new: change.new?.isEmpty == false ? change.new : nil),
-            occurredAt: derived.occurredAt,
+            occurredAt: derived.occurredAt, effectiveAt: derived.effectiveAt,
             cause: derived.cause?.isEmpty == false ? derived.cause : nil, recordedAt: now))
       }
       return moved

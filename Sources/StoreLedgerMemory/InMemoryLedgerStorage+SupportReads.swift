@@ -67,23 +67,23 @@ extension InMemoryLedgerStorage: SupportReads {
     countTotal: Bool, consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>> {
     state.withLock { state in
-      let rows = state.changes.filter { record in
-        record.change.kind == .subscriptionStatusChanged
-          && record.change.new == String(filter.status)
-          && record.occurredAt >= filter.from && record.occurredAt < filter.before
-      }.map { record in
-        StatusTransitionRow(
+      let rows = state.changes.compactMap { record -> StatusTransitionRow? in
+        guard record.change.kind == .subscriptionStatusChanged,
+          record.change.new == String(filter.status), let effectiveAt = record.effectiveAt,
+          effectiveAt >= filter.from, effectiveAt < filter.before
+        else { return nil }
+        return StatusTransitionRow(
           position: record.position, appAccountToken: record.change.appAccountToken ?? "",
           originalTransactionId: record.change.subject,
           from: record.change.old.flatMap { Int32($0) },
-          to: filter.status, occurredAt: record.occurredAt,
+          to: filter.status, effectiveAt: effectiveAt,
           recordedAt: Timestamp(record.recordedAt),
           cause: record.cause)
-      }.sorted { ($0.occurredAt, $0.position) > ($1.occurredAt, $1.position) }
+      }.sorted { ($0.effectiveAt, $0.position) > ($1.effectiveAt, $1.position) }
       let after = rows.filter { row in
         guard let key else { return true }
-        return (row.occurredAt.milliseconds, row.position)
-          < (key.occurredAt.milliseconds, key.position)
+        return (row.effectiveAt.milliseconds, row.position)
+          < (key.effectiveAt.milliseconds, key.position)
       }
       return ReadAnswer(
         value: ListRead(rows: Array(after.prefix(limit)), total: countTotal ? rows.count : nil))
@@ -151,26 +151,28 @@ extension InMemoryLedgerStorage: SupportReads {
   {
     state.withLock { state in
       let (events, positionOfKey) = (state.events, state.positionOfKey)
-      return events.reversed().lazy.filter { $0.eventType == "appstore.notification.v3" }
-        .compactMap { event -> NotUnderstoodNotification? in
-          let (facts, claims) = Self.notification(event) ?? ([:], [:])
-          let uuid = claims["notificationUUID"] as? String ?? ""
-          let type = facts["notificationType"] as? String
-          let bodies = claims.filter { $0.value is [String: Any] }.keys.sorted()
-          let unrouted = event.streamId.hasPrefix(NotUnderstoodNotification.unroutedStreamPrefix)
-          guard
-            unrouted || !knownTypes.contains(type ?? "")
-              || bodies.contains(where: { !knownBodies.contains($0) })
-          else { return nil }
-          let routedTo =
-            unrouted
-            ? positionOfKey["asn2:\(uuid)"].map { events[$0].streamId } : nil
-          return NotUnderstoodNotification(
-            notificationUUID: uuid, notificationType: type, subtype: facts["subtype"] as? String,
-            signedDate: Self.milliseconds(facts["signedDate"]).map(Timestamp.init(milliseconds:)),
-            recordedAt: event.recordedAt, bodyObjects: bodies, streamId: event.streamId,
-            routedTo: routedTo)
-        }.prefix(limit).map { $0 }
+      return events.reversed().lazy.filter {
+        $0.eventType == "appstore.notification.v3" && $0.erasedBy == nil
+      }
+      .compactMap { event -> NotUnderstoodNotification? in
+        let (facts, claims) = Self.notification(event) ?? ([:], [:])
+        let uuid = claims["notificationUUID"] as? String ?? ""
+        let type = facts["notificationType"] as? String
+        let bodies = claims.filter { $0.value is [String: Any] }.keys.sorted()
+        let unrouted = event.streamId.hasPrefix(NotUnderstoodNotification.unroutedStreamPrefix)
+        guard
+          unrouted || !knownTypes.contains(type ?? "")
+            || bodies.contains(where: { !knownBodies.contains($0) })
+        else { return nil }
+        let routedTo =
+          unrouted
+          ? positionOfKey["asn2:\(uuid)"].map { events[$0].streamId } : nil
+        return NotUnderstoodNotification(
+          notificationUUID: uuid, notificationType: type, subtype: facts["subtype"] as? String,
+          signedDate: Self.milliseconds(facts["signedDate"]).map(Timestamp.init(milliseconds:)),
+          recordedAt: event.recordedAt, bodyObjects: bodies, streamId: event.streamId,
+          routedTo: routedTo)
+      }.prefix(limit).map { $0 }
     }
   }
 

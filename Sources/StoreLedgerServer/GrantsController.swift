@@ -45,22 +45,6 @@ struct GrantsController: Sendable {
     let grants: [SupportGrantStatus]
   }
 
-  /// A body that fits the document but that the ledger cannot grant (an entitlement no product
-  /// grants, a period that ends before it starts): 409, a conflict with the catalog or the
-  /// clock. `days` with `endsAt`, and naming both or neither kind of accounts, the document
-  /// itself forbids (400).
-  static func refused(_ message: String) -> APIError {
-    APIError(.conflict, "invalid_request", message)
-  }
-
-  static func granting<Value>(_ body: () async throws -> Value) async throws -> Value {
-    do {
-      return try await body()
-    } catch let error as LedgerError where error.code == .invalidRequest {
-      throw refused(error.message)
-    }
-  }
-
   func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/accounts/{token}/grants") { request, context in
       let token = try AccountController.token(context)
@@ -69,13 +53,13 @@ struct GrantsController: Sendable {
         Grants(grants: try await grants.grants(of: token, at: at)))
     }
     group.post("/v1/accounts/{token}/grants") { request, context in
-      try await Self.granting { try await create(request, context) }
+      try await create(request, context)
     }
     group.post("/v1/accounts/{token}/grants/{grantId}/end") { request, context in
-      try await Self.granting { try await end(request, context) }
+      try await end(request, context)
     }
     group.post("/v1/grants") { request, _ in
-      try await Self.granting { try await bulk(request) }
+      try await bulk(request)
     }
   }
 

@@ -85,7 +85,7 @@ struct ListsController: Sendable {
     let originalTransactionId: String
     let from: Int32?
     let to: Int32
-    let occurredAt: Int64
+    let effectiveAt: Int64
     let recordedAt: Int64
     let cause: String?
 
@@ -95,7 +95,7 @@ struct ListsController: Sendable {
       originalTransactionId = row.originalTransactionId
       from = row.from
       to = row.to
-      occurredAt = row.occurredAt.milliseconds
+      effectiveAt = row.effectiveAt.milliseconds
       recordedAt = row.recordedAt.milliseconds
       cause = row.cause
     }
@@ -107,13 +107,13 @@ struct ListsController: Sendable {
       try container.encode(originalTransactionId, forKey: .originalTransactionId)
       try container.encode(from, forKey: .from)
       try container.encode(to, forKey: .to)
-      try container.encode(occurredAt, forKey: .occurredAt)
+      try container.encode(effectiveAt, forKey: .effectiveAt)
       try container.encode(recordedAt, forKey: .recordedAt)
       try container.encode(cause, forKey: .cause)
     }
 
     enum CodingKeys: String, CodingKey {
-      case position, appAccountToken, originalTransactionId, from, to, occurredAt, recordedAt
+      case position, appAccountToken, originalTransactionId, from, to, effectiveAt, recordedAt
       case cause
     }
   }

@@ -27,9 +27,9 @@ struct AccountAuditOutput: Encodable {
       for source in explanation.because {
         lines.append("    \(source.subject): \(source.answer) — \(source.rule)")
         for event in source.events {
-          let signed = event.signedDate.map { $0.date.formatted(.iso8601) } ?? "unsigned"
+          let dated = event.dated { $0.date.formatted(.iso8601) }
           lines.append(
-            "      \(event.notification ?? event.eventType) signed \(signed)"
+            "      \(event.notification ?? event.eventType) \(dated)"
               + (event.transactionId.map { " transaction \($0)" } ?? ""))
         }
       }

@@ -45,7 +45,7 @@ enum FoldOutput {
     text += "\(indent)  rule \(explanation.rule)\n"
     for event in explanation.events {
       let what = event.notification.map { "\(event.eventType) \($0)" } ?? event.eventType
-      text += "\(indent)  - \(what), signed \(time(event.signedDate))"
+      text += "\(indent)  - \(what), \(event.dated { time($0) })"
       text += event.transactionId.map { ", transaction \($0)" } ?? ""
       text += event.key.map { ", key \($0)" } ?? ""
       text += "\n"

@@ -176,7 +176,10 @@ import Testing
       #expect(received[token] == expected, "account \(token)")
       let stored = feed.filter { $0.appAccountToken == token }
       #expect(
-        stored.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
+        stored.map {
+          DerivedChange(
+            $0.change, occurredAt: $0.occurredAt, effectiveAt: $0.effectiveAt, cause: $0.cause)
+        }
           == derived)
     }
     // The receiver that is down never held the other back; its changes end dead.

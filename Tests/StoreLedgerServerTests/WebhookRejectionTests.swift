@@ -66,6 +66,21 @@ import Testing
       { H.webhookBody(try H.signed.transaction(F.transaction("7000", purchased: 0))) },
       .badRequest, "invalid_payload"
     ),
+    // Whatever a payload that does not verify looks like, it does not verify: an empty
+    // object (read as renewal info) or a transaction signed by someone else is a 401, never
+    // "data of another kind".
+    (
+      "forged, the payload an empty object",
+      { H.webhookBody(try TestPKI().sign(payloadJSON: Array("{}".utf8))) }, .unauthorized,
+      "verification_failed"
+    ),
+    (
+      "forged, the payload a transaction",
+      {
+        H.webhookBody(
+          try SignedFixtures(pki: try TestPKI()).transaction(F.transaction("7000", purchased: 0)))
+      }, .unauthorized, "verification_failed"
+    ),
     // One body, one reading: StoreLedger's decoder keeps the first of two members, a relay
     // target in Python, JavaScript or Go the last (here, a refund nobody verified).
     (

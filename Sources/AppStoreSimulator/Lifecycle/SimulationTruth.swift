@@ -55,6 +55,26 @@ public struct SimulationTruth: Sendable {
     Self.latest(statusChanges[originalTransactionId], at: time)
   }
 
+  /// The subscriptions that entered `status` in `[from, before)` by the books, with when:
+  /// a change to it from another status (or a subscription's first).
+  public func entries(into status: SubscriptionStatus, from: Timestamp, before: Timestamp)
+    -> [(originalTransactionId: String, at: Timestamp)]
+  {
+    var found: [(originalTransactionId: String, at: Timestamp)] = []
+    for (id, changes) in statusChanges.sorted(by: { $0.key < $1.key }) {
+      var previous: SubscriptionStatus?
+      for change in changes {
+        if change.value == status, previous != status, change.time >= from,
+          change.time < before
+        {
+          found.append((id, change.time))
+        }
+        previous = change.value
+      }
+    }
+    return found
+  }
+
   /// The product of subscription `originalTransactionId` in force at `time`: the one the
   /// customer last bought or changed to by then (nil before it began).
   public func product(of originalTransactionId: String, at time: Timestamp) -> Product? {

@@ -3,7 +3,8 @@ import StoreLedgerCore
 
 extension ChangeRecord: Encodable {
   /// The one JSON shape of a change, for webhooks, `GET /v1/changes` and the CLI:
-  /// `{"id", "position", "type", "appAccountToken", "occurredAt", "data": {…}}`, the data's
+  /// `{"id", "position", "type", "appAccountToken", "effectiveAt", "recordedAt", "data": {…}}`
+  /// (Unix milliseconds; `effectiveAt` null for a change recorded before effective times), the data's
   /// fields named by type (docs: projections/changes.md); on a server of several apps also
   /// `"app"` after `"type"` (positions and ids are each app's own).
   public func encode(to encoder: any Encoder) throws {
@@ -13,7 +14,8 @@ extension ChangeRecord: Encodable {
     try container.encode(change.kind.rawValue, forKey: "type")
     try container.encodeIfPresent(app, forKey: "app")
     try container.encode(appAccountToken, forKey: "appAccountToken")
-    try container.encode(Self.instant(occurredAt), forKey: "occurredAt")
+    try container.encode(effectiveAt?.milliseconds, forKey: "effectiveAt")
+    try container.encode(Timestamp(recordedAt).milliseconds, forKey: "recordedAt")
     var data = container.nestedContainer(keyedBy: Key.self, forKey: "data")
     try encodeData(into: &data)
     try data.encode(cause, forKey: "causedBy")

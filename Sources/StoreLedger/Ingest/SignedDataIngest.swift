@@ -33,7 +33,7 @@ struct SignedDataIngest: Sendable {
     body: String? = nil
   ) async throws(LedgerError) -> IngestReceipt {
     // Read once: what it claims chooses the verifier, which checks it without reading it again.
-    let unverified = try LedgerVerifiers.notificationClaims(signedPayload)
+    let unverified = try await verifiers.notificationClaims(signedPayload)
     if let released = unverified.claims.unclaimInfo?.unclaimSeatIds, !released.isEmpty,
       let stream = try await seats.stream(holding: released)
     {
@@ -84,7 +84,7 @@ struct SignedDataIngest: Sendable {
     let appAccountToken = try appAccountToken.map { token throws(LedgerError) in
       try AppAccountToken.checked(token)
     }
-    let claims = try LedgerVerifiers.expect(.transaction, in: signedTransaction)
+    let claims = try await verifiers.expect(.transaction, in: signedTransaction)
     let verified = try await verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
       try await verifier.verifyTransaction(signedTransaction)
@@ -113,7 +113,7 @@ struct SignedDataIngest: Sendable {
   func ingest(signedRenewalInfo: String, source: String, freshlyFetched: Bool = false)
     async throws(LedgerError) -> IngestReceipt
   {
-    let claims = try LedgerVerifiers.expect(.renewalInfo, in: signedRenewalInfo)
+    let claims = try await verifiers.expect(.renewalInfo, in: signedRenewalInfo)
     let verified = try await verifiers.verify(claims, online: freshlyFetched) {
       verifier throws(VerificationError) in
       try await verifier.verifyRenewalInfo(signedRenewalInfo)

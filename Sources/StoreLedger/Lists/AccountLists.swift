@@ -43,7 +43,8 @@ public struct AccountLists: Sendable {
       keyOf: { [String($0.changedAt.milliseconds), $0.appAccountToken] })
   }
 
-  /// A page of the subscriptions that entered `filter.status` in its window, newest first.
+  /// A page of the subscriptions that entered `filter.status` in its window (on `effectiveAt`,
+  /// Apple's clock), newest first.
   public func statusTransitions(
     _ filter: StatusTransitionFilter, limit: Int = 50, cursor: String? = nil
   ) async throws(LedgerError) -> ListPage<StatusTransitionRow> {
@@ -54,14 +55,14 @@ public struct AccountLists: Sendable {
       list: "transitions", filter: filter.canonicalText, limit: limit, cursor: cursor,
       key: { parts in
         guard let ms = Int64(parts[0]), let position = Int64(parts[1]) else { return nil }
-        return StatusTransitionKey(occurredAt: Timestamp(milliseconds: ms), position: position)
+        return StatusTransitionKey(effectiveAt: Timestamp(milliseconds: ms), position: position)
       },
       read: { (key, count) throws(EventStoreError) in
         try await support.statusTransitions(
           filter, after: key, limit: limit + 1, countTotal: count, consistency: .readYourWrites
         ).value
       },
-      keyOf: { [String($0.occurredAt.milliseconds), String($0.position)] })
+      keyOf: { [String($0.effectiveAt.milliseconds), String($0.position)] })
   }
 
   /// One page of a list: the cursor read back into the store's key (its total carried), one

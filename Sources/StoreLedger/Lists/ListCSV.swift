@@ -23,14 +23,14 @@ public enum ListCSV {
   }
 
   public static let transitionsHeader = [
-    "position", "appAccountToken", "originalTransactionId", "from", "to", "occurredAt",
+    "position", "appAccountToken", "originalTransactionId", "from", "to", "effectiveAt",
     "recordedAt", "cause",
   ]
 
   public static func fields(_ row: StatusTransitionRow) -> [String] {
     [
       String(row.position), row.appAccountToken, row.originalTransactionId,
-      row.from.map(String.init) ?? "", String(row.to), time(row.occurredAt), time(row.recordedAt),
+      row.from.map(String.init) ?? "", String(row.to), time(row.effectiveAt), time(row.recordedAt),
       row.cause ?? "",
     ]
   }

@@ -322,8 +322,11 @@ extension LedgerMaintenance {
       views.derivedChanges(
         of: token, input, through: AccountViewWriter.changeHorizon(at: now))?.changes ?? []
     for (index, record) in stored.enumerated() {
-      let found = DerivedChange(record.change, occurredAt: record.occurredAt, cause: record.cause)
       let expected = index < derived.count ? derived[index] : nil
+      // A change recorded before effective times were kept has none to compare.
+      let found = DerivedChange(
+        record.change, occurredAt: record.occurredAt,
+        effectiveAt: record.effectiveAt ?? expected?.effectiveAt, cause: record.cause)
       guard found != expected || record.ordinal != Int64(index) else { continue }
       report.problems.append(
         .init(

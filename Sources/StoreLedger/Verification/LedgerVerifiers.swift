@@ -56,10 +56,11 @@ struct LedgerVerifiers: Sendable {
     }
   }
 
-  /// Refuses signed data of another kind before verifying it, and returns what the payload
-  /// claims (read from the unverified payload only to refuse or to choose a verifier, never
-  /// to trust).
-  static func expect(_ kind: SignedDataKind, in jws: String) throws(LedgerError)
+  /// What the payload claims (read from the unverified payload only to choose a verifier or
+  /// to refuse, never to trust). Data of another kind is refused, once its chain and signature
+  /// show Apple signed it (400 `invalid_payload`); data Apple did not sign fails verification
+  /// (401 `verification_failed`) whatever its payload looks like.
+  func expect(_ kind: SignedDataKind, in jws: String) async throws(LedgerError)
     -> SignedDataKind.Claims
   {
     let found: SignedDataKind.Claims
@@ -69,6 +70,7 @@ struct LedgerVerifiers: Sendable {
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
     guard found.kind == kind else {
+      try await checkSignedByApple(jws)
       throw LedgerError(
         .invalidPayload, "this is signed \(found.kind.rawValue) data, not a \(kind.rawValue)")
     }
@@ -77,20 +79,31 @@ struct LedgerVerifiers: Sendable {
 
   /// A notification's payload read, not yet verified; data of another kind is refused as
   /// ``expect(_:in:)`` refuses it.
-  static func notificationClaims(_ jws: String) throws(LedgerError)
+  func notificationClaims(_ jws: String) async throws(LedgerError)
     -> UnverifiedJWS<ResponseBodyV2DecodedPayload>
   {
     let unverified: UnverifiedJWS<ResponseBodyV2DecodedPayload>
     do {
       unverified = try UnverifiedJWS(jws)
     } catch {
-      _ = try expect(.notification, in: jws)
+      _ = try await expect(.notification, in: jws)
       throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
     }
     guard unverified.claims.notificationType != nil else {
-      _ = try expect(.notification, in: jws)
+      _ = try await expect(.notification, in: jws)
+      try await checkSignedByApple(jws)
       throw LedgerError(.invalidPayload, "this signed data is not a notification")
     }
     return unverified
+  }
+
+  /// Throws `verification_failed` unless Apple's chain signed `jws`, whatever its kind (and,
+  /// where the payload names an app, it is this one).
+  private func checkSignedByApple(_ jws: String) async throws(LedgerError) {
+    do {
+      _ = try await unroutable.signedDate.verifyUnroutable(UnverifiedJWS(jws))
+    } catch {
+      throw LedgerError(.verificationFailed, error.message, verificationCode: error.code.rawValue)
+    }
   }
 }

@@ -50,6 +50,17 @@ public struct AccountChange: Hashable, Sendable, Codable {
       default: false
       }
     }
+
+    /// Whether the change's old and new values are instants (Unix milliseconds): an
+    /// entitlement's or a subscription's end, a refund request's deadline.
+    public var valuesAreInstants: Bool {
+      switch self {
+      case .entitlementGranted, .entitlementEndMoved, .renewalExtended,
+        .consumptionRequestPending, .commitmentCancelled:
+        true
+      default: false
+      }
+    }
   }
 
   public var kind: Kind

@@ -1,13 +1,20 @@
-/// One derived change with the instant it happened and what caused it.
+/// One derived change with the instant of the step that derived it, when it took effect by
+/// Apple's data, and what caused it.
 public struct DerivedChange: Hashable, Sendable {
   public var change: AccountChange
+  /// The derivation's instant (O2): orders the feed's appends, never a window.
   public var occurredAt: Timestamp
+  /// When it took effect (``ChangeEffectiveTime``), at or before ``occurredAt``.
+  public var effectiveAt: Timestamp
   /// The key of the event that caused it; nil when the clock did (a period ended).
   public var cause: String?
 
-  public init(_ change: AccountChange, occurredAt: Timestamp, cause: String?) {
+  public init(
+    _ change: AccountChange, occurredAt: Timestamp, effectiveAt: Timestamp? = nil, cause: String?
+  ) {
     self.change = change
     self.occurredAt = occurredAt
+    self.effectiveAt = effectiveAt ?? occurredAt
     self.cause = cause
   }
 }
@@ -77,7 +84,9 @@ public struct ChangeDerivation: Sendable {
       if let change = ConsumptionChanges.change(
         of: event, request: request, account: token, transactions: &requests)
       {
-        derived.append(DerivedChange(change, occurredAt: at, cause: key))
+        derived.append(
+          DerivedChange(
+            change, occurredAt: at, effectiveAt: ChangeEffectiveTime.of(event, at: at), cause: key))
       }
       return derived
     }
@@ -99,7 +108,10 @@ public struct ChangeDerivation: Sendable {
       let before = snapshot(at: last)
       let after = snapshot(at: next)
       instant = next
-      derived += changes(before, after).map { DerivedChange($0, occurredAt: next, cause: nil) }
+      derived += changes(before, after).map {
+        DerivedChange(
+          $0, occurredAt: next, effectiveAt: ChangeEffectiveTime.ofClock(at: next), cause: nil)
+      }
     }
     return derived
   }
@@ -126,9 +138,27 @@ public struct ChangeDerivation: Sendable {
     clock = nil
     instant = at
     let after = snapshot(at: at)
-    var found = changes(before, after)
+    let found = changes(before, after)
+    let folded = state
+    let times = ChangeEffectiveTime.of(
+      found, causedBy: event, after: after,
+      purchased: { id in
+        folded.transactions.values.first { $0.facts.transactionId == id }?.facts.purchaseDate
+      }, at: at)
+    var derivedHere = zip(found, times).map {
+      DerivedChange($0, occurredAt: at, effectiveAt: $1, cause: event.key)
+    }
+    // Money changes take effect when their own transaction was bought or revoked (T2, T3).
+    func money(_ record: TransactionRecord, previous: TransactionRecord?) -> [DerivedChange] {
+      MoneyChanges.changes(previous: previous, now: record, state: state, account: token).map {
+        DerivedChange(
+          $0, occurredAt: at,
+          effectiveAt: ChangeEffectiveTime.of($0, of: record.facts, causedBy: event, at: at),
+          cause: event.key)
+      }
+    }
     if let key, let record = state.transactions[key], holds(record, at: at) {
-      found += MoneyChanges.changes(previous: previous, now: record, state: state, account: token)
+      derivedHere += money(record, previous: previous)
     }
     if let linked {
       let records = state.transactions.values.filter {
@@ -138,13 +168,10 @@ public struct ChangeDerivation: Sendable {
           < ($1.facts.purchaseDate?.milliseconds ?? .min, $1.facts.transactionId)
       }
       if let first = records.first, holds(first, at: at) {
-        for record in records {
-          found += MoneyChanges.changes(previous: nil, now: record, state: state, account: token)
-        }
+        for record in records { derivedHere += money(record, previous: nil) }
       }
     }
-    derived += found.map { DerivedChange($0, occurredAt: at, cause: event.key) }
-    return derived
+    return derived + derivedHere
   }
 
   private mutating func view() -> LedgerView {

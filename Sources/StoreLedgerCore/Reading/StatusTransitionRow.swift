@@ -8,28 +8,29 @@ public struct StatusTransitionRow: Sendable, Hashable {
   /// The status left (nil for a subscription's first) and the one entered.
   public var from: Int32?
   public var to: Int32
-  /// When it happened (Apple's time or the clock's) and when the feed recorded it.
-  public var occurredAt: Timestamp
+  /// When it took effect by Apple's data (or the clock's crossing) and when the feed
+  /// recorded it.
+  public var effectiveAt: Timestamp
   public var recordedAt: Timestamp
   /// The idempotency key of the event that caused it; nil when time passing did.
   public var cause: String?
 
   public init(
     position: Int64, appAccountToken: String, originalTransactionId: String, from: Int32?,
-    to: Int32, occurredAt: Timestamp, recordedAt: Timestamp, cause: String?
+    to: Int32, effectiveAt: Timestamp, recordedAt: Timestamp, cause: String?
   ) {
     self.position = position
     self.appAccountToken = appAccountToken
     self.originalTransactionId = originalTransactionId
     self.from = from
     self.to = to
-    self.occurredAt = occurredAt
+    self.effectiveAt = effectiveAt
     self.recordedAt = recordedAt
     self.cause = cause
   }
 }
 
-/// Which transitions a list holds: into `status`, that occurred in `[from, before)`.
+/// Which transitions a list holds: into `status`, that took effect in `[from, before)`.
 public struct StatusTransitionFilter: Sendable, Hashable {
   public var status: Int32
   public var from: Timestamp
@@ -48,11 +49,11 @@ public struct StatusTransitionFilter: Sendable, Hashable {
 
 /// Where a page of transitions ends: newest first by occurrence, then feed position.
 public struct StatusTransitionKey: Sendable, Hashable {
-  public var occurredAt: Timestamp
+  public var effectiveAt: Timestamp
   public var position: Int64
 
-  public init(occurredAt: Timestamp, position: Int64) {
-    self.occurredAt = occurredAt
+  public init(effectiveAt: Timestamp, position: Int64) {
+    self.effectiveAt = effectiveAt
     self.position = position
   }
 }

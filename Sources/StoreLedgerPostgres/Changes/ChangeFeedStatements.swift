@@ -32,7 +32,8 @@ package enum ChangeFeedStatements {
         \(rows.map { ChangeRecord.id(account: $0.0, ordinal: $0.1) })::uuid[],
         \(rows.map(\.2.change.kind.rawValue))::text[], \(rows.map(\.2.change.subject))::text[],
         \(rows.map { $0.2.change.old ?? "" })::text[], \(rows.map { $0.2.change.new ?? "" })::text[],
-        \(rows.map(\.2.occurredAt.milliseconds))::bigint[], \(rows.map { $0.2.cause ?? "" })::text[])
+        \(rows.map(\.2.occurredAt.milliseconds))::bigint[], \(rows.map { $0.2.cause ?? "" })::text[],
+        \(rows.map(\.2.effectiveAt.milliseconds))::bigint[])
       """
     return try await client.query(query, logger: logger) { result in
       var moved: Set<String> = []
@@ -166,7 +167,7 @@ package enum ChangeFeedStatements {
 
   static let columns =
     "position, change_id, ordinal, change_type, app_account_token, subject, old_value, "
-    + "new_value, occurred_at_ms, cause, recorded_at"
+    + "new_value, occurred_at_ms, cause, recorded_at, effective_at_ms"
 
   static func decode(_ rows: StatementRows) async throws -> [ChangeRecord] {
     var records: [ChangeRecord] = []
@@ -185,6 +186,7 @@ package enum ChangeFeedStatements {
             subject: try cells[5].decode(String.self), old: try cells[6].decode(String?.self),
             new: try cells[7].decode(String?.self)),
           occurredAt: Timestamp(milliseconds: try cells[8].decode(Int64.self)),
+          effectiveAt: try cells[11].decode(Int64?.self).map(Timestamp.init(milliseconds:)),
           cause: try cells[9].decode(String?.self), recordedAt: try cells[10].decode(Date.self)))
     }
     return records

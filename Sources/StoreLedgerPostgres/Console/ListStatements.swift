@@ -102,7 +102,7 @@ package enum ListStatements {
   /// The transition filter's condition over binds $1–$3.
   private static let transitionsCondition = """
     change_type = 'subscription.status_changed' AND new_value = $1::text
-      AND occurred_at_ms >= $2::bigint AND occurred_at_ms < $3::bigint
+      AND effective_at_ms >= $2::bigint AND effective_at_ms < $3::bigint
     """
 
   private static func transitionBindings(_ filter: StatusTransitionFilter) -> PostgresBindings {
@@ -117,17 +117,17 @@ package enum ListStatements {
     _ filter: StatusTransitionFilter, after key: StatusTransitionKey?, limit: Int
   ) -> PostgresQuery {
     var binds = transitionBindings(filter)
-    binds.append(key?.occurredAt.milliseconds)
+    binds.append(key?.effectiveAt.milliseconds)
     binds.append(key?.position)
     binds.append(Int64(limit))
     return PostgresQuery(
       unsafeSQL: """
-        SELECT position, app_account_token, subject, old_value, new_value, occurred_at_ms,
+        SELECT position, app_account_token, subject, old_value, new_value, effective_at_ms,
           recorded_at, cause
         FROM storeledger.changes
         WHERE \(transitionsCondition)
-          AND ($4::bigint IS NULL OR (occurred_at_ms, position) < ($4::bigint, $5::bigint))
-        ORDER BY occurred_at_ms DESC, position DESC
+          AND ($4::bigint IS NULL OR (effective_at_ms, position) < ($4::bigint, $5::bigint))
+        ORDER BY effective_at_ms DESC, position DESC
         LIMIT $6
         """, binds: binds)
   }
@@ -147,7 +147,7 @@ package enum ListStatements {
           StatusTransitionRow(
             position: row.0, appAccountToken: row.1, originalTransactionId: row.2,
             from: row.3.flatMap { Int32($0) }, to: row.4.flatMap { Int32($0) } ?? filter.status,
-            occurredAt: Timestamp(milliseconds: row.5), recordedAt: Timestamp(row.6),
+            effectiveAt: Timestamp(milliseconds: row.5), recordedAt: Timestamp(row.6),
             cause: row.7))
       }
       return found

@@ -6,7 +6,8 @@ import StoreLedgerCore
 /// The notifications the log holds but this release does not understand.
 package enum NotUnderstoodStatements {
   /// Unrouted evidence and notifications whose type is not in `knownTypes` or whose claims
-  /// carry a body object not in `knownBodies`, newest first. A full scan of the
+  /// carry a body object not in `knownBodies`, newest first; an erasure's tombstones are
+  /// erasures, never "not understood". A full scan of the
   /// notifications: a tool's question, not a hot path.
   package static func list(
     knownTypes: [String], knownBodies: [String], limit: Int, on client: PostgresClient,
@@ -26,7 +27,7 @@ package enum NotUnderstoodStatements {
           WHERE e.stream_id LIKE \(unrouted)
             AND r.idempotency_key = 'asn2:' || (e.claims->'notification'->>'notificationUUID'))
       FROM storeledger.events e
-      WHERE e.event_type = 'appstore.notification.v3'
+      WHERE e.event_type = 'appstore.notification.v3' AND e.erased_by IS NULL
         AND (e.stream_id LIKE \(unrouted)
           OR NOT (coalesce(e.payload->'notification'->>'notificationType', '') = ANY(\(knownTypes)))
           OR EXISTS (SELECT 1 FROM jsonb_each(e.claims->'notification') m

@@ -14,11 +14,15 @@ extension AccountPage {
     else { return }
     html.table(
       caption: "The account's change feed, newest first (\(Self.count(changesTotal)) in all)",
-      headers: ["Position", "When (UTC)", "Change", "About", "Old → new", "Delivered"],
+      headers: [
+        "Position", "Took effect (UTC)", "Recorded (UTC)", "Change", "About", "Old → new",
+        "Delivered",
+      ],
       rows: changes
     ) { html, change in
       html.cell(Self.count(change.position))
-      html.cell(Self.instant(change.occurredAt))
+      html.cell(change.effectiveAt.map(Self.instant) ?? "—")
+      html.cell(Self.instant(Timestamp(change.recordedAt)))
       html.cell(change.change.kind.rawValue)
       html.cell(change.change.subject)
       html.cell(Self.oldToNew(change.change))
@@ -30,12 +34,19 @@ extension AccountPage {
   }
 
   static func oldToNew(_ change: AccountChange) -> String {
-    switch (change.old, change.new) {
-    case (nil, nil): "—"
-    case (let old?, nil): "\(old) → —"
-    case (nil, let new?): "— → \(new)"
-    case (let old?, let new?): "\(old) → \(new)"
+    let (old, new) = (value(change.old, of: change.kind), value(change.new, of: change.kind))
+    switch (old, new) {
+    case (nil, nil): return "—"
+    case (let old?, nil): return "\(old) → —"
+    case (nil, let new?): return "— → \(new)"
+    case (let old?, let new?): return "\(old) → \(new)"
     }
+  }
+
+  /// A change's old or new value as people read it: an instant as a UTC date and time.
+  static func value(_ text: String?, of kind: AccountChange.Kind) -> String? {
+    guard kind.valuesAreInstants, let text, let milliseconds = Int64(text) else { return text }
+    return instant(Timestamp(milliseconds: milliseconds))
   }
 
   /// The account's events by when they happened (Apple's signature, or the backend's time

@@ -46,8 +46,7 @@ extension AccountPage {
           for (event, note) in cited {
             html.element(
               "li",
-              text: "\(event.notification ?? event.eventType) signed "
-                + (event.signedDate.map(instant) ?? "unsigned")
+              text: "\(event.notification ?? event.eventType) \(event.dated(instant))"
                 + (event.transactionId.map { ", transaction \($0)" } ?? "") + note)
           }
         }

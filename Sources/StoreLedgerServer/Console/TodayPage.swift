@@ -21,15 +21,18 @@ struct TodayPage {
       html.element("p", ["id": "today-no-changes"], text: "No change yet.")
     } else {
       html.table(
-        caption: nil, headers: ["Recorded", "Customer", "Change", "About", "From", "To"],
+        caption: nil,
+        headers: ["Recorded", "Took effect", "Customer", "Change", "About", "From", "To"],
         rows: changes, id: "today-changes"
       ) { html, record in
+        let kind = record.change.kind
         html.cell(record.recordedAt.formatted(.iso8601))
+        html.cell(record.effectiveAt?.date.formatted(.iso8601) ?? "-")
         account(&html, record.change.appAccountToken)
-        html.cell(record.change.kind.rawValue)
+        html.cell(kind.rawValue)
         html.cell(record.change.subject)
-        html.cell(record.change.kind.carriesMoney ? "" : record.change.old ?? "")
-        html.cell(record.change.kind.carriesMoney ? "" : record.change.new ?? "")
+        html.cell(kind.carriesMoney ? "" : AccountPage.value(record.change.old, of: kind) ?? "")
+        html.cell(kind.carriesMoney ? "" : AccountPage.value(record.change.new, of: kind) ?? "")
       }
     }
     html.element("h2", text: "Events stored")

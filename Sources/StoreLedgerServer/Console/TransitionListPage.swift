@@ -48,7 +48,7 @@ struct TransitionListPage {
       caption: "Newest first", headers: ["When", "Customer", "Purchase", "From", "To", "Cause"],
       rows: page.rows, id: "transitions-list"
     ) { html, row in
-      html.cell(row.occurredAt.date.formatted(.iso8601))
+      html.cell(row.effectiveAt.date.formatted(.iso8601))
       html.element("td") { html in
         html.element(
           "a", ["href": "\(base)/accounts/\(row.appAccountToken)"], text: row.appAccountToken)

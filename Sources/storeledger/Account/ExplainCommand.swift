@@ -91,8 +91,8 @@ struct ExplainCommand: AsyncParsableCommand {
   }
 
   private static func line(_ event: EventReference, indent: String, _ mark: String) -> String {
-    let signed = event.signedDate.map { $0.date.formatted(.iso8601) } ?? "unsigned"
-    return "\(indent)  \(mark) \(event.notification ?? event.eventType) signed \(signed)"
+    let dated = event.dated { $0.date.formatted(.iso8601) }
+    return "\(indent)  \(mark) \(event.notification ?? event.eventType) \(dated)"
       + (event.transactionId.map { ", transaction \($0)" } ?? "")
   }
 }

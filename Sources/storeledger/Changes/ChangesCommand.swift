@@ -168,10 +168,11 @@ struct ChangesCommand: AsyncParsableCommand {
   static func text(_ records: [ChangeRecord]) -> String {
     var table = TextTable(
       title: "changes",
-      header: ["position", "occurred", "account", "type", "subject", "old", "new"])
+      header: ["position", "effective", "recorded", "account", "type", "subject", "old", "new"])
     for record in records {
       table.rows.append([
-        String(record.position), record.occurredAt.date.formatted(.iso8601),
+        String(record.position), record.effectiveAt?.date.formatted(.iso8601) ?? "-",
+        record.recordedAt.formatted(.iso8601),
         record.appAccountToken, record.change.kind.rawValue, record.change.subject,
         record.change.old ?? "-", record.change.new ?? "-",
       ])

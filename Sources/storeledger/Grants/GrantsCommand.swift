@@ -117,7 +117,9 @@ struct GrantsCreateCommand: AsyncParsableCommand {
             say("refused \(refusal.appAccountToken): \(refusal.message)")
           }
         }
-      } catch let error as LedgerError where error.code == .invalidRequest {
+      } catch let error as LedgerError
+        where error.code == .invalidRequest || error.code == .unknownEntitlement
+      {
         throw ValidationError(error.message)
       }
     }
@@ -143,7 +145,9 @@ struct GrantsRevokeCommand: AsyncParsableCommand {
         let grant = try await SupportGrants(ledger: ledger).end(
           grantId: grantId, of: token, reason: reason, by: who)
         say(json ? try CommandJSON.string(grant) : "ended " + GrantsCommand.line(grant))
-      } catch let error as LedgerError where error.code == .invalidRequest {
+      } catch let error as LedgerError
+        where error.code == .invalidRequest || error.code == .unknownEntitlement
+      {
         throw ValidationError(error.message)
       }
     }

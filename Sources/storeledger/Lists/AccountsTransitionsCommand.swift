@@ -57,7 +57,7 @@ struct AccountsTransitionsCommand: AsyncParsableCommand {
         csv: ListCSV.fields,
         text: { row in
           [
-            ListTimes.text(row.occurredAt), row.appAccountToken, row.originalTransactionId,
+            ListTimes.text(row.effectiveAt), row.appAccountToken, row.originalTransactionId,
             row.from.map(String.init) ?? "-", String(row.to),
             row.cause == nil ? "time" : "event",
           ]

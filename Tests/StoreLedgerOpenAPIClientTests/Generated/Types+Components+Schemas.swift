@@ -14,6 +14,7 @@ extension Components {
                 /// - Remark: Generated from `#/components/schemas/Error/error/code`.
                 internal enum CodePayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case accountErased = "account_erased"
+                    case addressLocked = "address_locked"
                     case appRequired = "app_required"
                     case appleRefused = "apple_refused"
                     case appleUnavailable = "apple_unavailable"
@@ -37,7 +38,6 @@ extension Components {
                     case invalidRequest = "invalid_request"
                     case invalidTime = "invalid_time"
                     case keyLocked = "key_locked"
-                    case addressLocked = "address_locked"
                     case methodNotAllowed = "method_not_allowed"
                     case notConfigured = "not_configured"
                     case notDeveloperHosted = "not_developer_hosted"
@@ -53,6 +53,7 @@ extension Components {
                     case unknownApp = "unknown_app"
                     case unknownCurrency = "unknown_currency"
                     case unknownDefinition = "unknown_definition"
+                    case unknownEntitlement = "unknown_entitlement"
                     case unknownFilter = "unknown_filter"
                     case unknownGranularity = "unknown_granularity"
                     case unknownGrouping = "unknown_grouping"
@@ -1635,10 +1636,14 @@ extension Components {
             internal var app: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Change/appAccountToken`.
             internal var appAccountToken: Swift.String
-            /// When the change took effect, Unix milliseconds.
+            /// When the change took effect by Apple's data (a purchase, expiry, revocation or notification date, or the instant a period ended), Unix milliseconds: what every window selects on (projections/changes.md, T1-T8). Null for a change recorded before the ledger kept effective times.
             ///
-            /// - Remark: Generated from `#/components/schemas/Change/occurredAt`.
-            internal var occurredAt: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Change/effectiveAt`.
+            internal var effectiveAt: Swift.Int?
+            /// When the ledger recorded the change, Unix milliseconds. The feed's order is its position: a change that took effect long ago (a replay, a recovered notification) is still new.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Change/recordedAt`.
+            internal var recordedAt: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Change/data`.
             internal struct DataPayload: Codable, Hashable, Sendable {
                 /// The idempotency key of the event that caused the change; null when the clock did.
@@ -1691,7 +1696,8 @@ extension Components {
             ///   - _type:
             ///   - app: The app the change is of, on a server of several apps (absent otherwise). Positions and ids are each app's own: dedupe on (app, id).
             ///   - appAccountToken:
-            ///   - occurredAt: When the change took effect, Unix milliseconds.
+            ///   - effectiveAt: When the change took effect by Apple's data (a purchase, expiry, revocation or notification date, or the instant a period ended), Unix milliseconds: what every window selects on (projections/changes.md, T1-T8). Null for a change recorded before the ledger kept effective times.
+            ///   - recordedAt: When the ledger recorded the change, Unix milliseconds. The feed's order is its position: a change that took effect long ago (a replay, a recovered notification) is still new.
             ///   - data:
             internal init(
                 id: Swift.String,
@@ -1699,7 +1705,8 @@ extension Components {
                 _type: Components.Schemas.Change._TypePayload,
                 app: Swift.String? = nil,
                 appAccountToken: Swift.String,
-                occurredAt: Swift.Int,
+                effectiveAt: Swift.Int? = nil,
+                recordedAt: Swift.Int,
                 data: Components.Schemas.Change.DataPayload
             ) {
                 self.id = id
@@ -1707,7 +1714,8 @@ extension Components {
                 self._type = _type
                 self.app = app
                 self.appAccountToken = appAccountToken
-                self.occurredAt = occurredAt
+                self.effectiveAt = effectiveAt
+                self.recordedAt = recordedAt
                 self.data = data
             }
             internal enum CodingKeys: String, CodingKey {
@@ -1716,7 +1724,8 @@ extension Components {
                 case _type = "type"
                 case app
                 case appAccountToken
-                case occurredAt
+                case effectiveAt
+                case recordedAt
                 case data
             }
         }
@@ -3591,10 +3600,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/StatusTransition/to`.
             internal var to: Swift.Int
-            /// Unix milliseconds.
+            /// When the subscription entered the status by Apple's data, Unix milliseconds: what the window selects on.
             ///
-            /// - Remark: Generated from `#/components/schemas/StatusTransition/occurredAt`.
-            internal var occurredAt: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/StatusTransition/effectiveAt`.
+            internal var effectiveAt: Swift.Int64
             /// When the feed recorded it, Unix milliseconds.
             ///
             /// - Remark: Generated from `#/components/schemas/StatusTransition/recordedAt`.
@@ -3611,7 +3620,7 @@ extension Components {
             ///   - originalTransactionId:
             ///   - from: The status left; null for a subscription's first.
             ///   - to: The status entered.
-            ///   - occurredAt: Unix milliseconds.
+            ///   - effectiveAt: When the subscription entered the status by Apple's data, Unix milliseconds: what the window selects on.
             ///   - recordedAt: When the feed recorded it, Unix milliseconds.
             ///   - cause: The idempotency key of the event that caused it; null when time passing did.
             internal init(
@@ -3620,7 +3629,7 @@ extension Components {
                 originalTransactionId: Swift.String,
                 from: Swift.Int? = nil,
                 to: Swift.Int,
-                occurredAt: Swift.Int64,
+                effectiveAt: Swift.Int64,
                 recordedAt: Swift.Int64,
                 cause: Swift.String? = nil
             ) {
@@ -3629,7 +3638,7 @@ extension Components {
                 self.originalTransactionId = originalTransactionId
                 self.from = from
                 self.to = to
-                self.occurredAt = occurredAt
+                self.effectiveAt = effectiveAt
                 self.recordedAt = recordedAt
                 self.cause = cause
             }
@@ -3639,7 +3648,7 @@ extension Components {
                 case originalTransactionId
                 case from
                 case to
-                case occurredAt
+                case effectiveAt
                 case recordedAt
                 case cause
             }

@@ -23216,7 +23216,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// A body the document does not allow, or days with endsAt (code invalid_request or invalid_body).
+            /// A body the document does not allow, days with endsAt, or a period that ends before it starts (code invalid_request or invalid_body).
             ///
             /// - Remark: Generated from `#/paths//v1/accounts/{token}/grants/post(createGrant)/responses/400`.
             ///
@@ -23369,7 +23369,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The ledger cannot grant it: an entitlement no catalog product grants (unless force), a period that ends before it starts (code invalid_request); an account erased with its later data quarantined (code account_erased, nothing written).
+            /// The account was erased with its later data quarantined (code account_erased): a conflict with what the ledger holds; nothing written.
             ///
             /// - Remark: Generated from `#/paths//v1/accounts/{token}/grants/post(createGrant)/responses/409`.
             ///
@@ -23420,7 +23420,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The idempotency key granted another entitlement to this account (code idempotency_key_reused).
+            /// The idempotency key granted another entitlement to this account (code idempotency_key_reused), or no product of the catalog grants the entitlement and force is not set (code unknown_entitlement).
             ///
             /// - Remark: Generated from `#/paths//v1/accounts/{token}/grants/post(createGrant)/responses/422`.
             ///
@@ -24332,10 +24332,10 @@ internal enum Operations {
                     }
                 }
             }
-            internal struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/grants/POST/responses/409/content`.
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/grants/POST/responses/422/content`.
                 internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/grants/POST/responses/409/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/v1/grants/POST/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -24351,33 +24351,33 @@ internal enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                internal var body: Operations.CreateBulkGrant.Output.Conflict.Body
-                /// Creates a new `Conflict`.
+                internal var body: Operations.CreateBulkGrant.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                internal init(body: Operations.CreateBulkGrant.Output.Conflict.Body) {
+                internal init(body: Operations.CreateBulkGrant.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
-            /// The ledger cannot grant it: a period that ends before it starts, an entitlement no catalog product grants (code invalid_request).
+            /// No product of the catalog grants the entitlement and force is not set (code unknown_entitlement): nobody was granted.
             ///
-            /// - Remark: Generated from `#/paths//v1/grants/post(createBulkGrant)/responses/409`.
+            /// - Remark: Generated from `#/paths//v1/grants/post(createBulkGrant)/responses/422`.
             ///
-            /// HTTP response code: `409 conflict`.
-            case conflict(Operations.CreateBulkGrant.Output.Conflict)
-            /// The associated value of the enum case if `self` is `.conflict`.
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.CreateBulkGrant.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
-            /// - Throws: An error if `self` is not `.conflict`.
-            /// - SeeAlso: `.conflict`.
-            internal var conflict: Operations.CreateBulkGrant.Output.Conflict {
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.CreateBulkGrant.Output.UnprocessableContent {
                 get throws {
                     switch self {
-                    case let .conflict(response):
+                    case let .unprocessableContent(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "conflict",
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

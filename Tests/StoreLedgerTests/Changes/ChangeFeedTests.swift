@@ -26,7 +26,10 @@ import Testing
   }
 
   static func comparable(_ records: [ChangeRecord]) -> [DerivedChange] {
-    records.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
+    records.map {
+      DerivedChange(
+        $0.change, occurredAt: $0.occurredAt, effectiveAt: $0.effectiveAt, cause: $0.cause)
+    }
   }
 
   /// A purchase grants; two seconds later the period ends with no event, and the feed says

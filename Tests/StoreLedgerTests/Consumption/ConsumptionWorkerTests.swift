@@ -252,7 +252,10 @@ import Testing
         let derived = try await ChangeFeedReader(ledger: ledger).derivedFromLog(
           of: Self.token, through: Date())
         #expect(
-          stored.map { DerivedChange($0.change, occurredAt: $0.occurredAt, cause: $0.cause) }
+          stored.map {
+            DerivedChange(
+              $0.change, occurredAt: $0.occurredAt, effectiveAt: $0.effectiveAt, cause: $0.cause)
+          }
             == derived)
       }
     }

@@ -102,12 +102,14 @@ import Testing
       let unknown = await #expect(throws: LedgerError.self) {
         try await grants.grant(request("platinum"))
       }
-      #expect(unknown?.code == .invalidRequest)
+      // A name the catalog does not know is not a conflict with what the ledger holds.
+      #expect(unknown?.code == .unknownEntitlement && unknown?.httpStatus == 422)
       #expect(unknown?.message.contains("force") == true)
       let reversed = await #expect(throws: LedgerError.self) {
         try await grants.grant(request(ends: now.addingTimeInterval(-60)))
       }
       #expect(reversed?.message.contains("ends before it starts") == true)
+      #expect(reversed?.code == .invalidRequest && reversed?.httpStatus == 400)
       let silent = await #expect(throws: LedgerError.self) {
         try await grants.grant(request(reason: "  "))
       }

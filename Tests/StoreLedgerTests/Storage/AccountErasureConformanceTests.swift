@@ -74,6 +74,11 @@ import Testing
         at: F.t(37).date)
       try await RefundConsents(ledger: ledger).record(
         appAccountToken: Self.erased, consented: true, collectedAt: F.t(36).date)
+      let uuid = store.notify(
+        .didChangeRenewalStatus, .autoRenewDisabled,
+        transaction: try #require(store.transaction("era-sub-1")))
+      _ = try await ledger.ingest(
+        notification: try #require(store.notifications().first { $0.uuid == uuid }).signedPayload)
       _ = try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp()
       _ = try await RevenueProjector(ledger: ledger, logger: TestDatabase.logger).catchUp()
       let identifiers = [Self.erased, "era-sub-1", "era-gems-1"]
@@ -83,6 +88,7 @@ import Testing
           of: Self.erased, offset: 0, limit: 100, consistency: .exact
         ).value.changes.count > 0)
       let before = try await Self.log(storage)
+      let notUnderstood = try await SupportQueries(ledger: ledger).notUnderstood().count
 
       // When the owner erases it.
       let receipt = try await AccountErasure(ledger: owner).erase(
@@ -90,8 +96,11 @@ import Testing
 
       // Then no row names it, the rows kept their places and hashes, one event was added.
       #expect(receipt.outcome == .erased)
-      // The subscription, the consumable, the debit and the consent: a row and a stream each.
-      #expect(receipt.erasedRows == 4 && receipt.erasedStreams == 4, "\(receipt)")
+      // The subscription (its transaction and a notification), the consumable, the debit and
+      // the consent.
+      #expect(receipt.erasedRows == 5 && receipt.erasedStreams == 4, "\(receipt)")
+      // Its tombstones are erasures, not notifications the ledger did not understand.
+      #expect(try await SupportQueries(ledger: ledger).notUnderstood().count == notUnderstood)
       for id in identifiers { #expect(try await Self.rows(naming: id, in: storage) == 0, "\(id)") }
       let after = try await Self.log(storage)
       #expect(after.count == before.count + 1)

@@ -98,6 +98,51 @@ import Testing
     }
   }
 
+  /// A window of transitions selects on when each took effect by Apple's data, never on
+  /// when the ledger derived or recorded it: a year recorded in one minute spreads over it.
+  @Test(arguments: StorageKind.allCases)
+  func transitionsSelectOnTheEffectiveTimeAndKeepBothClocks(_ kind: StorageKind) async throws {
+    let day: Int64 = 86_400_000
+    try await kind.withStorage { storage in
+      for (offset, account) in [Self.alice, Self.bob].enumerated() {
+        _ = try await Self.append("t\(offset)", for: account, in: storage)
+      }
+      func entered(_ subject: String, on days: Int64) -> DerivedChange {
+        DerivedChange(
+          AccountChange(.subscriptionStatusChanged, account: nil, subject: subject, new: "3"),
+          occurredAt: Timestamp(milliseconds: 400 * day),
+          effectiveAt: Timestamp(milliseconds: days * day),
+          cause: "k-\(subject)")
+      }
+      try await storage.views.appendChanges([
+        Self.derived(
+          Self.alice, version: 0, first: 0, [entered("a-1", on: 10), entered("a-2", on: 300)]),
+        Self.derived(Self.bob, version: 0, first: 0, [entered("b-1", on: 305)]),
+      ])
+      let stored = try await storage.changes.changes(
+        after: 0, limit: 10, account: nil, consistency: .exact
+      ).value.changes
+      #expect(
+        stored.map(\.effectiveAt) == [10, 300, 305].map { Timestamp(milliseconds: $0 * day) })
+      #expect(stored.allSatisfy { $0.occurredAt == Timestamp(milliseconds: 400 * day) })
+      func entered(from: Int64, before: Int64) async throws -> ListRead<StatusTransitionRow> {
+        try await storage.support.statusTransitions(
+          StatusTransitionFilter(
+            status: 3, from: Timestamp(milliseconds: from * day),
+            before: Timestamp(milliseconds: before * day)),
+          after: nil, limit: 10, countTotal: true, consistency: .exact
+        ).value
+      }
+      let window = try await entered(from: 299, before: 306)
+      #expect(window.rows.map(\.originalTransactionId) == ["b-1", "a-2"])
+      #expect(window.total == 2)
+      #expect(window.rows.first?.effectiveAt == Timestamp(milliseconds: 305 * day))
+      // The days the ledger derived them hold none.
+      let derivedDay = try await entered(from: 399, before: 401)
+      #expect(derivedDay.rows.isEmpty && derivedDay.total == 0)
+    }
+  }
+
   @Test(arguments: StorageKind.allCases)
   func aViewNeverGivesWayToOneIncludingFewerAppends(_ kind: StorageKind) async throws {
     try await kind.withStorage { storage in

@@ -54,3 +54,21 @@ extension EventReference {
       > (other.eventType, other.notification ?? "", other.key ?? "", other.transactionId ?? "")
   }
 }
+
+extension EventReference {
+  /// Whether Apple signed the event: its time is Apple's `signedDate`. The ledger's own events
+  /// (grants, debits, links, seat claims) carry the backend's time instead, and nobody signed
+  /// them.
+  public var isSignedByApple: Bool { eventType.hasPrefix("appstore.") }
+
+  /// How a citation dates the event: "signed T" for Apple's data, "at T" for the ledger's own
+  /// events, each instant written by `instant`.
+  public func dated(_ instant: (Timestamp) -> String) -> String {
+    switch (isSignedByApple, signedDate) {
+    case (true, let time?): "signed \(instant(time))"
+    case (true, nil): "signed at an unknown time"
+    case (false, let time?): "at \(instant(time))"
+    case (false, nil): "at an unknown time"
+    }
+  }
+}
