@@ -19,13 +19,17 @@ extension InMemoryLedgerStorage: RefundRequestIndex {
       .prefix(limit).map(\.stream)
   }
 
-  public func requests(inStates states: [String], limit: Int) async throws(EventStoreError)
-    -> [String]
-  {
-    Array(
-      Self.newestFirst(
-        requests().filter { states.isEmpty || states.contains($0.request.phase.rawValue) }
-      ).prefix(limit).map(\.stream))
+  public func requests(
+    inStates states: [String], after key: RefundRequestKey?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RefundRequestKey> {
+    let listed = Self.newestFirst(
+      requests().filter { states.isEmpty || states.contains($0.request.phase.rawValue) }
+    ).map {
+      RefundRequestKey(
+        requestedAt: $0.request.requested.requestedAt.milliseconds, streamId: $0.stream)
+    }
+    let after = key.map { key in listed.filter { $0.isAfter(key) } } ?? listed
+    return ListRead(rows: Array(after.prefix(limit)), total: countTotal ? listed.count : nil)
   }
 
   public func requests(withId id: String) async throws(EventStoreError) -> [String] {

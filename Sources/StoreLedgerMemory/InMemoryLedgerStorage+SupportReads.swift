@@ -37,7 +37,7 @@ extension InMemoryLedgerStorage: SupportReads {
         found.insert(AccountSearchMatch(token: token, matched: "alias"))
       }
       let sorted = found.sorted { ($0.token, $0.matched) < ($1.token, $1.matched) }
-      return ReadAnswer(value: Array(sorted.prefix(50)))
+      return ReadAnswer(value: Array(sorted.prefix(AccountSearchMatch.limit)))
     }
   }
 

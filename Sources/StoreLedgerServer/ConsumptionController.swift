@@ -13,7 +13,23 @@ struct ConsumptionController: Sendable {
 
   struct Listing: Encodable {
     let requests: [ConsumptionRequestReport]
+    /// How many requests the list holds (all pages), and the cursor of the next page.
+    let total: Int
+    let nextCursor: String?
     let metrics: ConsumptionMetrics
+
+    // `nextCursor` is null on the last page, never left out.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(requests, forKey: .requests)
+      try container.encode(total, forKey: .total)
+      try container.encode(nextCursor, forKey: .nextCursor)
+      try container.encode(metrics, forKey: .metrics)
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case requests, total, nextCursor, metrics
+    }
   }
 
   /// A customer's refund consent: the answer in force now and every answer recorded.
@@ -30,12 +46,13 @@ struct ConsumptionController: Sendable {
 
   func register(on group: RouterGroup<LedgerRequestContext>) {
     group.get("/v1/consumption-requests") { request, _ in
-      let states = try Self.states(request.uri.queryParameters.get("state"))
-      let limit = try Self.limit(request.uri.queryParameters.get("limit"))
+      let query = request.uri.queryParameters
+      let states = try Self.states(query.get("state"))
+      let limit = try Self.limit(query.get("limit"))
+      let page = try await requests.page(states: states, limit: limit, cursor: query.get("cursor"))
       return try JSONBody.response(
         Listing(
-          requests: try await requests.list(
-            states: states, limit: limit),
+          requests: page.rows, total: page.total, nextCursor: page.nextCursor,
           metrics: try await requests.metrics()))
     }
     group.get("/v1/consumption-requests/{id}") { _, context in

@@ -37,6 +37,8 @@ struct SearchController: Sendable {
   struct Matches: Encodable {
     let query: String
     let matches: [Match]
+    /// False when the search stopped at its limit: more accounts may match.
+    let complete: Bool
   }
 
   func register(on group: RouterGroup<LedgerRequestContext>) {
@@ -47,7 +49,9 @@ struct SearchController: Sendable {
         .map { Match(appAccountToken: $0.key, matched: $0.value.map(\.matched).sorted()) }
         .sorted { $0.appAccountToken < $1.appAccountToken }
       return try JSONBody.response(
-        Matches(query: query.trimmingCharacters(in: .whitespacesAndNewlines), matches: grouped))
+        Matches(
+          query: query.trimmingCharacters(in: .whitespacesAndNewlines), matches: grouped,
+          complete: found.count < AccountSearchMatch.limit))
     }
     group.get("/v1/accounts/{token}/alias") { _, context in
       let token = try AccountController.token(context)

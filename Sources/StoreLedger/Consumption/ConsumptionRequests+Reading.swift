@@ -9,15 +9,39 @@ extension ConsumptionRequests {
   public func list(states: [ConsumptionRequest.Phase] = [], limit: Int = 100)
     async throws(LedgerError) -> [ConsumptionRequestReport]
   {
+    try await page(states: states, limit: min(max(limit, 1), Self.pageLimit)).rows
+  }
+
+  /// The most rows a page holds.
+  public static let pageLimit = 1000
+
+  /// A page of the requests in `states` (every one when empty), newest first, with how many
+  /// the whole list holds (counted on the first page); `cursor` is the `nextCursor` of the
+  /// page before. Every request is on exactly one page, however many there are.
+  public func page(
+    states: [ConsumptionRequest.Phase] = [], limit: Int = 50, cursor: String? = nil
+  ) async throws(LedgerError) -> ListPage<ConsumptionRequestReport> {
+    guard (1...Self.pageLimit).contains(limit) else {
+      throw LedgerError(.invalidRequest, "a page holds 1 to \(Self.pageLimit) rows (`limit`)")
+    }
     let index = refundRequests
-    let streams = try await calls.run {
-      try await index.requests(inStates: states.map(\.rawValue), limit: min(max(limit, 1), 1000))
-    }
+    let names = states.map(\.rawValue).sorted()
+    let keys = try await ListPage<RefundRequestKey>.read(
+      list: "refund-requests", filter: names.joined(separator: ","), limit: limit,
+      cursor: cursor,
+      key: { parts in
+        Int64(parts[0]).map { RefundRequestKey(requestedAt: $0, streamId: parts[1]) }
+      },
+      read: { (key, count) throws(EventStoreError) in
+        try await index.requests(
+          inStates: names, after: key, limit: limit + 1, countTotal: count)
+      },
+      keyOf: { [String($0.requestedAt), $0.streamId] }, mapped: LedgerStorage.mapped)
     var reports: [ConsumptionRequestReport] = []
-    for stream in streams {
-      reports.append(try await report(streamId: stream, withEvents: false))
+    for key in keys.rows {
+      reports.append(try await report(streamId: key.streamId, withEvents: false))
     }
-    return reports
+    return ListPage(rows: reports, total: keys.total, nextCursor: keys.nextCursor)
   }
 
   /// The request whose id (the notification's UUID) or transaction id is `id`; the newest

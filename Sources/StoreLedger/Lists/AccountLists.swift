@@ -28,7 +28,7 @@ public struct AccountLists: Sendable {
       return ListPage(rows: [], total: 0, nextCursor: nil)
     }
     let support = self.support
-    return try await Self.page(
+    return try await ListPage.read(
       list: "accounts", filter: filter.canonicalText, limit: limit, cursor: cursor,
       key: { parts in
         Int64(parts[0]).map {
@@ -40,7 +40,8 @@ public struct AccountLists: Sendable {
           filter, after: key, limit: limit + 1, countTotal: count, consistency: .readYourWrites
         ).value
       },
-      keyOf: { [String($0.changedAt.milliseconds), $0.appAccountToken] })
+      keyOf: { [String($0.changedAt.milliseconds), $0.appAccountToken] },
+      mapped: LedgerStorage.mapped)
   }
 
   /// A page of the subscriptions that entered `filter.status` in its window (on `effectiveAt`,
@@ -51,7 +52,7 @@ public struct AccountLists: Sendable {
     try Self.check(limit: limit)
     guard filter.before > filter.from else { return ListPage(rows: [], total: 0, nextCursor: nil) }
     let support = self.support
-    return try await Self.page(
+    return try await ListPage.read(
       list: "transitions", filter: filter.canonicalText, limit: limit, cursor: cursor,
       key: { parts in
         guard let ms = Int64(parts[0]), let position = Int64(parts[1]) else { return nil }
@@ -62,40 +63,8 @@ public struct AccountLists: Sendable {
           filter, after: key, limit: limit + 1, countTotal: count, consistency: .readYourWrites
         ).value
       },
-      keyOf: { [String($0.effectiveAt.milliseconds), String($0.position)] })
-  }
-
-  /// One page of a list: the cursor read back into the store's key (its total carried), one
-  /// more row than the page read to know whether another page follows, and the next cursor
-  /// made from the page's last row.
-  private static func page<Key: Sendable, Row: Sendable>(
-    list: String, filter: String, limit: Int, cursor: String?,
-    key parse: ([String]) -> Key?,
-    read: (Key?, Bool) async throws(EventStoreError) -> ListRead<Row>,
-    keyOf: (Row) -> [String]
-  ) async throws(LedgerError) -> ListPage<Row> {
-    var key: Key?
-    var total: Int?
-    if let cursor {
-      let decoded = try ListCursor(text: cursor, list: list, filter: filter, keyParts: 2)
-      guard let parsed = parse(decoded.key) else { throw ListCursor.invalid("it was changed") }
-      key = parsed
-      total = decoded.total
-    }
-    let answer: ListRead<Row>
-    do {
-      answer = try await read(key, total == nil)
-    } catch {
-      throw LedgerStorage.mapped(error)
-    }
-    let rows = Array(answer.rows.prefix(limit))
-    let count = total ?? answer.total ?? rows.count
-    let next = answer.rows.count > limit ? rows.last : nil
-    return ListPage(
-      rows: rows, total: count,
-      nextCursor: next.map {
-        ListCursor(total: count, key: keyOf($0)).text(list: list, filter: filter)
-      })
+      keyOf: { [String($0.effectiveAt.milliseconds), String($0.position)] },
+      mapped: LedgerStorage.mapped)
   }
 
   static func check(limit: Int) throws(LedgerError) {

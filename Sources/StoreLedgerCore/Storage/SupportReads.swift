@@ -52,6 +52,10 @@ public protocol SupportReads: Sendable {
 
 /// An account a support search found, and what matched.
 public struct AccountSearchMatch: Sendable, Hashable {
+  /// The most matches a search reads: one that reaches it may not be every account that
+  /// matches, and says "at least".
+  public static let limit = 50
+
   public var token: String
   public var matched: String
 

@@ -72,7 +72,7 @@ package enum ConsoleStatements {
       UNION
       SELECT app_account_token, 'alias' FROM storeledger.account_aliases WHERE alias = \(query)
       ORDER BY 1, 2
-      LIMIT 50
+      LIMIT \(AccountSearchMatch.limit)
       """, logger: logger
     ) { rows in
       var found: [(String, String)] = []

@@ -17,12 +17,13 @@ public struct PostgresRefundRequestIndex: RefundRequestIndex {
     }
   }
 
-  public func requests(inStates states: [String], limit: Int) async throws(EventStoreError)
-    -> [String]
-  {
+  public func requests(
+    inStates states: [String], after key: RefundRequestKey?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RefundRequestKey> {
     try await database.primary("listing refund requests") { client, logger in
       try await RefundRequestStatements.list(
-        states: states, limit: limit, on: client, logger: logger)
+        states: states, after: key, limit: limit, countTotal: countTotal, on: client,
+        logger: logger)
     }
   }
 

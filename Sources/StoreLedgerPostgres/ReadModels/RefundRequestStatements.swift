@@ -19,21 +19,39 @@ package enum RefundRequestStatements {
 
   /// The streams of the requests in `states` (all when empty), newest first.
   package static func list(
-    states: [String], limit: Int, on client: PostgresClient, logger: Logger
-  ) async throws -> [String] {
-    if states.isEmpty {
-      return try await streams(
-        """
-        SELECT stream_id FROM storeledger.consumption_requests
-        ORDER BY requested_at_ms DESC, stream_id LIMIT \(limit)
-        """, on: client, logger: logger)
-    }
-    return try await streams(
+    states: [String], after key: RefundRequestKey?, limit: Int, countTotal: Bool,
+    on client: PostgresClient, logger: Logger
+  ) async throws -> ListRead<RefundRequestKey> {
+    // Newest first, then by stream: the page after `key` starts below its instant, or at it
+    // with a later stream. The states filter is the listing index's leading column.
+    let rows = try await client.query(
       """
-      SELECT stream_id FROM storeledger.consumption_requests
-      WHERE state = ANY(\(states)::text[])
+      SELECT requested_at_ms, stream_id FROM storeledger.consumption_requests
+      WHERE (cardinality(\(states)::text[]) = 0 OR state = ANY(\(states)::text[]))
+        AND (\(key?.requestedAt)::bigint IS NULL
+          OR requested_at_ms < \(key?.requestedAt)::bigint
+          OR (requested_at_ms = \(key?.requestedAt)::bigint AND stream_id > \(key?.streamId)::text))
       ORDER BY requested_at_ms DESC, stream_id LIMIT \(limit)
-      """, on: client, logger: logger)
+      """, logger: logger
+    ) { rows in
+      var found: [RefundRequestKey] = []
+      for try await (requestedAt, stream) in rows.decode((Int64, String).self) {
+        found.append(RefundRequestKey(requestedAt: requestedAt, streamId: stream))
+      }
+      return found
+    }
+    guard countTotal else { return ListRead(rows: rows, total: nil) }
+    let total = try await client.query(
+      """
+      SELECT count(*) FROM storeledger.consumption_requests
+      WHERE cardinality(\(states)::text[]) = 0 OR state = ANY(\(states)::text[])
+      """, logger: logger
+    ) { rows in
+      var total = 0
+      for try await count in rows.decode(Int.self) { total = count }
+      return total
+    }
+    return ListRead(rows: rows, total: total)
   }
 
   /// The request with `requestId` (the notification's UUID, any case), or those of a

@@ -26,12 +26,12 @@ extension ConsoleController {
     }
     group.get(RouterPath("/console/refund-requests")) { request, _ in
       try await signedIn(request) {
-        try await refundRequests(state: Self.values(request)["state"] ?? "open", csv: false)
+        try await refundRequests(Self.values(request), csv: false)
       }
     }
     group.get(RouterPath("/console/refund-requests.csv")) { request, _ in
       try await signedIn(request) {
-        try await refundRequests(state: Self.values(request)["state"] ?? "open", csv: true)
+        try await refundRequests(Self.values(request), csv: true)
       }
     }
     group.get(RouterPath("/console/deliveries")) { request, _ in
@@ -176,7 +176,8 @@ extension ConsoleController {
       ], body: .init(byteBuffer: ByteBuffer(string: ListCSV.document(header: header, rows: rows))))
   }
 
-  private func refundRequests(state: String, csv: Bool) async throws -> Response {
+  private func refundRequests(_ form: [String: String], csv: Bool) async throws -> Response {
+    let state = form["state"] ?? "open"
     let phases: [ConsumptionRequest.Phase]
     switch state {
     case "open": phases = [.pending, .sending]
@@ -190,17 +191,29 @@ extension ConsoleController {
       }
       phases = [phase]
     }
-    var requests = try await ConsumptionRequests(ledger: ledger).list(states: phases, limit: 500)
-    if state == "open" { requests.sort { $0.deadline < $1.deadline } }
-    if csv {
-      return Self.csvDownload(
-        "refund-requests-\(state)", header: ListCSV.refundRequestsHeader,
-        rows: requests.map(ListCSV.fields))
+    let requests = ConsumptionRequests(ledger: ledger)
+    let limit = csv ? ConsumptionRequests.pageLimit : 50
+    do {
+      var first = try await requests.page(states: phases, limit: limit, cursor: form["cursor"])
+      if csv {
+        return try await ListsController.csv(
+          name: "refund-requests-\(state)", header: ListCSV.refundRequestsHeader, first: first
+        ) { cursor in
+          try await requests.page(states: phases, limit: limit, cursor: cursor)
+        } fields: {
+          ListCSV.fields($0)
+        }
+      }
+      // Open requests close within a day of being asked: a page of them reads best by
+      // deadline.
+      if state == "open" { first.rows.sort { $0.deadline < $1.deadline } }
+      let document = page.document(title: "Refund requests") { html in
+        RefundRequestsPage(page: first, state: state, base: base).render(into: &html)
+      }
+      return ConsolePage.response(document)
+    } catch let error as LedgerError where error.code == .invalidCursor {
+      return message("Refund requests", error.message, status: .badRequest)
     }
-    let document = page.document(title: "Refund requests") { html in
-      RefundRequestsPage(requests: requests, state: state, base: base).render(into: &html)
-    }
-    return ConsolePage.response(document)
   }
 
   private func failingDeliveries(csv: Bool) async throws -> Response {

@@ -113,8 +113,17 @@ struct ConsoleController: Sendable {
           + "once it has been looked up. A purchase no account holds yet is found after the app "
           + "links it to the customer.", status: .notFound, query: query)
     }
-    let document = page.document(title: "\(accounts.count) accounts match", query: query) {
+    // A search reads at most its limit of matches: reaching it, the count is a floor.
+    let complete = matches.count < AccountSearchMatch.limit
+    let title = (complete ? "" : "At least ") + "\(accounts.count) accounts match"
+    let document = page.document(title: title, query: query) {
       html in
+      if !complete {
+        html.element(
+          "p", ["class": "notice", "id": "search-incomplete"],
+          text: "The search stopped at \(AccountSearchMatch.limit) matches: more accounts may "
+            + "match. Search by a longer part of the id.")
+      }
       html.element("ul") { html in
         for (token, ways) in accounts {
           html.element("li") { html in

@@ -5,9 +5,11 @@ import StoreLedgerCore
 /// Apple's refund requests (CONSUMPTION_REQUEST) by state, the nearest deadline first for
 /// those still open, each linked to the account that holds the purchase.
 struct RefundRequestsPage {
-  let requests: [ConsumptionRequestReport]
+  let page: ListPage<ConsumptionRequestReport>
   let state: String
   let base: String
+
+  var requests: [ConsumptionRequestReport] { page.rows }
 
   static let states = ["open", "answered", "expired", "failed", "skipped", "all"]
 
@@ -25,7 +27,9 @@ struct RefundRequestsPage {
     }
     html.element(
       "p", ["id": "list-total"],
-      text: "\(AccountPage.count(requests.count)) \(requests.count == 1 ? "request" : "requests")")
+      text: "\(AccountPage.count(page.total)) \(page.total == 1 ? "request" : "requests")"
+        + (page.nextCursor == nil && requests.count == page.total
+          ? "" : ", \(AccountPage.count(requests.count)) on this page"))
     html.element("p") { html in
       html.element(
         "a",
@@ -58,6 +62,17 @@ struct RefundRequestsPage {
           "answered \($0.date.formatted(.iso8601))" + (request.late ? " (late)" : "")
         }
           ?? request.problem ?? "-")
+    }
+    if let next = page.nextCursor {
+      html.element("p") { html in
+        html.element(
+          "a",
+          [
+            "href": ConsoleLinks.url(
+              "\(base)/refund-requests", ["state": state, "cursor": next]),
+            "id": "next-page",
+          ], text: "Next page")
+      }
     }
   }
 }

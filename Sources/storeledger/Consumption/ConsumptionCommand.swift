@@ -31,20 +31,27 @@ struct ConsumptionCommand: AsyncParsableCommand {
     @Option(help: "open, pending, sending, answered, expired, failed, skipped (comma-separated).")
     var state: String?
     @Option(help: "At most this many requests (1-1000).") var limit = 100
+    @Option(help: "Continue after the page before (its `next page` cursor).") var cursor: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
       let states = try ConsumptionCommand.states(state)
-      let limit = limit
-      let (requests, metrics) = try await ledger.withLedger("storeledger.consumption") {
+      let (limit, cursor) = (limit, cursor)
+      let (page, metrics) = try await ledger.withLedger("storeledger.consumption") {
         ledger, _ in
         (
-          try await ConsumptionRequests(ledger: ledger).list(states: states, limit: limit),
+          try await ConsumptionRequests(ledger: ledger).page(
+            states: states, limit: limit, cursor: cursor),
           try await ConsumptionRequests(ledger: ledger).metrics()
         )
       }
+      let requests = page.rows
       if json {
-        say(try CommandJSON.string(ConsumptionListing(requests: requests, metrics: metrics)))
+        say(
+          try CommandJSON.string(
+            ConsumptionListing(
+              requests: requests, total: page.total, nextCursor: page.nextCursor,
+              metrics: metrics)))
         return
       }
       var table = TextTable(
@@ -59,7 +66,10 @@ struct ConsumptionCommand: AsyncParsableCommand {
           request.appleDecision?.notificationType ?? "-",
         ])
       }
-      say(table.render() + ConsumptionCommand.text(metrics))
+      say(
+        table.render() + "\(requests.count) of \(page.total) requests"
+          + (page.nextCursor.map { "; the next page: --cursor \($0)" } ?? "") + "\n"
+          + ConsumptionCommand.text(metrics))
     }
   }
 
@@ -227,5 +237,8 @@ extension ConsumptionCommand {
 /// `consumption list --json`: the requests and the counts over all of them.
 struct ConsumptionListing: Encodable {
   let requests: [ConsumptionRequestReport]
+  /// How many requests the list holds (all pages), and the cursor of the next page.
+  let total: Int
+  let nextCursor: String?
   let metrics: ConsumptionMetrics
 }

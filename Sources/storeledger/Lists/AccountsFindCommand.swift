@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreLedger
+import StoreLedgerCore
 
 /// `storeledger accounts find QUERY`: the customers what support has names.
 struct AccountsFindCommand: AsyncParsableCommand {
@@ -42,6 +43,11 @@ struct AccountsFindCommand: AsyncParsableCommand {
       }
       for (token, ways) in grouped {
         say("\(token)  (by \(ways.map(\.matched).joined(separator: ", ")))")
+      }
+      if found.count >= AccountSearchMatch.limit {
+        say(
+          "at least \(grouped.count) accounts match: the search stopped at "
+            + "\(AccountSearchMatch.limit) matches; search by a longer part of the id")
       }
     }
   }

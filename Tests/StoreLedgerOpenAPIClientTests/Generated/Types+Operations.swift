@@ -4634,17 +4634,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/query/limit`.
                 internal var limit: Swift.Int?
+                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                ///
+                /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/query/cursor`.
+                internal var cursor: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - state: Comma-separated: open (pending and sending), pending, sending, answered, expired, failed, skipped.
                 ///   - limit: At most this many (1-1000, default 100).
+                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
                 internal init(
                     state: Swift.String? = nil,
-                    limit: Swift.Int? = nil
+                    limit: Swift.Int? = nil,
+                    cursor: Swift.String? = nil
                 ) {
                     self.state = state
                     self.limit = limit
+                    self.cursor = cursor
                 }
             }
             internal var query: Operations.ListConsumptionRequests.Input.Query
@@ -4681,22 +4688,38 @@ internal enum Operations {
                     internal struct JsonPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/200/content/json/requests`.
                         internal var requests: [Components.Schemas.ConsumptionRequest]
+                        /// Requests in the whole list (counted on the first page).
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/200/content/json/total`.
+                        internal var total: Swift.Int
+                        /// The next page's cursor; null on the last page.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/200/content/json/nextCursor`.
+                        internal var nextCursor: Swift.String?
                         /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/200/content/json/metrics`.
                         internal var metrics: Components.Schemas.ConsumptionMetrics
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - requests:
+                        ///   - total: Requests in the whole list (counted on the first page).
+                        ///   - nextCursor: The next page's cursor; null on the last page.
                         ///   - metrics:
                         internal init(
                             requests: [Components.Schemas.ConsumptionRequest],
+                            total: Swift.Int,
+                            nextCursor: Swift.String? = nil,
                             metrics: Components.Schemas.ConsumptionMetrics
                         ) {
                             self.requests = requests
+                            self.total = total
+                            self.nextCursor = nextCursor
                             self.metrics = metrics
                         }
                         internal enum CodingKeys: String, CodingKey {
                             case requests
+                            case total
+                            case nextCursor
                             case metrics
                         }
                     }
@@ -4896,6 +4919,57 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/409/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListConsumptionRequests.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListConsumptionRequests.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// A cursor changed, cut short or from another list or other filters (code invalid_cursor): ask again without it.
+            ///
+            /// - Remark: Generated from `#/paths//v1/consumption-requests/get(listConsumptionRequests)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.ListConsumptionRequests.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Operations.ListConsumptionRequests.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -27336,21 +27410,29 @@ internal enum Operations {
                         internal typealias MatchesPayload = [Operations.Search.Output.Ok.Body.JsonPayload.MatchesPayloadPayload]
                         /// - Remark: Generated from `#/paths/v1/search/GET/responses/200/content/json/matches`.
                         internal var matches: Operations.Search.Output.Ok.Body.JsonPayload.MatchesPayload
+                        /// False when the search stopped at its limit of 50 matches: more accounts may match (search by a longer part of the id).
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/search/GET/responses/200/content/json/complete`.
+                        internal var complete: Swift.Bool
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - query:
                         ///   - matches:
+                        ///   - complete: False when the search stopped at its limit of 50 matches: more accounts may match (search by a longer part of the id).
                         internal init(
                             query: Swift.String,
-                            matches: Operations.Search.Output.Ok.Body.JsonPayload.MatchesPayload
+                            matches: Operations.Search.Output.Ok.Body.JsonPayload.MatchesPayload,
+                            complete: Swift.Bool
                         ) {
                             self.query = query
                             self.matches = matches
+                            self.complete = complete
                         }
                         internal enum CodingKeys: String, CodingKey {
                             case query
                             case matches
+                            case complete
                         }
                     }
                     /// - Remark: Generated from `#/paths/v1/search/GET/responses/200/content/application\/json`.

@@ -287,10 +287,22 @@ import Testing
         [Self.requested("BBB-2", transaction: "22", at: now - 500)],
         to: "consumption:Sandbox:bbb-2", indexing: nil)
       let index = storage.refundRequests
+      let all = try await index.requests(inStates: [], after: nil, limit: 10, countTotal: true)
       #expect(
-        try await index.requests(inStates: [], limit: 10)
-          == ["consumption:Sandbox:bbb-2", "consumption:Sandbox:aaa-1"])
-      #expect(try await index.requests(inStates: ["answered"], limit: 10).isEmpty)
+        all.rows.map(\.streamId) == ["consumption:Sandbox:bbb-2", "consumption:Sandbox:aaa-1"])
+      #expect(all.total == 2)
+      // Keyset pages: one row each, the second after the first's key, none after that.
+      let first = try await index.requests(inStates: [], after: nil, limit: 1, countTotal: false)
+      #expect(first.rows.map(\.streamId) == ["consumption:Sandbox:bbb-2"] && first.total == nil)
+      let second = try await index.requests(
+        inStates: [], after: first.rows.last, limit: 1, countTotal: false)
+      #expect(second.rows.map(\.streamId) == ["consumption:Sandbox:aaa-1"])
+      #expect(
+        try await index.requests(inStates: [], after: second.rows.last, limit: 1, countTotal: true)
+          .rows.isEmpty)
+      let answered = try await index.requests(
+        inStates: ["answered"], after: nil, limit: 10, countTotal: true)
+      #expect(answered.rows.isEmpty && answered.total == 0)
       #expect(try await index.requests(withId: "aaa-1") == ["consumption:Sandbox:aaa-1"])
       #expect(try await index.requests(withId: "22") == ["consumption:Sandbox:bbb-2"])
       #expect(
