@@ -7,13 +7,17 @@ extension LedgerError {
     switch code {
     case .verificationFailed: 401
     case .invalidPayload, .invalidRequest: 400
+    // A conflict with what the ledger holds: its balances, its feed, a purchase's holder.
     case .insufficientBalance, .conflict, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .sharedWithOtherAccounts,
-      .invalidCursor, .accountErased:
+      .accountErased:
       409
     case .erasureNotPermitted: 403
     case .notFound: 404
-    case .idempotencyKeyReused, .unknownEntitlement: 422
+    // Well formed as the document says, but not to be done as asked: a key reused for
+    // another request, a name the catalog does not know, a period that ends before it
+    // starts, a cursor the server did not write (any text fits the document's `cursor`).
+    case .idempotencyKeyReused, .unknownEntitlement, .rangeReversed, .invalidCursor: 422
     case .databaseUnavailable, .databasePermissionDenied: 503
     case .appleUnavailable: 502
     case .notConfigured: 501

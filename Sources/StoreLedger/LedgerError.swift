@@ -57,6 +57,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// A grant names an entitlement no product of the catalog grants (and is not forced).
     public static let unknownEntitlement = Code(rawValue: "unknown_entitlement")
 
+    /// A period or range that ends before, or when, it starts (a grant's `endsAt`).
+    public static let rangeReversed = Code(rawValue: "range_reversed")
+
     /// The database role may not do what was asked (SQLSTATE 42501): the schema belongs to
     /// the owner role, which `migrate` uses; the writer serves.
     public static let databasePermissionDenied = Code(rawValue: "database_permission_denied")
@@ -68,7 +71,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
       .appleUnavailable, .notConfigured, .positionBeyondFeed, .notDeveloperHosted,
       .subscriptionNotActive, .purchaseHeldByAnotherAccount, .idempotencyKeyReused,
       .databasePermissionDenied, .sharedWithOtherAccounts, .erasureNotPermitted, .invalidCursor,
-      .accountErased, .unknownEntitlement,
+      .accountErased, .unknownEntitlement, .rangeReversed,
     ]
   }
 
@@ -109,6 +112,8 @@ extension LedgerError {
       throw LedgerError(.notFound, rejection.message)
     case .failure(let rejection) where rejection.code == .unknownEntitlement:
       throw LedgerError(.unknownEntitlement, rejection.message)
+    case .failure(let rejection) where rejection.code == .rangeReversed:
+      throw LedgerError(.rangeReversed, rejection.message)
     case .failure(let rejection): throw LedgerError(.invalidRequest, rejection.message)
     }
   }

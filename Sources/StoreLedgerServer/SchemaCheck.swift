@@ -215,10 +215,35 @@ struct SchemaCheck: Sendable {
       if let simple = SimplePattern(pattern) {
         .simple(simple)
       } else {
-        (try? NSRegularExpression(pattern: pattern)).map { .expression($0) }
+        (try? NSRegularExpression(pattern: icuPattern(pattern))).map { .expression($0) }
       }
     patterns.withLock { $0[pattern] = made }
     return made
+  }
+
+  /// `pattern`, a JSON Schema (ECMA-262) expression, as ICU reads it the same way: ECMA's `$`
+  /// holds only at the end of the text, ICU's also before one final line break, so a `$`
+  /// outside a class becomes ICU's `\z`. Without it `"abc\n"` would pass `^[a-z]+$`.
+  static func icuPattern(_ pattern: String) -> String {
+    var result = ""
+    var escaped = false
+    var classDepth = 0
+    for character in pattern {
+      if escaped {
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else if character == "[" {
+        classDepth += 1
+      } else if character == "]", classDepth > 0 {
+        classDepth -= 1
+      } else if character == "$", classDepth == 0 {
+        result += "\\z"
+        continue
+      }
+      result.append(character)
+    }
+    return result
   }
 
   static func text(_ value: JSONValue) -> String {

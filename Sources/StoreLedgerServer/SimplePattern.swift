@@ -6,9 +6,10 @@
 ///
 /// Only patterns where one greedy pass decides exactly are taken: every class that repeats a
 /// variable number of times shares no character with the classes that may follow it up to
-/// the next required one, so no shorter run could let the rest match. `$` matches as ICU's
-/// does: at the end of the text or before one final line break. Anything else (groups,
-/// alternatives, negated classes) is left to `NSRegularExpression`.
+/// the next required one, so no shorter run could let the rest match. `$` matches as JSON
+/// Schema's (ECMA-262) does: at the end of the text only, never before a final line break as
+/// ICU's would. Anything else (groups, alternatives, negated classes) is left to
+/// `NSRegularExpression`, through `SchemaCheck.icuPattern`.
 struct SimplePattern: Sendable {
   struct Atom: Sendable {
     /// Which of the 128 ASCII scalars the class holds, as two 64-bit halves.
@@ -72,17 +73,8 @@ struct SimplePattern: Sendable {
       }
       if count < atom.minimum { return false }
     }
-    guard let last = pending else { return true }
-    // ICU's `$` also holds before a line break that ends the text (`\r\n` counts as one).
-    guard Self.lineBreaks.contains(last) else { return false }
-    let next = scalars.next()
-    if next == nil { return true }
-    return last == "\r" && next == "\n" && scalars.next() == nil
+    return pending == nil
   }
-
-  private static let lineBreaks: Set<Unicode.Scalar> = [
-    "\n", "\u{0B}", "\u{0C}", "\r", "\u{85}", "\u{2028}", "\u{2029}",
-  ]
 
   /// Reads `[…]` after its opening bracket; returns where the class ends.
   private static func readClass(_ scalars: inout ArraySlice<Unicode.Scalar>, into atom: inout Atom)

@@ -73,7 +73,7 @@ import Testing
       guard let text = try? String(contentsOf: document, encoding: .utf8) else { continue }
       for block in Self.swiftBlocks(of: text) {
         // A manifest's dependency lines are a fragment of Package.swift, not a program.
-        if block.hasPrefix("// Package.swift\n") { continue }
+        if block.hasPrefix("// Package.swift") { continue }
         checked += 1
         #expect(
           regions.contains(block),

@@ -4,8 +4,9 @@ import Testing
 
 @testable import StoreLedgerServer
 
-/// The one-pass matcher answers as ICU does, on every pattern of the served document it
-/// takes, for values built from the pattern's own characters and for their near misses.
+/// The one-pass matcher answers as ICU does on the pattern read as JSON Schema reads it
+/// (`SchemaCheck.icuPattern`), on every pattern of the served document it takes, for values
+/// built from the pattern's own characters and for their near misses.
 @Suite struct SimplePatternTests {
   /// Every `pattern` in the served document.
   static func documentPatterns() throws -> [String] {
@@ -39,7 +40,7 @@ import Testing
     let alphabet = Array(
       "aZ09._-+/=:@ ~\u{7F}\u{21}\u{7E}é\u{1F600}\n\t\\[]{}".unicodeScalars)
     for (pattern, simple) in taken {
-      let icu = try NSRegularExpression(pattern: pattern)
+      let icu = try NSRegularExpression(pattern: SchemaCheck.icuPattern(pattern))
       var candidates = ["", "\n", "a\n", "0", "00000000-0000-4000-8000-000000000000"]
       // A value that fits: each atom filled with its own characters, then mutated.
       for _ in 0..<300 {
@@ -58,7 +59,7 @@ import Testing
         case 2 where !scalars.isEmpty:
           scalars[Int.random(in: 0..<scalars.count)] = alphabet.randomElement()!
         case 3:
-          // A final line break, of each kind ICU knows, alone or doubled.
+          // A final line break, of each kind ICU knows, alone or doubled: none fits a `$`.
           let breaks: [String] = [
             "\n", "\r", "\r\n", "\n\n", "\u{0B}", "\u{85}", "\u{2028}", "\n\r",
           ]
@@ -73,6 +74,24 @@ import Testing
         #expect(simple.matches(text) == expected, "\(pattern) on \(text.debugDescription)")
       }
     }
+  }
+
+  /// JSON Schema's `$` holds at the end of the text alone: a final line break does not fit a
+  /// pattern that forbids it, whichever matcher reads the pattern (an alias's control
+  /// characters, a token's letters).
+  @Test func aFinalLineBreakDoesNotFitAnAnchoredPattern() {
+    let alias =
+      "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    #expect(SimplePattern(alias) == nil)
+    #expect(SchemaCheck.matches("Ä²É", alias))
+    #expect(!SchemaCheck.matches("Ä²É\n", alias))
+    #expect(!SchemaCheck.matches("Ä²É\r\n", alias))
+    #expect(SchemaCheck.matches("a$b", "^a[$]b$"))
+    #expect(SchemaCheck.matches("a$b", "^a\\$b$"))
+    #expect(!SchemaCheck.matches("ab\n", "^[a-z]+$"))
+    #expect(SchemaCheck.matches("xab", "ab$"))
+    #expect(!SchemaCheck.matches("ab\n", "ab$"))
+    #expect(SchemaCheck.icuPattern("^a[$]\\$b$") == "^a[$]\\$b\\z")
   }
 
   @Test func patternsOfOtherShapesAreLeftToICU() {

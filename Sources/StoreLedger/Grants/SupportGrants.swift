@@ -85,7 +85,8 @@ public struct SupportGrants: Sendable {
 
   /// Grants the entitlement to each account, idempotently by `idempotencyKey`: a second run
   /// with the same key grants nobody twice. An account that cannot be granted (not a token, an
-  /// unknown entitlement) is reported and the others are granted.
+  /// erased account) is reported and the others are granted; what is wrong for every account
+  /// (an unknown entitlement, a period that ends before it starts) is thrown, nobody granted.
   public func grant(
     _ tokens: [String], entitlement: String, startsAt: Date? = nil, endsAt: Date? = nil,
     reason: String, by: String, idempotencyKey: String, force: Bool = false, now: Date = Date()

@@ -26,6 +26,11 @@ struct GrantsCommand: AsyncParsableCommand {
       """,
     subcommands: [GrantsCreateCommand.self, GrantsRevokeCommand.self, GrantsListCommand.self])
 
+  /// The refusals that are the operator's to fix, told as a usage error (exit 64), not a fault.
+  static let refusals: Set<LedgerError.Code> = [
+    .invalidRequest, .unknownEntitlement, .rangeReversed,
+  ]
+
   static func who(_ by: String?) -> String {
     by ?? ProcessInfo.processInfo.environment["USER"].map { "cli:\($0)" } ?? "cli"
   }
@@ -117,9 +122,7 @@ struct GrantsCreateCommand: AsyncParsableCommand {
             say("refused \(refusal.appAccountToken): \(refusal.message)")
           }
         }
-      } catch let error as LedgerError
-        where error.code == .invalidRequest || error.code == .unknownEntitlement
-      {
+      } catch let error as LedgerError where GrantsCommand.refusals.contains(error.code) {
         throw ValidationError(error.message)
       }
     }
@@ -145,9 +148,7 @@ struct GrantsRevokeCommand: AsyncParsableCommand {
         let grant = try await SupportGrants(ledger: ledger).end(
           grantId: grantId, of: token, reason: reason, by: who)
         say(json ? try CommandJSON.string(grant) : "ended " + GrantsCommand.line(grant))
-      } catch let error as LedgerError
-        where error.code == .invalidRequest || error.code == .unknownEntitlement
-      {
+      } catch let error as LedgerError where GrantsCommand.refusals.contains(error.code) {
         throw ValidationError(error.message)
       }
     }

@@ -58,7 +58,7 @@ struct SeatsCommand: AsyncParsableCommand {
       table.rows.append([
         claim.seatClaimId ?? "-", claim.appAccountToken ?? "-",
         claim.state.rawValue + (claim.overClaimed ? " (over)" : ""),
-        claim.claimedAt?.description ?? "-", claim.endedAt?.description ?? "-",
+        claim.claimedAt.map(ListTimes.text) ?? "-", claim.endedAt.map(ListTimes.text) ?? "-",
         claim.appTransactionId ?? "-",
       ])
     }

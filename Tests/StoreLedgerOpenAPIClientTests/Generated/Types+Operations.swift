@@ -4634,7 +4634,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/query/limit`.
                 internal var limit: Swift.Int?
-                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 ///
                 /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/query/cursor`.
                 internal var cursor: Swift.String?
@@ -4643,7 +4643,7 @@ internal enum Operations {
                 /// - Parameters:
                 ///   - state: Comma-separated: open (pending and sending), pending, sending, answered, expired, failed, skipped.
                 ///   - limit: At most this many (1-1000, default 100).
-                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 internal init(
                     state: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -4799,7 +4799,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// Unknown state or bad limit (code invalid_request).
+            /// Unknown state or bad limit (code invalid_request)
             ///
             /// - Remark: Generated from `#/paths//v1/consumption-requests/get(listConsumptionRequests)/responses/400`.
             ///
@@ -4924,10 +4924,10 @@ internal enum Operations {
                     }
                 }
             }
-            internal struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/409/content`.
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/422/content`.
                 internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/409/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/v1/consumption-requests/GET/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -4943,33 +4943,33 @@ internal enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                internal var body: Operations.ListConsumptionRequests.Output.Conflict.Body
-                /// Creates a new `Conflict`.
+                internal var body: Operations.ListConsumptionRequests.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                internal init(body: Operations.ListConsumptionRequests.Output.Conflict.Body) {
+                internal init(body: Operations.ListConsumptionRequests.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
-            /// A cursor changed, cut short or from another list or other filters (code invalid_cursor): ask again without it.
+            /// A cursor the server did not write as it is: changed, cut short, or from another list or other filters (code invalid_cursor). Ask again without it.
             ///
-            /// - Remark: Generated from `#/paths//v1/consumption-requests/get(listConsumptionRequests)/responses/409`.
+            /// - Remark: Generated from `#/paths//v1/consumption-requests/get(listConsumptionRequests)/responses/422`.
             ///
-            /// HTTP response code: `409 conflict`.
-            case conflict(Operations.ListConsumptionRequests.Output.Conflict)
-            /// The associated value of the enum case if `self` is `.conflict`.
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListConsumptionRequests.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
-            /// - Throws: An error if `self` is not `.conflict`.
-            /// - SeeAlso: `.conflict`.
-            internal var conflict: Operations.ListConsumptionRequests.Output.Conflict {
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.ListConsumptionRequests.Output.UnprocessableContent {
                 get throws {
                     switch self {
-                    case let .conflict(response):
+                    case let .unprocessableContent(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "conflict",
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -21624,7 +21624,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/accounts/GET/query/limit`.
                 internal var limit: Swift.Int?
-                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 ///
                 /// - Remark: Generated from `#/paths/v1/accounts/GET/query/cursor`.
                 internal var cursor: Swift.String?
@@ -21650,7 +21650,7 @@ internal enum Operations {
                 ///   - expiresBefore: An active subscription's current period ends before this time.
                 ///   - search: An appAccountToken or its start, in any spelling (with or without dashes, braces, any case).
                 ///   - limit: Rows per page (1-1000, default 50). Ignored with format=csv, which returns the whole list.
-                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 ///   - format: json (default) or csv: the whole list from `cursor` on as CSV (also with Accept: text/csv).
                 internal init(
                     status: Swift.String? = nil,
@@ -21864,7 +21864,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// A bad filter value (code invalid_request) or an unknown filter (code unknown_filter).
+            /// A bad filter value (code invalid_request) or an unknown filter (code unknown_filter)
             ///
             /// - Remark: Generated from `#/paths//v1/accounts/get(listAccounts)/responses/400`.
             ///
@@ -21989,10 +21989,10 @@ internal enum Operations {
                     }
                 }
             }
-            internal struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/accounts/GET/responses/409/content`.
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/accounts/GET/responses/422/content`.
                 internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/accounts/GET/responses/409/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/v1/accounts/GET/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -22008,33 +22008,33 @@ internal enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                internal var body: Operations.ListAccounts.Output.Conflict.Body
-                /// Creates a new `Conflict`.
+                internal var body: Operations.ListAccounts.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                internal init(body: Operations.ListAccounts.Output.Conflict.Body) {
+                internal init(body: Operations.ListAccounts.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
-            /// A cursor changed, cut short or from another list or other filters (code invalid_cursor): ask again without it.
+            /// A cursor the server did not write as it is: changed, cut short, or from another list or other filters (code invalid_cursor). Ask again without it.
             ///
-            /// - Remark: Generated from `#/paths//v1/accounts/get(listAccounts)/responses/409`.
+            /// - Remark: Generated from `#/paths//v1/accounts/get(listAccounts)/responses/422`.
             ///
-            /// HTTP response code: `409 conflict`.
-            case conflict(Operations.ListAccounts.Output.Conflict)
-            /// The associated value of the enum case if `self` is `.conflict`.
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListAccounts.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
-            /// - Throws: An error if `self` is not `.conflict`.
-            /// - SeeAlso: `.conflict`.
-            internal var conflict: Operations.ListAccounts.Output.Conflict {
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.ListAccounts.Output.UnprocessableContent {
                 get throws {
                     switch self {
-                    case let .conflict(response):
+                    case let .unprocessableContent(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "conflict",
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -22206,7 +22206,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/subscriptions/transitions/GET/query/limit`.
                 internal var limit: Swift.Int?
-                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 ///
                 /// - Remark: Generated from `#/paths/v1/subscriptions/transitions/GET/query/cursor`.
                 internal var cursor: Swift.String?
@@ -22226,7 +22226,7 @@ internal enum Operations {
                 ///   - from: Entered at or after this time (default: the beginning).
                 ///   - before: Entered before this time (default: no end).
                 ///   - limit: Rows per page (1-1000, default 50). Ignored with format=csv, which returns the whole list.
-                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused (invalid_cursor).
+                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 ///   - format: json (default) or csv: the whole list from `cursor` on as CSV (also with Accept: text/csv).
                 internal init(
                     status: Swift.String,
@@ -22428,7 +22428,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// A bad filter value (code invalid_request) or an unknown filter (code unknown_filter).
+            /// A bad filter value (code invalid_request) or an unknown filter (code unknown_filter)
             ///
             /// - Remark: Generated from `#/paths//v1/subscriptions/transitions/get(listStatusTransitions)/responses/400`.
             ///
@@ -22553,10 +22553,10 @@ internal enum Operations {
                     }
                 }
             }
-            internal struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/subscriptions/transitions/GET/responses/409/content`.
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/subscriptions/transitions/GET/responses/422/content`.
                 internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/subscriptions/transitions/GET/responses/409/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/v1/subscriptions/transitions/GET/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -22572,33 +22572,33 @@ internal enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                internal var body: Operations.ListStatusTransitions.Output.Conflict.Body
-                /// Creates a new `Conflict`.
+                internal var body: Operations.ListStatusTransitions.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                internal init(body: Operations.ListStatusTransitions.Output.Conflict.Body) {
+                internal init(body: Operations.ListStatusTransitions.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
-            /// A cursor changed, cut short or from another list or other filters (code invalid_cursor): ask again without it.
+            /// A cursor the server did not write as it is: changed, cut short, or from another list or other filters (code invalid_cursor). Ask again without it.
             ///
-            /// - Remark: Generated from `#/paths//v1/subscriptions/transitions/get(listStatusTransitions)/responses/409`.
+            /// - Remark: Generated from `#/paths//v1/subscriptions/transitions/get(listStatusTransitions)/responses/422`.
             ///
-            /// HTTP response code: `409 conflict`.
-            case conflict(Operations.ListStatusTransitions.Output.Conflict)
-            /// The associated value of the enum case if `self` is `.conflict`.
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListStatusTransitions.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
-            /// - Throws: An error if `self` is not `.conflict`.
-            /// - SeeAlso: `.conflict`.
-            internal var conflict: Operations.ListStatusTransitions.Output.Conflict {
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.ListStatusTransitions.Output.UnprocessableContent {
                 get throws {
                     switch self {
-                    case let .conflict(response):
+                    case let .unprocessableContent(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "conflict",
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -23290,7 +23290,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// A body the document does not allow, days with endsAt, or a period that ends before it starts (code invalid_request or invalid_body).
+            /// A body the document does not allow, or days with endsAt (code invalid_request or invalid_body).
             ///
             /// - Remark: Generated from `#/paths//v1/accounts/{token}/grants/post(createGrant)/responses/400`.
             ///
@@ -23494,7 +23494,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The idempotency key granted another entitlement to this account (code idempotency_key_reused), or no product of the catalog grants the entitlement and force is not set (code unknown_entitlement).
+            /// The idempotency key granted another entitlement to this account (code idempotency_key_reused), no product of the catalog grants the entitlement and force is not set (code unknown_entitlement), or the period ends before it starts (code range_reversed).
             ///
             /// - Remark: Generated from `#/paths//v1/accounts/{token}/grants/post(createGrant)/responses/422`.
             ///
@@ -24434,7 +24434,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// No product of the catalog grants the entitlement and force is not set (code unknown_entitlement): nobody was granted.
+            /// No product of the catalog grants the entitlement and force is not set (code unknown_entitlement), or the period ends before it starts (code range_reversed): nobody was granted.
             ///
             /// - Remark: Generated from `#/paths//v1/grants/post(createBulkGrant)/responses/422`.
             ///

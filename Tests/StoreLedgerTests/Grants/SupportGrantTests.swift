@@ -109,7 +109,7 @@ import Testing
         try await grants.grant(request(ends: now.addingTimeInterval(-60)))
       }
       #expect(reversed?.message.contains("ends before it starts") == true)
-      #expect(reversed?.code == .invalidRequest && reversed?.httpStatus == 400)
+      #expect(reversed?.code == .rangeReversed && reversed?.httpStatus == 422)
       let silent = await #expect(throws: LedgerError.self) {
         try await grants.grant(request(reason: "  "))
       }

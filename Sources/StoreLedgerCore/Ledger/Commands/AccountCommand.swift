@@ -33,6 +33,8 @@ public struct CommandRejection: Error, Hashable, Sendable, CustomStringConvertib
     public static let unknownGrant = Code(rawValue: "unknown_grant")
     /// The catalog names no product that grants this entitlement (and the grant was not forced).
     public static let unknownEntitlement = Code(rawValue: "unknown_entitlement")
+    /// A period that ends before, or when, it starts.
+    public static let rangeReversed = Code(rawValue: "range_reversed")
     /// The command's id was used before, on this account, for a different command.
     public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
   }

@@ -31,7 +31,7 @@ extension LedgerView {
       if let end = grant.endsAt, end <= from {
         return .failure(
           .init(
-            .invalidCommand,
+            .rangeReversed,
             "the grant's period ends before it starts: `endsAt` must be later than `startsAt`"))
       }
       if let started = known?.started {
