@@ -146,15 +146,17 @@ extension InMemoryLedgerStorage: SupportReads {
     }
   }
 
-  public func notUnderstood(knownTypes: [String], knownBodies: [String], limit: Int)
-    async throws(EventStoreError) -> [NotUnderstoodNotification]
-  {
+  public func notUnderstood(
+    knownTypes: [String], knownBodies: [String], after key: NotUnderstoodKey?, limit: Int,
+    countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<NotUnderstoodNotification> {
     state.withLock { state in
       let (events, positionOfKey) = (state.events, state.positionOfKey)
-      return events.reversed().lazy.filter {
-        $0.eventType == "appstore.notification.v3" && $0.erasedBy == nil
+      let listed = events.indices.reversed().filter {
+        events[$0].eventType == "appstore.notification.v3" && events[$0].erasedBy == nil
       }
-      .compactMap { event -> NotUnderstoodNotification? in
+      .compactMap { position -> (Int, NotUnderstoodNotification)? in
+        let event = events[position]
         let (facts, claims) = Self.notification(event) ?? ([:], [:])
         let uuid = claims["notificationUUID"] as? String ?? ""
         let type = facts["notificationType"] as? String
@@ -167,12 +169,22 @@ extension InMemoryLedgerStorage: SupportReads {
         let routedTo =
           unrouted
           ? positionOfKey["asn2:\(uuid)"].map { events[$0].streamId } : nil
-        return NotUnderstoodNotification(
-          notificationUUID: uuid, notificationType: type, subtype: facts["subtype"] as? String,
-          signedDate: Self.milliseconds(facts["signedDate"]).map(Timestamp.init(milliseconds:)),
-          recordedAt: event.recordedAt, bodyObjects: bodies, streamId: event.streamId,
-          routedTo: routedTo)
-      }.prefix(limit).map { $0 }
+        return (
+          position,
+          NotUnderstoodNotification(
+            notificationUUID: uuid, notificationType: type, subtype: facts["subtype"] as? String,
+            signedDate: Self.milliseconds(facts["signedDate"]).map(Timestamp.init(milliseconds:)),
+            recordedAt: event.recordedAt, bodyObjects: bodies, streamId: event.streamId,
+            streamVersion: event.streamVersion, routedTo: routedTo)
+        )
+      }
+      // The page after `key` starts below the event it names, as the log orders them.
+      let start = key.flatMap { key in
+        state.eventsOfStream[key.streamId]?.first { events[$0].streamVersion == key.streamVersion }
+      }
+      let rows = listed.filter { position, _ in start.map { position < $0 } ?? (key == nil) }
+        .prefix(limit).map(\.1)
+      return ListRead(rows: rows, total: countTotal ? listed.count : nil)
     }
   }
 

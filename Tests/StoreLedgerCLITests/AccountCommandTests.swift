@@ -340,6 +340,7 @@ import Testing
       let first = (output?["notifications"] as? [[String: Any]])?.first
       #expect(first?["notificationUUID"] as? String == "cli-unclaim-1")
       #expect(first?["streamId"] as? String == "unrouted:cli-unclaim-1")
+      #expect(output?["total"] as? Int == 1 && output?["nextCursor"] == nil)
       let table = try CommandLineRunner.run(["not-understood", "--reexamine"] + options)
       #expect(table.status == 0, "\(table.standardError)")
       #expect(

@@ -72,6 +72,14 @@ import Testing
       let html = String(buffer: page.body)
       #expect(html.contains("gadget-1") && html.contains("GADGET_RECALL"))
       #expect(html.contains("gadgetInfo") && html.contains("unrouted"))
+      // The overview's number is the list's total, and the CSV holds every row of it.
+      #expect(overview.contains(#"<strong id="not-understood-total">1</strong>"#))
+      #expect(html.contains(#"<p id="list-total">1 notification</p>"#))
+      let csv = try await client.execute(
+        uri: "/console/not-understood.csv", method: .get, headers: [.cookie: cookie])
+      #expect(csv.headers[HTTPField.Name("X-Total-Count")!] == "1")
+      let lines = String(buffer: csv.body).split(separator: "\r\n")
+      #expect(lines.count == 2 && lines[1].hasPrefix("gadget-1,GADGET_RECALL,"), "\(lines)")
       #expect(try await H.eventCount(database) == 1, "the console only reads")
     }
   }

@@ -48,6 +48,19 @@ public enum ListCSV {
     ]
   }
 
+  public static let notUnderstoodHeader = [
+    "notificationUUID", "notificationType", "subtype", "bodyObjects", "signedDate",
+    "recordedAt", "streamId", "routedTo",
+  ]
+
+  public static func fields(_ row: NotUnderstoodNotification) -> [String] {
+    [
+      row.notificationUUID, row.notificationType ?? "", row.subtype ?? "",
+      row.bodyObjects.joined(separator: " "), row.signedDate.map(time) ?? "",
+      time(Timestamp(row.recordedAt)), row.streamId, row.routedTo ?? "",
+    ]
+  }
+
   public static let deliveriesHeader = [
     "endpoint", "position", "state", "attempts", "lastStatus", "lastError", "nextAttemptAt",
   ]

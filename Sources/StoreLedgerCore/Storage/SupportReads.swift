@@ -32,10 +32,14 @@ public protocol SupportReads: Sendable {
   /// How much the log holds.
   func logCounts() async throws(EventStoreError) -> LogCounts
 
-  /// The newest notifications whose type is not in `knownTypes` or that carry a body object not
-  /// in `knownBodies`, or that were stored unrouted.
-  func notUnderstood(knownTypes: [String], knownBodies: [String], limit: Int)
-    async throws(EventStoreError) -> [NotUnderstoodNotification]
+  /// Up to `limit` notifications after `key`, newest stored first, whose type is not in
+  /// `knownTypes` or that carry a body object not in `knownBodies`, or that were stored
+  /// unrouted; with how many the log holds when `countTotal`. An erasure's tombstones are
+  /// erasures, never among them.
+  func notUnderstood(
+    knownTypes: [String], knownBodies: [String], after key: NotUnderstoodKey?, limit: Int,
+    countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<NotUnderstoodNotification>
 
   /// How many notifications of `type` `stream` holds, signed since `since` (Unix ms).
   func notificationCount(in stream: String, type: String, since: Int64)

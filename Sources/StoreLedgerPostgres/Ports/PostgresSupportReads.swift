@@ -69,13 +69,14 @@ public struct PostgresSupportReads: SupportReads {
     }
   }
 
-  public func notUnderstood(knownTypes: [String], knownBodies: [String], limit: Int)
-    async throws(EventStoreError) -> [NotUnderstoodNotification]
-  {
+  public func notUnderstood(
+    knownTypes: [String], knownBodies: [String], after key: NotUnderstoodKey?, limit: Int,
+    countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<NotUnderstoodNotification> {
     try await database.primary("listing notifications not understood") { client, logger in
       try await NotUnderstoodStatements.list(
-        knownTypes: knownTypes, knownBodies: knownBodies, limit: limit, on: client,
-        logger: logger)
+        knownTypes: knownTypes, knownBodies: knownBodies, after: key, limit: limit,
+        countTotal: countTotal, on: client, logger: logger)
     }
   }
 

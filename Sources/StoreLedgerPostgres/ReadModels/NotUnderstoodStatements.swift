@@ -6,17 +6,27 @@ import StoreLedgerCore
 /// The notifications the log holds but this release does not understand.
 package enum NotUnderstoodStatements {
   /// Unrouted evidence and notifications whose type is not in `knownTypes` or whose claims
-  /// carry a body object not in `knownBodies`, newest first; an erasure's tombstones are
-  /// erasures, never "not understood". A full scan of the
-  /// notifications: a tool's question, not a hot path.
+  /// carry a body object not in `knownBodies`, newest first after `key`, with how many there
+  /// are when `countTotal`; an erasure's tombstones are erasures, never "not understood". A
+  /// full scan of the notifications (the matching rows are kept once, for the page and the
+  /// count): a tool's question, not a hot path.
   package static func list(
-    knownTypes: [String], knownBodies: [String], limit: Int, on client: PostgresClient,
-    logger: Logger
-  ) async throws -> [NotUnderstoodNotification] {
+    knownTypes: [String], knownBodies: [String], after key: NotUnderstoodKey?, limit: Int,
+    countTotal: Bool, on client: PostgresClient, logger: Logger
+  ) async throws -> ListRead<NotUnderstoodNotification> {
     let unrouted = NotUnderstoodNotification.unroutedStreamPrefix + "%"
     return try await client.query(
       """
-      SELECT e.stream_id, e.recorded_at,
+      WITH matching AS MATERIALIZED (
+        SELECT e.tx_id, e.seq, e.stream_id, e.stream_version, e.recorded_at, e.claims, e.payload
+        FROM storeledger.events e
+        WHERE e.event_type = 'appstore.notification.v3' AND e.erased_by IS NULL
+          AND (e.stream_id LIKE \(unrouted)
+            OR NOT (coalesce(e.payload->'notification'->>'notificationType', '') = ANY(\(knownTypes)))
+            OR EXISTS (SELECT 1 FROM jsonb_each(e.claims->'notification') m
+                       WHERE jsonb_typeof(m.value) = 'object' AND NOT (m.key = ANY(\(knownBodies)))))
+      )
+      SELECT e.stream_id, e.stream_version, e.recorded_at,
         coalesce(e.claims->'notification'->>'notificationUUID', ''),
         e.payload->'notification'->>'notificationType',
         e.payload->'notification'->>'subtype',
@@ -25,29 +35,34 @@ package enum NotUnderstoodStatements {
                   WHERE jsonb_typeof(m.value) = 'object'), '{}'::text[]),
         (SELECT r.stream_id FROM storeledger.events r
           WHERE e.stream_id LIKE \(unrouted)
-            AND r.idempotency_key = 'asn2:' || (e.claims->'notification'->>'notificationUUID'))
-      FROM storeledger.events e
-      WHERE e.event_type = 'appstore.notification.v3' AND e.erased_by IS NULL
-        AND (e.stream_id LIKE \(unrouted)
-          OR NOT (coalesce(e.payload->'notification'->>'notificationType', '') = ANY(\(knownTypes)))
-          OR EXISTS (SELECT 1 FROM jsonb_each(e.claims->'notification') m
-                     WHERE jsonb_typeof(m.value) = 'object' AND NOT (m.key = ANY(\(knownBodies)))))
+            AND r.idempotency_key = 'asn2:' || (e.claims->'notification'->>'notificationUUID')),
+        CASE WHEN \(countTotal) THEN (SELECT count(*) FROM matching) END
+      FROM matching e
+      WHERE \(key?.streamId)::text IS NULL
+        OR (e.tx_id, e.seq) < (SELECT k.tx_id, k.seq FROM storeledger.events k
+          WHERE k.stream_id = \(key?.streamId)::text AND k.stream_version = \(key?.streamVersion)::bigint)
       ORDER BY e.tx_id DESC, e.seq DESC
       LIMIT \(limit)
       """, logger: logger
     ) { rows in
       var found: [NotUnderstoodNotification] = []
-      for try await (stream, recorded, uuid, type, subtype, signed, bodies, routedTo)
+      var total: Int?
+      for try await (
+        stream, version, recorded, uuid, type, subtype, signed, bodies, routedTo, count
+      )
         in rows.decode(
-          (String, Date, String, String?, String?, Int64?, [String], String?).self)
+          (String, Int64, Date, String, String?, String?, Int64?, [String], String?, Int?).self)
       {
+        total = count
         found.append(
           NotUnderstoodNotification(
             notificationUUID: uuid, notificationType: type, subtype: subtype,
             signedDate: signed.map(Timestamp.init(milliseconds:)), recordedAt: recorded,
-            bodyObjects: bodies, streamId: stream, routedTo: routedTo))
+            bodyObjects: bodies, streamId: stream, streamVersion: version, routedTo: routedTo))
       }
-      return found
+      // No row to carry the count: the list after `key` is empty, and so, on a first page,
+      // is the whole list.
+      return ListRead(rows: found, total: countTotal ? (total ?? 0) : nil)
     }
   }
 

@@ -53,13 +53,7 @@ struct AccountListPage {
       html.cell(row.storefronts.joined(separator: ", "))
       html.cell(row.nextExpiry.map { $0.date.formatted(.iso8601) } ?? "-")
     }
-    if let next = page.nextCursor {
-      html.element("p") { html in
-        html.element(
-          "a", ["href": link("\(base)/accounts", setting: ["cursor": next]), "id": "next-page"],
-          text: "Next page")
-      }
-    }
+    html.nextPageLink(page.nextCursor.map { link("\(base)/accounts", setting: ["cursor": $0]) })
   }
 
   private func filterForm(_ html: inout HTML) {

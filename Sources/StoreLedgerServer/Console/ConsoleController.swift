@@ -49,7 +49,10 @@ struct ConsoleController: Sendable {
       try await signedIn(request) { try await search(request.uri.queryParameters.get("q") ?? "") }
     }
     group.get(RouterPath("/console/not-understood")) { request, _ in
-      try await signedIn(request) { try await notUnderstood() }
+      try await signedIn(request) { try await notUnderstood(Self.values(request), csv: false) }
+    }
+    group.get(RouterPath("/console/not-understood.csv")) { request, _ in
+      try await signedIn(request) { try await notUnderstood(Self.values(request), csv: true) }
     }
     group.get(RouterPath("/console/erasures")) { request, _ in
       try await signedIn(request) { try await erasures() }
@@ -240,7 +243,7 @@ struct ConsoleController: Sendable {
   private func overview() async throws -> Response {
     let overview = try await SupportQueries(ledger: ledger).overview()
     let recent = metrics.server.recent(app: metrics.app)
-    let notUnderstood = try await SupportQueries(ledger: ledger).notUnderstood(
+    let notUnderstood = try await SupportQueries(ledger: ledger).notUnderstoodPage(
       limit: OverviewPage.notUnderstoodShown)
     let document = page.document(title: "Overview") { html in
       OverviewPage(
@@ -274,13 +277,27 @@ struct ConsoleController: Sendable {
       status: .gone, query: token)
   }
 
-  private func notUnderstood() async throws -> Response {
-    let limit = 500
-    let notifications = try await SupportQueries(ledger: ledger).notUnderstood(limit: limit)
-    let document = page.document(title: "Notifications not understood") { html in
-      NotUnderstoodPage(notifications: notifications, limit: limit).render(into: &html)
+  private func notUnderstood(_ form: [String: String], csv: Bool) async throws -> Response {
+    let support = SupportQueries(ledger: ledger)
+    let limit = csv ? SupportQueries.notUnderstoodPageLimit : 100
+    do {
+      let first = try await support.notUnderstoodPage(limit: limit, cursor: form["cursor"])
+      if csv {
+        return try await ListsController.csv(
+          name: "not-understood", header: ListCSV.notUnderstoodHeader, first: first
+        ) { cursor in
+          try await support.notUnderstoodPage(limit: limit, cursor: cursor)
+        } fields: {
+          ListCSV.fields($0)
+        }
+      }
+      let document = page.document(title: "Notifications not understood") { html in
+        NotUnderstoodPage(page: first, base: base).render(into: &html)
+      }
+      return ConsolePage.response(document)
+    } catch let error as LedgerError where error.code == .invalidCursor {
+      return message("Notifications not understood", error.message, status: .badRequest)
     }
-    return ConsolePage.response(document)
   }
 
   /// The query's parameters, the last of each name.

@@ -5,8 +5,10 @@ import StoreLedgerCore
 /// The verified notifications this release stored but does not understand: what an operator
 /// checks after Apple adds a notification type or body object.
 struct NotUnderstoodPage {
-  let notifications: [NotUnderstoodNotification]
-  let limit: Int
+  let page: ListPage<NotUnderstoodNotification>
+  let base: String
+
+  var notifications: [NotUnderstoodNotification] { page.rows }
 
   func render(into html: inout HTML) {
     html.element(
@@ -15,13 +17,18 @@ struct NotUnderstoodPage {
         + "anything. \"Unrouted\" ones name no app this release can read and are kept apart; "
         + "a release that reads them routes them at its next rebuild or replay "
         + "(storeledger not-understood --reexamine).")
+    html.listTotal(page, one: "notification", many: "notifications")
+    html.element("p") { html in
+      html.element(
+        "a", ["href": "\(base)/not-understood.csv", "id": "csv-link"], text: "Download CSV")
+    }
     guard !notifications.isEmpty else {
       html.element(
         "p", ["id": "not-understood-none"], text: "None: every stored notification is understood.")
       return
     }
     html.table(
-      caption: notifications.count == limit ? "The newest \(limit)" : nil,
+      caption: "Newest stored first",
       headers: ["Notification", "Type", "Subtype", "Body objects", "Signed by Apple", "Stored in"],
       rows: notifications, id: "not-understood"
     ) { html, item in
@@ -35,5 +42,7 @@ struct NotUnderstoodPage {
           ? (item.routedTo.map { "unrouted, routed since to \($0)" } ?? "unrouted")
           : item.streamId)
     }
+    html.nextPageLink(
+      page.nextCursor.map { ConsoleLinks.url("\(base)/not-understood", ["cursor": $0]) })
   }
 }

@@ -6,8 +6,9 @@ import StoreLedgerCore
 struct OverviewPage {
   let overview: SupportQueries.Overview
   let recent: (verificationFailures: Int, webhookErrors: Int, projector: AccountProjector.Progress?)
-  /// The newest notifications not understood (at most ``notUnderstoodShown``).
-  let notUnderstood: [NotUnderstoodNotification]
+  /// The first page of the notifications not understood (at most ``notUnderstoodShown``), with
+  /// the whole list's total.
+  let notUnderstood: ListPage<NotUnderstoodNotification>
   let notUnderstoodLink: String
   /// Where the console is served: every number links to its list under it.
   let base: String
@@ -33,15 +34,19 @@ struct OverviewPage {
         &html, "Change deliveries failing",
         AccountPage.count(overview.changeDeliveries.reduce(0) { $0 + $1.retrying + $1.dead }),
         link: "\(base)/deliveries")
-      let unrouted = notUnderstood.filter { $0.isUnrouted && $0.routedTo == nil }.count
-      let shown =
-        notUnderstood.count == Self.notUnderstoodShown
-        ? "\(Self.notUnderstoodShown)+" : "\(notUnderstood.count)"
+      // The card's number is the list's total; the unrouted ones are counted on the page
+      // read, so beyond it they are "at least".
+      let unrouted = notUnderstood.rows.filter { $0.isUnrouted && $0.routedTo == nil }.count
+      let unroutedText =
+        notUnderstood.nextCursor == nil
+        ? "\(AccountPage.count(unrouted)) unrouted"
+        : "at least \(AccountPage.count(unrouted)) unrouted"
       html.element("div", ["class": "card"]) { html in
-        html.element("strong", text: shown)
+        html.element(
+          "strong", ["id": "not-understood-total"], text: AccountPage.count(notUnderstood.total))
         html.element(
           "a", ["href": notUnderstoodLink, "id": "not-understood-link"],
-          text: "Notifications not understood (\(unrouted) unrouted)")
+          text: "Notifications not understood (\(unroutedText))")
       }
     }
     html.element("h2", text: "Last notification")

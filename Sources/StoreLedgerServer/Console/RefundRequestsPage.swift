@@ -25,11 +25,7 @@ struct RefundRequestsPage {
         }
       }
     }
-    html.element(
-      "p", ["id": "list-total"],
-      text: "\(AccountPage.count(page.total)) \(page.total == 1 ? "request" : "requests")"
-        + (page.nextCursor == nil && requests.count == page.total
-          ? "" : ", \(AccountPage.count(requests.count)) on this page"))
+    html.listTotal(page, one: "request", many: "requests")
     html.element("p") { html in
       html.element(
         "a",
@@ -63,16 +59,9 @@ struct RefundRequestsPage {
         }
           ?? request.problem ?? "-")
     }
-    if let next = page.nextCursor {
-      html.element("p") { html in
-        html.element(
-          "a",
-          [
-            "href": ConsoleLinks.url(
-              "\(base)/refund-requests", ["state": state, "cursor": next]),
-            "id": "next-page",
-          ], text: "Next page")
-      }
-    }
+    html.nextPageLink(
+      page.nextCursor.map {
+        ConsoleLinks.url("\(base)/refund-requests", ["state": state, "cursor": $0])
+      })
   }
 }

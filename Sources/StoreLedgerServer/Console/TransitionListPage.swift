@@ -58,14 +58,9 @@ struct TransitionListPage {
       html.cell("\(row.to) \(SubscriptionTimeline.names[row.to] ?? "")")
       html.cell(row.cause == nil ? "time passing" : "an event")
     }
-    if let next = page.nextCursor {
-      var values = values
-      values["cursor"] = next
-      html.element("p") { html in
-        html.element(
-          "a", ["href": ConsoleLinks.url("\(base)/transitions", values), "id": "next-page"],
-          text: "Next page")
-      }
-    }
+    html.nextPageLink(
+      page.nextCursor.map {
+        ConsoleLinks.url("\(base)/transitions", values.merging(["cursor": $0]) { $1 })
+      })
   }
 }

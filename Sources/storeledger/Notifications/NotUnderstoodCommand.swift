@@ -23,7 +23,8 @@ struct NotUnderstoodCommand: AsyncParsableCommand {
       """)
 
   @OptionGroup var ledger: LedgerOptions
-  @Option(help: "The most notifications to list (newest first).") var limit = 100
+  @Option(help: "The most notifications to list (newest first, 1-1000).") var limit = 100
+  @Option(help: "Continue after the page before (its `next page` cursor).") var cursor: String?
   @Flag(help: "Route the unrouted notifications whose app this release can read, then list.")
   var reexamine = false
   @Flag(help: "Print JSON.") var json = false
@@ -31,20 +32,32 @@ struct NotUnderstoodCommand: AsyncParsableCommand {
   struct Output: Encodable {
     var reexamination: LedgerMaintenance.Reexamination?
     var notifications: [NotUnderstoodNotification]
+    /// How many the list holds (all pages), and the cursor of the next page.
+    var total: Int
+    var nextCursor: String?
   }
 
   func validate() throws {
-    guard limit > 0 else { throw ValidationError("--limit must be a positive number") }
+    guard (1...SupportQueries.notUnderstoodPageLimit).contains(limit) else {
+      throw ValidationError("--limit is 1 to \(SupportQueries.notUnderstoodPageLimit)")
+    }
   }
 
   func run() async throws {
-    let (limit, reexamine) = (limit, reexamine)
+    let (limit, cursor, reexamine) = (limit, cursor, reexamine)
     let output = try await ledger.withLedger("storeledger.not-understood") { ledger, _ in
       let reexamination =
         reexamine ? try await LedgerMaintenance(ledger: ledger).reexamineUnrouted() : nil
+      let page: ListPage<NotUnderstoodNotification>
+      do {
+        page = try await SupportQueries(ledger: ledger).notUnderstoodPage(
+          limit: limit, cursor: cursor)
+      } catch let error as LedgerError where error.code == .invalidCursor {
+        throw ValidationError(error.message)
+      }
       return Output(
-        reexamination: reexamination,
-        notifications: try await SupportQueries(ledger: ledger).notUnderstood(limit: limit))
+        reexamination: reexamination, notifications: page.rows, total: page.total,
+        nextCursor: page.nextCursor)
     }
     if json {
       say(try CommandJSON.string(output))
@@ -56,7 +69,8 @@ struct NotUnderstoodCommand: AsyncParsableCommand {
           + "\(done.stillUnrouted) still naming no app, \(done.refused) not this app's")
     }
     var table = TextTable(
-      title: "\(output.notifications.count) notifications not understood",
+      title: "\(output.notifications.count) of \(output.total) notifications not understood"
+        + (output.nextCursor.map { "; the next page: --cursor \($0)" } ?? ""),
       header: ["notificationUUID", "type", "subtype", "bodies", "signed by Apple", "stored in"])
     for item in output.notifications {
       table.rows.append([

@@ -336,8 +336,9 @@ import Testing
       #expect(try await support.event(withKey: "zz") == nil)
       let overview = try await support.overview(since: .distantPast, consistency: .exact).value
       #expect(overview.accounts == 2 && overview.notificationsSince == 0)
-      #expect(
-        try await support.notUnderstood(knownTypes: [], knownBodies: [], limit: 10).isEmpty)
+      let notUnderstood = try await support.notUnderstood(
+        knownTypes: [], knownBodies: [], after: nil, limit: 10, countTotal: true)
+      #expect(notUnderstood.rows.isEmpty && notUnderstood.total == 0)
     }
   }
 

@@ -16,6 +16,8 @@ public struct NotUnderstoodNotification: Sendable, Hashable, Codable {
   /// Where it is stored: `unrouted:<notificationUUID>` for evidence no app could be read
   /// from, else the stream it was routed to.
   public var streamId: String
+  /// Its version in that stream: with `streamId`, its place in the log (``key``).
+  public var streamVersion: Int64
   /// The stream a later re-examination (or a redelivery) stored it in, once its app could be
   /// read; nil while it stays unrouted (and for a routed notification).
   public var routedTo: String?
@@ -23,7 +25,7 @@ public struct NotUnderstoodNotification: Sendable, Hashable, Codable {
   public init(
     notificationUUID: String, notificationType: String?, subtype: String?,
     signedDate: Timestamp?, recordedAt: Date, bodyObjects: [String], streamId: String,
-    routedTo: String?
+    streamVersion: Int64, routedTo: String?
   ) {
     self.notificationUUID = notificationUUID
     self.notificationType = notificationType
@@ -32,7 +34,13 @@ public struct NotUnderstoodNotification: Sendable, Hashable, Codable {
     self.recordedAt = recordedAt
     self.bodyObjects = bodyObjects
     self.streamId = streamId
+    self.streamVersion = streamVersion
     self.routedTo = routedTo
+  }
+
+  /// Where its list's next page starts after it.
+  public var key: NotUnderstoodKey {
+    NotUnderstoodKey(streamId: streamId, streamVersion: streamVersion)
   }
 
   /// Kept as unrouted evidence: no app could be read from it.
