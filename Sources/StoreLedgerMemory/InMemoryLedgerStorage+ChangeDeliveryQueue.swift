@@ -90,15 +90,15 @@ extension InMemoryLedgerStorage: ChangeDeliveryQueue {
     }
   }
 
-  public func deliveries(endpoint: String?, state wanted: DeliveryState?, limit: Int)
-    async throws(EventStoreError) -> [ChangeDelivery]
-  {
+  public func deliveries(
+    _ filter: ChangeDeliveryFilter, after key: ChangeDeliveryKey?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<ChangeDelivery> {
     state.withLock { state in
-      state.deliveries.filter { endpoint == nil || $0.key == endpoint }.flatMap { key, rows in
-        rows.values.filter { wanted == nil || $0.state == wanted }.map { $0.entry(endpoint: key) }
-      }.sorted { ($1.position, $0.endpoint) < ($0.position, $1.endpoint) }.prefix(limit).map {
-        $0
-      }
+      let listed = state.deliveries.flatMap { endpoint, rows in
+        rows.values.map { $0.entry(endpoint: endpoint) }.filter(filter.holds)
+      }.sorted { ($1.position, $0.endpoint) < ($0.position, $1.endpoint) }
+      let after = key.map { key in listed.filter(key.precedes) } ?? listed
+      return ListRead(rows: Array(after.prefix(limit)), total: countTotal ? listed.count : nil)
     }
   }
 

@@ -19,6 +19,22 @@ struct ChangesController: Sendable {
   struct Deliveries: Encodable {
     let endpoints: [ChangeDeliveryCounts]
     let deliveries: [ChangeDelivery]
+    /// How many deliveries the list holds (all pages), and the cursor of the next page.
+    let total: Int
+    let nextCursor: String?
+
+    // `nextCursor` is null on the last page, never left out.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(endpoints, forKey: .endpoints)
+      try container.encode(deliveries, forKey: .deliveries)
+      try container.encode(total, forKey: .total)
+      try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case endpoints, deliveries, total, nextCursor
+    }
   }
 
   struct Resend: Decodable {
@@ -49,12 +65,15 @@ struct ChangesController: Sendable {
     group.get("/v1/changes/deliveries") { request, _ in
       let query = request.uri.queryParameters
       let limit = try Self.integer(query.get("limit"), name: "limit", default: 100)
+      let filter = ChangeDeliveryFilter(
+        endpoint: query.get("endpoint"), state: try DeliveryState.named(query.get("state")),
+        failing: query.get("failing") == "true")
+      let page = try await deliveries.changeDeliveriesPage(
+        filter, limit: Int(limit), cursor: query.get("cursor"))
       return try JSONBody.response(
         Deliveries(
-          endpoints: try await deliveries.changeDeliveryCounts(),
-          deliveries: try await deliveries.changeDeliveries(
-            endpoint: query.get("endpoint"), state: try DeliveryState.named(query.get("state")),
-            limit: Int(limit))))
+          endpoints: try await deliveries.changeDeliveryCounts(), deliveries: page.rows,
+          total: page.total, nextCursor: page.nextCursor))
     }
     group.post("/v1/changes/resend") { request, _ in
       let decoder = JSONDecoder()

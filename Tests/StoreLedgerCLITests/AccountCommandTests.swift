@@ -163,6 +163,18 @@ import Testing
       #expect(resend.status != 0 && resend.standardError.contains("no changes webhook"))
       let deliveries = try CommandLineRunner.run(["changes", "deliveries"] + options)
       #expect(deliveries.standardOutput.contains("endpoints: none"))
+      let failing = try CommandLineRunner.run(
+        ["changes", "deliveries", "--failing", "--json"] + options)
+      let listing = try JSONDecoder().decode(
+        JSONValue.self, from: Data(failing.standardOutput.utf8))
+      guard case .object(let object) = listing else {
+        Issue.record("not JSON: \(failing.standardOutput)")
+        return
+      }
+      #expect(object["total"] == .number(0) && object["deliveries"] == .array([]))
+      let edited = try CommandLineRunner.run(
+        ["changes", "deliveries", "--cursor", "not-a-cursor"] + options)
+      #expect(edited.status != 0 && edited.standardError.contains("without `cursor`"))
     }
   }
 

@@ -205,6 +205,30 @@ import Testing
     let response = try await client.execute(
       uri: "/v1/changes/deliveries?state=dead&limit=5", method: .get, headers: H.authorized)
     #expect(response.status == .ok)
+    // The failing list pages by cursor with the whole list's total; the receiver that is down
+    // keeps it at one delivery or more, the one that answers has none in it.
+    let failing = try H.value(
+      try await client.execute(
+        uri: "/v1/changes/deliveries?failing=true&limit=1", method: .get, headers: H.authorized))
+    let total = try #require(failing["total"]?.number)
+    #expect(total >= 1)
+    let rows = failing["deliveries"]?.array ?? []
+    #expect(rows.count == 1)
+    #expect(rows.allSatisfy { $0["endpoint"]?.string?.hasSuffix("/down") == true })
+    if total > 1, case .string(let cursor)? = failing["nextCursor"] {
+      let next = try await client.execute(
+        uri: "/v1/changes/deliveries?failing=true&limit=1&cursor=\(cursor)", method: .get,
+        headers: H.authorized)
+      #expect(next.status == .ok)
+      #expect(try H.value(next)["total"]?.number == total, "later pages carry the count")
+      let other = try await client.execute(
+        uri: "/v1/changes/deliveries?limit=1&cursor=\(cursor)", method: .get,
+        headers: H.authorized)
+      #expect(other.status == .unprocessableContent)
+      #expect(try H.errorCode(other) == "invalid_cursor")
+    } else {
+      #expect(failing["nextCursor"] == .null, "the last page says so")
+    }
     let metrics = try await client.execute(uri: "/metrics", method: .get)
     let text = String(buffer: metrics.body)
     #expect(text.contains("storeledger_change_deliveries{endpoint=\"127.0.0.1:"))

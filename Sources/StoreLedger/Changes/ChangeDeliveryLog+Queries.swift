@@ -3,8 +3,6 @@ import StoreLedgerCore
 import StoreLedgerPostgres
 
 extension ChangeDeliveryLog {
-  /// The delivery log, newest first: of one endpoint (its key) and one state (pending,
-  /// delivered, dead) when given.
   /// Every endpoint's delivery of the changes at `positions` (what became of an account's).
   public func changeDeliveries(ofPositions positions: [Int64]) async throws(LedgerError)
     -> [ChangeDelivery]
@@ -14,16 +12,38 @@ extension ChangeDeliveryLog {
     return try await calls.run { try await queue.deliveries(ofPositions: positions) }
   }
 
+  /// The delivery log, newest first: of one endpoint (its key) and one state (pending,
+  /// delivered, dead) when given (the first page of ``changeDeliveriesPage(_:limit:cursor:)``).
   public func changeDeliveries(
     endpoint: String? = nil, state: DeliveryState? = nil, limit: Int = 100
   ) async throws(LedgerError) -> [ChangeDelivery] {
-    guard (1...1000).contains(limit) else {
-      throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
+    try await changeDeliveriesPage(
+      ChangeDeliveryFilter(endpoint: endpoint, state: state), limit: limit
+    ).rows
+  }
+
+  /// The most deliveries a page holds.
+  public static let pageLimit = 1000
+
+  /// A page of the deliveries `filter` holds, the newest change first (then by endpoint),
+  /// with how many the whole list holds (counted on the first page); `cursor` is the
+  /// `nextCursor` of the page before. Every delivery is on exactly one page.
+  public func changeDeliveriesPage(
+    _ filter: ChangeDeliveryFilter, limit: Int = 100, cursor: String? = nil
+  ) async throws(LedgerError) -> ListPage<ChangeDelivery> {
+    guard (1...Self.pageLimit).contains(limit) else {
+      throw LedgerError(.invalidRequest, "limit must be between 1 and \(Self.pageLimit)")
     }
     let queue = deliveries
-    return try await calls.run {
-      try await queue.deliveries(endpoint: endpoint, state: state, limit: limit)
-    }
+    return try await ListPage<ChangeDelivery>.read(
+      list: "change-deliveries", filter: filter.text, limit: limit, cursor: cursor,
+      key: { parts in
+        Int64(parts[0]).map { ChangeDeliveryKey(position: $0, endpoint: parts[1]) }
+      },
+      read: { (key, count) throws(EventStoreError) in
+        try await queue.deliveries(filter, after: key, limit: limit + 1, countTotal: count)
+      },
+      keyOf: { [String($0.position), $0.endpoint] }, mapped: LedgerStorage.mapped)
   }
 
   /// Per endpoint: delivered, retrying, waiting and dead deliveries, and the lag.

@@ -73,11 +73,6 @@ public enum ListCSV {
     ]
   }
 
-  /// A whole list, header first.
-  public static func document(header: [String], rows: [[String]]) -> String {
-    ([header] + rows).map(line).joined()
-  }
-
   /// One CSV line, CRLF-terminated.
   public static func line(_ fields: [String]) -> String {
     fields.map(field).joined(separator: ",") + "\r\n"

@@ -28,10 +28,11 @@ public protocol ChangeDeliveryQueue: Sendable {
   /// Queues every change from `position` on again for `endpoint`; returns how many.
   func resend(_ endpoint: String, from position: Int64) async throws(EventStoreError) -> Int
 
-  /// The newest deliveries (of one endpoint, in one state, when given).
-  func deliveries(endpoint: String?, state: DeliveryState?, limit: Int)
-    async throws(EventStoreError)
-    -> [ChangeDelivery]
+  /// Up to `limit` deliveries `filter` holds after `key`, the newest change first (then by
+  /// endpoint); with how many it holds when `countTotal`.
+  func deliveries(
+    _ filter: ChangeDeliveryFilter, after key: ChangeDeliveryKey?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<ChangeDelivery>
 
   /// The deliveries of the changes at `positions`, to every endpoint.
   func deliveries(ofPositions positions: [Int64]) async throws(EventStoreError)

@@ -150,18 +150,39 @@ package enum ChangeDeliveryStatements {
 
   /// The delivery log, newest first; of one endpoint and state when given.
   package static func log(
-    endpoint: String?, state: String?, limit: Int, on client: PostgresClient, logger: Logger
-  ) async throws -> [ChangeDelivery] {
-    try await client.query(
+    _ filter: ChangeDeliveryFilter, after key: ChangeDeliveryKey?, limit: Int, countTotal: Bool,
+    on client: PostgresClient, logger: Logger
+  ) async throws -> ListRead<ChangeDelivery> {
+    let (endpoint, state, failing) = (filter.endpoint, filter.state?.rawValue, filter.failing)
+    // The newest change first, then by endpoint: the page after `key` starts below its
+    // position, or at it with a later endpoint. `failing` is ChangeDeliveryFilter.holds's rule.
+    let rows = try await client.query(
       """
       SELECT endpoint, position, state, attempts, last_status, last_error, next_attempt_at,
         delivered_at
       FROM storeledger.change_deliveries
       WHERE (\(endpoint)::text IS NULL OR endpoint = \(endpoint))
         AND (\(state)::text IS NULL OR state = \(state))
+        AND (NOT \(failing) OR state = 'dead' OR (state = 'pending' AND attempts > 0))
+        AND (\(key?.position)::bigint IS NULL OR position < \(key?.position)::bigint
+          OR (position = \(key?.position)::bigint AND endpoint > \(key?.endpoint)::text))
       ORDER BY position DESC, endpoint LIMIT \(limit)
       """, logger: logger
     ) { rows in try await decodeLog(rows) }
+    guard countTotal else { return ListRead(rows: rows, total: nil) }
+    let total = try await client.query(
+      """
+      SELECT count(*) FROM storeledger.change_deliveries
+      WHERE (\(endpoint)::text IS NULL OR endpoint = \(endpoint))
+        AND (\(state)::text IS NULL OR state = \(state))
+        AND (NOT \(failing) OR state = 'dead' OR (state = 'pending' AND attempts > 0))
+      """, logger: logger
+    ) { rows in
+      var total = 0
+      for try await count in rows.decode(Int.self) { total = count }
+      return total
+    }
+    return ListRead(rows: rows, total: total)
   }
 
   /// Every endpoint's delivery of the changes at `positions` (an account's, for the console).

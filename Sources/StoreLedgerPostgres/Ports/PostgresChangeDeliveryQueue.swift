@@ -62,12 +62,12 @@ public struct PostgresChangeDeliveryQueue: ChangeDeliveryQueue {
     }
   }
 
-  public func deliveries(endpoint: String?, state: DeliveryState?, limit: Int)
-    async throws(EventStoreError) -> [ChangeDelivery]
-  {
+  public func deliveries(
+    _ filter: ChangeDeliveryFilter, after key: ChangeDeliveryKey?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<ChangeDelivery> {
     try await database.primary("reading the delivery log") { client, logger in
       try await ChangeDeliveryStatements.log(
-        endpoint: endpoint, state: state?.rawValue, limit: limit, on: client, logger: logger)
+        filter, after: key, limit: limit, countTotal: countTotal, on: client, logger: logger)
     }
   }
 

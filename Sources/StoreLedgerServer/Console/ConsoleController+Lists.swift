@@ -35,10 +35,10 @@ extension ConsoleController {
       }
     }
     group.get(RouterPath("/console/deliveries")) { request, _ in
-      try await signedIn(request) { try await failingDeliveries(csv: false) }
+      try await signedIn(request) { try await failingDeliveries(Self.values(request), csv: false) }
     }
     group.get(RouterPath("/console/deliveries.csv")) { request, _ in
-      try await signedIn(request) { try await failingDeliveries(csv: true) }
+      try await signedIn(request) { try await failingDeliveries(Self.values(request), csv: true) }
     }
   }
 
@@ -165,17 +165,6 @@ extension ConsoleController {
     return ConsolePage.response(document)
   }
 
-  /// A list the console holds whole, as a CSV download.
-  static func csvDownload(_ name: String, header: [String], rows: [[String]]) -> Response {
-    Response(
-      status: .ok,
-      headers: [
-        .contentType: "text/csv; charset=utf-8; header=present",
-        .contentDisposition: "attachment; filename=\"storeledger-\(name).csv\"",
-        HTTPField.Name("X-Total-Count")!: String(rows.count),
-      ], body: .init(byteBuffer: ByteBuffer(string: ListCSV.document(header: header, rows: rows))))
-  }
-
   private func refundRequests(_ form: [String: String], csv: Bool) async throws -> Response {
     let state = form["state"] ?? "open"
     let phases: [ConsumptionRequest.Phase]
@@ -192,44 +181,57 @@ extension ConsoleController {
       phases = [phase]
     }
     let requests = ConsumptionRequests(ledger: ledger)
-    let limit = csv ? ConsumptionRequests.pageLimit : 50
-    do {
-      var first = try await requests.page(states: phases, limit: limit, cursor: form["cursor"])
-      if csv {
-        return try await ListsController.csv(
-          name: "refund-requests-\(state)", header: ListCSV.refundRequestsHeader, first: first
-        ) { cursor in
-          try await requests.page(states: phases, limit: limit, cursor: cursor)
-        } fields: {
-          ListCSV.fields($0)
-        }
-      }
+    return try await list(
+      "Refund requests", form, csv: csv ? "refund-requests-\(state)" : nil,
+      header: ListCSV.refundRequestsHeader, fields: ListCSV.fields, shown: 50,
+      whole: ConsumptionRequests.pageLimit
+    ) { limit, cursor in
+      try await requests.page(states: phases, limit: limit, cursor: cursor)
+    } render: { first, html in
+      var first = first
       // Open requests close within a day of being asked: a page of them reads best by
       // deadline.
       if state == "open" { first.rows.sort { $0.deadline < $1.deadline } }
-      let document = page.document(title: "Refund requests") { html in
-        RefundRequestsPage(page: first, state: state, base: base).render(into: &html)
-      }
-      return ConsolePage.response(document)
-    } catch let error as LedgerError where error.code == .invalidCursor {
-      return message("Refund requests", error.message, status: .badRequest)
+      RefundRequestsPage(page: first, state: state, base: base).render(into: &html)
     }
   }
 
-  private func failingDeliveries(csv: Bool) async throws -> Response {
+  private func failingDeliveries(_ form: [String: String], csv: Bool) async throws -> Response {
     let log = ChangeDeliveryLog(ledger: ledger)
-    let dead = try await log.changeDeliveries(state: .dead, limit: 500)
-    let retrying = try await log.changeDeliveries(state: .pending, limit: 1000).filter {
-      $0.attempts > 0
+    let failing = ChangeDeliveryFilter(failing: true)
+    return try await list(
+      "Change deliveries failing", form, csv: csv ? "deliveries-failing" : nil,
+      header: ListCSV.deliveriesHeader, fields: ListCSV.fields, shown: 50,
+      whole: ChangeDeliveryLog.pageLimit
+    ) { limit, cursor in
+      try await log.changeDeliveriesPage(failing, limit: limit, cursor: cursor)
+    } render: { first, html in
+      DeliveriesPage(page: first, base: base).render(into: &html)
     }
-    if csv {
-      return Self.csvDownload(
-        "deliveries-failing", header: ListCSV.deliveriesHeader,
-        rows: (dead + retrying).map(ListCSV.fields))
+  }
+
+  /// A list of the console: a page of `shown` rows from the form's cursor, or (`csv`, the
+  /// download's name) the whole list from it on, read `whole` rows at a time and written as
+  /// it is read. A cursor edited by hand gets a page that says what to do.
+  func list<Row: Sendable>(
+    _ title: String, _ form: [String: String], csv: String?, header: [String],
+    fields: @escaping @Sendable (Row) -> [String], shown: Int, whole: Int,
+    read: @escaping @Sendable (Int, String?) async throws -> ListPage<Row>,
+    render: (ListPage<Row>, inout HTML) -> Void
+  ) async throws -> Response {
+    do {
+      let first = try await read(csv == nil ? shown : whole, form["cursor"])
+      if let csv {
+        return try await ListsController.csv(name: csv, header: header, first: first) {
+          try await read(whole, $0)
+        } fields: {
+          fields($0)
+        }
+      }
+      let document = page.document(title: title) { html in render(first, &html) }
+      return ConsolePage.response(document)
+    } catch let error as LedgerError where error.code == .invalidCursor {
+      return message(title, error.message, status: .badRequest)
     }
-    let document = page.document(title: "Change deliveries failing") { html in
-      DeliveriesPage(deliveries: dead + retrying, base: base).render(into: &html)
-    }
-    return ConsolePage.response(document)
   }
 }

@@ -279,24 +279,14 @@ struct ConsoleController: Sendable {
 
   private func notUnderstood(_ form: [String: String], csv: Bool) async throws -> Response {
     let support = SupportQueries(ledger: ledger)
-    let limit = csv ? SupportQueries.notUnderstoodPageLimit : 100
-    do {
-      let first = try await support.notUnderstoodPage(limit: limit, cursor: form["cursor"])
-      if csv {
-        return try await ListsController.csv(
-          name: "not-understood", header: ListCSV.notUnderstoodHeader, first: first
-        ) { cursor in
-          try await support.notUnderstoodPage(limit: limit, cursor: cursor)
-        } fields: {
-          ListCSV.fields($0)
-        }
-      }
-      let document = page.document(title: "Notifications not understood") { html in
-        NotUnderstoodPage(page: first, base: base).render(into: &html)
-      }
-      return ConsolePage.response(document)
-    } catch let error as LedgerError where error.code == .invalidCursor {
-      return message("Notifications not understood", error.message, status: .badRequest)
+    return try await list(
+      "Notifications not understood", form, csv: csv ? "not-understood" : nil,
+      header: ListCSV.notUnderstoodHeader, fields: ListCSV.fields, shown: 100,
+      whole: SupportQueries.notUnderstoodPageLimit
+    ) { limit, cursor in
+      try await support.notUnderstoodPage(limit: limit, cursor: cursor)
+    } render: { first, html in
+      NotUnderstoodPage(page: first, base: base).render(into: &html)
     }
   }
 

@@ -5,15 +5,13 @@ import StoreLedgerCore
 /// Change deliveries that are failing: retrying (sent at least once, not accepted yet) and
 /// dead (retries ran out), with the receiver's last answer.
 struct DeliveriesPage {
-  let deliveries: [ChangeDelivery]
+  let page: ListPage<ChangeDelivery>
   let base: String
 
+  var deliveries: [ChangeDelivery] { page.rows }
+
   func render(into html: inout HTML) {
-    html.element(
-      "p", ["id": "list-total"],
-      text:
-        "\(AccountPage.count(deliveries.count)) failing \(deliveries.count == 1 ? "delivery" : "deliveries")"
-    )
+    html.listTotal(page, one: "failing delivery", many: "failing deliveries")
     html.element("p") { html in
       html.element(
         "a", ["href": "\(base)/deliveries.csv", "id": "csv-link"], text: "Download CSV")
@@ -23,7 +21,7 @@ struct DeliveriesPage {
       return
     }
     html.table(
-      caption: "Dead first, then by position",
+      caption: "The newest change first",
       headers: ["Endpoint", "Position", "State", "Attempts", "Last answer", "Next attempt"],
       rows: deliveries, id: "deliveries-list"
     ) { html, delivery in
@@ -36,5 +34,7 @@ struct DeliveriesPage {
           .joined(separator: ": "))
       html.cell(delivery.state == .dead ? "-" : delivery.nextAttemptAt.formatted(.iso8601))
     }
+    html.nextPageLink(
+      page.nextCursor.map { ConsoleLinks.url("\(base)/deliveries", ["cursor": $0]) })
   }
 }

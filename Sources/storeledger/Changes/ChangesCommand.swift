@@ -85,21 +85,34 @@ struct ChangesCommand: AsyncParsableCommand {
     @OptionGroup var ledger: LedgerOptions
     @Option(help: "Only this endpoint (its key: host and path).") var endpoint: String?
     @Option(help: "pending, delivered or dead.") var state: String?
+    @Flag(help: "Only the failing ones: dead, or retrying after an attempt.") var failing = false
     @Option(help: "At most this many deliveries (1-1000).") var limit = 50
+    @Option(help: "Continue after the page before (its `next page` cursor).") var cursor: String?
     @Flag(help: "Print JSON.") var json = false
 
     struct Listing: Encodable {
       let endpoints: [ChangeDeliveryCounts]
       let deliveries: [ChangeDelivery]
+      /// How many deliveries the list holds (all pages), and the cursor of the next page.
+      let total: Int
+      let nextCursor: String?
     }
 
     func run() async throws {
-      let (endpoint, state, limit) = (endpoint, state, limit)
+      let filter = ChangeDeliveryFilter(
+        endpoint: endpoint, state: try DeliveryState.named(state), failing: failing)
+      let (limit, cursor) = (limit, cursor)
       let listing = try await ledger.withLedger("storeledger.changes") { ledger, _ in
-        Listing(
-          endpoints: try await ChangeDeliveryLog(ledger: ledger).changeDeliveryCounts(),
-          deliveries: try await ChangeDeliveryLog(ledger: ledger).changeDeliveries(
-            endpoint: endpoint, state: try DeliveryState.named(state), limit: limit))
+        let log = ChangeDeliveryLog(ledger: ledger)
+        let page: ListPage<ChangeDelivery>
+        do {
+          page = try await log.changeDeliveriesPage(filter, limit: limit, cursor: cursor)
+        } catch let error as LedgerError where error.code == .invalidCursor {
+          throw ValidationError(error.message)
+        }
+        return Listing(
+          endpoints: try await log.changeDeliveryCounts(), deliveries: page.rows,
+          total: page.total, nextCursor: page.nextCursor)
       }
       if json {
         say(try CommandJSON.string(listing))
@@ -116,7 +129,8 @@ struct ChangesCommand: AsyncParsableCommand {
         ])
       }
       var deliveries = TextTable(
-        title: "deliveries",
+        title: "deliveries: \(listing.deliveries.count) of \(listing.total)"
+          + (listing.nextCursor.map { "; the next page: --cursor \($0)" } ?? ""),
         header: ["position", "endpoint", "state", "attempts", "last answer", "next attempt"])
       for delivery in listing.deliveries {
         deliveries.rows.append([

@@ -4889,7 +4889,7 @@ internal struct Client: APIProtocol {
             }
         )
     }
-    /// Webhook endpoints with their delivery counts, and the delivery log, newest first
+    /// Webhook endpoints with their delivery counts, and the delivery log, newest first, a page at a time
     ///
     /// - Remark: HTTP `GET /v1/changes/deliveries`.
     /// - Remark: Generated from `#/paths//v1/changes/deliveries/get(listChangeDeliveries)`.
@@ -4925,8 +4925,22 @@ internal struct Client: APIProtocol {
                     in: &request,
                     style: .form,
                     explode: true,
+                    name: "failing",
+                    value: input.query.failing
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
                     name: "limit",
                     value: input.query.limit
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "cursor",
+                    value: input.query.cursor
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -5024,6 +5038,28 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .forbidden(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ListChangeDeliveries.Output.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
                 case 429:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListChangeDeliveries.Output.TooManyRequests.Body

@@ -11447,7 +11447,7 @@ internal enum Operations {
             }
         }
     }
-    /// Webhook endpoints with their delivery counts, and the delivery log, newest first
+    /// Webhook endpoints with their delivery counts, and the delivery log, newest first, a page at a time
     ///
     /// - Remark: HTTP `GET /v1/changes/deliveries`.
     /// - Remark: Generated from `#/paths//v1/changes/deliveries/get(listChangeDeliveries)`.
@@ -11470,24 +11470,38 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/query/state`.
                 internal var state: Operations.ListChangeDeliveries.Input.Query.StatePayload?
+                /// true: only the failing deliveries, dead or retrying (pending after at least one attempt), the rows the endpoints' `retrying` and `dead` counts count.
+                ///
+                /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/query/failing`.
+                internal var failing: Swift.Bool?
                 /// At most this many deliveries (1-1000, default 100).
                 ///
                 /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/query/limit`.
                 internal var limit: Swift.Int?
+                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
+                ///
+                /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/query/cursor`.
+                internal var cursor: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - endpoint: Only this endpoint (its key).
                 ///   - state: pending, delivered or dead.
+                ///   - failing: true: only the failing deliveries, dead or retrying (pending after at least one attempt), the rows the endpoints' `retrying` and `dead` counts count.
                 ///   - limit: At most this many deliveries (1-1000, default 100).
+                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 internal init(
                     endpoint: Swift.String? = nil,
                     state: Operations.ListChangeDeliveries.Input.Query.StatePayload? = nil,
-                    limit: Swift.Int? = nil
+                    failing: Swift.Bool? = nil,
+                    limit: Swift.Int? = nil,
+                    cursor: Swift.String? = nil
                 ) {
                     self.endpoint = endpoint
                     self.state = state
+                    self.failing = failing
                     self.limit = limit
+                    self.cursor = cursor
                 }
             }
             internal var query: Operations.ListChangeDeliveries.Input.Query
@@ -11523,24 +11537,40 @@ internal enum Operations {
                     /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/200/content/json`.
                     internal struct JsonPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/200/content/json/endpoints`.
-                        internal var endpoints: [Components.Schemas.ChangeDeliveryCounts]?
+                        internal var endpoints: [Components.Schemas.ChangeDeliveryCounts]
                         /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/200/content/json/deliveries`.
-                        internal var deliveries: [Components.Schemas.ChangeDelivery]?
+                        internal var deliveries: [Components.Schemas.ChangeDelivery]
+                        /// How many deliveries the whole list holds (every page), counted when its first page was read.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/200/content/json/total`.
+                        internal var total: Swift.Int
+                        /// The `cursor` of the next page; null on the last.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/200/content/json/nextCursor`.
+                        internal var nextCursor: Swift.String?
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - endpoints:
                         ///   - deliveries:
+                        ///   - total: How many deliveries the whole list holds (every page), counted when its first page was read.
+                        ///   - nextCursor: The `cursor` of the next page; null on the last.
                         internal init(
-                            endpoints: [Components.Schemas.ChangeDeliveryCounts]? = nil,
-                            deliveries: [Components.Schemas.ChangeDelivery]? = nil
+                            endpoints: [Components.Schemas.ChangeDeliveryCounts],
+                            deliveries: [Components.Schemas.ChangeDelivery],
+                            total: Swift.Int,
+                            nextCursor: Swift.String? = nil
                         ) {
                             self.endpoints = endpoints
                             self.deliveries = deliveries
+                            self.total = total
+                            self.nextCursor = nextCursor
                         }
                         internal enum CodingKeys: String, CodingKey {
                             case endpoints
                             case deliveries
+                            case total
+                            case nextCursor
                         }
                     }
                     /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/200/content/application\/json`.
@@ -11619,7 +11649,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// Bad state or limit (invalid_request).
+            /// Bad state, failing or limit (invalid_request).
             ///
             /// - Remark: Generated from `#/paths//v1/changes/deliveries/get(listChangeDeliveries)/responses/400`.
             ///
@@ -11739,6 +11769,57 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/changes/deliveries/GET/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListChangeDeliveries.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListChangeDeliveries.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// A cursor the server did not write as it is: changed, cut short, or from another list or other filters (code invalid_cursor). Ask again without it.
+            ///
+            /// - Remark: Generated from `#/paths//v1/changes/deliveries/get(listChangeDeliveries)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListChangeDeliveries.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.ListChangeDeliveries.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

@@ -134,7 +134,7 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/changes`.
     /// - Remark: Generated from `#/paths//v1/changes/get(listChanges)`.
     func listChanges(_ input: Operations.ListChanges.Input) async throws -> Operations.ListChanges.Output
-    /// Webhook endpoints with their delivery counts, and the delivery log, newest first
+    /// Webhook endpoints with their delivery counts, and the delivery log, newest first, a page at a time
     ///
     /// - Remark: HTTP `GET /v1/changes/deliveries`.
     /// - Remark: Generated from `#/paths//v1/changes/deliveries/get(listChangeDeliveries)`.
@@ -667,7 +667,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Webhook endpoints with their delivery counts, and the delivery log, newest first
+    /// Webhook endpoints with their delivery counts, and the delivery log, newest first, a page at a time
     ///
     /// - Remark: HTTP `GET /v1/changes/deliveries`.
     /// - Remark: Generated from `#/paths//v1/changes/deliveries/get(listChangeDeliveries)`.

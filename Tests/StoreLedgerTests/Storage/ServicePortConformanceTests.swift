@@ -254,12 +254,24 @@ import Testing
       let counts = try #require(try await queue.counts().first)
       #expect(counts.endpoint == "hooks.example/changes")
       #expect((counts.delivered, counts.waiting, counts.retrying, counts.dead) == (1, 1, 0, 1))
-      let log = try await queue.deliveries(endpoint: nil, state: nil, limit: 10)
-      #expect(log.map(\.position) == [4, 3, 2])
-      #expect(log.first { $0.position == 3 }?.lastError == "gone")
+      let log = try await queue.deliveries(
+        ChangeDeliveryFilter(), after: nil, limit: 10, countTotal: true)
+      #expect(log.rows.map(\.position) == [4, 3, 2] && log.total == 3)
+      let next = try await queue.deliveries(
+        ChangeDeliveryFilter(), after: ChangeDeliveryKey(position: 4, endpoint: counts.endpoint),
+        limit: 10, countTotal: false)
+      #expect(next.rows.map(\.position) == [3, 2] && next.total == nil)
+      // The failing list holds what the counts call retrying and dead.
+      let failing = try await queue.deliveries(
+        ChangeDeliveryFilter(failing: true), after: nil, limit: 10, countTotal: true)
+      #expect(failing.total == counts.retrying + counts.dead && failing.rows.count == 1)
+      #expect(log.rows.first { $0.position == 3 }?.lastError == "gone")
       #expect(try await queue.deliveries(ofPositions: [2]).map(\.state) == [.delivered])
       #expect(try await queue.resend("hooks.example/changes", from: 2) == 3)
-      #expect(try await queue.deliveries(endpoint: nil, state: .pending, limit: 10).count == 3)
+      #expect(
+        try await queue.deliveries(
+          ChangeDeliveryFilter(state: .pending), after: nil, limit: 10, countTotal: true
+        ).total == 3)
       #expect(try await queue.resend("nobody.example/x", from: 1) == 0)
       #expect(try await queue.prune("hooks.example/changes", deliveredBefore: .seconds(0)) == 0)
     }
