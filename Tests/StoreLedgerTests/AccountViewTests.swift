@@ -121,6 +121,38 @@ import Testing
     }
   }
 
+  /// One layout per answer: a part of the account API is the same bytes whether a fold or
+  /// the stored view (read back from `jsonb`) served it (key order and spacing once differed).
+  @Test func aFoldAndTheStoredViewAnswerTheSameBytes() async throws {
+    try await withLedger { ledger, admin, _ in
+      let token = "00000000-0000-4000-8000-000000000001"
+      try await Self.subscribe(ledger, uuid: "n-1", id: "1000", token: token, from: 0, to: 30)
+      try await Self.subscribe(
+        ledger, uuid: "n-2", id: "1001", token: token, from: 30, to: 60, type: .didRenew)
+      var folded: [AccountViewSlice.Part: [UInt8]] = [:]
+      for part in AccountViewSlice.Part.allCases {
+        folded[part] = Array(
+          try await ledger.summaryJSON(part, for: token, at: F.t(40).date, consistency: .exact)
+            .readableBytesView)
+      }
+      #expect(folded[.entitlements]?.count ?? 0 > 20, "an entitlement with its members")
+      _ = try await AccountProjector(ledger: ledger, logger: TestDatabase.logger).catchUp(
+        now: F.t(40).date)
+      // The stored row is current: what follows is served from it.
+      let row = try #require(try await Self.row(token, on: admin))
+      #expect(row.projectedChanges == row.changes && row.changes == 2, "\(row)")
+      for part in AccountViewSlice.Part.allCases {
+        let stored = Array(
+          try await ledger.summaryJSON(part, for: token, at: F.t(40).date, consistency: .exact)
+            .readableBytesView)
+        #expect(
+          stored == folded[part],
+          "\(part): \(String(decoding: stored, as: UTF8.self)) against \(String(decoding: folded[part] ?? [], as: UTF8.self))"
+        )
+      }
+    }
+  }
+
   @Test func aDuplicateLeavesTheViewCurrent() async throws {
     try await withLedger { ledger, admin, _ in
       try await Self.subscribe(ledger, uuid: "n-1", id: "1000", from: 0, to: 30)

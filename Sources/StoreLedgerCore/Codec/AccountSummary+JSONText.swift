@@ -13,9 +13,10 @@ extension AccountSummary {
 
 extension AccountSummary {
   /// One part as the account API returns it (a JSON array), written as the stored view's part
-  /// reads back (AccountViewSlice): consumables without the account token each repeats.
+  /// reads back (AccountViewSlice): consumables without the account token each repeats, in
+  /// PostgreSQL's `jsonb` layout, so that a fold and the stored view answer the same bytes.
   public func json(of part: AccountViewSlice.Part) -> [UInt8] {
-    var json = JSONTextWriter()
+    var json = JSONTextWriter(layout: .jsonb)
     switch part {
     case .entitlements: json.array(entitlements) { $1.write(to: &$0) }
     case .subscriptions: json.array(subscriptions) { $1.write(to: &$0) }
