@@ -37,6 +37,12 @@ import Testing
       // Patterns as well as colours: the churn bars' legend draws them.
       #expect(page.contains("<pattern id=\"chart-churn-p2\""))
       #expect(page.contains("id=\"revenue-cohorts\""))
+      // Trials converted are told against the trials that ended, never against those started
+      // (another cohort: a range once read "100 / 144").
+      #expect(page.contains("Trials started</div>"))
+      let ended = try #require(
+        page.firstMatch(of: /<strong>(\d+) of (\d+)<\/strong>Trials ended in the range: converted/))
+      #expect(Int(ended.1)! <= Int(ended.2)!)
       #expect(page.contains("id=\"revenue-diff\"") && page.contains("id=\"revenue-causes\""))
 
       let link = try #require(

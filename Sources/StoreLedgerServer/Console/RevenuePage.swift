@@ -204,7 +204,13 @@ struct RevenuePage {
         (
           "Estimated proceeds (\(selected.currency))", MetricsFormat.amount(total.estimatedProceeds)
         ),
-        ("Trials started / converted", "\(total.trialStarts) / \(total.trialConversions)"),
+        // Conversions belong to the trials that ended in the range, not to those that began
+        // in it: a trial begun before the range may convert inside it.
+        ("Trials started", "\(total.trialStarts)"),
+        (
+          "Trials ended in the range: converted",
+          "\(total.trialConversions) of \(total.trialConversions + total.trialExpirations)"
+        ),
         ("Churned", "\(total.churned)"), ("Refunds", "\(total.refunds)"),
       ] {
         html.element("div", ["class": "card"]) { html in
