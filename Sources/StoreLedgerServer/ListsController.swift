@@ -34,6 +34,7 @@ struct ListsController: Sendable {
     let storefronts: [String]
     let environments: [String]
     let nextExpiry: Int64?
+    let viewMade: Bool
 
     init(_ row: AccountListRow) {
       appAccountToken = row.appAccountToken
@@ -44,6 +45,7 @@ struct ListsController: Sendable {
       storefronts = row.storefronts
       environments = row.environments
       nextExpiry = row.nextExpiry?.milliseconds
+      viewMade = row.viewMade
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -56,11 +58,12 @@ struct ListsController: Sendable {
       try container.encode(storefronts, forKey: .storefronts)
       try container.encode(environments, forKey: .environments)
       try container.encode(nextExpiry, forKey: .nextExpiry)
+      try container.encode(viewMade, forKey: .viewMade)
     }
 
     enum CodingKeys: String, CodingKey {
       case appAccountToken, changedAt, statuses, entitlements, products, storefronts
-      case environments, nextExpiry
+      case environments, nextExpiry, viewMade
     }
   }
 

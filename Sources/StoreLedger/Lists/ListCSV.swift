@@ -9,7 +9,7 @@ import StoreLedgerCore
 public enum ListCSV {
   public static let accountsHeader = [
     "appAccountToken", "changedAt", "statuses", "entitlements", "products", "storefronts",
-    "environments", "nextExpiry",
+    "environments", "nextExpiry", "viewMade",
   ]
 
   public static func fields(_ row: AccountListRow) -> [String] {
@@ -18,7 +18,7 @@ public enum ListCSV {
       row.statuses.map(String.init).joined(separator: " "),
       row.entitlements.joined(separator: " "), row.products.joined(separator: " "),
       row.storefronts.joined(separator: " "), row.environments.joined(separator: " "),
-      row.nextExpiry.map(time) ?? "",
+      row.nextExpiry.map(time) ?? "", row.viewMade ? "true" : "false",
     ]
   }
 

@@ -14,10 +14,14 @@ public struct AccountListRow: Sendable, Hashable {
   public var environments: [String]
   /// The earliest end of an active subscription's current period.
   public var nextExpiry: Timestamp?
+  /// Whether its view has been made: an account the log names but the projector has not
+  /// reached yet is listed with no facts, and says so (its page reads it from the log).
+  public var viewMade: Bool
 
   public init(
     appAccountToken: String, changedAt: Timestamp, statuses: [Int32], entitlements: [String],
-    products: [String], storefronts: [String], environments: [String], nextExpiry: Timestamp?
+    products: [String], storefronts: [String], environments: [String], nextExpiry: Timestamp?,
+    viewMade: Bool = true
   ) {
     self.appAccountToken = appAccountToken
     self.changedAt = changedAt
@@ -27,6 +31,7 @@ public struct AccountListRow: Sendable, Hashable {
     self.storefronts = storefronts
     self.environments = environments
     self.nextExpiry = nextExpiry
+    self.viewMade = viewMade
   }
 
   /// The row of a stored view: the one rule for a list's columns, applied where a view is
@@ -47,7 +52,8 @@ public struct AccountListRow: Sendable, Hashable {
       environments: sorted(
         subscriptions.map(\.environment) + entitlements.map(\.environment)
           + consumables.flatMap(\.environments)),
-      nextExpiry: subscriptions.filter { $0.status == 1 }.compactMap(\.expiresDate).min())
+      nextExpiry: subscriptions.filter { $0.status == 1 }.compactMap(\.expiresDate).min(),
+      viewMade: summary != nil)
   }
 
   /// The list's order: newest change first, then token, descending.

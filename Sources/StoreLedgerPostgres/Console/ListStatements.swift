@@ -45,7 +45,8 @@ package enum ListStatements {
     return PostgresQuery(
       unsafeSQL: """
         SELECT app_account_token, list_changed_ms, list_statuses, list_entitlements,
-          list_products, list_storefronts, list_environments, list_next_expiry_ms
+          list_products, list_storefronts, list_environments, list_next_expiry_ms,
+          view IS NOT NULL
         FROM storeledger.account_views
         WHERE \(accountsCondition)
           AND ($10::bigint IS NULL
@@ -80,13 +81,13 @@ package enum ListStatements {
     ) { rows in
       var found: [AccountListRow] = []
       for try await row in rows.decode(
-        (String, Int64, [Int32], [String], [String], [String], [String], Int64?).self)
+        (String, Int64, [Int32], [String], [String], [String], [String], Int64?, Bool).self)
       {
         found.append(
           AccountListRow(
             appAccountToken: row.0, changedAt: Timestamp(milliseconds: row.1), statuses: row.2,
             entitlements: row.3, products: row.4, storefronts: row.5, environments: row.6,
-            nextExpiry: row.7.map(Timestamp.init(milliseconds:))))
+            nextExpiry: row.7.map(Timestamp.init(milliseconds:)), viewMade: row.8))
       }
       return found
     }

@@ -45,6 +45,14 @@ struct AccountListPage {
           "a", ["href": "\(base)/accounts/\(row.appAccountToken)"], text: row.appAccountToken)
       }
       html.cell(row.changedAt.milliseconds == 0 ? "-" : row.changedAt.date.formatted(.iso8601))
+      guard row.viewMade else {
+        // Listed because the log names it; its facts come once the projector reaches it.
+        html.element(
+          "td", ["colspan": "5", "class": "view-not-made"],
+          text: "Its view is not made yet: the projector has not reached this account. "
+            + "Its page reads it from the log.")
+        return
+      }
       html.cell(
         row.statuses.map { "\($0) \(SubscriptionTimeline.names[$0] ?? "")" }.joined(separator: ", ")
       )

@@ -90,7 +90,8 @@ struct AccountsListCommand: AsyncParsableCommand {
           [
             row.appAccountToken,
             row.changedAt.milliseconds == 0 ? "-" : ListTimes.text(row.changedAt),
-            row.statuses.map(String.init).joined(separator: ","),
+            row.viewMade
+              ? row.statuses.map(String.init).joined(separator: ",") : "(view not made yet)",
             row.entitlements.joined(separator: ","), row.products.joined(separator: ","),
             row.storefronts.joined(separator: ","), row.nextExpiry.map(ListTimes.text) ?? "-",
           ]

@@ -3541,6 +3541,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AccountListItem/nextExpiry`.
             internal var nextExpiry: Swift.Int64?
+            /// false for an account the log names whose view the projector has not made yet: it is listed, with no facts, until then (its own endpoints read it from the log).
+            ///
+            /// - Remark: Generated from `#/components/schemas/AccountListItem/viewMade`.
+            internal var viewMade: Swift.Bool
             /// Creates a new `AccountListItem`.
             ///
             /// - Parameters:
@@ -3552,6 +3556,7 @@ extension Components {
             ///   - storefronts:
             ///   - environments:
             ///   - nextExpiry: The earliest end of an active subscription's current period, Unix milliseconds.
+            ///   - viewMade: false for an account the log names whose view the projector has not made yet: it is listed, with no facts, until then (its own endpoints read it from the log).
             internal init(
                 appAccountToken: Swift.String,
                 changedAt: Swift.Int64,
@@ -3560,7 +3565,8 @@ extension Components {
                 products: [Swift.String],
                 storefronts: [Swift.String],
                 environments: [Swift.String],
-                nextExpiry: Swift.Int64? = nil
+                nextExpiry: Swift.Int64? = nil,
+                viewMade: Swift.Bool
             ) {
                 self.appAccountToken = appAccountToken
                 self.changedAt = changedAt
@@ -3570,6 +3576,7 @@ extension Components {
                 self.storefronts = storefronts
                 self.environments = environments
                 self.nextExpiry = nextExpiry
+                self.viewMade = viewMade
             }
             internal enum CodingKeys: String, CodingKey {
                 case appAccountToken
@@ -3580,6 +3587,7 @@ extension Components {
                 case storefronts
                 case environments
                 case nextExpiry
+                case viewMade
             }
         }
         /// - Remark: Generated from `#/components/schemas/StatusTransition`.
