@@ -150,12 +150,18 @@ extension InMemoryLedgerStorage: RelayQueue {
     }
   }
 
-  public func relayDeliveries(to target: String, state wanted: DeliveryState?, limit: Int)
-    async throws(EventStoreError) -> [RelayDelivery]
-  {
+  public func relayDeliveries(
+    to target: String, state wanted: DeliveryState?, after: String?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RelayDelivery> {
     state.withLock { state in
-      (state.relayRows[target] ?? [:]).values.filter { wanted == nil || $0.state == wanted }
-        .sorted { $0.offset > $1.offset }.prefix(limit).map { $0.entry(target: target) }
+      let rows = state.relayRows[target] ?? [:]
+      let listed = rows.values.filter { wanted == nil || $0.state == wanted }
+        .sorted { $0.offset > $1.offset }
+      // The page after a row starts below that notification's place in the log.
+      let below = after.map { key in rows[key]?.offset ?? -1 }
+      let page = listed.filter { row in below.map { row.offset < $0 } ?? true }.prefix(limit)
+      return ListRead(
+        rows: page.map { $0.entry(target: target) }, total: countTotal ? listed.count : nil)
     }
   }
 

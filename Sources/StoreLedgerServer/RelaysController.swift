@@ -203,6 +203,20 @@ struct RelaysController: Sendable {
   struct Deliveries: Encodable {
     let target: String
     let deliveries: [Delivery]
+    /// How many rows the list holds (all pages), and the cursor of the next page.
+    let total: Int
+    let nextCursor: String?
+
+    // `nextCursor` is null on the last page, never left out.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(target, forKey: .target)
+      try container.encode(deliveries, forKey: .deliveries)
+      try container.encode(total, forKey: .total)
+      try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    enum CodingKeys: String, CodingKey { case target, deliveries, total, nextCursor }
   }
 
   struct Retried: Encodable {
@@ -250,10 +264,13 @@ struct RelaysController: Sendable {
       let name = try context.parameters.require("name")
       let query = request.uri.queryParameters
       let limit = try Self.integer(query["limit"].map(String.init), "limit") ?? 100
-      let deliveries = try await relays.deliveries(
-        of: name, state: try DeliveryState.named(query["state"].map(String.init)), limit: limit)
+      let page = try await relays.deliveriesPage(
+        of: name, state: try DeliveryState.named(query["state"].map(String.init)), limit: limit,
+        cursor: query["cursor"].map(String.init))
       return try JSONBody.response(
-        Deliveries(target: name.lowercased(), deliveries: deliveries.map(Delivery.init)))
+        Deliveries(
+          target: name.lowercased(), deliveries: page.rows.map(Delivery.init), total: page.total,
+          nextCursor: page.nextCursor))
     }
     group.post("/v1/relays/{name}/retry") { _, context in
       let name = try context.parameters.require("name")

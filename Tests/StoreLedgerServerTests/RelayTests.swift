@@ -313,7 +313,21 @@ import Testing
             return
           }
           #expect(letters.count == renewals.count)
+          #expect(dead["total"] == .number(Double(renewals.count)) && dead["nextCursor"] == .null)
           #expect(letters.allSatisfy { $0["lastStatus"] == .number(503) })
+          // A page of one at a time reaches every dead letter once, each page with the total.
+          var keys: [JSONValue] = []
+          var path = "/v1/relays/old-vendor/deliveries?state=dead&limit=1"
+          while true {
+            let (status, page) = try await Self.json(client, .get, path)
+            #expect(status == .ok && page["total"] == .number(Double(renewals.count)))
+            if case .array(let rows)? = page["deliveries"] {
+              keys += rows.compactMap { $0["notificationUUID"] }
+            }
+            guard case .string(let cursor)? = page["nextCursor"] else { break }
+            path = "/v1/relays/old-vendor/deliveries?state=dead&limit=1&cursor=\(cursor)"
+          }
+          #expect(keys.count == renewals.count && Set(keys.map(\.description)).count == keys.count)
           let (_, retried) = try await Self.json(client, .post, "/v1/relays/old-vendor/retry")
           #expect(retried["queued"] == .number(Double(renewals.count)))
           let (removed, _) = try await Self.json(client, .delete, "/v1/relays/old-vendor")

@@ -103,18 +103,33 @@ public struct Relays: Sendable {
     return events.compactMap(RecordedRelayAttempt.init)
   }
 
-  /// The target's queue, newest first: `dead` for its dead letters, `pending` for what waits.
+  /// The target's queue, newest first: `dead` for its dead letters, `pending` for what waits
+  /// (the first page of ``deliveriesPage(of:state:limit:cursor:)``).
   public func deliveries(of name: String, state: DeliveryState? = nil, limit: Int = 100)
     async throws(LedgerError) -> [RelayDelivery]
   {
+    try await deliveriesPage(of: name, state: state, limit: limit).rows
+  }
+
+  /// A page of the target's queue (of one state when given), newest notification first, with
+  /// how many the whole list holds (counted on the first page); `cursor` is the `nextCursor`
+  /// of the page before. Every row is on exactly one page.
+  public func deliveriesPage(
+    of name: String, state: DeliveryState? = nil, limit: Int = 100, cursor: String? = nil
+  ) async throws(LedgerError) -> ListPage<RelayDelivery> {
     let queue = relays
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
-    let target = try await target(named: name)
-    return try await calls.run {
-      try await queue.relayDeliveries(to: target.name, state: state, limit: limit)
-    }
+    let target = try await target(named: name).name
+    return try await ListPage<RelayDelivery>.read(
+      list: "relay-deliveries", filter: "\(target)\n\(state?.rawValue ?? "")", limit: limit,
+      cursor: cursor, key: { parts in parts[0] == target ? parts[1] : nil },
+      read: { (key, count) throws(EventStoreError) in
+        try await queue.relayDeliveries(
+          to: target, state: state, after: key, limit: limit + 1, countTotal: count)
+      },
+      keyOf: { [target, $0.notificationKey] }, mapped: LedgerStorage.mapped)
   }
 
   /// Queues the target's dead letters again (from a first attempt, with retries anew);

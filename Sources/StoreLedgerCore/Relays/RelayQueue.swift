@@ -33,10 +33,12 @@ public protocol RelayQueue: Sendable {
   /// Queues the target's dead deliveries again; returns how many.
   func retryDeadRelays(to target: String) async throws(EventStoreError) -> Int
 
-  /// The queue's rows of one target, newest first (of one state when given).
-  func relayDeliveries(to target: String, state: DeliveryState?, limit: Int)
-    async throws(EventStoreError)
-    -> [RelayDelivery]
+  /// Up to `limit` of the queue's rows of one target (of one state when given) after the row
+  /// of the notification `after` (its idempotency key), newest notification first; with how
+  /// many the target's list holds when `countTotal`.
+  func relayDeliveries(
+    to target: String, state: DeliveryState?, after: String?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RelayDelivery>
 
   /// Each target's counts.
   func relayCounts() async throws(EventStoreError) -> [RelayTargetCounts]

@@ -68,12 +68,13 @@ public struct PostgresRelayQueue: RelayQueue {
     }
   }
 
-  public func relayDeliveries(to target: String, state: DeliveryState?, limit: Int)
-    async throws(EventStoreError) -> [RelayDelivery]
-  {
+  public func relayDeliveries(
+    to target: String, state: DeliveryState?, after: String?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RelayDelivery> {
     try await database.primary("reading the relay queue") { client, logger in
       try await RelayStatements.deliveries(
-        target: target, state: state?.rawValue, limit: limit, on: client, logger: logger)
+        target: target, state: state?.rawValue, after: after, limit: limit,
+        countTotal: countTotal, on: client, logger: logger)
     }
   }
 

@@ -210,14 +210,20 @@ package enum RelayStatements {
   }
 
   package static func deliveries(
-    target: String, state: String?, limit: Int, on client: PostgresClient, logger: Logger
-  ) async throws -> [RelayDelivery] {
-    try await client.query(
+    target: String, state: String?, after: String?, limit: Int, countTotal: Bool,
+    on client: PostgresClient, logger: Logger
+  ) async throws -> ListRead<RelayDelivery> {
+    // Newest notification first: the page after a row starts below that row's place in the
+    // log (a row retried keeps its place; one pruned since ends the list).
+    let rows = try await client.query(
       """
       SELECT target, idempotency_key, notification_type, environment, state, attempts,
         last_status, last_error, next_attempt_at, delivered_at
       FROM storeledger.relay_deliveries
       WHERE target = \(target) AND (\(state)::text IS NULL OR state = \(state))
+        AND (\(after)::text IS NULL OR (tx_id, seq) < (SELECT k.tx_id, k.seq
+          FROM storeledger.relay_deliveries k
+          WHERE k.target = \(target) AND k.idempotency_key = \(after)::text))
       ORDER BY tx_id DESC, seq DESC LIMIT \(limit)
       """, logger: logger
     ) { rows in
@@ -236,6 +242,18 @@ package enum RelayStatements {
       }
       return entries
     }
+    guard countTotal else { return ListRead(rows: rows, total: nil) }
+    let total = try await client.query(
+      """
+      SELECT count(*) FROM storeledger.relay_deliveries
+      WHERE target = \(target) AND (\(state)::text IS NULL OR state = \(state))
+      """, logger: logger
+    ) { rows in
+      var total = 0
+      for try await count in rows.decode(Int.self) { total = count }
+      return total
+    }
+    return ListRead(rows: rows, total: total)
   }
 
   package static func counts(on client: PostgresClient, logger: Logger) async throws

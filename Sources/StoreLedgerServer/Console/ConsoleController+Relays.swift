@@ -44,9 +44,9 @@ extension ConsoleController {
       return message("Relay", error.message, status: .badRequest)
     }
     let target: RelayTarget? = try? await front.target(named: name)
-    var dead: [RelayDelivery] = []
+    var dead = ListPage<RelayDelivery>(rows: [], total: 0, nextCursor: nil)
     if target != nil {
-      dead = try await front.deliveries(of: name, state: .dead, limit: 100)
+      dead = try await front.deliveriesPage(of: name, state: .dead, limit: 100)
     }
     let view = RelayTargetPage(
       name: name.lowercased(), target: target, attempts: attempts, dead: dead,

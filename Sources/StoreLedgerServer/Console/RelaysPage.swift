@@ -51,7 +51,8 @@ struct RelayTargetPage {
   let name: String
   let target: RelayTarget?
   let attempts: [RecordedRelayAttempt]
-  let dead: [RelayDelivery]
+  /// The first page of its dead letters, with how many there are.
+  let dead: ListPage<RelayDelivery>
   let notification: String?
   let base: String
 
@@ -106,18 +107,20 @@ struct RelayTargetPage {
     }
     guard target != nil else { return }
     html.element("h2", text: "Dead letters")
-    if dead.isEmpty {
+    if dead.rows.isEmpty {
       html.element("p", ["id": "dead-empty"], text: "None: nothing ran out of retries.")
       return
     }
     html.element(
       "p",
       text:
-        "\(dead.count) notifications ran out of retries. Send them again with "
-        + "`storeledger relays retry \(name)` or POST /v1/relays/\(name)/retry.")
+        "\(AccountPage.count(dead.total)) \(dead.total == 1 ? "notification" : "notifications") ran out of retries"
+        + (dead.nextCursor == nil ? "" : " (the newest \(dead.rows.count) below)")
+        + ". Send them again with `storeledger relays retry \(name)` or "
+        + "POST /v1/relays/\(name)/retry.")
     html.table(
       caption: "Newest first", headers: ["Notification", "Type", "Attempts", "Last answer"],
-      rows: dead, id: "relay-dead"
+      rows: dead.rows, id: "relay-dead"
     ) { html, delivery in
       html.cell(String(delivery.notificationKey.dropFirst(5)))
       html.cell(delivery.notificationType ?? "-")

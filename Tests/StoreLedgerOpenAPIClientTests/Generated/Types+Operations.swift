@@ -26481,17 +26481,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/query/limit`.
                 internal var limit: Swift.Int?
+                /// The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
+                ///
+                /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/query/cursor`.
+                internal var cursor: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - state:
                 ///   - limit: 1 to 1000 (default 100).
+                ///   - cursor: The `nextCursor` of the previous page, with the same filters. A changed cursor, or one from other filters, is refused with 422 (invalid_cursor).
                 internal init(
                     state: Operations.ListRelayDeliveries.Input.Query.StatePayload? = nil,
-                    limit: Swift.Int? = nil
+                    limit: Swift.Int? = nil,
+                    cursor: Swift.String? = nil
                 ) {
                     self.state = state
                     self.limit = limit
+                    self.cursor = cursor
                 }
             }
             internal var query: Operations.ListRelayDeliveries.Input.Query
@@ -26533,21 +26540,37 @@ internal enum Operations {
                         internal var target: Swift.String
                         /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/responses/200/content/json/deliveries`.
                         internal var deliveries: [Components.Schemas.RelayDelivery]
+                        /// How many rows the whole list holds (every page), counted when its first page was read.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/responses/200/content/json/total`.
+                        internal var total: Swift.Int
+                        /// The `cursor` of the next page; null on the last.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/responses/200/content/json/nextCursor`.
+                        internal var nextCursor: Swift.String?
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - target:
                         ///   - deliveries:
+                        ///   - total: How many rows the whole list holds (every page), counted when its first page was read.
+                        ///   - nextCursor: The `cursor` of the next page; null on the last.
                         internal init(
                             target: Swift.String,
-                            deliveries: [Components.Schemas.RelayDelivery]
+                            deliveries: [Components.Schemas.RelayDelivery],
+                            total: Swift.Int,
+                            nextCursor: Swift.String? = nil
                         ) {
                             self.target = target
                             self.deliveries = deliveries
+                            self.total = total
+                            self.nextCursor = nextCursor
                         }
                         internal enum CodingKeys: String, CodingKey {
                             case target
                             case deliveries
+                            case total
+                            case nextCursor
                         }
                     }
                     /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/responses/200/content/application\/json`.
@@ -26797,6 +26820,57 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/relays/{name}/deliveries/GET/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListRelayDeliveries.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListRelayDeliveries.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// A cursor the server did not write as it is: changed, cut short, or from another list or other filters (code invalid_cursor). Ask again without it.
+            ///
+            /// - Remark: Generated from `#/paths//v1/relays/{name}/deliveries/get(listRelayDeliveries)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListRelayDeliveries.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.ListRelayDeliveries.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

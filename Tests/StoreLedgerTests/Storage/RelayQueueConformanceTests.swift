@@ -85,15 +85,21 @@ import Testing
       #expect(counts.map(\.target) == ["staging"])
       #expect(
         counts.first.map { [$0.delivered, $0.retrying, $0.waiting, $0.dead] } == [1, 0, 0, 1])
-      let dead = try await queue.relayDeliveries(to: "staging", state: .dead, limit: 10)
+      let dead = try await queue.relayDeliveries(
+        to: "staging", state: .dead, after: nil, limit: 10, countTotal: true
+      ).rows
       #expect(dead.map(\.notificationKey) == ["unrouted"])
       #expect(dead.first?.lastStatus == 410)
       #expect(dead.first?.lastError == "gone")
       #expect(try await queue.retryDeadRelays(to: "staging") == 1)
       #expect(try await queue.relayCounts().first?.waiting == 1)
-      #expect(
-        try await queue.relayDeliveries(to: "staging", state: nil, limit: 10).map(\.notificationKey)
-          == ["unrouted", "sandbox"])
+      let all = try await queue.relayDeliveries(
+        to: "staging", state: nil, after: nil, limit: 10, countTotal: true)
+      #expect(all.rows.map(\.notificationKey) == ["unrouted", "sandbox"] && all.total == 2)
+      // The page after a row starts below it; the total is counted only when asked.
+      let next = try await queue.relayDeliveries(
+        to: "staging", state: nil, after: "unrouted", limit: 10, countTotal: false)
+      #expect(next.rows.map(\.notificationKey) == ["sandbox"] && next.total == nil)
       #expect(try await queue.pruneRelays(to: "staging", deliveredBefore: .seconds(3600)) == 0)
 
       #expect(try await queue.removeRelayTarget(named: "staging"))
