@@ -182,17 +182,19 @@ extension InMemoryLedgerStorage: RelayQueue {
     }
   }
 
-  public func relayAttempts(to target: String, notification: String?, before: Int64?, limit: Int)
-    async throws(EventStoreError) -> [RecordedEvent]
-  {
+  public func relayAttempts(
+    to target: String, notification: String?, before: Int64?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RecordedEvent> {
     state.withLock { state in
-      Self.recorded(of: [RelayTarget.streamId(of: target)], in: state).filter { event in
+      let listed = Self.recorded(of: [RelayTarget.streamId(of: target)], in: state).filter {
+        event in
         guard event.eventType == EventTypes.relayAttempted else { return false }
-        if let before, event.streamVersion >= before { return false }
         guard let notification else { return true }
         let attempt = Self.object(event.payload)?["relayAttempt"] as? [String: Any]
         return (attempt?["notification"] as? String)?.lowercased() == notification.lowercased()
-      }.sorted { $0.streamVersion > $1.streamVersion }.prefix(limit).map { $0 }
+      }.sorted { $0.streamVersion > $1.streamVersion }
+      let page = listed.filter { event in before.map { event.streamVersion < $0 } ?? true }
+      return ListRead(rows: Array(page.prefix(limit)), total: countTotal ? listed.count : nil)
     }
   }
 

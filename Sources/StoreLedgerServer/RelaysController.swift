@@ -142,16 +142,19 @@ struct RelaysController: Sendable {
   struct Attempts: Encodable {
     let target: String
     let attempts: [Attempt]
-    /// The `before` that reads the next (older) page; null at the first attempt.
+    /// The `before` that reads the next (older) page; null on the last.
     let nextBefore: Int64?
+    /// How many attempts the target (of the notification, when asked) has in all.
+    let total: Int
 
-    private enum CodingKeys: String, CodingKey { case target, attempts, nextBefore }
+    private enum CodingKeys: String, CodingKey { case target, attempts, nextBefore, total }
 
     func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(target, forKey: .target)
       try container.encode(attempts, forKey: .attempts)
       try container.encode(nextBefore, forKey: .nextBefore)
+      try container.encode(total, forKey: .total)
     }
   }
 
@@ -251,14 +254,13 @@ struct RelaysController: Sendable {
       // A removed target is gone from the API (its attempts stay in the log: the CLI and the
       // console read them).
       _ = try await relays.target(named: name)
-      let attempts = try await relays.attempts(
+      let page = try await relays.attemptsPage(
         of: name, notificationUUID: query["notificationUUID"].map(String.init), before: before,
         limit: limit)
-      let oldest = attempts.last?.streamVersion
       return try JSONBody.response(
         Attempts(
-          target: name.lowercased(), attempts: attempts.map(Attempt.init),
-          nextBefore: attempts.count == limit && (oldest ?? 1) > 1 ? oldest : nil))
+          target: name.lowercased(), attempts: page.attempts.map(Attempt.init),
+          nextBefore: page.nextBefore, total: page.total ?? page.attempts.count))
     }
     group.get("/v1/relays/{name}/deliveries") { request, context in
       let name = try context.parameters.require("name")

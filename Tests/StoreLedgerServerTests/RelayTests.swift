@@ -248,6 +248,8 @@ import Testing
               client, .get,
               "/v1/relays/staging/attempts?limit=97" + (before.map { "&before=\($0)" } ?? ""))
             #expect(status == .ok)
+            #expect(
+              page["total"] == .number(Double(state.flakyRequests)), "every page tells the whole")
             guard case .array(let items)? = page["attempts"] else { break }
             attempts += items
             if case .number(let next)? = page["nextBefore"] {

@@ -91,16 +91,34 @@ public struct Relays: Sendable {
   public func attempts(
     of name: String, notificationUUID: String? = nil, before: Int64? = nil, limit: Int = 100
   ) async throws(LedgerError) -> [RecordedRelayAttempt] {
+    try await attemptsPage(
+      of: name, notificationUUID: notificationUUID, before: before, limit: limit, countTotal: false
+    ).attempts
+  }
+
+  /// ``attempts(of:notificationUUID:before:limit:)`` with how many attempts the target (of the
+  /// notification, when given) has in all (`total`, when `countTotal`), and the `before` of the
+  /// next page (nil on the last).
+  public func attemptsPage(
+    of name: String, notificationUUID: String? = nil, before: Int64? = nil, limit: Int = 100,
+    countTotal: Bool = true
+  ) async throws(LedgerError) -> (attempts: [RecordedRelayAttempt], total: Int?, nextBefore: Int64?)
+  {
     let queue = relays
     let name = try Self.name(name)
     guard (1...1000).contains(limit) else {
       throw LedgerError(.invalidRequest, "limit must be between 1 and 1000")
     }
     let key = notificationUUID.map { "asn2:\($0)" }
-    let events = try await calls.run {
-      try await queue.relayAttempts(to: name, notification: key, before: before, limit: limit)
+    let read = try await calls.run {
+      try await queue.relayAttempts(
+        to: name, notification: key, before: before, limit: limit + 1, countTotal: countTotal)
     }
-    return events.compactMap(RecordedRelayAttempt.init)
+    let rows = read.rows.prefix(limit)
+    return (
+      rows.compactMap(RecordedRelayAttempt.init), read.total,
+      read.rows.count > limit ? rows.last?.streamVersion : nil
+    )
   }
 
   /// The target's queue, newest first: `dead` for its dead letters, `pending` for what waits

@@ -44,7 +44,9 @@ public protocol RelayQueue: Sendable {
   func relayCounts() async throws(EventStoreError) -> [RelayTargetCounts]
 
   /// The target's recorded attempts, newest first: those before stream version `before` when
-  /// given, of one notification (its key) when given.
-  func relayAttempts(to target: String, notification: String?, before: Int64?, limit: Int)
-    async throws(EventStoreError) -> [RecordedEvent]
+  /// given, of one notification (its key) when given; with how many the target's attempts (of
+  /// that notification) are in all, before or not, when `countTotal`.
+  func relayAttempts(
+    to target: String, notification: String?, before: Int64?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RecordedEvent>
 }

@@ -84,13 +84,13 @@ public struct PostgresRelayQueue: RelayQueue {
     }
   }
 
-  public func relayAttempts(to target: String, notification: String?, before: Int64?, limit: Int)
-    async throws(EventStoreError) -> [RecordedEvent]
-  {
+  public func relayAttempts(
+    to target: String, notification: String?, before: Int64?, limit: Int, countTotal: Bool
+  ) async throws(EventStoreError) -> ListRead<RecordedEvent> {
     try await database.primary("reading relay attempts") { client, logger in
       try await RelayStatements.attempts(
-        target: target, notification: notification, before: before, limit: limit, on: client,
-        logger: logger)
+        target: target, notification: notification, before: before, limit: limit,
+        countTotal: countTotal, on: client, logger: logger)
     }
   }
 }

@@ -289,10 +289,10 @@ package enum RelayStatements {
 
   /// The target's recorded attempts from the log, newest first.
   package static func attempts(
-    target: String, notification: String?, before: Int64?, limit: Int,
+    target: String, notification: String?, before: Int64?, limit: Int, countTotal: Bool,
     on client: PostgresClient, logger: Logger
-  ) async throws -> [RecordedEvent] {
-    try await client.query(
+  ) async throws -> ListRead<RecordedEvent> {
+    let rows = try await client.query(
       """
       SELECT \(unescaped: RecordedEvent.columns) FROM storeledger.events
       WHERE stream_id = \(RelayTarget.streamId(of: target))
@@ -302,5 +302,20 @@ package enum RelayStatements {
           OR lower(payload #>> '{relayAttempt,notification}') = lower(\(notification)))
       ORDER BY stream_version DESC LIMIT \(limit)
       """, logger: logger, reading: EventStore.collect)
+    guard countTotal else { return ListRead(rows: rows, total: nil) }
+    let total = try await client.query(
+      """
+      SELECT count(*) FROM storeledger.events
+      WHERE stream_id = \(RelayTarget.streamId(of: target))
+        AND event_type = \(EventTypes.relayAttempted)
+        AND (\(notification)::text IS NULL
+          OR lower(payload #>> '{relayAttempt,notification}') = lower(\(notification)))
+      """, logger: logger
+    ) { rows in
+      var total = 0
+      for try await count in rows.decode(Int.self) { total = count }
+      return total
+    }
+    return ListRead(rows: rows, total: total)
   }
 }

@@ -37,8 +37,11 @@ extension ConsoleController {
   private func relayTargetPage(_ name: String, notification: String?) async throws -> Response {
     let front = Relays(ledger: ledger)
     var attempts: [RecordedRelayAttempt] = []
+    var attemptsTotal = 0
     do {
-      attempts = try await front.attempts(of: name, notificationUUID: notification, limit: 100)
+      let page = try await front.attemptsPage(
+        of: name, notificationUUID: notification, limit: 100)
+      (attempts, attemptsTotal) = (page.attempts, page.total ?? page.attempts.count)
     } catch {
       guard error.code == .invalidRequest else { throw error }
       return message("Relay", error.message, status: .badRequest)
@@ -49,7 +52,8 @@ extension ConsoleController {
       dead = try await front.deliveriesPage(of: name, state: .dead, limit: 100)
     }
     let view = RelayTargetPage(
-      name: name.lowercased(), target: target, attempts: attempts, dead: dead,
+      name: name.lowercased(), target: target, attempts: attempts,
+      attemptsTotal: attemptsTotal, dead: dead,
       notification: notification, base: base)
     let document = page.document(title: "Relay " + name.lowercased()) { html in
       view.render(into: &html)

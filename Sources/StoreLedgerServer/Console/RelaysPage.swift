@@ -51,6 +51,8 @@ struct RelayTargetPage {
   let name: String
   let target: RelayTarget?
   let attempts: [RecordedRelayAttempt]
+  /// How many attempts the log holds (of the notification, when one is asked).
+  let attemptsTotal: Int
   /// The first page of its dead letters, with how many there are.
   let dead: ListPage<RelayDelivery>
   let notification: String?
@@ -80,6 +82,12 @@ struct RelayTargetPage {
         ])
       html.element("button", ["type": "submit"], text: "Find")
     }
+    html.element(
+      "p", ["id": "attempts-total"],
+      text: "\(AccountPage.count(attemptsTotal)) \(attemptsTotal == 1 ? "attempt" : "attempts") "
+        + "in the log"
+        + (attempts.count < attemptsTotal ? "; the newest \(attempts.count) below" : "")
+        + ". `storeledger relays attempts \(name)` reads them all.")
     html.table(
       caption: notification == nil
         ? "Newest attempts first, from the log" : "Attempts of this notification, from the log",

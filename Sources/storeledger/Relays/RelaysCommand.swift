@@ -152,14 +152,16 @@ struct RelaysAttemptsCommand: AsyncParsableCommand {
     let (name, notification, before, limit, json) = (name, notification, before, limit, json)
     try await ledger.withLedger("storeledger.relays") { ledger, _ in
       try await RelaysCommand.refusing {
-        let attempts = try await Relays(ledger: ledger).attempts(
+        let page = try await Relays(ledger: ledger).attemptsPage(
           of: name, notificationUUID: notification, before: before, limit: limit)
+        let attempts = page.attempts
         if json {
           say(try CommandJSON.string(attempts))
           return
         }
         var table = TextTable(
-          title: "Attempts to relay to \(name.lowercased())",
+          title:
+            "Attempts to relay to \(name.lowercased()): \(attempts.count) of \(page.total ?? attempts.count)",
           header: ["v", "sent", "notification", "type", "try", "outcome", "status", "sha256"])
         for recorded in attempts {
           let attempt = recorded.attempt
@@ -172,9 +174,7 @@ struct RelaysAttemptsCommand: AsyncParsableCommand {
           ])
         }
         print(table.render(), terminator: "")
-        if attempts.count == limit, let oldest = attempts.last?.streamVersion, oldest > 1 {
-          say("older: --before \(oldest)")
-        }
+        if let older = page.nextBefore { say("older: --before \(older)") }
       }
     }
   }

@@ -26035,29 +26035,37 @@ internal enum Operations {
                         internal var target: Swift.String
                         /// - Remark: Generated from `#/paths/v1/relays/{name}/attempts/GET/responses/200/content/json/attempts`.
                         internal var attempts: [Components.Schemas.RelayAttempt]
-                        /// The `before` of the next, older page; null when there is none.
+                        /// The `before` of the next (older) page; null on the last.
                         ///
                         /// - Remark: Generated from `#/paths/v1/relays/{name}/attempts/GET/responses/200/content/json/nextBefore`.
                         internal var nextBefore: Swift.Int64?
+                        /// How many attempts the target (of the notification, when asked) has in all, every page.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/relays/{name}/attempts/GET/responses/200/content/json/total`.
+                        internal var total: Swift.Int
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - target:
                         ///   - attempts:
-                        ///   - nextBefore: The `before` of the next, older page; null when there is none.
+                        ///   - nextBefore: The `before` of the next (older) page; null on the last.
+                        ///   - total: How many attempts the target (of the notification, when asked) has in all, every page.
                         internal init(
                             target: Swift.String,
                             attempts: [Components.Schemas.RelayAttempt],
-                            nextBefore: Swift.Int64? = nil
+                            nextBefore: Swift.Int64? = nil,
+                            total: Swift.Int
                         ) {
                             self.target = target
                             self.attempts = attempts
                             self.nextBefore = nextBefore
+                            self.total = total
                         }
                         internal enum CodingKeys: String, CodingKey {
                             case target
                             case attempts
                             case nextBefore
+                            case total
                         }
                     }
                     /// - Remark: Generated from `#/paths/v1/relays/{name}/attempts/GET/responses/200/content/application\/json`.

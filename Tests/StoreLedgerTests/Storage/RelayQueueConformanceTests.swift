@@ -124,14 +124,15 @@ import Testing
       }
       let queue = storage.relays
       let all = try await queue.relayAttempts(
-        to: "staging", notification: nil, before: nil, limit: 10)
-      #expect(all.map(\.streamVersion) == [3, 2, 1])
+        to: "staging", notification: nil, before: nil, limit: 10, countTotal: true)
+      #expect(all.rows.map(\.streamVersion) == [3, 2, 1] && all.total == 3)
       let ofA = try await queue.relayAttempts(
-        to: "staging", notification: "asn2:a", before: nil, limit: 10)
-      #expect(ofA.map(\.streamVersion) == [3, 1])
+        to: "staging", notification: "asn2:a", before: nil, limit: 10, countTotal: true)
+      #expect(ofA.rows.map(\.streamVersion) == [3, 1] && ofA.total == 2)
+      // A later page still counts them all: the total is of the list, not of what remains.
       let older = try await queue.relayAttempts(
-        to: "staging", notification: nil, before: 3, limit: 1)
-      #expect(older.map(\.streamVersion) == [2])
+        to: "staging", notification: nil, before: 3, limit: 1, countTotal: true)
+      #expect(older.rows.map(\.streamVersion) == [2] && older.total == 3)
     }
   }
 
