@@ -46,7 +46,9 @@ struct RelaysCommand: AsyncParsableCommand {
   static func refusing(_ body: () async throws -> Void) async throws {
     do {
       try await body()
-    } catch let error as LedgerError where error.code == .invalidRequest {
+    } catch let error as LedgerError
+      where error.code == .invalidRequest || error.code == .invalidCursor
+    {
       throw ValidationError(error.message)
     }
   }
@@ -186,16 +188,19 @@ struct RelaysDeadCommand: AsyncParsableCommand {
 
   @Argument(help: "The target's name.") var name: String
   @Option(help: "How many (1 to 1000).") var limit = 100
+  @Option(help: "Continue after the page before (its `next page` cursor).") var cursor: String?
   @OptionGroup var ledger: LedgerOptions
 
   func run() async throws {
-    let (name, limit) = (name, limit)
+    let (name, limit, cursor) = (name, limit, cursor)
     try await ledger.withLedger("storeledger.relays") { ledger, _ in
       try await RelaysCommand.refusing {
-        let dead = try await Relays(ledger: ledger).deliveries(
-          of: name, state: .dead, limit: limit)
+        let page = try await Relays(ledger: ledger).deliveriesPage(
+          of: name, state: .dead, limit: limit, cursor: cursor)
+        let dead = page.rows
         var table = TextTable(
-          title: "Dead letters of \(name.lowercased())",
+          title: "Dead letters of \(name.lowercased()): \(dead.count) of \(page.total)"
+            + (page.nextCursor.map { "; the next page: --cursor \($0)" } ?? ""),
           header: ["notification", "type", "attempts", "last answer"])
         for delivery in dead {
           table.rows.append([
