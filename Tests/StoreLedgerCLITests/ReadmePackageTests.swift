@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedger
 import Testing
 
 /// The README's dependency lines are what its program needs: every module the program
@@ -52,6 +53,17 @@ struct ReadmePackageTests {
         #expect(manifest.contains(".library(name: \"\(product)\""), "no product \(product)")
       }
     }
+    // The release the lines name is this one: what `storeledger --version` prints and the
+    // changelog's newest.
+    #expect(packages["storeledger"]?.version == StoreLedgerVersion.current)
+    let changelog = try Self.text("CHANGELOG.md")
+    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }
+    #expect(
+      newest == "## \(StoreLedgerVersion.current)", "the changelog's newest: \(newest ?? "none")")
+    let printed = try CommandLineRunner.run(["--version"])
+    #expect(
+      printed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        == StoreLedgerVersion.current)
     for (name, package) in packages where name != "storeledger" {
       #expect(
         manifest.contains(".package(url: \"\(package.url)\", from: \"\(package.version)\")"),
