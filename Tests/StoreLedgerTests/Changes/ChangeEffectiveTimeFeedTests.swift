@@ -50,9 +50,9 @@ import Testing
     }
   }
 
-  /// The year as it happens: a week of Apple's steps, its notifications each recorded a
-  /// minute after it was sent, the projector at the week's end.
-  static func playedAsItHappens() async throws -> Ledger {
+  /// The year as it happens: `step` days of Apple's steps at a time, its notifications each
+  /// recorded `delay` seconds after they were sent, the projector at the step's end.
+  static func playedAsItHappens(step: Int64 = 7, delay: TimeInterval = 60) async throws -> Ledger {
     let end = simulation.configuration.end
     let clock = Clock(simulation.configuration.start.date)
     let ledger = try ledger(clock)
@@ -60,14 +60,14 @@ import Testing
     let projector = AccountProjector(ledger: ledger, logger: TestDatabase.logger)
     var (next, delivered, time) = (0, 0, simulation.configuration.start)
     while time < end {
-      time = Timestamp(milliseconds: min(time.milliseconds + 7 * day, end.milliseconds))
+      time = Timestamp(milliseconds: min(time.milliseconds + step * day, end.milliseconds))
       next = simulation.apply(to: store, from: next, through: time)
       let sent = store.notifications()
       try await deliver(sent[delivered...], to: ledger, clock: clock) {
-        $0.sentAt.date.addingTimeInterval(60)
+        $0.sentAt.date.addingTimeInterval(delay)
       }
       delivered = sent.count
-      let now = time.date.addingTimeInterval(120)
+      let now = time.date.addingTimeInterval(delay + 60)
       clock.set(now)
       _ = try await projector.catchUp(now: now)
     }
@@ -145,6 +145,27 @@ import Testing
       ).compactMap { Self.simulation.truth.owners[$0.originalTransactionId].flatMap { owners[$0] } }
     )
     #expect(!granted.isEmpty && Set(granted) == expected)
+  }
+
+  /// The same year played at another speed (Apple's steps two days apart, each notification
+  /// recorded an hour late, the projector less often relative to it) gives an outage grant the
+  /// same accounts: a selection on Apple's clock does not depend on when the ledger learned.
+  @Test func anOutageGrantSelectsTheSameAccountsAtTwoSpeeds() async throws {
+    let weekly = try await Self.playedAsItHappens(step: 7, delay: 60)
+    let quick = try await Self.playedAsItHappens(step: 2, delay: 3600)
+    let (start, end) = (Self.simulation.configuration.start, Self.simulation.configuration.end)
+    for days in [(30, 120), (120, 240), (240, 365)] {
+      let from = start.date.addingTimeInterval(Double(days.0) * 86_400)
+      let before = min(start.date.addingTimeInterval(Double(days.1) * 86_400), end.date)
+      let one = try await SupportGrants(ledger: weekly).accounts(
+        enteredStatus: 3, from: from, before: before)
+      let other = try await SupportGrants(ledger: quick).accounts(
+        enteredStatus: 3, from: from, before: before)
+      #expect(Set(one) == Set(other), "days \(days.0)–\(days.1)")
+    }
+    let year = try await SupportGrants(ledger: weekly).accounts(
+      enteredStatus: 3, from: start.date, before: end.date)
+    #expect(!year.isEmpty, "the year has accounts to select")
   }
 
   @Test func theYearsChangesSpanTheYearWhenRecordedInOneGo() async throws {
