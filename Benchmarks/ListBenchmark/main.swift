@@ -16,8 +16,8 @@ import StoreLedgerTestSupport
 // The views are generated in SQL in the shape the projector stores (subscriptions with status,
 // product, storefront, environment and expiry; entitlements; consumables), with the
 // distribution of a subscription app: 70 % active, 20 % expired, 4 % billing retry, 2 % grace,
-// 1 % revoked, 3 % without a subscription; 1 % Sandbox. The change feed holds one status change
-// per account and as many other changes.
+// 1 % revoked, 3 % without a subscription; 1 % Sandbox. Each account's status history holds two
+// entries: its subscription's start and one later status.
 // Usage: ListBenchmark --database-url URL [--accounts 1000000] [--rounds 100]
 
 struct Options {
@@ -101,14 +101,14 @@ try await PostgresClient.withRunningClient(server.with(database: database.name),
   _ = try await client.execute(
     PostgresQuery(
       unsafeSQL: """
-        INSERT INTO storeledger.changes (position, change_id, app_account_token, ordinal,
-          change_type, subject, old_value, new_value, occurred_at_ms, cause)
-        SELECT i, gen_random_uuid(), md5((i / 2 + 1)::text)::uuid::text, i % 2,
-          CASE WHEN i % 2 = 0 THEN 'subscription.status_changed' ELSE 'entitlement.granted' END,
-          (2000000000000000 + i / 2 + 1)::text, '1',
-          CASE WHEN i % 2 = 1 THEN NULL WHEN i % 50 < 35 THEN '1' WHEN i % 50 < 45 THEN '2'
-            WHEN i % 50 < 47 THEN '3' WHEN i % 50 < 48 THEN '4' ELSE '5' END,
-          $1::bigint - (abs(hashint4(i)) % 63072000) * 1000::bigint, 'bench:' || i
+        INSERT INTO storeledger.status_history (app_account_token, ordinal,
+          original_transaction_id, from_status, to_status, effective_at_ms, recorded_at_ms,
+          cause)
+        SELECT md5((i / 2 + 1)::text)::uuid::text, i % 2, (2000000000000000 + i / 2 + 1)::text,
+          CASE WHEN i % 2 = 0 THEN NULL ELSE 1 END,
+          CASE WHEN i % 2 = 0 THEN 1 WHEN i % 50 < 35 THEN 1 WHEN i % 50 < 45 THEN 2
+            WHEN i % 50 < 47 THEN 3 WHEN i % 50 < 48 THEN 4 ELSE 5 END,
+          $1::bigint - (abs(hashint4(i)) % 63072000) * 1000::bigint, $1::bigint, 'bench:' || i
         FROM generate_series(1, 2 * $2::integer) AS i
         """,
       binds: {
@@ -120,7 +120,7 @@ try await PostgresClient.withRunningClient(server.with(database: database.name),
   _ = try await client.execute(
     PostgresQuery(unsafeSQL: "VACUUM ANALYZE storeledger.account_views"), logger: logger)
   _ = try await client.execute(
-    PostgresQuery(unsafeSQL: "VACUUM ANALYZE storeledger.changes"), logger: logger)
+    PostgresQuery(unsafeSQL: "VACUUM ANALYZE storeledger.status_history"), logger: logger)
 }
 print(
   String(
@@ -177,15 +177,15 @@ let cases: [ListCase] = [
       status: 3, from: Timestamp(milliseconds: now - 30 * day), before: Timestamp(milliseconds: now)
     ),
     rows: """
-      SELECT position, app_account_token, subject, old_value, new_value, occurred_at_ms,
-        recorded_at, cause
-      FROM storeledger.changes WHERE change_type = 'subscription.status_changed'
-        AND new_value = '3' AND occurred_at_ms >= \(now - 30 * day) AND occurred_at_ms < \(now)
-      ORDER BY occurred_at_ms DESC, position DESC LIMIT 51
+      SELECT ordinal, app_account_token, original_transaction_id, from_status, to_status,
+        effective_at_ms, recorded_at_ms, cause
+      FROM storeledger.status_history
+      WHERE to_status = 3 AND effective_at_ms >= \(now - 30 * day) AND effective_at_ms < \(now)
+      ORDER BY effective_at_ms DESC, app_account_token DESC, ordinal DESC LIMIT 51
       """,
     count: """
-      SELECT count(*) FROM storeledger.changes WHERE change_type = 'subscription.status_changed'
-        AND new_value = '3' AND occurred_at_ms >= \(now - 30 * day) AND occurred_at_ms < \(now)
+      SELECT count(*) FROM storeledger.status_history
+      WHERE to_status = 3 AND effective_at_ms >= \(now - 30 * day) AND effective_at_ms < \(now)
       """),
 ]
 

@@ -154,6 +154,7 @@ struct ErasurePlan {
       state.joins[token] = nil
       state.views[token] = nil
       state.derivations[token] = nil
+      state.statusHistory[token] = nil
       for version in state.versionRows.keys { state.versionRows[version]?[token] = nil }
       if let alias = state.aliases.removeValue(forKey: token) { state.aliasHolders[alias] = nil }
     }

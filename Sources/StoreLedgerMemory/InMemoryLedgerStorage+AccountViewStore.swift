@@ -56,6 +56,7 @@ extension InMemoryLedgerStorage: AccountViewStore {
         row.projection = projection
         row.view = view
         state.views[view.token] = row
+        if let history = view.history { state.statusHistory[view.token] = history }
         stored += 1
       }
       return stored

@@ -67,24 +67,13 @@ extension InMemoryLedgerStorage: SupportReads {
     countTotal: Bool, consistency: ReadConsistency
   ) async throws(EventStoreError) -> ReadAnswer<ListRead<StatusTransitionRow>> {
     state.withLock { state in
-      let rows = state.changes.compactMap { record -> StatusTransitionRow? in
-        guard record.change.kind == .subscriptionStatusChanged,
-          record.change.new == String(filter.status), let effectiveAt = record.effectiveAt,
-          effectiveAt >= filter.from, effectiveAt < filter.before
-        else { return nil }
-        return StatusTransitionRow(
-          position: record.position, appAccountToken: record.change.appAccountToken ?? "",
-          originalTransactionId: record.change.subject,
-          from: record.change.old.flatMap { Int32($0) },
-          to: filter.status, effectiveAt: effectiveAt,
-          recordedAt: Timestamp(record.recordedAt),
-          cause: record.cause)
-      }.sorted { ($0.effectiveAt, $0.position) > ($1.effectiveAt, $1.position) }
-      let after = rows.filter { row in
-        guard let key else { return true }
-        return (row.effectiveAt.milliseconds, row.position)
-          < (key.effectiveAt.milliseconds, key.position)
+      let rows = state.statusHistory.values.joined().filter {
+        $0.to == filter.status && $0.effectiveAt >= filter.from && $0.effectiveAt < filter.before
+      }.sorted {
+        ($0.effectiveAt.milliseconds, $0.appAccountToken, $0.ordinal)
+          > ($1.effectiveAt.milliseconds, $1.appAccountToken, $1.ordinal)
       }
+      let after = rows.filter { key?.precedes($0) ?? true }
       return ReadAnswer(
         value: ListRead(rows: Array(after.prefix(limit)), total: countTotal ? rows.count : nil))
     }

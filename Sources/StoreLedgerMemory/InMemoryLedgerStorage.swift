@@ -24,6 +24,8 @@ public final class InMemoryLedgerStorage: EventLog, AccountReads, AccountIndex, 
     /// When each of an account's streams joined it, by account and stream.
     var joins: [String: [String: Join]] = [:]
     var derivations: [String: Derivation] = [:]
+    /// Each account's status history (``StatusHistory``), as its view was last stored.
+    var statusHistory: [String: [StatusTransitionRow]] = [:]
     /// The change feed, in position order; an erasure leaves gaps.
     var changes: [ChangeRecord] = []
     /// The newest position the feed gave, erased or not.

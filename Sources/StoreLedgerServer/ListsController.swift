@@ -83,7 +83,7 @@ struct ListsController: Sendable {
   }
 
   struct TransitionItem: Encodable {
-    let position: Int64
+    let ordinal: Int
     let appAccountToken: String
     let originalTransactionId: String
     let from: Int32?
@@ -93,7 +93,7 @@ struct ListsController: Sendable {
     let cause: String?
 
     init(_ row: StatusTransitionRow) {
-      position = row.position
+      ordinal = row.ordinal
       appAccountToken = row.appAccountToken
       originalTransactionId = row.originalTransactionId
       from = row.from
@@ -105,7 +105,7 @@ struct ListsController: Sendable {
 
     func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(position, forKey: .position)
+      try container.encode(ordinal, forKey: .ordinal)
       try container.encode(appAccountToken, forKey: .appAccountToken)
       try container.encode(originalTransactionId, forKey: .originalTransactionId)
       try container.encode(from, forKey: .from)
@@ -116,7 +116,7 @@ struct ListsController: Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-      case position, appAccountToken, originalTransactionId, from, to, effectiveAt, recordedAt
+      case ordinal, appAccountToken, originalTransactionId, from, to, effectiveAt, recordedAt
       case cause
     }
   }

@@ -44,8 +44,8 @@ public struct AccountLists: Sendable {
       mapped: LedgerStorage.mapped)
   }
 
-  /// A page of the subscriptions that entered `filter.status` in its window (on `effectiveAt`,
-  /// Apple's clock), newest first.
+  /// A page of the subscriptions that entered `filter.status` in its window by their status
+  /// history (``StatusHistory``: on `effectiveAt`, Apple's clock), newest first.
   public func statusTransitions(
     _ filter: StatusTransitionFilter, limit: Int = 50, cursor: String? = nil
   ) async throws(LedgerError) -> ListPage<StatusTransitionRow> {
@@ -55,15 +55,18 @@ public struct AccountLists: Sendable {
     return try await ListPage.read(
       list: "transitions", filter: filter.canonicalText, limit: limit, cursor: cursor,
       key: { parts in
-        guard let ms = Int64(parts[0]), let position = Int64(parts[1]) else { return nil }
-        return StatusTransitionKey(effectiveAt: Timestamp(milliseconds: ms), position: position)
+        guard parts.count == 3, let ms = Int64(parts[0]), let ordinal = Int(parts[2]) else {
+          return nil
+        }
+        return StatusTransitionKey(
+          effectiveAt: Timestamp(milliseconds: ms), appAccountToken: parts[1], ordinal: ordinal)
       },
       read: { (key, count) throws(EventStoreError) in
         try await support.statusTransitions(
           filter, after: key, limit: limit + 1, countTotal: count, consistency: .readYourWrites
         ).value
       },
-      keyOf: { [String($0.effectiveAt.milliseconds), String($0.position)] },
+      keyOf: { [String($0.effectiveAt.milliseconds), $0.appAccountToken, String($0.ordinal)] },
       mapped: LedgerStorage.mapped)
   }
 

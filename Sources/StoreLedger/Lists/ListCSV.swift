@@ -23,13 +23,13 @@ public enum ListCSV {
   }
 
   public static let transitionsHeader = [
-    "position", "appAccountToken", "originalTransactionId", "from", "to", "effectiveAt",
+    "appAccountToken", "ordinal", "originalTransactionId", "from", "to", "effectiveAt",
     "recordedAt", "cause",
   ]
 
   public static func fields(_ row: StatusTransitionRow) -> [String] {
     [
-      String(row.position), row.appAccountToken, row.originalTransactionId,
+      row.appAccountToken, String(row.ordinal), row.originalTransactionId,
       row.from.map(String.init) ?? "", String(row.to), time(row.effectiveAt), time(row.recordedAt),
       row.cause ?? "",
     ]

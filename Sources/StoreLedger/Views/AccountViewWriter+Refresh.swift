@@ -17,9 +17,10 @@ extension AccountViewWriter {
       (token, account, derivation(of: token, account, through: horizon))
     }
     let views = derivations.map { token, account, derivation in
-      projectedView(
-        of: token, changes: account.changes,
-        state: derivation.state ?? LedgerState.fold(account.events), at: instant)
+      let state = derivation.state ?? LedgerState.fold(account.events)
+      var view = projectedView(of: token, changes: account.changes, state: state, at: instant)
+      view.history = history(of: token, account, state: state, through: instant)
+      return view
     }
     try await store.store(views, projection: projection)
     viewCache?.store(
@@ -27,6 +28,22 @@ extension AccountViewWriter {
       readAt: epoch)
     try await appendChanges(derivations.compactMap(\.2.derived))
     return views.count
+  }
+
+  /// The account's status history through `instant`; empty without a subscription, so an
+  /// account of one-time purchases costs no second derivation.
+  func history(
+    of token: String, _ account: AccountInput, state: LedgerState, through instant: Timestamp
+  ) -> [StatusTransitionRow] {
+    guard
+      !state.subscriptions.isEmpty
+        || state.transactions.values.contains(where: { $0.facts.expiresDate != nil })
+    else {
+      return []
+    }
+    return StatusHistory.derive(
+      token: token, catalog: configuration.catalog, options: configuration.options,
+      steps: account.derivationSteps.map { ($0.step, $0.instant) }, through: instant)
   }
 
   /// One account's view folded from its stored events' facts, ready to store.

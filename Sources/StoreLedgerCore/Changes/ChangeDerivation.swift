@@ -117,10 +117,16 @@ public struct ChangeDerivation: Sendable {
   }
 
   /// The changes up to and of `event`, taken at `time` (or the last step's instant when later).
-  public mutating func apply(_ event: LedgerEvent, at time: Timestamp) -> [DerivedChange] {
+  /// The clock's steps at that very instant come first (O3), unless `eventFirst`: then the
+  /// event is taken just before them, as Apple's data dated at a period's end says what became
+  /// of the period (the status history's rule H2).
+  public mutating func apply(_ event: LedgerEvent, at time: Timestamp, eventFirst: Bool = false)
+    -> [DerivedChange]
+  {
     let at = max(time, instant ?? time)
-    var derived = advance(to: at)
-    let before = snapshot(at: at)
+    let edge = eventFirst ? max(Timestamp(milliseconds: at.milliseconds - 1), instant ?? at) : at
+    var derived = advance(to: edge)
+    let before = snapshot(at: edge)
     let key = event.compiled.transactionFacts?.key
     let previous = key.flatMap { state.transactions[$0] }
     // A link that makes a purchase chain the account's brings its money with it (C24–C32).

@@ -1,25 +1,25 @@
-/// A subscription entering a status, as the change feed recorded it: "who went into billing
-/// retry during the outage".
+/// A subscription entering a status by Apple's clock (``StatusHistory``): "who went into
+/// billing retry during the outage".
 public struct StatusTransitionRow: Sendable, Hashable {
-  /// The change's feed position.
-  public var position: Int64
+  /// Its place in its account's history, from 0, oldest first.
+  public var ordinal: Int
   public var appAccountToken: String
   public var originalTransactionId: String
   /// The status left (nil for a subscription's first) and the one entered.
   public var from: Int32?
   public var to: Int32
-  /// When it took effect by Apple's data (or the clock's crossing) and when the feed
-  /// recorded it.
+  /// When it took effect by Apple's data (or the clock's crossing), and when the ledger could
+  /// first tell it (the latest recording of the events it rests on).
   public var effectiveAt: Timestamp
   public var recordedAt: Timestamp
   /// The idempotency key of the event that caused it; nil when time passing did.
   public var cause: String?
 
   public init(
-    position: Int64, appAccountToken: String, originalTransactionId: String, from: Int32?,
+    ordinal: Int, appAccountToken: String, originalTransactionId: String, from: Int32?,
     to: Int32, effectiveAt: Timestamp, recordedAt: Timestamp, cause: String?
   ) {
-    self.position = position
+    self.ordinal = ordinal
     self.appAccountToken = appAccountToken
     self.originalTransactionId = originalTransactionId
     self.from = from
@@ -47,13 +47,27 @@ public struct StatusTransitionFilter: Sendable, Hashable {
   }
 }
 
-/// Where a page of transitions ends: newest first by occurrence, then feed position.
+/// Where a page of transitions ends: newest first by when they took effect, then account and
+/// place in its history.
 public struct StatusTransitionKey: Sendable, Hashable {
   public var effectiveAt: Timestamp
-  public var position: Int64
+  public var appAccountToken: String
+  public var ordinal: Int
 
-  public init(effectiveAt: Timestamp, position: Int64) {
+  public init(effectiveAt: Timestamp, appAccountToken: String, ordinal: Int) {
     self.effectiveAt = effectiveAt
-    self.position = position
+    self.appAccountToken = appAccountToken
+    self.ordinal = ordinal
+  }
+
+  public init(_ row: StatusTransitionRow) {
+    self.init(
+      effectiveAt: row.effectiveAt, appAccountToken: row.appAccountToken, ordinal: row.ordinal)
+  }
+
+  /// Whether `row` comes after this key in the list's order (newest first).
+  public func precedes(_ row: StatusTransitionRow) -> Bool {
+    (row.effectiveAt.milliseconds, row.appAccountToken, row.ordinal)
+      < (effectiveAt.milliseconds, appAccountToken, ordinal)
   }
 }

@@ -8,15 +8,19 @@ public struct ProjectedAccountView: Sendable {
   package var summary: AccountSummary
   package var summaryJSON: String
   package var interval: StableInterval
+  /// The account's status history (``StatusHistory``), stored beside the view; nil leaves the
+  /// stored one as it is.
+  package var history: [StatusTransitionRow]?
 
   package init(
     token: String, changes: Int64, summary: AccountSummary, summaryJSON: String,
-    interval: StableInterval
+    interval: StableInterval, history: [StatusTransitionRow]? = nil
   ) {
     self.token = token
     self.changes = changes
     self.summary = summary
     self.summaryJSON = summaryJSON
     self.interval = interval
+    self.history = history
   }
 }

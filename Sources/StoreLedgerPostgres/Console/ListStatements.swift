@@ -102,13 +102,12 @@ package enum ListStatements {
 
   /// The transition filter's condition over binds $1–$3.
   private static let transitionsCondition = """
-    change_type = 'subscription.status_changed' AND new_value = $1::text
-      AND effective_at_ms >= $2::bigint AND effective_at_ms < $3::bigint
+    to_status = $1::integer AND effective_at_ms >= $2::bigint AND effective_at_ms < $3::bigint
     """
 
   private static func transitionBindings(_ filter: StatusTransitionFilter) -> PostgresBindings {
     var binds = PostgresBindings()
-    binds.append(String(filter.status))
+    binds.append(filter.status)
     binds.append(filter.from.milliseconds)
     binds.append(filter.before.milliseconds)
     return binds
@@ -119,17 +118,19 @@ package enum ListStatements {
   ) -> PostgresQuery {
     var binds = transitionBindings(filter)
     binds.append(key?.effectiveAt.milliseconds)
-    binds.append(key?.position)
+    binds.append(key?.appAccountToken)
+    binds.append(key.map { Int32($0.ordinal) })
     binds.append(Int64(limit))
     return PostgresQuery(
       unsafeSQL: """
-        SELECT position, app_account_token, subject, old_value, new_value, effective_at_ms,
-          recorded_at, cause
-        FROM storeledger.changes
+        SELECT ordinal, app_account_token, original_transaction_id, from_status, to_status,
+          effective_at_ms, recorded_at_ms, cause
+        FROM storeledger.status_history
         WHERE \(transitionsCondition)
-          AND ($4::bigint IS NULL OR (effective_at_ms, position) < ($4::bigint, $5::bigint))
-        ORDER BY effective_at_ms DESC, position DESC
-        LIMIT $6
+          AND ($4::bigint IS NULL
+            OR (effective_at_ms, app_account_token, ordinal) < ($4::bigint, $5::text, $6::integer))
+        ORDER BY effective_at_ms DESC, app_account_token DESC, ordinal DESC
+        LIMIT $7
         """, binds: binds)
   }
 
@@ -142,21 +143,21 @@ package enum ListStatements {
     ) { rows in
       var found: [StatusTransitionRow] = []
       for try await row in rows.decode(
-        (Int64, String, String, String?, String?, Int64, Date, String?).self)
+        (Int32, String, String, Int32?, Int32, Int64, Int64, String?).self)
       {
         found.append(
           StatusTransitionRow(
-            position: row.0, appAccountToken: row.1, originalTransactionId: row.2,
-            from: row.3.flatMap { Int32($0) }, to: row.4.flatMap { Int32($0) } ?? filter.status,
-            effectiveAt: Timestamp(milliseconds: row.5), recordedAt: Timestamp(row.6),
-            cause: row.7))
+            ordinal: Int(row.0), appAccountToken: row.1, originalTransactionId: row.2,
+            from: row.3, to: row.4, effectiveAt: Timestamp(milliseconds: row.5),
+            recordedAt: Timestamp(milliseconds: row.6), cause: row.7))
       }
       return found
     }
     guard countTotal else { return ListRead(rows: rows, total: nil) }
     let total = try await client.query(
       PostgresQuery(
-        unsafeSQL: "SELECT count(*) FROM storeledger.changes WHERE \(transitionsCondition)",
+        unsafeSQL:
+          "SELECT count(*) FROM storeledger.status_history WHERE \(transitionsCondition)",
         binds: transitionBindings(filter)), logger: logger
     ) { rows in
       var total = 0

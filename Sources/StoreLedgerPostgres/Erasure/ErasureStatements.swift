@@ -46,6 +46,11 @@ enum ErasureStatements {
         SELECT outcome, erasure_id, erased_rows, erased_streams, rows_digest, erased_at
         FROM storeledger.erase_accounts(\(request.appAccountTokens), \(request.erasureId),
           \(request.requestedBy), \(request.reason), \(request.later.rawValue))
+      ), history AS (
+        -- The view's status history goes with the view.
+        DELETE FROM storeledger.status_history
+        WHERE app_account_token = ANY(\(request.appAccountTokens.map { $0.lowercased() })::text[])
+          AND EXISTS (SELECT 1 FROM erased)
       ), aliases AS (
         -- The backend's alias of an erased account goes with it.
         DELETE FROM storeledger.account_aliases

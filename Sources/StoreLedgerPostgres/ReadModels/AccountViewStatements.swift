@@ -95,13 +95,15 @@ package enum AccountViewStatements {
     guard !views.isEmpty else { return 0 }
     let unbounded = Int64.min
     let lists = views.map { AccountListRow($0) }
+    let histories = views.filter { $0.history != nil }
+    let entries = histories.flatMap { $0.history ?? [] }
     return try await client.execute(
       """
       WITH locked AS (
         SELECT app_account_token FROM storeledger.account_views
         WHERE app_account_token = ANY(\(views.map(\.token))::text[])
         ORDER BY app_account_token FOR UPDATE
-      )
+      ), stored AS (
       UPDATE storeledger.account_views AS v
       SET projected_changes = u.changes, projection = \(projection), view = u.view::jsonb,
         stable_from_ms = NULLIF(u.from_ms, \(unbounded)),
@@ -125,6 +127,30 @@ package enum AccountViewStatements {
       WHERE locked.app_account_token = u.token AND v.app_account_token = u.token
         AND v.projected_changes <= u.changes
       RETURNING v.app_account_token
+      ), cleared AS (
+        -- A stored view's status history is replaced whole (one snapshot: the insert
+        -- below does not see these rows go, nor does this delete see its rows come).
+        DELETE FROM storeledger.status_history h USING stored
+        WHERE h.app_account_token = stored.app_account_token
+          AND stored.app_account_token = ANY(\(histories.map(\.token))::text[])
+      ), added AS (
+        INSERT INTO storeledger.status_history (app_account_token, ordinal,
+          original_transaction_id, from_status, to_status, effective_at_ms, recorded_at_ms,
+          cause)
+        SELECT e.token, e.ordinal, e.subscription, NULLIF(e.from_status, 0), e.to_status,
+          e.effective_ms, e.recorded_ms, NULLIF(e.cause, '')
+        FROM unnest(
+          \(entries.map(\.appAccountToken))::text[], \(entries.map { Int32($0.ordinal) })::integer[],
+          \(entries.map(\.originalTransactionId))::text[],
+          \(entries.map { $0.from ?? 0 })::integer[], \(entries.map(\.to))::integer[],
+          \(entries.map(\.effectiveAt.milliseconds))::bigint[],
+          \(entries.map(\.recordedAt.milliseconds))::bigint[],
+          \(entries.map { $0.cause ?? "" })::text[]
+        ) AS e(token, ordinal, subscription, from_status, to_status, effective_ms, recorded_ms,
+          cause)
+        WHERE e.token IN (SELECT app_account_token FROM stored)
+      )
+      SELECT app_account_token FROM stored
       """, logger: logger)
   }
 

@@ -9726,7 +9726,7 @@ internal struct Client: APIProtocol {
     }
     /// Subscriptions that entered a status in a window (billing retry, grace period, expired, …), newest first
     ///
-    /// Read from the change feed's status changes. A parameter this list does not take is refused (unknown_filter).
+    /// Read from each account's status history, taken in Apple's time (a year recorded in one go still shows a billing retry that began and ended before it was recorded); the window selects on `effectiveAt`. A parameter this list does not take is refused (unknown_filter).
     ///
     /// - Remark: HTTP `GET /v1/subscriptions/transitions`.
     /// - Remark: Generated from `#/paths//v1/subscriptions/transitions/get(listStatusTransitions)`.

@@ -3590,12 +3590,14 @@ extension Components {
                 case viewMade
             }
         }
+        /// A subscription entering a status by Apple's clock, from its account's status history.
+        ///
         /// - Remark: Generated from `#/components/schemas/StatusTransition`.
         internal struct StatusTransition: Codable, Hashable, Sendable {
-            /// The change's position in the change feed.
+            /// Its place in its account's status history, from 0, oldest first.
             ///
-            /// - Remark: Generated from `#/components/schemas/StatusTransition/position`.
-            internal var position: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/StatusTransition/ordinal`.
+            internal var ordinal: Swift.Int
             /// - Remark: Generated from `#/components/schemas/StatusTransition/appAccountToken`.
             internal var appAccountToken: Swift.String
             /// - Remark: Generated from `#/components/schemas/StatusTransition/originalTransactionId`.
@@ -3612,27 +3614,27 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/StatusTransition/effectiveAt`.
             internal var effectiveAt: Swift.Int64
-            /// When the feed recorded it, Unix milliseconds.
+            /// When the ledger could first tell it (the latest recording of the events it rests on), Unix milliseconds.
             ///
             /// - Remark: Generated from `#/components/schemas/StatusTransition/recordedAt`.
             internal var recordedAt: Swift.Int64
-            /// The idempotency key of the event that caused it; null when time passing did.
+            /// The idempotency key of the event that caused it; null when time passing did (a period or grace period ended).
             ///
             /// - Remark: Generated from `#/components/schemas/StatusTransition/cause`.
             internal var cause: Swift.String?
             /// Creates a new `StatusTransition`.
             ///
             /// - Parameters:
-            ///   - position: The change's position in the change feed.
+            ///   - ordinal: Its place in its account's status history, from 0, oldest first.
             ///   - appAccountToken:
             ///   - originalTransactionId:
             ///   - from: The status left; null for a subscription's first.
             ///   - to: The status entered.
             ///   - effectiveAt: When the subscription entered the status by Apple's data, Unix milliseconds: what the window selects on.
-            ///   - recordedAt: When the feed recorded it, Unix milliseconds.
-            ///   - cause: The idempotency key of the event that caused it; null when time passing did.
+            ///   - recordedAt: When the ledger could first tell it (the latest recording of the events it rests on), Unix milliseconds.
+            ///   - cause: The idempotency key of the event that caused it; null when time passing did (a period or grace period ended).
             internal init(
-                position: Swift.Int64,
+                ordinal: Swift.Int,
                 appAccountToken: Swift.String,
                 originalTransactionId: Swift.String,
                 from: Swift.Int? = nil,
@@ -3641,7 +3643,7 @@ extension Components {
                 recordedAt: Swift.Int64,
                 cause: Swift.String? = nil
             ) {
-                self.position = position
+                self.ordinal = ordinal
                 self.appAccountToken = appAccountToken
                 self.originalTransactionId = originalTransactionId
                 self.from = from
@@ -3651,7 +3653,7 @@ extension Components {
                 self.cause = cause
             }
             internal enum CodingKeys: String, CodingKey {
-                case position
+                case ordinal
                 case appAccountToken
                 case originalTransactionId
                 case from

@@ -168,6 +168,44 @@ import Testing
     #expect(!year.isEmpty, "the year has accounts to select")
   }
 
+  /// Recorded in one go a day after the year ended (a backfill, an import, the demo), "who
+  /// entered billing retry" in every 30 days and in the last 7 is still the books: the status
+  /// history takes the year in Apple's time, though the feed told each subscription only
+  /// where it stood when it was recorded.
+  @Test func aYearRecordedInOneGoStillTellsWhoEnteredBillingRetry() async throws {
+    let ledger = try await Self.playedAtOnce()
+    let (start, end) = (Self.simulation.configuration.start, Self.simulation.configuration.end)
+    var windows = [(Timestamp(milliseconds: end.milliseconds - 7 * Self.day), end)]
+    var from = start.milliseconds
+    while from < end.milliseconds {
+      windows.append(
+        (Timestamp(milliseconds: from), Timestamp(milliseconds: from + 30 * Self.day)))
+      from += 30 * Self.day
+    }
+    var total = 0
+    for (from, before) in windows {
+      let books = Self.books(from: from, before: before)
+      let entered = try await Self.enteredBillingRetry(ledger, from: from, before: before)
+      #expect(entered == books, "\(from) – \(before)")
+      total += books.count
+    }
+    #expect(total > 10, "the year has entries into billing retry to compare")
+    // The feed told fewer: entries that began and ended before the recording are not news.
+    let reader = ChangeFeedReader(ledger: ledger)
+    var told = 0
+    var position: Int64 = 0
+    while true {
+      let page = try await reader.changes(after: position, limit: 1000)
+      guard let last = page.last else { break }
+      position = last.position
+      told +=
+        page.filter {
+          $0.change.kind == .subscriptionStatusChanged && $0.change.new == "3"
+        }.count
+    }
+    #expect(told < Self.books(from: start, before: end).count)
+  }
+
   @Test func theYearsChangesSpanTheYearWhenRecordedInOneGo() async throws {
     let ledger = try await Self.playedAtOnce()
     let reader = ChangeFeedReader(ledger: ledger)

@@ -87,6 +87,15 @@ import Testing
         try await storage.changes.newestChanges(
           of: Self.erased, offset: 0, limit: 100, consistency: .exact
         ).value.changes.count > 0)
+      // Its subscription's status history (what windows and outage grants select) holds it.
+      func historyAccounts() async throws -> Set<String> {
+        let page = try await AccountLists(ledger: ledger).statusTransitions(
+          StatusTransitionFilter(
+            status: 1, from: Timestamp(milliseconds: 0),
+            before: Timestamp(milliseconds: 4_000_000_000_000)), limit: 1000)
+        return Set(page.rows.map(\.appAccountToken))
+      }
+      #expect(try await historyAccounts() == [Self.erased, Self.kept])
       let before = try await Self.log(storage)
       let notUnderstood = try await SupportQueries(ledger: ledger).notUnderstood().count
 
@@ -113,6 +122,7 @@ import Testing
         try await storage.changes.newestChanges(
           of: Self.erased, offset: 0, limit: 100, consistency: .exact
         ).value.changes.isEmpty)
+      #expect(try await historyAccounts() == [Self.kept])
       let revenue = try await storage.revenue.revenueChains(after: .beginning, limit: 100)
       #expect(revenue.flatMap(\.timelines).map(\.originalTransactionId) == ["keep-sub-1"])
       // The other account is untouched.

@@ -99,47 +99,76 @@ import Testing
   }
 
   /// A window of transitions selects on when each took effect by Apple's data, never on
-  /// when the ledger derived or recorded it: a year recorded in one minute spreads over it.
+  /// when the ledger recorded it; a stored view's status history replaces the account's whole,
+  /// and one that gives way to a newer view changes nothing.
   @Test(arguments: StorageKind.allCases)
-  func transitionsSelectOnTheEffectiveTimeAndKeepBothClocks(_ kind: StorageKind) async throws {
+  func transitionsSelectOnTheEffectiveTimeAndFollowTheStoredView(_ kind: StorageKind)
+    async throws
+  {
     let day: Int64 = 86_400_000
     try await kind.withStorage { storage in
       for (offset, account) in [Self.alice, Self.bob].enumerated() {
         _ = try await Self.append("t\(offset)", for: account, in: storage)
       }
-      func entered(_ subject: String, on days: Int64) -> DerivedChange {
-        DerivedChange(
-          AccountChange(.subscriptionStatusChanged, account: nil, subject: subject, new: "3"),
-          occurredAt: Timestamp(milliseconds: 400 * day),
-          effectiveAt: Timestamp(milliseconds: days * day),
-          cause: "k-\(subject)")
+      func entered(_ account: String, _ subject: String, on days: [Int64]) -> [StatusTransitionRow]
+      {
+        days.enumerated().map { ordinal, day0 in
+          StatusTransitionRow(
+            ordinal: ordinal, appAccountToken: account, originalTransactionId: subject,
+            from: 1, to: 3, effectiveAt: Timestamp(milliseconds: day0 * day),
+            recordedAt: Timestamp(milliseconds: 400 * day), cause: "k-\(subject)-\(ordinal)")
+        }
       }
-      try await storage.views.appendChanges([
-        Self.derived(
-          Self.alice, version: 0, first: 0, [entered("a-1", on: 10), entered("a-2", on: 300)]),
-        Self.derived(Self.bob, version: 0, first: 0, [entered("b-1", on: 305)]),
-      ])
-      let stored = try await storage.changes.changes(
-        after: 0, limit: 10, account: nil, consistency: .exact
-      ).value.changes
-      #expect(
-        stored.map(\.effectiveAt) == [10, 300, 305].map { Timestamp(milliseconds: $0 * day) })
-      #expect(stored.allSatisfy { $0.occurredAt == Timestamp(milliseconds: 400 * day) })
-      func entered(from: Int64, before: Int64) async throws -> ListRead<StatusTransitionRow> {
+      func view(_ account: String, changes: Int64, _ history: [StatusTransitionRow])
+        -> ProjectedAccountView
+      {
+        var view = Self.view(account, changes: changes)
+        view.history = history
+        return view
+      }
+      try await storage.views.store(
+        [
+          view(Self.alice, changes: 1, entered(Self.alice, "a-1", on: [10, 300])),
+          view(Self.bob, changes: 1, entered(Self.bob, "b-1", on: [305])),
+        ], projection: "p")
+      func entered(
+        from: Int64, before: Int64, after key: StatusTransitionKey? = nil, limit: Int = 10
+      )
+        async throws -> ListRead<StatusTransitionRow>
+      {
         try await storage.support.statusTransitions(
           StatusTransitionFilter(
             status: 3, from: Timestamp(milliseconds: from * day),
             before: Timestamp(milliseconds: before * day)),
-          after: nil, limit: 10, countTotal: true, consistency: .exact
+          after: key, limit: limit, countTotal: key == nil, consistency: .exact
         ).value
       }
       let window = try await entered(from: 299, before: 306)
-      #expect(window.rows.map(\.originalTransactionId) == ["b-1", "a-2"])
+      #expect(window.rows.map(\.originalTransactionId) == ["b-1", "a-1"])
       #expect(window.total == 2)
-      #expect(window.rows.first?.effectiveAt == Timestamp(milliseconds: 305 * day))
-      // The days the ledger derived them hold none.
-      let derivedDay = try await entered(from: 399, before: 401)
-      #expect(derivedDay.rows.isEmpty && derivedDay.total == 0)
+      #expect(
+        window.rows.map(\.effectiveAt) == [305, 300].map { Timestamp(milliseconds: $0 * day) })
+      #expect(window.rows.allSatisfy { $0.recordedAt == Timestamp(milliseconds: 400 * day) })
+      #expect(window.rows.last?.ordinal == 1 && window.rows.last?.cause == "k-a-1-1")
+      // Paged by key: the second page holds the rest, once.
+      let first = try await entered(from: 0, before: 500, limit: 2)
+      let rest = try await entered(
+        from: 0, before: 500, after: first.rows.last.map(StatusTransitionKey.init), limit: 2)
+      #expect(first.total == 3)
+      #expect(
+        (first.rows + rest.rows).map(\.effectiveAt.milliseconds) == [305, 300, 10].map { $0 * day })
+      // The day the ledger recorded them holds none.
+      let recordedDay = try await entered(from: 399, before: 401)
+      #expect(recordedDay.rows.isEmpty && recordedDay.total == 0)
+      // A newer view's history replaces the account's; an older view's changes nothing.
+      _ = try await Self.append("t2", for: Self.alice, in: storage)
+      try await storage.views.store(
+        [view(Self.alice, changes: 2, entered(Self.alice, "a-1", on: [10]))], projection: "p")
+      try await storage.views.store(
+        [view(Self.alice, changes: 1, entered(Self.alice, "a-1", on: [10, 302]))],
+        projection: "p")
+      let after = try await entered(from: 299, before: 306)
+      #expect(after.rows.map(\.originalTransactionId) == ["b-1"] && after.total == 1)
     }
   }
 

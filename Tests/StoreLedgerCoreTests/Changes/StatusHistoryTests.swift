@@ -1,0 +1,105 @@
+import Foundation
+import StoreLedgerCore
+import StoreLedgerTestSupport
+import Testing
+
+/// The status history (projections/changes.md, H1–H5): given an account's events recorded at
+/// some instants, when its history is derived, then each status a subscription entered is
+/// there at Apple's instant, whenever and in whatever order the ledger recorded the events.
+struct StatusHistoryTests {
+  typealias F = LedgerFixtures
+
+  /// A month bought on day 0 whose renewal failed at its end (day 30, no grace), recovered by
+  /// a renewal bought on day 38: Apple's notifications, each recorded on the day given.
+  static func retryThenRecovery(recorded: (Double, Double, Double)) -> [(
+    step: AccountStep, instant: Timestamp
+  )] {
+    let first = F.transaction("1", purchased: 0, expires: 30)
+    let renewal = F.transaction("2", original: "1", purchased: 38, expires: 68)
+    return [
+      (
+        .ledger(F.notification(.subscribed, signed: 0, transaction: first, status: .active)),
+        F.t(recorded.0)
+      ),
+      (
+        .ledger(
+          F.notification(
+            .didFailToRenew, signed: 30, transaction: first,
+            renewal: F.renewal("1", signed: 30, retry: true), status: .billingRetry)),
+        F.t(recorded.1)
+      ),
+      (
+        .ledger(
+          F.notification(
+            .didRenew, .billingRecovery, signed: 38, transaction: renewal,
+            renewal: F.renewal("1", signed: 38, retry: false), status: .active)),
+        F.t(recorded.2)
+      ),
+    ]
+  }
+
+  static func entries(_ rows: [StatusTransitionRow]) -> [String] {
+    rows.map { "\($0.from.map(String.init) ?? "-")→\($0.to)@\($0.effectiveAt.milliseconds)" }
+  }
+
+  /// H1–H3: recorded as it happened or all on day 100, the history is the same: active at
+  /// the purchase, billing retry at the period's end, active again at the renewal's purchase,
+  /// expired when the renewed period ended with no news (the clock, day 68).
+  @Test func aYearRecordedInOneGoHasTheSameHistoryAsOneRecordedLive() {
+    let live = StatusHistory.derive(
+      token: F.account(1), steps: Self.retryThenRecovery(recorded: (0.01, 30.01, 38.01)),
+      through: F.t(100))
+    let late = StatusHistory.derive(
+      token: F.account(1), steps: Self.retryThenRecovery(recorded: (100, 100, 100)),
+      through: F.t(100))
+    let expected = [
+      "-→1@\(F.t(0).milliseconds)", "1→3@\(F.t(30).milliseconds)",
+      "3→1@\(F.t(38).milliseconds)", "1→2@\(F.t(68).milliseconds)",
+    ]
+    #expect(Self.entries(live) == expected)
+    #expect(Self.entries(late) == expected)
+    #expect(late.map(\.ordinal) == [0, 1, 2, 3])
+    #expect(late.last?.cause == nil)
+    // H4: the live history could tell each entry when its event was recorded (the clock's at
+    // its crossing); the late one only on day 100.
+    #expect(live.map(\.recordedAt) == [F.t(0.01), F.t(30.01), F.t(38.01), F.t(68)])
+    #expect(late.allSatisfy { $0.recordedAt == F.t(100) })
+  }
+
+  /// The feed, derived at the recordings, tells the late account only where it stood on day
+  /// 100: no entry into billing retry. The history is what a window reads.
+  @Test func theFeedOfALateRecordingHasNoEntryTheHistoryHas() {
+    var derivation = ChangeDerivation(token: F.account(1))
+    var told: [DerivedChange] = []
+    for (step, instant) in Self.retryThenRecovery(recorded: (100, 100, 100)) {
+      told += derivation.apply(step, at: instant)
+    }
+    #expect(!told.contains { $0.change.kind == .subscriptionStatusChanged && $0.change.new == "3" })
+  }
+
+  /// H1: events recorded out of Apple's order (the renewal before the failure) are taken in
+  /// Apple's order; H2: the clock ends a period no event followed (expired at day 68).
+  @Test func eventsAreTakenInApplesOrderAndTheClockStepsBetweenThem() {
+    var steps = Self.retryThenRecovery(recorded: (100, 102, 101))
+    steps.swapAt(1, 2)
+    let rows = StatusHistory.derive(token: F.account(1), steps: steps, through: F.t(120))
+    #expect(
+      Array(Self.entries(rows).prefix(3)) == [
+        "-→1@\(F.t(0).milliseconds)", "1→3@\(F.t(30).milliseconds)",
+        "3→1@\(F.t(38).milliseconds)",
+      ])
+    #expect(rows.last?.to == 2 && rows.last?.cause == nil)
+    #expect(rows.last?.effectiveAt == F.t(68))
+    #expect(rows.last?.recordedAt == F.t(102))
+  }
+
+  /// H5: a transaction signed on request is taken at its purchase; nothing else is said of
+  /// what came between it and the asking.
+  @Test func aTransactionSignedOnRequestIsTakenAtItsPurchase() {
+    let rows = StatusHistory.derive(
+      token: F.account(1),
+      steps: [(.ledger(F.observed(F.transaction("1", purchased: 10, expires: 40))), F.t(90))],
+      through: F.t(90))
+    #expect(Self.entries(rows) == ["-→1@\(F.t(10).milliseconds)", "1→2@\(F.t(40).milliseconds)"])
+  }
+}
