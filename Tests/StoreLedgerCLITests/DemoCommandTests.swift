@@ -34,6 +34,7 @@ import Testing
     var changes: Changes
     var seats: Seats
     var grants: Grants
+    var billingRetry: BillingRetry
     var relayed: Relayed
     var unrouted: Int
     var metrics: Metrics
@@ -59,7 +60,18 @@ import Testing
       var attemptsInLog: Int
     }
 
+    struct BillingRetry: Decodable {
+      var stages: [Stage]
+      struct Stage: Decodable {
+        var after: String
+        var listed: Int
+        var books: Int
+        var apart: Int
+      }
+    }
+
     struct Grants: Decodable {
+      var booksAccounts: Int
       var enteredBillingRetry: Int
       var granted: Int
       var refused: Int
@@ -228,6 +240,12 @@ import Testing
       // The bulk grant after the declared outage: each account that entered billing retry in it
       // granted once (a second run grants nobody) and holding pro now.
       #expect(summary.grants.granted == summary.grants.enteredBillingRetry)
+      // Selected on Apple's clock: the accounts the books say entered billing retry in it.
+      #expect(summary.grants.enteredBillingRetry == summary.grants.booksAccounts)
+      // Who entered billing retry in the year's last 7 days is the books' list once the
+      // recovery has brought what the webhook lost (and the replay changed nothing of it).
+      #expect(summary.billingRetry.stages.map(\.after) == ["year", "replay", "recovery"])
+      #expect(summary.billingRetry.stages.last?.apart == 0, "\(summary.billingRetry.stages)")
       #expect(summary.grants.refused == 0 && summary.grants.grantedAgain == 0)
       #expect(summary.grants.alreadyGranted == summary.grants.granted)
       #expect(summary.grants.entitled == summary.grants.granted)

@@ -1,14 +1,15 @@
+import AppStoreSimulator
 import Foundation
 import StoreLedger
 import StoreLedgerCore
 
-/// The demo's operators' grants: an outage is declared over the play of the simulation's last
-/// 30 days (the change feed dates a change when the ledger learned it, and the demo's ledger
-/// learns a year in minutes), and everyone whose subscription entered billing retry in it gets
-/// a week of "pro" (one bulk grant, idempotent by its key: the demo runs it twice and the second
+/// The demo's operators' grants: an outage is declared over the simulated year's last 30 days
+/// (Apple's clock, as every window), and everyone whose subscription entered billing retry in
+/// it gets a week of "pro" (one bulk grant, idempotent by its key: the demo runs it twice and the second
 /// run grants nobody). Each granted account is then checked to hold "pro" a second from now.
 struct DemoGrants {
   let ledger: Ledger
+  let simulation: Simulation
   /// The outage window, Unix ms.
   let from: Int64
   let before: Int64
@@ -23,6 +24,18 @@ struct DemoGrants {
       enteredStatus: 3, from: Timestamp(milliseconds: from).date,
       before: Timestamp(milliseconds: before).date)
     result.enteredBillingRetry = tokens.count
+    let truth = simulation.truth
+    let owners = Dictionary(
+      uniqueKeysWithValues: truth.customers.compactMap { customer in
+        customer.appAccountToken.map { (customer.id, $0) }
+      })
+    result.booksAccounts =
+      Set(
+        truth.entries(
+          into: .billingRetry, from: Timestamp(milliseconds: from),
+          before: Timestamp(milliseconds: before)
+        ).compactMap { truth.owners[$0.originalTransactionId].flatMap { owners[$0] } }
+      ).count
     guard !tokens.isEmpty else { return result }
     let now = Date()
     let key = "demo-outage-\(seed)"

@@ -113,13 +113,31 @@ struct DemoSummary: Codable, Sendable {
     var disagreements: [String] = []
   }
 
+  /// Who entered billing retry in the year's last 7 days (Apple's clock): the ledger's list
+  /// beside the simulated store's books, after each stage that brings the year's data.
+  struct BillingRetry: Codable, Sendable {
+    var from: Int64 = 0
+    var before: Int64 = 0
+    var stages: [Stage] = []
+
+    struct Stage: Codable, Sendable {
+      /// `year` (played through the webhook), `replay`, `recovery`.
+      var after: String
+      var listed: Int
+      var books: Int
+      /// Entries one side has and the other has not.
+      var apart: Int
+    }
+  }
+
   /// A bulk grant to everyone who entered billing retry in a declared outage.
   struct Grants: Codable, Sendable {
-    /// The outage window, Unix ms.
+    /// The outage window on Apple's clock (the year's last 30 days), Unix ms.
     var outageFrom: Int64 = 0
     var outageBefore: Int64 = 0
-    /// Accounts whose subscription entered billing retry in it.
+    /// Accounts whose subscription entered billing retry in it, and as many by the books.
     var enteredBillingRetry = 0
+    var booksAccounts = 0
     var granted = 0
     var refused = 0
     /// The same bulk grant run again: granted anew (0) and found already granted.
@@ -175,11 +193,24 @@ struct DemoSummary: Codable, Sendable {
   var changes = Changes()
   var seats = Seats()
   var grants = Grants()
+  var billingRetry = BillingRetry()
   var relayed = Relayed()
   /// Verified notifications naming no app this release can read (kept as evidence).
   var unrouted = 0
   /// Notifications stored that this release does not understand (unrouted included).
   var notUnderstood = 0
+
+  /// "entered in the year's last 7 days: 12 listed after the year (books 12, 0 apart), …".
+  var billingRetryLine: String {
+    guard !billingRetry.stages.isEmpty else { return "not asked" }
+    let stages = billingRetry.stages.enumerated().map { index, stage in
+      index == 0
+        ? "\(stage.listed) listed after the \(stage.after) (books \(stage.books), \(stage.apart) apart)"
+        : "\(stage.listed) after the \(stage.after) (\(stage.apart) apart)"
+    }
+    return "entered in the year's last \(DemoBillingRetry.days) days: "
+      + stages.joined(separator: ", ")
+  }
 
   /// Adds one account's state at `asOf`.
   mutating func add(_ snapshot: LedgerSnapshot) {
@@ -309,9 +340,11 @@ struct DemoSummary: Codable, Sendable {
       (\(seats.active) active, \(seats.seatsInForce) seats): \(seats.claimed) claimed for members, \
       \(seats.unclaimedByApple) released by the App Store; \(seats.membersAgree) of \(seats.members) \
       members agree with the truth
+      Billing retry      \(billingRetryLine)
       Grants             \(grants.granted) accounts granted a week of pro after an outage over the \
-      play of the last 30 days \
-      (\(grants.enteredBillingRetry) entered billing retry in it; \(grants.entitled) hold pro now); \
+      year's last 30 days \
+      (\(grants.enteredBillingRetry) entered billing retry in it, the books say \
+      \(grants.booksAccounts); \(grants.entitled) hold pro now); \
       the same bulk grant again granted \(grants.grantedAgain)
       Relayed            \(relayed.delivered.grouped) notifications relayed to a staging backend \
       that failed \(relayed.failed.grouped) of \(relayed.requests.grouped) requests; \

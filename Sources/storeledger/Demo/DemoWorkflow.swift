@@ -55,6 +55,13 @@ struct DemoWorkflow: Service {
     var summary = DemoSummary(
       customers: settings.customers, months: settings.months, seed: settings.seed,
       asOf: configuration.end.milliseconds)
+    // Windows are on Apple's clock: the outage is the year's last 30 days.
+    summary.grants.outageFrom = configuration.end.milliseconds - 30 * 86_400_000
+    summary.grants.outageBefore = configuration.end.milliseconds
+    let retry = DemoBillingRetry(ledger: ledger, simulation: simulation, logger: logger)
+    (summary.billingRetry.from, summary.billingRetry.before) = (
+      retry.window.from.milliseconds, retry.window.before.milliseconds
+    )
     try DemoInterruption.check()
     // The backend that learns what changed: a receiver, and the ledger delivering to it.
     let receiver = DemoChangeReceiver()
@@ -74,9 +81,10 @@ struct DemoWorkflow: Service {
     _ = try await Relays(ledger: ledger).add(
       name: summary.relayed.target, url: try await receiver.stagingURL(), by: "demo")
     try await deliver(to: "http://127.0.0.1:\(server)/v1/notifications/appstore", into: &summary)
+    summary.billingRetry.stages.append(try await retry.check(after: "year"))
     try DemoInterruption.check()
     let api = try apiClient(port: simulator)
-    try await repair(ledger: ledger, api: api, into: &summary)
+    try await repair(ledger: ledger, api: api, retry: retry, into: &summary)
     try await answerRefunds(
       ledger: ledger, api: api, server: server, into: &summary)
     try await actOnApple(ledger: ledger, api: api, server: server, into: &summary)
@@ -111,7 +119,6 @@ struct DemoWorkflow: Service {
       simulation: simulation, store: store, deliverer: deliverer, day: day)
     let bar = ProgressBar("simulating ", enabled: !settings.quiet)
     let started = ContinuousClock.now
-    let playedFrom = Date()
     try await runner.run { progress in
       bar.update(
         progress.month, of: progress.months,
@@ -120,14 +127,6 @@ struct DemoWorkflow: Service {
     }
     bar.finish()
     let seconds = (ContinuousClock.now - started).seconds
-    // The ledger learns the simulated year in minutes: its change feed dates what it learned
-    // when it learned it. The outage is the play of the year's last 30 days.
-    let playedUntil = Date()
-    let share = min(1, 30 / (Double(settings.months) * 30))
-    let outageFrom = playedUntil.addingTimeInterval(
-      -playedUntil.timeIntervalSince(playedFrom) * share)
-    summary.grants.outageFrom = Int64(outageFrom.timeIntervalSince1970 * 1000)
-    summary.grants.outageBefore = Int64(playedUntil.timeIntervalSince1970 * 1000)
     let notifications = store.notifications()
     summary.notifications = notifications.count
     summary.delivered = notifications.filter(\.delivered).count
@@ -145,9 +144,10 @@ struct DemoWorkflow: Service {
 
   /// Replays every known customer from Transaction History, then recovers the notifications
   /// of customers the log never heard of from Notification History.
-  private func repair(ledger: Ledger, api: AppStoreServerAPIClient, into summary: inout DemoSummary)
-    async throws
-  {
+  private func repair(
+    ledger: Ledger, api: AppStoreServerAPIClient, retry: DemoBillingRetry,
+    into summary: inout DemoSummary
+  ) async throws {
     let bar = ProgressBar("replaying  ", enabled: !settings.quiet)
     let replay = CustomerReplay(
       ledger: ledger, client: api, environment: .sandbox, concurrency: 8, logger: logger)
@@ -165,6 +165,7 @@ struct DemoWorkflow: Service {
       "\(replayed.customers.grouped) customers from Transaction History: "
         + "\(replayed.appended.grouped) events appended, \(replayed.alreadyStored.grouped) "
         + "already stored", into: &summary)
+    summary.billingRetry.stages.append(try await retry.check(after: "replay"))
     let (recovered, seconds) = try await timed("recovering") {
       try await NotificationRecovery(ledger: ledger, client: api, logger: logger).recover(
         from: simulation.configuration.start.date.addingTimeInterval(-86_400),
@@ -175,6 +176,7 @@ struct DemoWorkflow: Service {
       "recovering", seconds,
       "\(recovered.found.grouped) undelivered notifications in Notification History, "
         + "\(recovered.appended.grouped) of them new to the log", into: &summary)
+    summary.billingRetry.stages.append(try await retry.check(after: "recovery"))
   }
 
   /// Customers ask for refunds; the ledger answers Apple's requests by the demo's policy.
@@ -214,12 +216,12 @@ struct DemoWorkflow: Service {
         + "\(seats.members) members agree with the truth", into: &summary)
   }
 
-  /// A bulk grant to everyone who entered billing retry in a declared outage; the change feed
-  /// is derived first, so the list of who entered it is complete.
+  /// A bulk grant to everyone who entered billing retry in a declared outage; the views are
+  /// projected first, so their status histories (what the grant selects) are complete.
   private func grantAfterOutage(ledger: Ledger, into summary: inout DemoSummary) async throws {
     let stage = DemoGrants(
-      ledger: ledger, from: summary.grants.outageFrom, before: summary.grants.outageBefore,
-      seed: settings.seed)
+      ledger: ledger, simulation: simulation, from: summary.grants.outageFrom,
+      before: summary.grants.outageBefore, seed: settings.seed)
     let (grants, seconds) = try await timed("grants") { () async throws -> DemoSummary.Grants in
       _ = try await AccountProjector(ledger: ledger, logger: logger).catchUp()
       return try await stage.run()
@@ -228,7 +230,8 @@ struct DemoWorkflow: Service {
     record(
       "grants", seconds,
       "\(grants.granted) accounts granted a week of pro after an outage "
-        + "(\(grants.enteredBillingRetry) entered billing retry in it; run again: "
+        + "(\(grants.enteredBillingRetry) entered billing retry in it, the books say "
+        + "\(grants.booksAccounts); run again: "
         + "\(grants.grantedAgain) granted, \(grants.alreadyGranted) already granted)",
       into: &summary)
   }

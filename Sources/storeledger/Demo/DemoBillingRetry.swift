@@ -1,0 +1,55 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import StoreLedger
+import StoreLedgerCore
+
+/// Who entered billing retry in the simulated year's last 7 days (Apple's clock), as the
+/// ledger's status transitions list them, beside the simulated store's books: each entry as
+/// its subscription and instant, so "apart" counts entries either side has and the other has
+/// not. Asked after the year was played, after the replay and after the recovery.
+struct DemoBillingRetry {
+  let ledger: Ledger
+  let simulation: Simulation
+  let logger: Logger
+
+  static let days: Int64 = 7
+
+  var window: (from: Timestamp, before: Timestamp) {
+    let end = simulation.configuration.end
+    return (Timestamp(milliseconds: end.milliseconds - Self.days * 86_400_000), end)
+  }
+
+  /// The books' entries of subscriptions an account holds (the ledger lists accounts).
+  func books() -> Set<String> {
+    let truth = simulation.truth
+    let tokened = Set(truth.customers.filter { $0.appAccountToken != nil }.map(\.id))
+    return Set(
+      truth.entries(into: .billingRetry, from: window.from, before: window.before)
+        .filter { truth.owners[$0.originalTransactionId].map(tokened.contains) ?? false }
+        .map { "\($0.originalTransactionId)@\($0.at.milliseconds)" })
+  }
+
+  /// The ledger's entries once its views (and so its status histories) have caught up.
+  func listed() async throws -> Set<String> {
+    _ = try await AccountProjector(ledger: ledger, logger: logger).catchUp()
+    let lists = AccountLists(ledger: ledger)
+    let filter = StatusTransitionFilter(status: 3, from: window.from, before: window.before)
+    var page = try await lists.statusTransitions(filter, limit: AccountLists.pageLimit)
+    var rows = page.rows
+    while let cursor = page.nextCursor {
+      page = try await lists.statusTransitions(
+        filter, limit: AccountLists.pageLimit, cursor: cursor)
+      rows += page.rows
+    }
+    return Set(rows.map { "\($0.originalTransactionId)@\($0.effectiveAt.milliseconds)" })
+  }
+
+  /// One stage's comparison.
+  func check(after stage: String) async throws -> DemoSummary.BillingRetry.Stage {
+    let (listed, books) = (try await listed(), books())
+    return DemoSummary.BillingRetry.Stage(
+      after: stage, listed: listed.count, books: books.count,
+      apart: listed.symmetricDifference(books).count)
+  }
+}
