@@ -155,4 +155,14 @@ extension InMemoryLedgerStorage: AccountViewStore {
       }
     }
   }
+
+  public func statusHistories(of tokens: [String]) async throws(EventStoreError)
+    -> [String: [StatusTransitionRow]]
+  {
+    state.withLock { state in
+      tokens.reduce(into: [:]) { found, token in
+        if let history = state.statusHistory[token], !history.isEmpty { found[token] = history }
+      }
+    }
+  }
 }

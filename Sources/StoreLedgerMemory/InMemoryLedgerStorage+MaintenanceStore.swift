@@ -102,6 +102,8 @@ extension InMemoryLedgerStorage: MaintenanceStore {
         state.versionRows[version, default: [:]][view.token] = ViewRow(
           changes: view.changes, projectedChanges: view.changes, projection: projection,
           view: view)
+        // The history is not versioned: a function of the log, it is rewritten in place.
+        if let history = view.history { state.statusHistory[view.token] = history }
       }
     }
   }
@@ -164,7 +166,9 @@ extension InMemoryLedgerStorage: MaintenanceStore {
         StoredAccountEvents(
           token: token, changes: state.views[token]?.changes ?? 0,
           rows: Self.recorded(of: (state.streamsOfAccount[token] ?? []).sorted(), in: state).map {
-            StoredEventRow(type: $0.eventType, payload: $0.payload, key: $0.idempotencyKey)
+            StoredEventRow(
+              type: $0.eventType, payload: $0.payload, key: $0.idempotencyKey,
+              recordedAt: Timestamp($0.recordedAt))
           })
       }
     }

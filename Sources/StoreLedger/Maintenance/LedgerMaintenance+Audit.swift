@@ -251,7 +251,9 @@ extension LedgerMaintenance {
           group.addTask {
             var part = AuditReport()
             for (token, account) in accounts {
-              try compareView(stored.views[token], of: token, account, now: now, into: &part)
+              try compareView(
+                stored.views[token], history: stored.histories[token] ?? [], of: token, account,
+                now: now, into: &part)
               compareChanges(
                 stored.changes[token] ?? [], of: token, account, now: now, into: &part)
             }
@@ -265,22 +267,24 @@ extension LedgerMaintenance {
     }
   }
 
-  /// A page of accounts' log (as the projector reads it), stored views and stored changes:
-  /// three statements for the page, read at once.
+  /// A page of accounts' log (as the projector reads it), stored views, status histories and
+  /// changes: four statements for the page, read at once.
   private func storedReadModels(of tokens: [String]) async throws -> (
     inputs: [String: AccountInput], views: [String: AccountViewSlice],
-    changes: [String: [ChangeRecord]]
+    histories: [String: [StatusTransitionRow]], changes: [String: [ChangeRecord]]
   ) {
     let (store, feed) = (storedViews, changes)
     async let inputs = store.inputs(of: tokens)
     async let views = store.storedViews(of: tokens)
+    async let histories = store.statusHistories(of: tokens)
     async let changes = feed.changes(ofAccounts: tokens)
-    return (try await inputs, try await views, try await changes)
+    return (try await inputs, try await views, try await histories, try await changes)
   }
 
+  /// A current view must be the log's, and so must the status history stored with it.
   private func compareView(
-    _ stored: AccountViewSlice?, of token: String, _ account: AccountInput, now: Date,
-    into report: inout AuditReport
+    _ stored: AccountViewSlice?, history: [StatusTransitionRow], of token: String,
+    _ account: AccountInput, now: Date, into report: inout AuditReport
   ) throws {
     let instant = Timestamp(now)
     guard let stored, stored.changes == account.changes,
@@ -290,9 +294,26 @@ extension LedgerMaintenance {
       return
     }
     report.accountsCompared += 1
-    let view = LedgerView(
-      LedgerState.fold(account.events), catalog: configuration.catalog,
-      options: configuration.options)
+    let state = LedgerState.fold(account.events)
+    let view = LedgerView(state, catalog: configuration.catalog, options: configuration.options)
+    let derived = views.history(of: token, account.events, state: state, through: instant)
+    if let index = zip(history, derived).enumerated().first(where: { $0.element.0 != $0.element.1 }
+    )?
+    .offset ?? (history.count == derived.count ? nil : min(history.count, derived.count)) {
+      func text(_ row: StatusTransitionRow?) -> String? {
+        row.map {
+          "\($0.originalTransactionId) \($0.from.map(String.init) ?? "-")→\($0.to) at "
+            + "\($0.effectiveAt.milliseconds), recorded \($0.recordedAt.milliseconds), "
+            + "caused by \($0.cause ?? "the clock")"
+        }
+      }
+      report.problems.append(
+        .init(
+          kind: .readModel, subject: token, field: "statusHistory[\(index)]",
+          live: text(index < history.count ? history[index] : nil),
+          rebuilt: text(index < derived.count ? derived[index] : nil),
+          detail: "the stored status history differs from the log"))
+    }
     let rebuilt = try JSONDecoder().decode(
       JSONValue.self,
       from: try JSONEncoder().encode(AccountSummary(view, for: token, at: instant)))

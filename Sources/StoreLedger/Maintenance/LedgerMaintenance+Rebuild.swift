@@ -159,11 +159,14 @@ extension LedgerMaintenance {
     let projected = try batch.map { account in
       events += account.rows.count
       // A refund request's events sit in the account's index for its changes, not its fold.
-      let inputs = try account.rows.filter(\.holdsLedgerEvent).map { row in
-        FoldInput(try row.body(), key: row.key)
+      let events = try account.rows.filter(\.holdsLedgerEvent).map { row in
+        LedgerEvent(try row.body(), recordedAt: row.recordedAt, key: row.key)
       }
-      return views.projectedView(
-        of: account.token, changes: account.changes, inputs: inputs, at: instant)
+      let state = LedgerState.fold(events)
+      var view = views.projectedView(
+        of: account.token, changes: account.changes, state: state, at: instant)
+      view.history = views.history(of: account.token, events, state: state, through: instant)
+      return view
     }
     try await store.store(projected, intoVersion: version, projection: projection)
     return (projected.count, events)

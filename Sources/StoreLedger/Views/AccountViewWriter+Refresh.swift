@@ -19,7 +19,7 @@ extension AccountViewWriter {
     let views = derivations.map { token, account, derivation in
       let state = derivation.state ?? LedgerState.fold(account.events)
       var view = projectedView(of: token, changes: account.changes, state: state, at: instant)
-      view.history = history(of: token, account, state: state, through: instant)
+      view.history = history(of: token, account.events, state: state, through: instant)
       return view
     }
     try await store.store(views, projection: projection)
@@ -33,7 +33,7 @@ extension AccountViewWriter {
   /// The account's status history through `instant`; empty without a subscription, so an
   /// account of one-time purchases costs no second derivation.
   func history(
-    of token: String, _ account: AccountInput, state: LedgerState, through instant: Timestamp
+    of token: String, _ events: [LedgerEvent], state: LedgerState, through instant: Timestamp
   ) -> [StatusTransitionRow] {
     guard
       !state.subscriptions.isEmpty
@@ -43,16 +43,10 @@ extension AccountViewWriter {
     }
     return StatusHistory.derive(
       token: token, catalog: configuration.catalog, options: configuration.options,
-      steps: account.derivationSteps.map { ($0.step, $0.instant) }, through: instant)
+      events: events, through: instant)
   }
 
-  /// One account's view folded from its stored events' facts, ready to store.
-  func projectedView(
-    of token: String, changes: Int64, inputs: [FoldInput], at instant: Timestamp
-  ) -> ProjectedAccountView {
-    projectedView(of: token, changes: changes, state: LedgerState.fold(inputs), at: instant)
-  }
-
+  /// One account's view of `state`, ready to store.
   func projectedView(
     of token: String, changes: Int64, state: LedgerState, at instant: Timestamp
   ) -> ProjectedAccountView {

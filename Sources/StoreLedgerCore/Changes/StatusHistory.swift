@@ -9,8 +9,9 @@
 /// commands at their own time; never later than their recording), folds each at that instant
 /// and lets the clock step between them. So a billing retry that began and ended before the
 /// ledger heard of it is in the history, at Apple's instants, however fast the year was
-/// recorded. It is derived whole from the log whenever the account's view is, so it needs no
-/// order of its own and a late notification rewrites it.
+/// recorded. It is derived whole from the account's events (with their recordings) whenever
+/// its view is, by the projector and the rebuild alike: it depends on no order of the log's,
+/// and a late notification rewrites it.
 public enum StatusHistory {
   /// Every status a subscription of `token` entered through `horizon`, oldest first, each with
   /// its place in the history (`ordinal`), when it took effect (T1, T8) and when the ledger
@@ -18,13 +19,17 @@ public enum StatusHistory {
   /// clock's steps, the crossing itself when that is later).
   public static func derive(
     token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
-    steps: [(step: AccountStep, instant: Timestamp)], through horizon: Timestamp
+    events: [LedgerEvent], through horizon: Timestamp
   ) -> [StatusTransitionRow] {
-    let events = steps.enumerated().compactMap {
-      index, step -> (index: Int, event: LedgerEvent, at: Timestamp, recorded: Timestamp)? in
-      guard let event = step.step.ledgerEvent else { return nil }
-      return (index, event, happened(event, by: step.instant), step.instant)
-    }.sorted { ($0.at, $0.index) < ($1.at, $1.index) }
+    // Ties by recording, then key: the same events give the same history in any order.
+    let events = events.enumerated().map {
+      index, event -> (index: Int, event: LedgerEvent, at: Timestamp, recorded: Timestamp) in
+      let recorded = event.recordedAt.map { min($0, horizon) } ?? horizon
+      return (index, event, happened(event, by: recorded), recorded)
+    }.sorted {
+      ($0.at, $0.recorded, $0.event.key ?? "", $0.index)
+        < ($1.at, $1.recorded, $1.event.key ?? "", $1.index)
+    }
     var derivation = ChangeDerivation(token: token, catalog: catalog, options: options)
     var rows: [StatusTransitionRow] = []
     var learned: Timestamp?

@@ -37,4 +37,9 @@ public protocol AccountViewStore: Sendable {
   /// The stored views of `tokens` whole, by token (accounts without one are absent).
   func storedViews(of tokens: [String]) async throws(EventStoreError)
     -> [String: AccountViewSlice]
+
+  /// The stored status histories of `tokens` (``StatusHistory``), oldest entry first, by
+  /// token (accounts without one are absent).
+  func statusHistories(of tokens: [String]) async throws(EventStoreError)
+    -> [String: [StatusTransitionRow]]
 }

@@ -4,11 +4,14 @@ public struct StoredEventRow: Sendable {
   public var type: String
   public var payload: [UInt8]
   public var key: String?
+  /// When the ledger recorded it: what the status history says it could first tell.
+  public var recordedAt: Timestamp?
 
-  public init(type: String, payload: [UInt8], key: String?) {
+  public init(type: String, payload: [UInt8], key: String?, recordedAt: Timestamp? = nil) {
     self.type = type
     self.payload = payload
     self.key = key
+    self.recordedAt = recordedAt
   }
 
   /// Whether the row holds a ledger event (a refund request's steps sit in the account's

@@ -83,4 +83,12 @@ public struct PostgresAccountViewStore: AccountViewStore {
       try await AccountViewSlice.readWhole(of: tokens, on: client, logger: logger)
     }
   }
+
+  public func statusHistories(of tokens: [String]) async throws(EventStoreError)
+    -> [String: [StatusTransitionRow]]
+  {
+    try await database.primary("reading status histories") { client, logger in
+      try await AccountViewStatements.statusHistories(of: tokens, on: client, logger: logger)
+    }
+  }
 }

@@ -86,14 +86,18 @@ final class AccountEventPageReader {
       token: String(buffer: token), changes: try changes.decode(Int64.self, context: .default))
   }
 
-  /// The event's type, payload and key; nil for an account without events (null columns).
+  /// The event's type, payload, key and recording; nil for an account without events (null columns).
   private static func row(_ cells: inout PostgresRow.Iterator) throws -> StoredEventRow? {
-    guard let type = cells.next(), let payload = cells.next(), let key = cells.next() else {
+    guard let type = cells.next(), let payload = cells.next(), let key = cells.next(),
+      let recorded = cells.next()
+    else {
       throw malformed
     }
     guard let typeBytes = type.bytes, let bytes = payload.bytes else { return nil }
     return StoredEventRow(
       type: String(buffer: typeBytes), payload: Array(buffer: bytes),
-      key: key.bytes.map { String(buffer: $0) })
+      key: key.bytes.map { String(buffer: $0) },
+      // As the projector's read makes it, so both derive the same status history.
+      recordedAt: try recorded.decode(Date?.self, context: .default).map(Timestamp.init))
   }
 }

@@ -95,8 +95,7 @@ package enum AccountViewStatements {
     guard !views.isEmpty else { return 0 }
     let unbounded = Int64.min
     let lists = views.map { AccountListRow($0) }
-    let histories = views.filter { $0.history != nil }
-    let entries = histories.flatMap { $0.history ?? [] }
+    let history = StatusHistoryRows(views)
     return try await client.execute(
       """
       WITH locked AS (
@@ -127,31 +126,40 @@ package enum AccountViewStatements {
       WHERE locked.app_account_token = u.token AND v.app_account_token = u.token
         AND v.projected_changes <= u.changes
       RETURNING v.app_account_token
-      ), cleared AS (
-        -- A stored view's status history is replaced whole (one snapshot: the insert
-        -- below does not see these rows go, nor does this delete see its rows come).
-        DELETE FROM storeledger.status_history h USING stored
-        WHERE h.app_account_token = stored.app_account_token
-          AND stored.app_account_token = ANY(\(histories.map(\.token))::text[])
-      ), added AS (
-        INSERT INTO storeledger.status_history (app_account_token, ordinal,
-          original_transaction_id, from_status, to_status, effective_at_ms, recorded_at_ms,
-          cause)
-        SELECT e.token, e.ordinal, e.subscription, NULLIF(e.from_status, 0), e.to_status,
-          e.effective_ms, e.recorded_ms, NULLIF(e.cause, '')
-        FROM unnest(
-          \(entries.map(\.appAccountToken))::text[], \(entries.map { Int32($0.ordinal) })::integer[],
-          \(entries.map(\.originalTransactionId))::text[],
-          \(entries.map { $0.from ?? 0 })::integer[], \(entries.map(\.to))::integer[],
-          \(entries.map(\.effectiveAt.milliseconds))::bigint[],
-          \(entries.map(\.recordedAt.milliseconds))::bigint[],
-          \(entries.map { $0.cause ?? "" })::text[]
-        ) AS e(token, ordinal, subscription, from_status, to_status, effective_ms, recorded_ms,
-          cause)
-        WHERE e.token IN (SELECT app_account_token FROM stored)
+      ), history AS (
+        -- The status histories of the views stored here, replaced whole.
+        SELECT storeledger.replace_status_history(
+          ARRAY(SELECT app_account_token FROM stored
+            WHERE app_account_token = ANY(\(history.tokens)::text[])), \(history.json)::jsonb)
       )
-      SELECT app_account_token FROM stored
+      SELECT app_account_token FROM stored, (SELECT count(*) FROM history) AS replaced
       """, logger: logger)
+  }
+
+  /// The stored status histories of `tokens`, oldest entry first.
+  package static func statusHistories(
+    of tokens: [String], on client: PostgresClient, logger: Logger
+  ) async throws -> [String: [StatusTransitionRow]] {
+    try await client.query(
+      """
+      SELECT ordinal, app_account_token, original_transaction_id, from_status, to_status,
+        effective_at_ms, recorded_at_ms, cause
+      FROM storeledger.status_history WHERE app_account_token = ANY(\(tokens)::text[])
+      ORDER BY app_account_token, ordinal
+      """, logger: logger
+    ) { rows in
+      var found: [String: [StatusTransitionRow]] = [:]
+      for try await row in rows.decode(
+        (Int32, String, String, Int32?, Int32, Int64, Int64, String?).self)
+      {
+        found[row.1, default: []].append(
+          StatusTransitionRow(
+            ordinal: Int(row.0), appAccountToken: row.1, originalTransactionId: row.2,
+            from: row.3, to: row.4, effectiveAt: Timestamp(milliseconds: row.5),
+            recordedAt: Timestamp(milliseconds: row.6), cause: row.7))
+      }
+      return found
+    }
   }
 
   /// The accounts the given streams belong to.

@@ -44,7 +44,7 @@ package enum AccountViewsRebuildStatements {
   ) -> PostgresQuery {
     """
     SELECT a.app_account_token, a.stream_id, coalesce(v.changes, 0), e.event_type,
-           e.payload::text, e.idempotency_key
+           e.payload::text, e.idempotency_key, e.recorded_at
     FROM (
       SELECT app_account_token, stream_id FROM storeledger.account_streams
       WHERE (app_account_token, stream_id) > (\(token), \(stream))
@@ -58,7 +58,7 @@ package enum AccountViewsRebuildStatements {
       WHERE app_account_token = a.app_account_token OFFSET 0
     ) v ON true
     LEFT JOIN LATERAL (
-      SELECT event_type, payload, idempotency_key FROM storeledger.events
+      SELECT event_type, payload, idempotency_key, recorded_at FROM storeledger.events
       WHERE stream_id = a.stream_id AND erased_by IS NULL ORDER BY stream_version OFFSET 0
     ) e ON true
     ORDER BY a.app_account_token, a.stream_id
@@ -71,8 +71,10 @@ package enum AccountViewsRebuildStatements {
   ) async throws {
     let unbounded = Int64.min
     let lists = views.map { AccountListRow($0) }
+    let history = StatusHistoryRows(views)
     _ = try await client.query(
       """
+      WITH stored AS (
       SELECT storeledger.store_rebuilt_account_views(
         \(Int32(version)), \(projection), \(views.map(\.token))::text[],
         \(views.map(\.changes))::bigint[], \(views.map(\.summaryJSON))::text[],
@@ -85,6 +87,11 @@ package enum AccountViewsRebuildStatements {
         \(lists.map(\.environmentsLiteral))::text[],
         array_replace(\(lists.map { $0.nextExpiry?.milliseconds ?? unbounded })::bigint[],
           \(unbounded), NULL))
+      ), history AS (
+        -- Not versioned: a function of the log, the status history is replaced in place.
+        SELECT storeledger.replace_status_history(\(history.tokens)::text[], \(history.json)::jsonb)
+      )
+      SELECT 1 FROM stored, history
       """, logger: logger
     ) { rows in for try await _ in rows {} }
   }

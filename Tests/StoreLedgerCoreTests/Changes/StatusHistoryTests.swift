@@ -11,30 +11,20 @@ struct StatusHistoryTests {
 
   /// A month bought on day 0 whose renewal failed at its end (day 30, no grace), recovered by
   /// a renewal bought on day 38: Apple's notifications, each recorded on the day given.
-  static func retryThenRecovery(recorded: (Double, Double, Double)) -> [(
-    step: AccountStep, instant: Timestamp
-  )] {
+  static func retryThenRecovery(recorded: (Double, Double, Double)) -> [LedgerEvent] {
     let first = F.transaction("1", purchased: 0, expires: 30)
     let renewal = F.transaction("2", original: "1", purchased: 38, expires: 68)
     return [
-      (
-        .ledger(F.notification(.subscribed, signed: 0, transaction: first, status: .active)),
-        F.t(recorded.0)
-      ),
-      (
-        .ledger(
-          F.notification(
-            .didFailToRenew, signed: 30, transaction: first,
-            renewal: F.renewal("1", signed: 30, retry: true), status: .billingRetry)),
-        F.t(recorded.1)
-      ),
-      (
-        .ledger(
-          F.notification(
-            .didRenew, .billingRecovery, signed: 38, transaction: renewal,
-            renewal: F.renewal("1", signed: 38, retry: false), status: .active)),
-        F.t(recorded.2)
-      ),
+      F.notification(
+        .subscribed, signed: 0, transaction: first, status: .active, recorded: recorded.0),
+      F.notification(
+        .didFailToRenew, signed: 30, transaction: first,
+        renewal: F.renewal("1", signed: 30, retry: true), status: .billingRetry,
+        recorded: recorded.1),
+      F.notification(
+        .didRenew, .billingRecovery, signed: 38, transaction: renewal,
+        renewal: F.renewal("1", signed: 38, retry: false), status: .active,
+        recorded: recorded.2),
     ]
   }
 
@@ -47,10 +37,10 @@ struct StatusHistoryTests {
   /// expired when the renewed period ended with no news (the clock, day 68).
   @Test func aYearRecordedInOneGoHasTheSameHistoryAsOneRecordedLive() {
     let live = StatusHistory.derive(
-      token: F.account(1), steps: Self.retryThenRecovery(recorded: (0.01, 30.01, 38.01)),
+      token: F.account(1), events: Self.retryThenRecovery(recorded: (0.01, 30.01, 38.01)),
       through: F.t(100))
     let late = StatusHistory.derive(
-      token: F.account(1), steps: Self.retryThenRecovery(recorded: (100, 100, 100)),
+      token: F.account(1), events: Self.retryThenRecovery(recorded: (100, 100, 100)),
       through: F.t(100))
     let expected = [
       "-→1@\(F.t(0).milliseconds)", "1→3@\(F.t(30).milliseconds)",
@@ -71,8 +61,8 @@ struct StatusHistoryTests {
   @Test func theFeedOfALateRecordingHasNoEntryTheHistoryHas() {
     var derivation = ChangeDerivation(token: F.account(1))
     var told: [DerivedChange] = []
-    for (step, instant) in Self.retryThenRecovery(recorded: (100, 100, 100)) {
-      told += derivation.apply(step, at: instant)
+    for event in Self.retryThenRecovery(recorded: (100, 100, 100)) {
+      told += derivation.apply(event, at: F.t(100))
     }
     #expect(!told.contains { $0.change.kind == .subscriptionStatusChanged && $0.change.new == "3" })
   }
@@ -80,9 +70,9 @@ struct StatusHistoryTests {
   /// H1: events recorded out of Apple's order (the renewal before the failure) are taken in
   /// Apple's order; H2: the clock ends a period no event followed (expired at day 68).
   @Test func eventsAreTakenInApplesOrderAndTheClockStepsBetweenThem() {
-    var steps = Self.retryThenRecovery(recorded: (100, 102, 101))
-    steps.swapAt(1, 2)
-    let rows = StatusHistory.derive(token: F.account(1), steps: steps, through: F.t(120))
+    var events = Self.retryThenRecovery(recorded: (100, 102, 101))
+    events.swapAt(1, 2)
+    let rows = StatusHistory.derive(token: F.account(1), events: events, through: F.t(120))
     #expect(
       Array(Self.entries(rows).prefix(3)) == [
         "-→1@\(F.t(0).milliseconds)", "1→3@\(F.t(30).milliseconds)",
@@ -98,7 +88,7 @@ struct StatusHistoryTests {
   @Test func aTransactionSignedOnRequestIsTakenAtItsPurchase() {
     let rows = StatusHistory.derive(
       token: F.account(1),
-      steps: [(.ledger(F.observed(F.transaction("1", purchased: 10, expires: 40))), F.t(90))],
+      events: [F.observed(F.transaction("1", purchased: 10, expires: 40), recorded: 90)],
       through: F.t(90))
     #expect(Self.entries(rows) == ["-→1@\(F.t(10).milliseconds)", "1→2@\(F.t(40).milliseconds)"])
   }

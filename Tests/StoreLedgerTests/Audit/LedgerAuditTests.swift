@@ -147,6 +147,36 @@ import Testing
     }
   }
 
+  /// A status history row edited by hand (what windows and outage grants select) is named
+  /// by the audit, and a rebuild writes the log's history again.
+  @Test func anEditedStatusHistoryRowIsShownAndRebuildFixesIt() async throws {
+    try await withAuditedLedger { ledger, database in
+      let token = try await database.asAdmin { client in
+        try await client.query(
+          """
+          UPDATE storeledger.status_history SET effective_at_ms = effective_at_ms - 86400000
+          WHERE (app_account_token, ordinal) = (
+            SELECT app_account_token, ordinal FROM storeledger.status_history
+            WHERE to_status = 3 ORDER BY app_account_token, ordinal LIMIT 1)
+          RETURNING app_account_token
+          """, logger: TestDatabase.logger
+        ) { rows in
+          var token: String?
+          for try await value in rows.decode(String.self) { token = value }
+          return try #require(token, "the half-year has an entry into billing retry")
+        }
+      }
+      let report = try await LedgerMaintenance(ledger: ledger).audit(pageSize: 7)
+      let problem = try #require(report.problems.first)
+      #expect(report.problems.count == 1, "\(report.problems)")
+      #expect(problem.kind == .readModel && problem.subject == token)
+      #expect(problem.field?.hasPrefix("statusHistory[") == true)
+      #expect(problem.live != problem.rebuilt)
+      try await LedgerMaintenance(ledger: ledger).rebuildAccountViews()
+      #expect(try await LedgerMaintenance(ledger: ledger).audit().isConsistent)
+    }
+  }
+
   @Test func rebuildEqualsLiveAndTwiceEqualsOnce() async throws {
     try await withAuditedLedger { ledger, database in
       let views: @Sendable () async throws -> [String: String] = {
