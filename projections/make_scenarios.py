@@ -1377,6 +1377,31 @@ S.append(metrics(
         row("2026-02-01", {"activeSubscriptions": 0, "activeAtStart": 1, "inBillingRetry": 1, "churnBilling": 1, "churned": 1, "churnRate": 1.0}),
         row("2026-03-01", {"activeSubscriptions": 0, "activeAtStart": 0, "inBillingRetry": 1, "churned": 0})]}))
 
+# The status history (projections/changes.md, H1-H5): statuses in Apple's time, however late
+# the ledger recorded the events.
+def entry(subscription, to, at, old=None):
+    return {"subscription": subscription, "from": old, "to": to, "at": t(d(at))}
+
+
+RECORDED_LATE = d("2026-03-20")
+S.append(scenario(
+    "history-a-year-recorded-in-one-go", "A renewal fails at the period's end (DID_FAIL_TO_RENEW, billing retry) and is recovered eight days later (DID_RENEW/BILLING_RECOVERY); the renewed month then ends with no news. The ledger records all of it on March 20, as a backfill or an import would: the history still says billing retry from February 1 to 9, at Apple's instants (H1-H3), and the clock's expiry on March 9 (H2). The feed, derived at the recording, tells only where the subscription stands on March 20.", RECORDED_LATE,
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1, recorded=RECORDED_LATE),
+     n("DID_FAIL_TO_RENEW", None, d("2026-02-01"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-02-01", retry=True, intent=2), 3, recorded=RECORDED_LATE),
+     n("DID_RENEW", "BILLING_RECOVERY", d("2026-02-09"), paid(T2, "2026-02-09", "2026-03-09"), renewal(O1, "2026-02-09"), 1, recorded=RECORDED_LATE)],
+    {"subscriptions": [sub(O1, 2, False)]},
+    historyOf=A,
+    expectHistory=[entry(O1, 1, "2026-01-01"), entry(O1, 3, "2026-02-01", 1),
+                   entry(O1, 1, "2026-02-09", 3), entry(O1, 2, "2026-03-09", 1)]))
+S.append(scenario(
+    "history-grace-ended-unrecovered", "A renewal fails into a billing grace period to February 17 (DID_FAIL_TO_RENEW/GRACE_PERIOD), and nothing follows; recorded on March 1. The history: grace from the period's end, billing retry from the grace period's end, a step of the clock with no event (H2, T1).", d("2026-03-01"),
+    [n("SUBSCRIBED", "INITIAL_BUY", 0, paid(O1, "2026-01-01", "2026-02-01"), ri(O1, 0), 1, recorded=d("2026-03-01")),
+     n("DID_FAIL_TO_RENEW", "GRACE_PERIOD", d("2026-02-01"), paid(O1, "2026-01-01", "2026-02-01"), renewal(O1, "2026-02-01", retry=True, intent=2, grace=d("2026-02-17")), 4, recorded=d("2026-03-01"))],
+    {"subscriptions": [sub(O1, 3, False)]},
+    historyOf=A,
+    expectHistory=[entry(O1, 1, "2026-01-01"), entry(O1, 4, "2026-02-01", 1),
+                   entry(O1, 3, "2026-02-17", 4)]))
+
 out = pathlib.Path(__file__).resolve().parent / "scenarios"
 out.mkdir(exist_ok=True)
 names = set()

@@ -24,6 +24,11 @@ public struct Scenario: Sendable, Decodable {
   public var changesOf: String?
   /// The account's expected changes, in order, every one of them.
   public var expectChanges: [ExpectedChange]?
+  /// The account whose status history ``expectHistory`` lists (projections/changes.md,
+  /// "Status history").
+  public var historyOf: String?
+  /// The account's expected status history through `asOf`, every entry, oldest first.
+  public var expectHistory: [ExpectedEntry]?
   /// A metrics question about the events (projections/revenue.md), asked at `asOf`.
   public var metrics: MetricsSpec?
   /// The expected answer (`metrics --json`), compared like `expect`.
@@ -54,6 +59,26 @@ public struct Scenario: Sendable, Decodable {
 
     public var description: String {
       "\(type) \(subject) \(old ?? "–") → \(new ?? "–") at \(at.milliseconds)"
+    }
+  }
+
+  /// One expected entry of a status history: the subscription, the status left (nil for its
+  /// first) and entered, and when it took effect.
+  public struct ExpectedEntry: Sendable, Codable, Hashable, CustomStringConvertible {
+    public var subscription: String
+    public var from: Int32?
+    public var to: Int32
+    public var at: Timestamp
+
+    public init(_ row: StatusTransitionRow) {
+      subscription = row.originalTransactionId
+      from = row.from
+      to = row.to
+      at = row.effectiveAt
+    }
+
+    public var description: String {
+      "\(subscription) \(from.map(String.init) ?? "–") → \(to) at \(at.milliseconds)"
     }
   }
 
@@ -119,6 +144,18 @@ public struct Scenario: Sendable, Decodable {
     let found = changes(of: token).map(ExpectedChange.init)
     guard found != expected else { return [] }
     return ["changes: \(found.map(\.description)), expected \(expected.map(\.description))"]
+  }
+
+  /// How the account's status history differs from `expectHistory` (empty when they match or
+  /// nothing is expected).
+  public func historyMismatches() -> [String] {
+    guard let expected = expectHistory, let token = historyOf else { return [] }
+    let found = StatusHistory.derive(
+      token: token, catalog: catalog ?? .empty, options: view().options, events: events,
+      through: asOf
+    ).map(ExpectedEntry.init)
+    guard found != expected else { return [] }
+    return ["history: \(found.map(\.description)), expected \(expected.map(\.description))"]
   }
 
   /// The answer to ``metrics`` (nil without one).

@@ -29,6 +29,7 @@ import Testing
     let mismatches = try scenario.mismatches(of: scenario.snapshot())
     #expect(mismatches.isEmpty, "\(file): \(mismatches.joined(separator: "; "))")
     #expect(scenario.changeMismatches() == [], "\(file)")
+    #expect(scenario.historyMismatches() == [], "\(file)")
     let metrics = try scenario.metricsMismatches()
     #expect(metrics.isEmpty, "\(file): \(metrics.joined(separator: "; "))")
   }
