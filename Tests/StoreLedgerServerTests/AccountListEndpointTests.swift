@@ -289,6 +289,7 @@ import Testing
 
       let (_, transitions) = try await page("/console/transitions?status=4")
       #expect(transitions.contains(L.grace))
+      #expect(transitions.contains(">Took effect<") && transitions.contains(">Recorded<"))
       let (_, today) = try await page("/console/today")
       #expect(today.contains("http-equiv=\"refresh\""))
       #expect(today.contains("href=\"/console/accounts/\(L.endsSoon)\""))

@@ -3,7 +3,8 @@ import StoreLedger
 import StoreLedgerCore
 
 /// Subscriptions that entered a status in a window ("who went into billing retry during the
-/// outage"), from the change feed, newest first, each linked to its account.
+/// outage"), from each account's status history in Apple's time, newest first, each linked to
+/// its account, with when it took effect and when the ledger could first tell it.
 struct TransitionListPage {
   let page: ListPage<StatusTransitionRow>
   let form: [String: String]
@@ -45,10 +46,12 @@ struct TransitionListPage {
       return
     }
     html.table(
-      caption: "Newest first", headers: ["When", "Customer", "Purchase", "From", "To", "Cause"],
+      caption: "Newest first",
+      headers: ["Took effect", "Recorded", "Customer", "Purchase", "From", "To", "Cause"],
       rows: page.rows, id: "transitions-list"
     ) { html, row in
       html.cell(row.effectiveAt.date.formatted(.iso8601))
+      html.cell(row.recordedAt.date.formatted(.iso8601))
       html.element("td") { html in
         html.element(
           "a", ["href": "\(base)/accounts/\(row.appAccountToken)"], text: row.appAccountToken)
