@@ -11,7 +11,9 @@ import StoreLedgerTestSupport
 //              or a derivation from the log);
 //   one step   resume a saved derivation, take the account's newest event, and project the
 //              view from the derivation's state (what the projector does when one event
-//              arrives for an account already derived).
+//              arrives for an account already derived);
+//   + history  one step, plus the account's status history derived whole in Apple's time
+//              (`StatusHistory`), as the projector stores it beside every view it writes.
 // Usage: ChangeBenchmark [--events 200000] [--rounds 3]
 
 var eventCount = 200_000
@@ -105,6 +107,17 @@ func oneStep() -> Int {
   }
 }
 
+@MainActor @inline(never)
+func oneStepAndHistory() -> Int {
+  oneStep()
+    + accounts.reduce(0) { count, account in
+      count
+        + StatusHistory.derive(
+          token: account.token, catalog: catalog, events: account.events, through: now
+        ).count
+    }
+}
+
 @MainActor func seconds(_ body: () -> Int) -> (Double, Int) {
   let start = DispatchTime.now().uptimeNanoseconds
   let result = body()
@@ -116,21 +129,26 @@ func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 _ = views()
 var ratios: [Double] = []
 var stepRatios: [Double] = []
+var historyRatios: [Double] = []
 for round in 1...rounds {
   let (view, _) = seconds(views)
   let (derived, changes) = seconds(viewsAndChanges)
   let (step, _) = seconds(oneStep)
+  let (history, entries) = seconds(oneStepAndHistory)
   ratios.append(derived / view)
   stepRatios.append(step / view)
+  historyRatios.append(history / view)
   print(
     String(
       format:
         "round %d: view %.0f events/s (%.2f s), + changes %.0f events/s (%.2f s, %d changes), "
-        + "one step %.2f s",
-      round, Double(total) / view, view, Double(total) / derived, derived, changes, step))
+        + "one step %.2f s, one step + history %.2f s (%d entries and changes)",
+      round, Double(total) / view, view, Double(total) / derived, derived, changes, step,
+      history, entries))
 }
 print(
   String(
     format:
-      "median: (view + every change) / view %.2f; (view + one step) / view %.2f, per account",
-    median(ratios), median(stepRatios)) + " (\(sink % 10))")
+      "median: (view + every change) / view %.2f; (view + one step) / view %.2f; "
+      + "(view + one step + status history) / view %.2f, per account",
+    median(ratios), median(stepRatios), median(historyRatios)) + " (\(sink % 10))")
