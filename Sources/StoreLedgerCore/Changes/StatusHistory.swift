@@ -21,10 +21,12 @@ public enum StatusHistory {
     token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
     events: [LedgerEvent], through horizon: Timestamp
   ) -> [StatusTransitionRow] {
-    // Ties by recording, then key: the same events give the same history in any order.
+    // Ties by recording, then key: the same events give the same history in any order. An
+    // event's recording is never clamped to `horizon`: one recorded just after the projector
+    // took its instant is then taken as the audit, deriving later, takes it.
     let events = events.enumerated().map {
       index, event -> (index: Int, event: LedgerEvent, at: Timestamp, recorded: Timestamp) in
-      let recorded = event.recordedAt.map { min($0, horizon) } ?? horizon
+      let recorded = event.recordedAt ?? horizon
       return (index, event, happened(event, by: recorded), recorded)
     }.sorted {
       ($0.at, $0.recorded, $0.event.key ?? "", $0.index)

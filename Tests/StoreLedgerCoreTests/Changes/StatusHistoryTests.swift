@@ -83,6 +83,17 @@ struct StatusHistoryTests {
     #expect(rows.last?.recordedAt == F.t(102))
   }
 
+  /// An event recorded just after the projector took its instant (a race the projector's
+  /// read allows) is taken as a later derivation (the audit's) takes it: the history does not
+  /// depend on when it was derived while no clock step lies between.
+  @Test func theHistoryDoesNotDependOnWhenItWasDerived() {
+    let events = Array(Self.retryThenRecovery(recorded: (0.01, 30.02, 38.01)).prefix(2))
+    let projected = StatusHistory.derive(token: F.account(1), events: events, through: F.t(30.01))
+    let audited = StatusHistory.derive(token: F.account(1), events: events, through: F.t(30.03))
+    #expect(projected == audited)
+    #expect(projected.last?.recordedAt == F.t(30.02))
+  }
+
   /// H5: a transaction signed on request is taken at its purchase; nothing else is said of
   /// what came between it and the asking.
   @Test func aTransactionSignedOnRequestIsTakenAtItsPurchase() {
