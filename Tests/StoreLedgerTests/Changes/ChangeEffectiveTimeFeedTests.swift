@@ -111,27 +111,33 @@ import Testing
         .map { "\($0.originalTransactionId)@\($0.at.milliseconds)" })
   }
 
+  /// "Who entered billing retry" in every 30 days of the year and in its last 7 days is the
+  /// books' list, at the books' instants.
+  static func expectTheBooksInEveryWindow(_ ledger: Ledger) async throws {
+    let (start, end) = (simulation.configuration.start, simulation.configuration.end)
+    var windows = [(Timestamp(milliseconds: end.milliseconds - 7 * day), end)]
+    var from = start.milliseconds
+    while from < end.milliseconds {
+      windows.append((Timestamp(milliseconds: from), Timestamp(milliseconds: from + 30 * day)))
+      from += 30 * day
+    }
+    var total = 0
+    for (from, before) in windows {
+      let books = books(from: from, before: before)
+      let entered = try await enteredBillingRetry(ledger, from: from, before: before)
+      #expect(entered == books, "\(from) – \(before)")
+      total += books.count
+    }
+    #expect(total > 10, "the year has entries into billing retry to compare")
+  }
+
   /// Played as it happens, "who entered billing retry" in every 30 days of the year and in
   /// its last 7 days is exactly the simulator's books, at the books' instants; an outage
   /// grant over a window selects those accounts.
   @Test func whoEnteredBillingRetryInAWindowIsTheBooks() async throws {
     let live = try await Self.playedAsItHappens()
+    try await Self.expectTheBooksInEveryWindow(live)
     let (start, end) = (Self.simulation.configuration.start, Self.simulation.configuration.end)
-    var windows = [(Timestamp(milliseconds: end.milliseconds - 7 * Self.day), end)]
-    var from = start.milliseconds
-    while from < end.milliseconds {
-      windows.append(
-        (Timestamp(milliseconds: from), Timestamp(milliseconds: from + 30 * Self.day)))
-      from += 30 * Self.day
-    }
-    var total = 0
-    for (from, before) in windows {
-      let books = Self.books(from: from, before: before)
-      let entered = try await Self.enteredBillingRetry(live, from: from, before: before)
-      #expect(entered == books, "\(from) – \(before)")
-      total += books.count
-    }
-    #expect(total > 10, "the year has entries into billing retry to compare")
     let window = (from: start.date.addingTimeInterval(90 * 86_400), before: end.date)
     let granted = try await SupportGrants(ledger: live).accounts(
       enteredStatus: 3, from: window.from, before: window.before)
@@ -174,22 +180,8 @@ import Testing
   /// where it stood when it was recorded.
   @Test func aYearRecordedInOneGoStillTellsWhoEnteredBillingRetry() async throws {
     let ledger = try await Self.playedAtOnce()
+    try await Self.expectTheBooksInEveryWindow(ledger)
     let (start, end) = (Self.simulation.configuration.start, Self.simulation.configuration.end)
-    var windows = [(Timestamp(milliseconds: end.milliseconds - 7 * Self.day), end)]
-    var from = start.milliseconds
-    while from < end.milliseconds {
-      windows.append(
-        (Timestamp(milliseconds: from), Timestamp(milliseconds: from + 30 * Self.day)))
-      from += 30 * Self.day
-    }
-    var total = 0
-    for (from, before) in windows {
-      let books = Self.books(from: from, before: before)
-      let entered = try await Self.enteredBillingRetry(ledger, from: from, before: before)
-      #expect(entered == books, "\(from) – \(before)")
-      total += books.count
-    }
-    #expect(total > 10, "the year has entries into billing retry to compare")
     // The feed told fewer: entries that began and ended before the recording are not news.
     let reader = ChangeFeedReader(ledger: ledger)
     var told = 0
