@@ -98,6 +98,32 @@ try await PostgresClient.withRunningClient(server.with(database: database.name),
         binds.append(Int32(options.accounts))
         return binds
       }()), logger: logger)
+  // The list columns, as the projector writes them beside each view (AccountListRow's rule).
+  _ = try await client.execute(
+    PostgresQuery(
+      unsafeSQL: """
+        UPDATE storeledger.account_views v SET
+          list_statuses = ARRAY(SELECT DISTINCT (s->>'status')::integer
+            FROM jsonb_array_elements(v.view->'subscriptions') s ORDER BY 1),
+          list_entitlements = ARRAY(SELECT DISTINCT e->>'entitlement'
+            FROM jsonb_array_elements(v.view->'entitlements') e
+            WHERE (e->>'active')::boolean ORDER BY 1),
+          list_products = ARRAY(SELECT DISTINCT s->>'productId'
+              FROM jsonb_array_elements(v.view->'subscriptions') s ORDER BY 1)
+            || ARRAY(SELECT DISTINCT c->>'productId'
+              FROM jsonb_array_elements(v.view->'consumables') c ORDER BY 1),
+          list_storefronts = ARRAY(SELECT DISTINCT s->>'storefront'
+            FROM jsonb_array_elements(v.view->'subscriptions') s ORDER BY 1),
+          list_environments = ARRAY(SELECT DISTINCT x FROM (
+              SELECT s->>'environment' FROM jsonb_array_elements(v.view->'subscriptions') s
+              UNION SELECT e->>'environment' FROM jsonb_array_elements(v.view->'entitlements') e
+              UNION SELECT jsonb_array_elements_text(c->'environments')
+                FROM jsonb_array_elements(v.view->'consumables') c) AS t(x) ORDER BY 1),
+          list_next_expiry_ms = (SELECT min((s->>'expiresDate')::bigint)
+            FROM jsonb_array_elements(v.view->'subscriptions') s
+            WHERE (s->>'status')::integer = 1),
+          list_changed_ms = coalesce(v.stable_from_ms, 0)
+        """), logger: logger)
   _ = try await client.execute(
     PostgresQuery(
       unsafeSQL: """
