@@ -361,7 +361,8 @@ import Testing
     let probeBody = try #require(store.notifications().first?.signedPayload)
 
     async let delivered: Void = deliverer.deliverPending()
-    async let probed: Void = probe.run(client: client, body: H.webhookBody(probeBody))
+    let probeRequest = H.webhookBody(probeBody)
+    let probing = Task { await probe.run(client: client, body: probeRequest) }
     // The fault lands with a third of the year delivered.
     let started = ContinuousClock.now
     while store.notifications().filter(\.delivered).count < total / 3,
@@ -375,23 +376,44 @@ import Testing
     Self.progress(fault, "the formation has a primary again")
     await delivered
     Self.progress(fault, "Apple's deliveries and retries are done")
-    // The worker answers the refund requests; Apple's decisions reach the webhook too.
-    try await DatabaseHosts.withRunning(try DatabaseHosts.primary(url, logger: logger)) { hosts in
-      let ledger = try Ledger(hosts: hosts, configuration: ledgerConfiguration, logger: logger)
-      let deadline = ContinuousClock.now + .seconds(120)
-      while ContinuousClock.now < deadline {
-        await deliverer.deliverPending()
-        if let metrics = try? await ConsumptionRequests(ledger: ledger).metrics(),
-          metrics.pending == 0, store.notifications().allSatisfy(\.delivered)
-        {
-          break
+    // The worker answers the refund requests; Apple's decisions reach the webhook too. Each
+    // step has its own deadline, so a step that never returns fails the round and names
+    // itself instead of holding the suite until its timeout.
+    let settling = LastStep()
+    do {
+      try await withTimeout(.seconds(240)) {
+        try await DatabaseHosts.withRunning(try DatabaseHosts.primary(url, logger: logger)) {
+          hosts in
+          let ledger = try Ledger(
+            hosts: hosts, configuration: ledgerConfiguration, logger: logger)
+          let deadline = ContinuousClock.now + .seconds(120)
+          while ContinuousClock.now < deadline {
+            settling.set("delivering what Apple has pending")
+            await deliverer.deliverPending()
+            settling.set("reading the refund requests' metrics")
+            let metrics = try? await withTimeout(.seconds(20)) {
+              try await ConsumptionRequests(ledger: ledger).metrics()
+            }
+            let undelivered = store.notifications().filter { !$0.delivered }.count
+            settling.set(
+              "refund requests pending \(metrics.map { String($0.pending) } ?? "unread"), "
+                + "\(undelivered) notifications undelivered")
+            if metrics?.pending == 0, undelivered == 0 { break }
+            try await Task.sleep(for: .milliseconds(200))
+          }
+          settling.set("closing the settling connection pool after: \(settling.value)")
         }
-        try await Task.sleep(for: .milliseconds(200))
       }
+    } catch let error as TimeoutError {
+      let last = settling.value
+      Self.progress(fault, "settling did not finish in \(error.limit); last step: \(last)")
+      probe.stop()
+      throw error
     }
-    Self.progress(fault, "settled")
+    Self.progress(fault, "settled (\(settling.value))")
     probe.stop()
-    await probed
+    // A probe waits at most 15 s for its answer, so the probe ends within that of stopping.
+    try await withTimeout(.seconds(30)) { await probing.value }
     // What the server saw of the formation, as an operator reads it.
     let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
     #expect(metrics.contains("storeledger_database_primary_switches_total"))
@@ -527,6 +549,13 @@ import Testing
   }
 
   static let simulationCatalog = SimulatedProducts.catalog
+}
+
+/// The step a round last reached, for the message that says where it stopped.
+final class LastStep: Sendable {
+  private let step = Mutex("nothing yet")
+  var value: String { step.withLock { $0 } }
+  func set(_ value: String) { step.withLock { $0 = value } }
 }
 
 /// Posts one already-known notification to the webhook every 50 ms (after the previous answer)
