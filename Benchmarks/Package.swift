@@ -114,6 +114,7 @@ let package = Package(
       name: "ListBenchmark",
       dependencies: [
         "BenchmarkSupport",
+        .product(name: "AppStoreSimulator", package: library),
         .product(name: "StoreLedger", package: library),
         .product(name: "StoreLedgerCore", package: library),
         .product(name: "StoreLedgerPostgres", package: library),

@@ -37,11 +37,39 @@ extension ConsumptionRequests {
           inStates: names, after: key, limit: limit + 1, countTotal: count)
       },
       keyOf: { [String($0.requestedAt), $0.streamId] }, mapped: LedgerStorage.mapped)
-    var reports: [ConsumptionRequestReport] = []
-    for key in keys.rows {
-      reports.append(try await report(streamId: key.streamId, withEvents: false))
-    }
+    let reports = try await reports(of: keys.rows.map(\.streamId))
     return ListPage(rows: reports, total: keys.total, nextCursor: keys.nextCursor)
+  }
+
+  /// Reports read at once on a page: each reads its stream and its subscription's chain, so a
+  /// page of 50 read one by one waits for over a hundred round trips in a row.
+  static let pageConcurrency = 8
+
+  /// The reports of `streamIds`, in their order, at most ``pageConcurrency`` read at a time.
+  func reports(of streamIds: [String]) async throws(LedgerError) -> [ConsumptionRequestReport] {
+    typealias Read = Result<ConsumptionRequestReport, LedgerError>
+    let reads = await withTaskGroup(of: (Int, Read).self) { group in
+      var reads = [Read?](repeating: nil, count: streamIds.count)
+      for (index, streamId) in streamIds.enumerated() {
+        if index >= Self.pageConcurrency, let (done, read) = await group.next() {
+          reads[done] = read
+        }
+        group.addTask {
+          do throws(LedgerError) {
+            return (index, .success(try await report(streamId: streamId, withEvents: false)))
+          } catch {
+            return (index, .failure(error))
+          }
+        }
+      }
+      for await (done, read) in group { reads[done] = read }
+      return reads
+    }
+    var reports: [ConsumptionRequestReport] = []
+    for read in reads {
+      if let read { reports.append(try read.get()) }
+    }
+    return reports
   }
 
   /// The request whose id (the notification's UUID) or transaction id is `id`; the newest
