@@ -27,12 +27,15 @@ import StoreLedgerTestSupport
 // beside a `SELECT count(*)` of the same rows, which its total must equal; the target is a p99
 // of at most 100 ms.
 // Usage: ListBenchmark --database-url URL [--accounts 1000000] [--customers 2000] [--rounds 100]
+//   [--keep]
 
 struct Options {
   var databaseURL = ProcessInfo.processInfo.environment["STORELEDGER_TEST_DATABASE_URL"]
   var accounts = 1_000_000
   var rounds = 100
   var customers = 2000
+  /// Leaves the database for a look at the plans (its name is printed).
+  var keep = false
 
   init(_ arguments: [String]) {
     var iterator = arguments.dropFirst().makeIterator()
@@ -42,6 +45,7 @@ struct Options {
       case "--accounts": accounts = iterator.next().flatMap(Int.init) ?? accounts
       case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
       case "--customers": customers = iterator.next().flatMap(Int.init) ?? customers
+      case "--keep": keep = true
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -295,4 +299,8 @@ try await database.withWriter { client in
 try await OperatorLists(
   database: database, customers: options.customers, rounds: options.rounds, logger: logger
 ).run()
-try await database.drop()
+if options.keep {
+  print("kept the database \(database.name)")
+} else {
+  try await database.drop()
+}
