@@ -7,9 +7,12 @@ import StoreLedgerCore
 package enum NotUnderstoodStatements {
   /// Unrouted evidence and notifications whose type is not in `knownTypes` or whose claims
   /// carry a body object not in `knownBodies`, newest first after `key`, with how many there
-  /// are when `countTotal`; an erasure's tombstones are erasures, never "not understood". A
-  /// full scan of the notifications (the matching rows are kept once, for the page and the
-  /// count): a tool's question, not a hot path.
+  /// are when `countTotal`; an erasure's tombstones are erasures, never "not understood". The
+  /// rule is applied to the notifications' distinct shapes (schema/0036: a skip scan of
+  /// `events_notification_shape`, one probe per shape), and only the notifications of shapes
+  /// the release does not know are read, through the index (`OFFSET 0` keeps the planner from
+  /// turning the lateral read into a hash join that computes every notification's shape);
+  /// they are kept once, for the page and the count.
   package static func list(
     knownTypes: [String], knownBodies: [String], after key: NotUnderstoodKey?, limit: Int,
     countTotal: Bool, on client: PostgresClient, logger: Logger
@@ -17,14 +20,35 @@ package enum NotUnderstoodStatements {
     let unrouted = NotUnderstoodNotification.unroutedStreamPrefix + "%"
     return try await client.query(
       """
-      WITH matching AS MATERIALIZED (
+      WITH RECURSIVE shapes(shape) AS (
+        (SELECT storeledger.notification_shape(e.stream_id, e.payload, e.claims)
+          FROM storeledger.events e WHERE e.event_type = 'appstore.notification.v3'
+          ORDER BY 1 LIMIT 1)
+        UNION ALL
+        SELECT (SELECT storeledger.notification_shape(e.stream_id, e.payload, e.claims)
+            FROM storeledger.events e
+            WHERE e.event_type = 'appstore.notification.v3'
+              AND storeledger.notification_shape(e.stream_id, e.payload, e.claims) > s.shape
+            ORDER BY 1 LIMIT 1)
+        FROM shapes s WHERE s.shape IS NOT NULL
+      ),
+      unknown AS (
+        SELECT s.shape FROM shapes s
+        WHERE s.shape IS NOT NULL
+          AND ((s.shape->>2)::boolean
+            OR NOT (coalesce(s.shape->>0, '') = ANY(\(knownTypes)))
+            OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.shape->1) b
+                       WHERE NOT (b = ANY(\(knownBodies)))))
+      ),
+      matching AS MATERIALIZED (
         SELECT e.tx_id, e.seq, e.stream_id, e.stream_version, e.recorded_at, e.claims, e.payload
-        FROM storeledger.events e
-        WHERE e.event_type = 'appstore.notification.v3' AND e.erased_by IS NULL
-          AND (e.stream_id LIKE \(unrouted)
-            OR NOT (coalesce(e.payload->'notification'->>'notificationType', '') = ANY(\(knownTypes)))
-            OR EXISTS (SELECT 1 FROM jsonb_each(e.claims->'notification') m
-                       WHERE jsonb_typeof(m.value) = 'object' AND NOT (m.key = ANY(\(knownBodies)))))
+        FROM unknown u
+        CROSS JOIN LATERAL (
+          SELECT * FROM storeledger.events e
+          WHERE e.event_type = 'appstore.notification.v3'
+            AND storeledger.notification_shape(e.stream_id, e.payload, e.claims) = u.shape
+            AND e.erased_by IS NULL
+          OFFSET 0) e
       )
       SELECT e.stream_id, e.stream_version, e.recorded_at,
         coalesce(e.claims->'notification'->>'notificationUUID', ''),

@@ -98,6 +98,19 @@ import Testing
           body: ["data": ["bundleId": "com.example.app", "environment": "Sandbox"]]))
       #expect(try await ledger.ingest(notification: test).understood)
       #expect(try await SupportQueries(ledger: ledger).notUnderstood().count == 1)
+      // A known type carrying a body object Apple added later is listed, named by that body;
+      // the list reads the notifications' distinct shapes, and this is a new one.
+      let extended = try Self.signed(
+        Self.envelope(
+          "TEST", uuid: "r-3",
+          body: [
+            "data": ["bundleId": "com.example.app", "environment": "Sandbox"],
+            "gizmoInfo": ["gizmos": 2],
+          ]))
+      _ = try await ledger.ingest(notification: extended)
+      let withBody = try await SupportQueries(ledger: ledger).notUnderstoodPage(limit: 10)
+      #expect(withBody.rows.map(\.notificationUUID) == ["r-3", "r-1"] && withBody.total == 2)
+      #expect(withBody.rows.first?.bodyObjects == ["data", "gizmoInfo"])
       let audit = try await LedgerMaintenance(ledger: ledger).audit()
       #expect(audit.isConsistent, "\(audit.problems)")
     }
