@@ -45,7 +45,8 @@ public struct Ledger: Sendable {
     self.views = AccountViewWriter(
       views: storage.views, configuration: configuration,
       projection: configuration.projectionFingerprint, viewCache: viewCache,
-      changesAppended: WakeUpSignal())
+      changesAppended: WakeUpSignal(),
+      historyCache: StatusHistoryCache(capacity: StatusHistoryCache.accounts))
     self.writer = AccountWriter(
       log: storage.log, calls: storage.calls,
       committer: configuration.groupCommit

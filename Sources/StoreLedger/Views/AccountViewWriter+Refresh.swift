@@ -19,7 +19,8 @@ extension AccountViewWriter {
     let views = derivations.map { token, account, derivation in
       let state = derivation.state ?? LedgerState.fold(account.events)
       var view = projectedView(of: token, changes: account.changes, state: state, at: instant)
-      view.history = history(of: token, account.events, state: state, through: instant)
+      view.history = history(
+        of: token, account.events, state: state, through: instant, continuing: historyCache)
       return view
     }
     try await store.store(views, projection: projection)
@@ -31,19 +32,33 @@ extension AccountViewWriter {
   }
 
   /// The account's status history through `instant`; empty without a subscription, so an
-  /// account of one-time purchases costs no second derivation.
+  /// account of one-time purchases costs no second derivation. With `cache`, the derivation
+  /// kept from the account's last refresh goes on with its new events when they happened after
+  /// all it took (the live case: one event folded, not the whole log); otherwise, and for the
+  /// rebuild and the audit, it is derived whole.
   func history(
-    of token: String, _ events: [LedgerEvent], state: LedgerState, through instant: Timestamp
+    of token: String, _ events: [LedgerEvent], state: LedgerState, through instant: Timestamp,
+    continuing cache: StatusHistoryCache? = nil
   ) -> [StatusTransitionRow] {
     guard
       !state.subscriptions.isEmpty
         || state.transactions.values.contains(where: { $0.facts.expiresDate != nil })
     else {
+      cache?.forget(token)
       return []
     }
-    return StatusHistory.derive(
-      token: token, catalog: configuration.catalog, options: configuration.options,
-      events: events, through: instant)
+    guard let cache else {
+      return StatusHistory.derive(
+        token: token, catalog: configuration.catalog, options: configuration.options,
+        events: events, through: instant)
+    }
+    var derivation =
+      cache.derivation(of: token, continuing: events)
+      ?? StatusHistoryDerivation(
+        token: token, catalog: configuration.catalog, options: configuration.options)
+    derivation.take(Array(events[derivation.taken...]), recordedBy: instant)
+    cache.keep(derivation, of: token, lastKey: events.last?.key)
+    return derivation.history(through: instant)
   }
 
   /// One account's view of `state`, ready to store.

@@ -13,4 +13,6 @@ struct AccountViewWriter: Sendable {
   let viewCache: AccountViewCache?
   /// Signalled after this process appended changes to the feed: wakes its change readers.
   let changesAppended: WakeUpSignal
+  /// The status history derivations of the last refreshes, continued by the next.
+  let historyCache: StatusHistoryCache?
 }

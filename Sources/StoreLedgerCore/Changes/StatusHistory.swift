@@ -24,50 +24,16 @@ public enum StatusHistory {
     // Ties by recording, then key: the same events give the same history in any order. An
     // event's recording is never clamped to `horizon`: one recorded just after the projector
     // took its instant is then taken as the audit, deriving later, takes it.
-    let events = events.enumerated().map {
-      index, event -> (index: Int, event: LedgerEvent, at: Timestamp, recorded: Timestamp) in
-      let recorded = event.recordedAt ?? horizon
-      return (index, event, happened(event, by: recorded), recorded)
-    }.sorted {
-      ($0.at, $0.recorded, $0.event.key ?? "", $0.index)
-        < ($1.at, $1.recorded, $1.event.key ?? "", $1.index)
-    }
-    var derivation = ChangeDerivation(token: token, catalog: catalog, options: options)
-    var rows: [StatusTransitionRow] = []
-    var learned: Timestamp?
-    func keep(_ derived: [DerivedChange], recordedAt: (DerivedChange) -> Timestamp) {
-      for item in derived where item.change.kind == .subscriptionStatusChanged {
-        guard let to = item.change.new.flatMap({ Int32($0) }) else { continue }
-        rows.append(
-          StatusTransitionRow(
-            ordinal: rows.count, appAccountToken: token,
-            originalTransactionId: item.change.subject,
-            from: item.change.old.flatMap { Int32($0) }, to: to, effectiveAt: item.effectiveAt,
-            recordedAt: recordedAt(item), cause: item.cause))
-      }
-    }
-    func clock(_ item: DerivedChange) -> Timestamp {
-      learned.map { max($0, item.occurredAt) } ?? item.occurredAt
-    }
-    for step in events {
-      // The clock's steps strictly before the event; one at its very instant gives way to it
-      // (a failed renewal signed at the period's end is billing retry, never a moment expired).
-      keep(
-        derivation.advance(to: Timestamp(milliseconds: step.at.milliseconds - 1)),
-        recordedAt: clock)
-      let recorded = learned.map { max($0, step.recorded) } ?? step.recorded
-      learned = recorded
-      keep(derivation.apply(step.event, at: step.at, eventFirst: true)) { _ in recorded }
-    }
-    keep(derivation.advance(to: horizon), recordedAt: clock)
-    return rows
+    var derivation = StatusHistoryDerivation(token: token, catalog: catalog, options: options)
+    derivation.take(events, recordedBy: horizon)
+    return derivation.history(through: horizon)
   }
 
   /// When an event's news happened, by its own data, never after `recorded`: a notification's
   /// `signedDate`; a transaction's purchase (one signed on request says nothing of what came
   /// between its purchase and the asking); a status or renewal info as signed; the backend's
   /// commands at their time.
-  static func happened(_ event: LedgerEvent, by recorded: Timestamp) -> Timestamp {
+  public static func happened(_ event: LedgerEvent, by recorded: Timestamp) -> Timestamp {
     let dated: Timestamp? =
       switch event.body {
       case .transaction(let seen): seen.transaction.purchaseDate

@@ -103,4 +103,37 @@ struct StatusHistoryTests {
       through: F.t(90))
     #expect(Self.entries(rows) == ["-→1@\(F.t(10).milliseconds)", "1→2@\(F.t(40).milliseconds)"])
   }
+
+  /// A derivation continued with events that happened later gives the whole derivation's
+  /// history, wherever the log is cut and whatever instants were asked about in between.
+  @Test func aHistoryContinuedWithLaterEventsIsTheWholeDerivation() {
+    let events = Self.retryThenRecovery(recorded: (0.01, 30.01, 38.01))
+    let whole = StatusHistory.derive(token: F.account(1), events: events, through: F.t(100))
+    for cut in 0...events.count {
+      var derivation = StatusHistoryDerivation(token: F.account(1))
+      derivation.take(Array(events[..<cut]), recordedBy: F.t(100))
+      _ = derivation.history(through: F.t(cut == 0 ? 1 : 34))
+      #expect(derivation.canContinue(with: events[cut...]), "cut at \(cut)")
+      derivation.take(Array(events[cut...]), recordedBy: F.t(100))
+      #expect(derivation.taken == events.count)
+      #expect(derivation.history(through: F.t(100)) == whole, "cut at \(cut)")
+    }
+  }
+
+  /// An event whose news came before the last one taken, or one without a recording, cannot
+  /// continue a derivation: the history would not be the log's.
+  @Test func anEarlierEventOrOneWithoutARecordingCannotContinue() {
+    // The failure (signed day 30) recorded after the renewal (signed day 38).
+    let events = Self.retryThenRecovery(recorded: (0.01, 40, 38.01))
+    var derivation = StatusHistoryDerivation(token: F.account(1))
+    derivation.take([events[0], events[2]], recordedBy: F.t(100))
+    #expect(!derivation.canContinue(with: [events[1]]))
+    var unrecorded = events[2]
+    unrecorded.recordedAt = nil
+    var fresh = StatusHistoryDerivation(token: F.account(1))
+    fresh.take([events[0]], recordedBy: F.t(100))
+    #expect(!fresh.canContinue(with: [unrecorded]))
+    fresh.take([unrecorded], recordedBy: F.t(100))
+    #expect(!fresh.continuable && !fresh.canContinue(with: []))
+  }
 }
