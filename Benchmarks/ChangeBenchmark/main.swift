@@ -13,7 +13,11 @@ import StoreLedgerTestSupport
 //              view from the derivation's state (what the projector does when one event
 //              arrives for an account already derived);
 //   + history  one step, plus the account's status history derived whole in Apple's time
-//              (`StatusHistory`), as the projector stores it beside every view it writes.
+//              (`StatusHistory`), as the rebuild stores it beside every view it writes;
+//   + continued one step, plus the history continued with the newest event from the
+//              derivation the projector kept at the account's last refresh
+//              (`StatusHistoryDerivation`), or derived whole when the event happened before
+//              the last one taken: what the projector does live.
 // Usage: ChangeBenchmark [--events 200000] [--rounds 3]
 
 var eventCount = 200_000
@@ -118,6 +122,36 @@ func oneStepAndHistory() -> Int {
     }
 }
 
+/// Each account's history derivation as the projector keeps it after its last refresh: every
+/// event but the newest taken.
+let kept: [StatusHistoryDerivation] = accounts.map { account in
+  var derivation = StatusHistoryDerivation(token: account.token, catalog: catalog)
+  derivation.take(Array(account.events.dropLast()), recordedBy: now)
+  return derivation
+}
+var continuedAccounts = 0
+
+@MainActor @inline(never)
+func oneStepAndContinuedHistory() -> Int {
+  var continued = 0
+  let entries = zip(accounts, kept).reduce(0) { count, pair in
+    let (account, kept) = pair
+    guard let last = account.events.last else { return count }
+    guard kept.canContinue(with: [last]) else {
+      return count
+        + StatusHistory.derive(
+          token: account.token, catalog: catalog, events: account.events, through: now
+        ).count
+    }
+    continued += 1
+    var derivation = kept
+    derivation.take([last], recordedBy: now)
+    return count + derivation.history(through: now).count
+  }
+  continuedAccounts = continued
+  return oneStep() + entries
+}
+
 @MainActor func seconds(_ body: () -> Int) -> (Double, Int) {
   let start = DispatchTime.now().uptimeNanoseconds
   let result = body()
@@ -130,25 +164,32 @@ _ = views()
 var ratios: [Double] = []
 var stepRatios: [Double] = []
 var historyRatios: [Double] = []
+var continuedRatios: [Double] = []
 for round in 1...rounds {
   let (view, _) = seconds(views)
   let (derived, changes) = seconds(viewsAndChanges)
   let (step, _) = seconds(oneStep)
   let (history, entries) = seconds(oneStepAndHistory)
+  let (continued, continuedEntries) = seconds(oneStepAndContinuedHistory)
+  precondition(continuedEntries == entries, "a continued history differs from the whole one")
   ratios.append(derived / view)
   stepRatios.append(step / view)
   historyRatios.append(history / view)
+  continuedRatios.append(continued / view)
   print(
     String(
       format:
         "round %d: view %.0f events/s (%.2f s), + changes %.0f events/s (%.2f s, %d changes), "
-        + "one step %.2f s, one step + history %.2f s (%d entries and changes)",
+        + "one step %.2f s, one step + history %.2f s (%d entries and changes), "
+        + "one step + continued history %.2f s (%d of %d accounts continued)",
       round, Double(total) / view, view, Double(total) / derived, derived, changes, step,
-      history, entries))
+      history, entries, continued, continuedAccounts, accounts.count))
 }
 print(
   String(
     format:
       "median: (view + every change) / view %.2f; (view + one step) / view %.2f; "
-      + "(view + one step + status history) / view %.2f, per account",
-    median(ratios), median(stepRatios), median(historyRatios)) + " (\(sink % 10))")
+      + "(view + one step + status history) / view %.2f; "
+      + "(view + one step + continued history) / view %.2f, per account",
+    median(ratios), median(stepRatios), median(historyRatios), median(continuedRatios))
+    + " (\(sink % 10))")

@@ -59,7 +59,8 @@ struct OperatorLists {
       try await seedQueues(notifications: notifications.count)
       print(
         String(
-          format: "\noperator lists: %d customers, %d notifications ingested and queues seeded in %.0f s",
+          format:
+            "\noperator lists: %d customers, %d notifications ingested and queues seeded in %.0f s",
           customers, notifications.count + invented.count,
           seconds(ContinuousClock.now - started)))
       let transaction = simulation.truth.subscriptions.first ?? "0"
@@ -246,7 +247,8 @@ struct OperatorLists {
   }
 
   func measure(_ cases: [Case], ledger: Ledger, client: PostgresClient) async throws {
-    print("list                      rows  total     library p50/p99 ms   count(*) ms   p99 ≤ 100 ms")
+    print(
+      "list                      rows  total     library p50/p99 ms   count(*) ms   p99 ≤ 100 ms")
     var worst = 0.0
     var mismatches: [String] = []
     for list in cases {
@@ -265,7 +267,9 @@ struct OperatorLists {
               for try await value in result.decode(Int.self) { total = value }
               return total
             })
-          if counted != total { mismatches.append("\(list.name): total \(total ?? -1), count(*) \(counted)") }
+          if counted != total {
+            mismatches.append("\(list.name): total \(total ?? -1), count(*) \(counted)")
+          }
         }
         let end = ContinuousClock.now
         // The first rounds warm the caches and are not counted.

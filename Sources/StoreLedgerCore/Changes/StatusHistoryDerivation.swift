@@ -47,9 +47,9 @@ public struct StatusHistoryDerivation: Sendable {
   public func canContinue(with events: some Sequence<LedgerEvent>) -> Bool {
     continuable
       && events.allSatisfy { event in
-      guard let recorded = event.recordedAt else { return false }
-      return last.map { Self.place(of: event, recordedBy: recorded) >= $0 } ?? true
-    }
+        guard let recorded = event.recordedAt else { return false }
+        return last.map { Self.place(of: event, recordedBy: recorded) >= $0 } ?? true
+      }
   }
 
   /// Takes `events` in their order (ties keep the order given); each must be placed at or

@@ -22,6 +22,8 @@ import Testing
     let end = ChangeEffectiveTimeFeedTests.simulation.configuration.end.date
     let audit = try await LedgerMaintenance(ledger: ledger).audit(now: end.addingTimeInterval(120))
     #expect(audit.isConsistent, "\(audit.problems.prefix(3))")
-    #expect(audit.accountsCompared > 0 && audit.accountsNotCurrent == 0, "compared \(audit.accountsCompared), not current \(audit.accountsNotCurrent)")
+    #expect(
+      audit.accountsCompared > 0 && audit.accountsNotCurrent == 0,
+      "compared \(audit.accountsCompared), not current \(audit.accountsNotCurrent)")
   }
 }
