@@ -67,6 +67,7 @@ import Testing
         var listed: Int
         var books: Int
         var apart: Int
+        var unheard: Int
       }
     }
 
@@ -246,6 +247,11 @@ import Testing
       // recovery has brought what the webhook lost (and the replay changed nothing of it).
       #expect(summary.billingRetry.stages.map(\.after) == ["year", "replay", "recovery"])
       #expect(summary.billingRetry.stages.last?.apart == 0, "\(summary.billingRetry.stages)")
+      // After the year alone, an entry is missing only when its news was lost on the way, and
+      // none is listed that the books lack.
+      if let year = summary.billingRetry.stages.first {
+        #expect(year.apart == year.unheard && year.listed + year.unheard == year.books)
+      }
       #expect(summary.grants.refused == 0 && summary.grants.grantedAgain == 0)
       #expect(summary.grants.alreadyGranted == summary.grants.granted)
       #expect(summary.grants.entitled == summary.grants.granted)

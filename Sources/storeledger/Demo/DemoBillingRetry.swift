@@ -7,10 +7,14 @@ import StoreLedgerCore
 /// Who entered billing retry in the simulated year's last 7 days (Apple's clock), as the
 /// ledger's status transitions list them, beside the simulated store's books: each entry as
 /// its subscription and instant, so "apart" counts entries either side has and the other has
-/// not. Asked after the year was played, after the replay and after the recovery.
+/// not. Asked after the year was played, after the replay and after the recovery. An entry
+/// the books have and the ledger lacks is "unheard" when a notification about its subscription
+/// sent from its instant on never reached the webhook (the demo loses 5 % on the way): the
+/// ledger could not list it until the replay or the recovery brought the news.
 struct DemoBillingRetry {
   let ledger: Ledger
   let simulation: Simulation
+  let store: SimulatedAppStore
   let logger: Logger
 
   static let days: Int64 = 7
@@ -50,6 +54,20 @@ struct DemoBillingRetry {
     let (listed, books) = (try await listed(), books())
     return DemoSummary.BillingRetry.Stage(
       after: stage, listed: listed.count, books: books.count,
-      apart: listed.symmetricDifference(books).count)
+      apart: listed.symmetricDifference(books).count,
+      unheard: books.subtracting(listed).filter(unheard).count)
+  }
+
+  /// Whether a notification about the entry's subscription, sent at or after its instant,
+  /// was lost on the way (`originalTransactionId@milliseconds`, as ``books()`` writes it).
+  func unheard(_ entry: String) -> Bool {
+    let parts = entry.split(separator: "@")
+    guard parts.count == 2, let at = Int64(parts[1]) else { return false }
+    let subscription = String(parts[0])
+    return store.notifications().contains { notification in
+      !notification.delivered && notification.sentAt.milliseconds >= at
+        && notification.transactionId.flatMap { store.transaction($0)?.originalTransactionId }
+          == subscription
+    }
   }
 }

@@ -127,6 +127,8 @@ struct DemoSummary: Codable, Sendable {
       var books: Int
       /// Entries one side has and the other has not.
       var apart: Int
+      /// Of the books' entries the ledger lacks, those whose news was lost on the way.
+      var unheard: Int
     }
   }
 
@@ -200,13 +202,20 @@ struct DemoSummary: Codable, Sendable {
   /// Notifications stored that this release does not understand (unrouted included).
   var notUnderstood = 0
 
+  /// ", N of them unheard: …" when entries are apart because their news was lost.
+  static func unheard(_ stage: BillingRetry.Stage) -> String {
+    stage.unheard == 0
+      ? "" : ", \(stage.unheard) of them unheard: their notifications were lost on the way"
+  }
+
   /// "entered in the year's last 7 days: 12 listed after the year (books 12, 0 apart), …".
   var billingRetryLine: String {
     guard !billingRetry.stages.isEmpty else { return "not asked" }
     let stages = billingRetry.stages.enumerated().map { index, stage in
       index == 0
-        ? "\(stage.listed) listed after the \(stage.after) (books \(stage.books), \(stage.apart) apart)"
-        : "\(stage.listed) after the \(stage.after) (\(stage.apart) apart)"
+        ? "\(stage.listed) listed after the \(stage.after) (books \(stage.books), "
+          + "\(stage.apart) apart\(Self.unheard(stage)))"
+        : "\(stage.listed) after the \(stage.after) (\(stage.apart) apart\(Self.unheard(stage)))"
     }
     return "entered in the year's last \(DemoBillingRetry.days) days: "
       + stages.joined(separator: ", ")

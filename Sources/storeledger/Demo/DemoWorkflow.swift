@@ -58,7 +58,8 @@ struct DemoWorkflow: Service {
     // Windows are on Apple's clock: the outage is the year's last 30 days.
     summary.grants.outageFrom = configuration.end.milliseconds - 30 * 86_400_000
     summary.grants.outageBefore = configuration.end.milliseconds
-    let retry = DemoBillingRetry(ledger: ledger, simulation: simulation, logger: logger)
+    let retry = DemoBillingRetry(
+      ledger: ledger, simulation: simulation, store: store, logger: logger)
     (summary.billingRetry.from, summary.billingRetry.before) = (
       retry.window.from.milliseconds, retry.window.before.milliseconds
     )
