@@ -19,23 +19,29 @@ struct DemoBillingRetry {
 
   static let days: Int64 = 7
 
+  /// One entry into billing retry: the subscription and the instant, by Apple's clock.
+  struct Entry: Hashable {
+    let subscription: String
+    let at: Int64
+  }
+
   var window: (from: Timestamp, before: Timestamp) {
     let end = simulation.configuration.end
     return (Timestamp(milliseconds: end.milliseconds - Self.days * 86_400_000), end)
   }
 
   /// The books' entries of subscriptions an account holds (the ledger lists accounts).
-  func books() -> Set<String> {
+  func books() -> Set<Entry> {
     let truth = simulation.truth
     let tokened = Set(truth.customers.filter { $0.appAccountToken != nil }.map(\.id))
     return Set(
       truth.entries(into: .billingRetry, from: window.from, before: window.before)
         .filter { truth.owners[$0.originalTransactionId].map(tokened.contains) ?? false }
-        .map { "\($0.originalTransactionId)@\($0.at.milliseconds)" })
+        .map { Entry(subscription: $0.originalTransactionId, at: $0.at.milliseconds) })
   }
 
   /// The ledger's entries once its views (and so its status histories) have caught up.
-  func listed() async throws -> Set<String> {
+  func listed() async throws -> Set<Entry> {
     _ = try await AccountProjector(ledger: ledger, logger: logger).catchUp()
     let lists = AccountLists(ledger: ledger)
     let filter = StatusTransitionFilter(status: 3, from: window.from, before: window.before)
@@ -46,7 +52,8 @@ struct DemoBillingRetry {
         filter, limit: AccountLists.pageLimit, cursor: cursor)
       rows += page.rows
     }
-    return Set(rows.map { "\($0.originalTransactionId)@\($0.effectiveAt.milliseconds)" })
+    return Set(
+      rows.map { Entry(subscription: $0.originalTransactionId, at: $0.effectiveAt.milliseconds) })
   }
 
   /// One stage's comparison.
@@ -59,15 +66,12 @@ struct DemoBillingRetry {
   }
 
   /// Whether a notification about the entry's subscription, sent at or after its instant,
-  /// was lost on the way (`originalTransactionId@milliseconds`, as ``books()`` writes it).
-  func unheard(_ entry: String) -> Bool {
-    let parts = entry.split(separator: "@")
-    guard parts.count == 2, let at = Int64(parts[1]) else { return false }
-    let subscription = String(parts[0])
-    return store.notifications().contains { notification in
-      !notification.delivered && notification.sentAt.milliseconds >= at
+  /// was lost on the way.
+  func unheard(_ entry: Entry) -> Bool {
+    store.notifications().contains { notification in
+      !notification.delivered && notification.sentAt.milliseconds >= entry.at
         && notification.transactionId.flatMap { store.transaction($0)?.originalTransactionId }
-          == subscription
+          == entry.subscription
     }
   }
 }
