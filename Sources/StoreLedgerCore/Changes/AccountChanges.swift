@@ -8,6 +8,15 @@ public enum AccountChanges {
       + supportGrants(before, after)
   }
 
+  /// The subscriptions' status changes alone (with the billing and grace changes beside
+  /// them): the part of ``diff(before:after:)`` the status history keeps.
+  public static func statuses(before: LedgerSnapshot, after: LedgerSnapshot) -> [AccountChange] {
+    let old = Dictionary(
+      before.subscriptions.map { ($0.originalTransactionId, $0) }, uniquingKeysWith: { a, _ in a })
+    return after.subscriptions.sorted { $0.originalTransactionId < $1.originalTransactionId }
+      .flatMap { statusChanges(old[$0.originalTransactionId], $0) }
+  }
+
   /// An operator's grant in force that was not (grant.started), one no longer in force
   /// (grant.ended); the subject is the grant id, `new`/`old` the entitlement.
   private static func supportGrants(_ before: LedgerSnapshot, _ after: LedgerSnapshot)

@@ -27,9 +27,21 @@ public struct DerivedChange: Hashable, Sendable {
 /// step's, so the derivation is a function of the steps' order alone, and resuming from a
 /// saved ``state`` and ``instant`` gives exactly what deriving from the start gives.
 public struct ChangeDerivation: Sendable {
+  /// Which of the account's answers are compared at each step.
+  public enum Scope: Sendable {
+    /// Every change of projections/changes.md: what the feed tells.
+    case everything
+    /// Only the subscriptions' statuses (``AccountChange/Kind/subscriptionStatusChanged`` and
+    /// the billing and grace changes beside it): what the status history keeps. Each step
+    /// evaluates the subscriptions alone, as the status of a subscription depends on no
+    /// other answer, so it derives exactly the status changes ``everything`` derives.
+    case statuses
+  }
+
   public let token: String
   public let catalog: ProductCatalog
   public let options: ProjectionOptions
+  public let scope: Scope
   public private(set) var state: LedgerState
   /// The instant of the last step; nil before the first event.
   public private(set) var instant: Timestamp?
@@ -41,12 +53,13 @@ public struct ChangeDerivation: Sendable {
 
   public init(
     token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init(),
-    state: LedgerState = LedgerState(), instant: Timestamp? = nil,
+    scope: Scope = .everything, state: LedgerState = LedgerState(), instant: Timestamp? = nil,
     requests: [String: String] = [:]
   ) {
     self.token = token
     self.catalog = catalog
     self.options = options
+    self.scope = scope
     self.state = state
     self.instant = instant
     self.requests = requests
@@ -131,7 +144,7 @@ public struct ChangeDerivation: Sendable {
     let previous = key.flatMap { state.transactions[$0] }
     // A link that makes a purchase chain the account's brings its money with it (C24–C32).
     var linked: String?
-    if case .link(let link) = event.body {
+    if scope == .everything, case .link(let link) = event.body {
       let chain = link.originalTransactionId
       if let record = state.transactions.values.first(where: {
         $0.facts.originalTransactionId == chain
@@ -154,6 +167,7 @@ public struct ChangeDerivation: Sendable {
     var derivedHere = zip(found, times).map {
       DerivedChange($0, occurredAt: at, effectiveAt: $1, cause: event.key)
     }
+    guard scope == .everything else { return derived + derivedHere }
     // Money changes take effect when their own transaction was bought or revoked (T2, T3).
     func money(_ record: TransactionRecord, previous: TransactionRecord?) -> [DerivedChange] {
       MoneyChanges.changes(previous: previous, now: record, state: state, account: token).map {
@@ -184,8 +198,18 @@ public struct ChangeDerivation: Sendable {
     if let cached { return cached.view }
     let view = LedgerView(state, catalog: catalog, options: options)
     let at = instant ?? Timestamp(milliseconds: 0)
-    cached = (view, at, view.snapshot(at: at))
+    cached = (view, at, snapshot(of: view, at: at))
     return view
+  }
+
+  private func snapshot(of view: LedgerView, at time: Timestamp) -> LedgerSnapshot {
+    switch scope {
+    case .everything: view.snapshot(at: time)
+    case .statuses:
+      LedgerSnapshot(
+        asOf: time, subscriptions: view.subscriptions(at: time), purchases: [], consumables: [],
+        revocations: [], entitlements: [])
+    }
   }
 
   private mutating func snapshot(at time: Timestamp) -> LedgerSnapshot {
@@ -200,7 +224,7 @@ public struct ChangeDerivation: Sendable {
       snapshot.asOf = time
       return snapshot
     }
-    let snapshot = view.snapshot(at: time)
+    let snapshot = snapshot(of: view, at: time)
     cached = (view, time, snapshot)
     return snapshot
   }
@@ -210,6 +234,14 @@ public struct ChangeDerivation: Sendable {
   /// the money beside a renewal turned off and an expiry (C30, C31).
   private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
     let part = after.part(for: token)
+    if scope == .statuses {
+      return AccountChanges.statuses(before: before.part(for: token), after: part).map {
+        change in
+        var change = change
+        change.appAccountToken = token
+        return change
+      }
+    }
     let found = AccountChanges.diff(before: before.part(for: token), after: part).map {
       change in
       var change = change

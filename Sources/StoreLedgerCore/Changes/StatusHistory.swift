@@ -9,9 +9,10 @@
 /// commands at their own time; never later than their recording), folds each at that instant
 /// and lets the clock step between them. So a billing retry that began and ended before the
 /// ledger heard of it is in the history, at Apple's instants, however fast the year was
-/// recorded. It is derived whole from the account's events (with their recordings) whenever
-/// its view is, by the projector and the rebuild alike: it depends on no order of the log's,
-/// and a late notification rewrites it.
+/// recorded. It is a function of the account's events and their recordings alone (no order of
+/// the log's), so a late notification rewrites it; the projector continues it with events that
+/// happened after the last one taken (``StatusHistoryDerivation``), the rebuild derives it
+/// whole. Each step compares the subscriptions alone (``ChangeDerivation/Scope/statuses``).
 public enum StatusHistory {
   /// Every status a subscription of `token` entered through `horizon`, oldest first, each with
   /// its place in the history (`ordinal`), when it took effect (T1, T8) and when the ledger

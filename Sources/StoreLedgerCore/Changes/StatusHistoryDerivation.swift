@@ -32,7 +32,8 @@ public struct StatusHistoryDerivation: Sendable {
   public init(token: String, catalog: ProductCatalog = .empty, options: ProjectionOptions = .init())
   {
     self.token = token
-    self.derivation = ChangeDerivation(token: token, catalog: catalog, options: options)
+    self.derivation = ChangeDerivation(
+      token: token, catalog: catalog, options: options, scope: .statuses)
   }
 
   /// Where `event` goes in the order, its recording standing in for a missing one.

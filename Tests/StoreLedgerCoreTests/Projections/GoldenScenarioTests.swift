@@ -34,6 +34,41 @@ import Testing
     #expect(metrics.isEmpty, "\(file): \(metrics.joined(separator: "; "))")
   }
 
+  /// The status history derives only the subscriptions' statuses (its derivation's
+  /// `.statuses` scope); each of every scenario's accounts gets exactly the status changes
+  /// that deriving everything gives, in the feed's order and in Apple's (events first).
+  @Test(arguments: files) func theStatusScopeDerivesTheStatusChangesOfEverything(file: String)
+    throws
+  {
+    let scenario = try Self.load(file)
+    let view = scenario.view()
+    let tokens = Set(
+      view.subscriptions(at: scenario.asOf).compactMap(\.appAccountToken)
+        + [scenario.changesOf, scenario.historyOf].compactMap { $0 })
+    let statusKinds: Set<AccountChange.Kind> = [
+      .subscriptionStatusChanged, .billingProblemStarted, .billingProblemResolved,
+      .gracePeriodStarted, .gracePeriodEnded,
+    ]
+    for token in tokens.sorted() {
+      for eventFirst in [false, true] {
+        func derive(_ scope: ChangeDerivation.Scope) -> [DerivedChange] {
+          var derivation = ChangeDerivation(
+            token: token, catalog: scenario.catalog ?? .empty, options: view.options, scope: scope)
+          var derived = scenario.events.flatMap { event in
+            derivation.apply(
+              event, at: event.recordedAt ?? event.effectiveDate ?? scenario.asOf,
+              eventFirst: eventFirst)
+          }
+          derived += derivation.advance(to: scenario.asOf)
+          return derived.filter { statusKinds.contains($0.change.kind) }
+        }
+        let everything = derive(.everything)
+        #expect(derive(.statuses) == everything, "\(file), \(token)")
+      }
+    }
+    #expect(!tokens.isEmpty || scenario.snapshot().subscriptions.isEmpty, "\(file)")
+  }
+
   /// Metrics do not depend on the order notifications arrived in either (nor on duplicates).
   @Test(arguments: files.filter { $0.contains("-revenue-") })
   func metricsIgnoreArrivalOrder(file: String) throws {
