@@ -206,9 +206,11 @@ public struct ChangeDerivation: Sendable {
     switch scope {
     case .everything: view.snapshot(at: time)
     case .statuses:
+      // The account's own subscriptions: all ``changes(_:_:)`` and the effective times read.
       LedgerSnapshot(
-        asOf: time, subscriptions: view.subscriptions(at: time), purchases: [], consumables: [],
-        revocations: [], entitlements: [])
+        asOf: time,
+        subscriptions: view.subscriptions(at: time).filter { $0.appAccountToken == token },
+        purchases: [], consumables: [], revocations: [], entitlements: [])
     }
   }
 
@@ -233,15 +235,15 @@ public struct ChangeDerivation: Sendable {
   /// account's (a link names it) is new to the account then, one that leaves is gone; with
   /// the money beside a renewal turned off and an expiry (C30, C31).
   private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
-    let part = after.part(for: token)
     if scope == .statuses {
-      return AccountChanges.statuses(before: before.part(for: token), after: part).map {
+      return AccountChanges.statuses(before: before, after: after).map {
         change in
         var change = change
         change.appAccountToken = token
         return change
       }
     }
+    let part = after.part(for: token)
     let found = AccountChanges.diff(before: before.part(for: token), after: part).map {
       change in
       var change = change

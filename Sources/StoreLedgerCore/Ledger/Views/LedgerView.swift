@@ -17,13 +17,17 @@ public struct LedgerView: Sendable {
     for record in state.transactions.values where record.facts.isAutoRenewable {
       grouped[record.facts.originalTransactionId, default: []].append(record)
     }
-    self.chains = grouped.reduce(into: [:]) { chains, entry in
-      chains[entry.key] = SubscriptionChain(
-        originalTransactionId: entry.key,
-        transactions: entry.value.sorted(by: Self.newestPurchaseFirst),
-        renewals: state.subscription(entry.key)?.renewals ?? RenewalHistory(),
-        appleStatuses: state.subscription(entry.key)?.appleStatuses ?? AppleStatusHistory())
+    var chains: [String: SubscriptionChain] = [:]
+    chains.reserveCapacity(grouped.count)
+    for (id, records) in grouped {
+      let evidence = state.subscription(id)
+      chains[id] = SubscriptionChain(
+        originalTransactionId: id,
+        transactions: records.count > 1 ? records.sorted(by: Self.newestPurchaseFirst) : records,
+        renewals: evidence?.renewals ?? RenewalHistory(),
+        appleStatuses: evidence?.appleStatuses ?? AppleStatusHistory())
     }
+    self.chains = chains
   }
 
   /// Every projection at `time`, in a stable order.
