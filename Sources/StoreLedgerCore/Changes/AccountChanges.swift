@@ -11,10 +11,22 @@ public enum AccountChanges {
   /// The subscriptions' status changes alone (with the billing and grace changes beside
   /// them): the part of ``diff(before:after:)`` the status history keeps.
   public static func statuses(before: LedgerSnapshot, after: LedgerSnapshot) -> [AccountChange] {
-    let old = Dictionary(
-      before.subscriptions.map { ($0.originalTransactionId, $0) }, uniquingKeysWith: { a, _ in a })
-    return after.subscriptions.sorted { $0.originalTransactionId < $1.originalTransactionId }
-      .flatMap { statusChanges(old[$0.originalTransactionId], $0) }
+    // An account holds a few subscriptions: a scan finds each one's former view sooner than a
+    // dictionary is built, and the views usually come in order already.
+    let old = before.subscriptions
+    let keyed: [String: SubscriptionView]? =
+      old.count > 8
+      ? Dictionary(old.map { ($0.originalTransactionId, $0) }, uniquingKeysWith: { a, _ in a })
+      : nil
+    let now = after.subscriptions
+    let ordered =
+      zip(now, now.dropFirst()).allSatisfy { $0.originalTransactionId < $1.originalTransactionId }
+      ? now : now.sorted { $0.originalTransactionId < $1.originalTransactionId }
+    return ordered.flatMap { view in
+      let id = view.originalTransactionId
+      let was = keyed.map { $0[id] } ?? old.first { $0.originalTransactionId == id }
+      return statusChanges(was, view)
+    }
   }
 
   /// An operator's grant in force that was not (grant.started), one no longer in force

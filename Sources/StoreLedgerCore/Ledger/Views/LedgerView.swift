@@ -13,17 +13,26 @@ public struct LedgerView: Sendable {
     self.state = state
     self.catalog = catalog
     self.options = options
-    var grouped: [String: [TransactionRecord]] = [:]
-    for record in state.transactions.values where record.facts.isAutoRenewable {
-      grouped[record.facts.originalTransactionId, default: []].append(record)
+    // Grouped and ordered by the records' places in the state: each record is copied once,
+    // into its chain, rather than moved at every step of the sort.
+    let records = state.transactions
+    var grouped: [String: [Dictionary<RecordKey, TransactionRecord>.Index]] = [:]
+    var index = records.startIndex
+    while index != records.endIndex {
+      let facts = records.values[index].facts
+      if facts.isAutoRenewable { grouped[facts.originalTransactionId, default: []].append(index) }
+      records.formIndex(after: &index)
     }
     var chains: [String: SubscriptionChain] = [:]
     chains.reserveCapacity(grouped.count)
-    for (id, records) in grouped {
+    for (id, places) in grouped {
       let evidence = state.subscription(id)
+      let ordered =
+        places.count > 1
+        ? places.sorted { Self.newestPurchaseFirst(records.values[$0], records.values[$1]) }
+        : places
       chains[id] = SubscriptionChain(
-        originalTransactionId: id,
-        transactions: records.count > 1 ? records.sorted(by: Self.newestPurchaseFirst) : records,
+        originalTransactionId: id, transactions: ordered.map { records.values[$0] },
         renewals: evidence?.renewals ?? RenewalHistory(),
         appleStatuses: evidence?.appleStatuses ?? AppleStatusHistory())
     }
