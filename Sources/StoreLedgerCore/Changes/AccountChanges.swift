@@ -11,6 +11,13 @@ public enum AccountChanges {
   /// The subscriptions' status changes alone (with the billing and grace changes beside
   /// them): the part of ``diff(before:after:)`` the status history keeps.
   public static func statuses(before: LedgerSnapshot, after: LedgerSnapshot) -> [AccountChange] {
+    pairs(before, after).flatMap { was, now in statusChanges(was, now) }
+  }
+
+  /// Each subscription of `after` in `originalTransactionId` order, with its view in `before`.
+  private static func pairs(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
+    -> [(was: SubscriptionView?, now: SubscriptionView)]
+  {
     // An account holds a few subscriptions: a scan finds each one's former view sooner than a
     // dictionary is built, and the views usually come in order already.
     let old = before.subscriptions
@@ -22,10 +29,9 @@ public enum AccountChanges {
     let ordered =
       zip(now, now.dropFirst()).allSatisfy { $0.originalTransactionId < $1.originalTransactionId }
       ? now : now.sorted { $0.originalTransactionId < $1.originalTransactionId }
-    return ordered.flatMap { view in
+    return ordered.map { view in
       let id = view.originalTransactionId
-      let was = keyed.map { $0[id] } ?? old.first { $0.originalTransactionId == id }
-      return statusChanges(was, view)
+      return (keyed.map { $0[id] } ?? old.first { $0.originalTransactionId == id }, view)
     }
   }
 
@@ -127,13 +133,8 @@ public enum AccountChanges {
   private static func subscriptions(_ before: LedgerSnapshot, _ after: LedgerSnapshot)
     -> [AccountChange]
   {
-    let old = Dictionary(
-      before.subscriptions.map { ($0.originalTransactionId, $0) }, uniquingKeysWith: { a, _ in a })
     var changes: [AccountChange] = []
-    for now in after.subscriptions.sorted(by: {
-      $0.originalTransactionId < $1.originalTransactionId
-    }) {
-      let was = old[now.originalTransactionId]
+    for (was, now) in pairs(before, after) {
       changes += statusChanges(was, now)
       if let was, let off = was.autoRenewStatus, let on = now.autoRenewStatus, off != on {
         changes.append(

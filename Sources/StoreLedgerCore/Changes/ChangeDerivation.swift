@@ -235,21 +235,17 @@ public struct ChangeDerivation: Sendable {
   /// account's (a link names it) is new to the account then, one that leaves is gone; with
   /// the money beside a renewal turned off and an expiry (C30, C31).
   private func changes(_ before: LedgerSnapshot, _ after: LedgerSnapshot) -> [AccountChange] {
-    if scope == .statuses {
-      return AccountChanges.statuses(before: before, after: after).map {
-        change in
+    func stamped(_ changes: [AccountChange]) -> [AccountChange] {
+      changes.map { change in
         var change = change
         change.appAccountToken = token
         return change
       }
     }
+    // The statuses scope's snapshots hold the account's subscriptions already.
+    if scope == .statuses { return stamped(AccountChanges.statuses(before: before, after: after)) }
     let part = after.part(for: token)
-    let found = AccountChanges.diff(before: before.part(for: token), after: part).map {
-      change in
-      var change = change
-      change.appAccountToken = token
-      return change
-    }
+    let found = stamped(AccountChanges.diff(before: before.part(for: token), after: part))
     return found
       + MoneyChanges.companions(of: found, state: state, after: part, account: token)
   }
